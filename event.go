@@ -1,0 +1,55 @@
+package kassa
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// APIVersion is the version stamped on every event.
+const APIVersion = "2026-11-01"
+
+// Event types written so far; the list grows with payments and commerce.
+const (
+	EventInvoiceCreated  = "invoice.created"
+	EventInvoiceUpdated  = "invoice.updated"
+	EventInvoiceCanceled = "invoice.canceled"
+	EventInvoiceExpired  = "invoice.expired"
+	EventInvoicePaid     = "invoice.paid"
+)
+
+// Event records one change. It is written in the same transaction as the change it
+// describes (an outbox), so there is no change without its event and no event
+// without its change. Data is the full canonical object after the change.
+type Event struct {
+	ID          string
+	MerchantID  int64
+	Environment Environment
+	Type        string
+	Created     time.Time
+	Data        json.RawMessage // the object, e.g. an invoice in its canonical JSON
+}
+
+// NewEvent returns an event of type typ about object, created at now.
+func NewEvent(merchantID int64, env Environment, typ string, object any, now time.Time) (*Event, error) {
+	data, err := json.Marshal(object)
+	if err != nil {
+		return nil, err
+	}
+	return &Event{ID: "evt_" + RandomToken(15), MerchantID: merchantID, Environment: env, Type: typ, Created: now, Data: data}, nil
+}
+
+// MarshalJSON renders the event as the API shows it.
+func (e *Event) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		ID         string `json:"id"`
+		Object     string `json:"object"`
+		APIVersion string `json:"api_version"`
+		Type       string `json:"type"`
+		Created    int64  `json:"created"`
+		Data       struct {
+			Object json.RawMessage `json:"object"`
+		} `json:"data"`
+	}{e.ID, "event", APIVersion, e.Type, e.Created.Unix(), struct {
+		Object json.RawMessage `json:"object"`
+	}{e.Data}})
+}

@@ -1,0 +1,73 @@
+package kassa
+
+import (
+	"crypto/rand"
+	"encoding/base32"
+	"encoding/hex"
+	"strings"
+	"time"
+)
+
+// NewUUID returns a random (version 4) UUID in its canonical lowercase form.
+func NewUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
+}
+
+// ValidUUID reports whether s is a UUID in canonical 8-4-4-4-12 hex form.
+func ValidUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !isHex(c) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// ValidUUIDv4 reports whether s is a canonical UUID of version 4 (RFC 9562 variant).
+func ValidUUIDv4(s string) bool {
+	if !ValidUUID(s) {
+		return false
+	}
+	v := s[19] | 0x20 // lower-case the variant digit
+	return s[14] == '4' && (v == '8' || v == '9' || v == 'a' || v == 'b')
+}
+
+func isHex(c byte) bool {
+	return ('0' <= c && c <= '9') || ('a' <= c && c <= 'f') || ('A' <= c && c <= 'F')
+}
+
+// RandomToken returns n random bytes as lowercase base32 text without padding: safe in
+// URLs, headers and key strings.
+func RandomToken(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b))
+}
+
+// TimeLayout is how every timestamp leaves Kassa: RFC 3339 in UTC with milliseconds.
+const TimeLayout = "2006-01-02T15:04:05.000Z07:00"
+
+// FormatTime renders t in TimeLayout.
+func FormatTime(t time.Time) string { return t.UTC().Format(TimeLayout) }
+
+// ParseTime reads an RFC 3339 timestamp as a client may send it.
+func ParseTime(s string) (time.Time, bool) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	return t, err == nil
+}

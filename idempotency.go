@@ -1,0 +1,70 @@
+package kassa
+
+import (
+	"context"
+	"time"
+)
+
+// Idempotency rules (decisions.md): keys are scoped to (merchant, environment,
+// method+path, key), kept 24 h, at most 255 characters.
+const (
+	IdempotencyTTL    = 24 * time.Hour
+	MaxIdempotencyKey = 255
+	// IdempotencyStale is how long a claim may stay running before another request
+	// may take it over (the first request's process is taken to have died).
+	IdempotencyStale = time.Minute
+)
+
+// IdempotencyScope identifies one idempotency key.
+type IdempotencyScope struct {
+	MerchantID  int64
+	Environment Environment
+	Route       string // method and path, "POST /api/v1/invoices"
+	Key         string
+}
+
+// IdempotencyRecord is what was saved under a key: running while the first request
+// is in flight, then its response.
+type IdempotencyRecord struct {
+	Fingerprint string // hash of method, path and canonical body
+	Done        bool
+	StatusCode  int
+	Body        []byte
+	CreatedAt   time.Time
+}
+
+// IdempotencyStore keeps idempotency keys and the responses saved under them.
+type IdempotencyStore interface {
+	// ClaimIdempotencyKey claims the key for a request with this fingerprint. It
+	// returns nil when the caller now owns the key, or the record that holds it. A
+	// record older than IdempotencyTTL, or running for longer than
+	// IdempotencyStale, is taken over as if absent.
+	ClaimIdempotencyKey(ctx context.Context, s IdempotencyScope, fingerprint string) (*IdempotencyRecord, error)
+	// CompleteIdempotencyKey saves the response of the request that owns the key.
+	CompleteIdempotencyKey(ctx context.Context, s IdempotencyScope, status int, body []byte) error
+	// ReleaseIdempotencyKey forgets a claim whose request saved nothing (it failed
+	// validation), so a retry with a fixed body works.
+	ReleaseIdempotencyKey(ctx context.Context, s IdempotencyScope) error
+}
+
+// IdempotencyOutcome is what to do with a request whose key is already held.
+type IdempotencyOutcome int
+
+// The outcomes of a repeated idempotency key.
+const (
+	IdempotencyReplay IdempotencyOutcome = iota // same body, done: send the saved response
+	IdempotencyReused                           // different body: 409 idempotency_key_reused
+	IdempotencyInUse                            // first request still running: 409 idempotency_key_in_use
+)
+
+// ResolveIdempotency decides what a request with fingerprint gets when rec holds its key.
+func ResolveIdempotency(rec *IdempotencyRecord, fingerprint string) IdempotencyOutcome {
+	switch {
+	case rec.Fingerprint != fingerprint:
+		return IdempotencyReused
+	case !rec.Done:
+		return IdempotencyInUse
+	default:
+		return IdempotencyReplay
+	}
+}

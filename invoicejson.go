@@ -1,0 +1,119 @@
+package kassa
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// invoiceJSON is the canonical invoice object (interface 2.4): snake_case, amounts
+// in usd_millis with three-decimal twins, every nullable field present.
+type invoiceJSON struct {
+	Object                  string          `json:"object"`
+	ID                      string          `json:"id"`
+	MerchantID              int64           `json:"merchant_id"`
+	Status                  InvoiceStatus   `json:"status"`
+	InvoiceType             string          `json:"invoice_type"`
+	Currency                string          `json:"currency"`
+	Amount                  Millis          `json:"amount"`
+	AmountDecimal           string          `json:"amount_decimal"`
+	AmountPaid              Millis          `json:"amount_paid"`
+	AmountPaidDecimal       string          `json:"amount_paid_decimal"`
+	AmountRemaining         Millis          `json:"amount_remaining"`
+	AmountRemainingDecimal  string          `json:"amount_remaining_decimal"`
+	AmountPending           Millis          `json:"amount_pending"`
+	AmountPendingDecimal    string          `json:"amount_pending_decimal"`
+	AmountUnit              string          `json:"amount_unit"`
+	CustomerID              *string         `json:"customer_id"`
+	PayerWalletAddress      *string         `json:"payer_wallet_address"`
+	PayerWalletNetwork      *string         `json:"payer_wallet_network"`
+	CommerceOrderID         *string         `json:"commerce_order_id"`
+	Environment             Environment     `json:"environment"`
+	ExpiresAt               *string         `json:"expires_at"`
+	CreatedAt               *string         `json:"created_at"`
+	PaidAt                  *string         `json:"paid_at"`
+	LastPaymentAt           *string         `json:"last_payment_at"`
+	CanceledAt              *string         `json:"canceled_at"`
+	Description             *string         `json:"description"`
+	CustomerEmail           *string         `json:"customer_email"`
+	InvoiceTitle            string          `json:"invoice_title"`
+	InvoiceFooter           string          `json:"invoice_footer"`
+	PaymentReturnURL        *string         `json:"payment_return_url"`
+	PaymentReturnURLEnabled bool            `json:"payment_return_url_enabled"`
+	ReceiverOverrideEnabled bool            `json:"receiver_override_enabled"`
+	ReceiverOverrideAddress *string         `json:"receiver_override_address"`
+	Questions               *questionsJSON  `json:"questions"`
+	Metadata                json.RawMessage `json:"metadata"`
+	LatestPayment           json.RawMessage `json:"latest_payment,omitempty"`
+	Payments                json.RawMessage `json:"payments,omitempty"`
+}
+
+type questionsJSON struct {
+	Questions []Question `json:"questions"`
+}
+
+func timePtr(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := FormatTime(*t)
+	return &s
+}
+
+func (inv *Invoice) canonical() invoiceJSON {
+	meta := json.RawMessage(inv.Metadata)
+	if len(meta) == 0 {
+		meta = json.RawMessage("{}")
+	}
+	var qs *questionsJSON
+	if inv.Questions != nil {
+		qs = &questionsJSON{Questions: inv.Questions}
+	}
+	rem := inv.AmountRemaining()
+	return invoiceJSON{
+		Object: "invoice", ID: inv.ID, MerchantID: inv.MerchantID, Status: inv.Status,
+		InvoiceType: inv.Type, Currency: inv.Currency,
+		Amount: inv.Amount, AmountDecimal: inv.Amount.Decimal(),
+		AmountPaid: inv.AmountPaid, AmountPaidDecimal: inv.AmountPaid.Decimal(),
+		AmountRemaining: rem, AmountRemainingDecimal: rem.Decimal(),
+		AmountPending: inv.AmountPending, AmountPendingDecimal: inv.AmountPending.Decimal(),
+		AmountUnit: "usd_millis", CustomerID: inv.CustomerID,
+		PayerWalletAddress: inv.PayerWalletAddress, PayerWalletNetwork: inv.PayerWalletNetwork,
+		CommerceOrderID: inv.CommerceOrderID, Environment: inv.Environment,
+		ExpiresAt: timePtr(&inv.ExpiresAt), CreatedAt: timePtr(&inv.CreatedAt),
+		PaidAt: timePtr(inv.PaidAt), LastPaymentAt: timePtr(inv.LastPaymentAt), CanceledAt: timePtr(inv.CanceledAt),
+		Description: inv.Description, CustomerEmail: inv.CustomerEmail,
+		InvoiceTitle: inv.InvoiceTitle, InvoiceFooter: inv.InvoiceFooter,
+		PaymentReturnURL: inv.PaymentReturnURL, PaymentReturnURLEnabled: inv.PaymentReturnURLEnabled,
+		ReceiverOverrideEnabled: inv.ReceiverOverrideEnabled, ReceiverOverrideAddress: inv.ReceiverOverrideAddress,
+		Questions: qs, Metadata: meta,
+	}
+}
+
+// MarshalJSON renders the canonical invoice object without expansions.
+func (inv *Invoice) MarshalJSON() ([]byte, error) { return json.Marshal(inv.canonical()) }
+
+// InvoiceExpand names the optional parts of an invoice a client asked for.
+type InvoiceExpand struct {
+	LatestPayment bool
+	Payments      bool
+	PaymentsLimit int
+}
+
+// ExpandedInvoice renders an invoice with the expansions asked for: latest_payment
+// (null until a payment exists) and payments (an array, empty until payments exist).
+type ExpandedInvoice struct {
+	Invoice *Invoice
+	Expand  InvoiceExpand
+}
+
+// MarshalJSON renders the invoice with its expansions.
+func (e ExpandedInvoice) MarshalJSON() ([]byte, error) {
+	c := e.Invoice.canonical()
+	if e.Expand.LatestPayment {
+		c.LatestPayment = json.RawMessage("null")
+	}
+	if e.Expand.Payments {
+		c.Payments = json.RawMessage("[]")
+	}
+	return json.Marshal(c)
+}
