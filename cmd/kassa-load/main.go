@@ -169,4 +169,3 @@ func report(mode string, conc int, elapsed time.Duration, rs []result) error {
 		pct(0.50).Round(time.Microsecond), pct(0.99).Round(time.Microsecond))
 	return nil
 }
-
