@@ -1,0 +1,106 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"kassa"
+)
+
+const idempotencyKeyWhere = "merchant_id = $1 AND environment = $2 AND route = $3 AND idempotency_key = $4"
+
+func idemArgs(s kassa.IdempotencyScope, more ...any) []any {
+	return append([]any{s.MerchantID, string(s.Environment), s.Route, s.Key}, more...)
+}
+
+// ClaimIdempotencyKey claims the key for a request with this fingerprint. It returns
+// nil when the caller now owns the key, or the record that holds it. A record older
+// than kassa.IdempotencyTTL, or running for longer than kassa.IdempotencyStale, is
+// taken over: it is deleted only if it is still that record (same created_at), then
+// the insert is tried again, so of many concurrent claimers exactly one wins.
+func (db *DB) ClaimIdempotencyKey(ctx context.Context, s kassa.IdempotencyScope, fingerprint string) (*kassa.IdempotencyRecord, error) {
+	for attempt := 0; attempt < 5; attempt++ {
+		now := db.clock()
+		res, err := db.w.ExecContext(ctx, `INSERT INTO idempotency_keys
+			(merchant_id, environment, route, idempotency_key, fingerprint, done, status_code, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, 0, $7) ON CONFLICT DO NOTHING`, idemArgs(s, fingerprint, false, micros(now))...)
+		if err != nil {
+			return nil, fmt.Errorf("store: claim idempotency key: %w", err)
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return nil, fmt.Errorf("store: claim idempotency key: %w", err)
+		} else if n == 1 {
+			return nil, nil
+		}
+		rec, err := db.idempotencyRecord(ctx, s)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue // released or taken over meanwhile: try again
+		}
+		if err != nil {
+			return nil, err
+		}
+		age := now.Sub(rec.CreatedAt)
+		if age < kassa.IdempotencyTTL && (rec.Done || age < kassa.IdempotencyStale) {
+			return rec, nil
+		}
+		if _, err := db.w.ExecContext(ctx, "DELETE FROM idempotency_keys WHERE "+idempotencyKeyWhere+" AND created_at = $5",
+			idemArgs(s, micros(rec.CreatedAt))...); err != nil {
+			return nil, fmt.Errorf("store: take over idempotency key: %w", err)
+		}
+	}
+	return nil, errors.New("store: claim idempotency key: too much contention")
+}
+
+func (db *DB) idempotencyRecord(ctx context.Context, s kassa.IdempotencyScope) (*kassa.IdempotencyRecord, error) {
+	var (
+		rec     kassa.IdempotencyRecord
+		created int64
+		body    []byte
+	)
+	// Read through the writer: on SQLite it sees every committed write at once.
+	err := db.w.QueryRowContext(ctx, "SELECT fingerprint, done, status_code, body, created_at FROM idempotency_keys WHERE "+
+		idempotencyKeyWhere, idemArgs(s)...).Scan(&rec.Fingerprint, &rec.Done, &rec.StatusCode, &body, &created)
+	if err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("store: read idempotency key: %w", err)
+	}
+	rec.Body, rec.CreatedAt = body, fromMicros(created)
+	return &rec, nil
+}
+
+// CompleteIdempotencyKey saves the response of the request that owns the key.
+func (db *DB) CompleteIdempotencyKey(ctx context.Context, s kassa.IdempotencyScope, status int, body []byte) error {
+	if body == nil {
+		body = []byte{}
+	}
+	if _, err := db.w.ExecContext(ctx, "UPDATE idempotency_keys SET done = $5, status_code = $6, body = $7 WHERE "+
+		idempotencyKeyWhere+" AND done = $8", idemArgs(s, true, status, body, false)...); err != nil {
+		return fmt.Errorf("store: complete idempotency key: %w", err)
+	}
+	return nil
+}
+
+// ReleaseIdempotencyKey forgets a running claim, so a retry can claim the key again.
+// A completed record is kept.
+func (db *DB) ReleaseIdempotencyKey(ctx context.Context, s kassa.IdempotencyScope) error {
+	if _, err := db.w.ExecContext(ctx, "DELETE FROM idempotency_keys WHERE "+idempotencyKeyWhere+" AND done = $5",
+		idemArgs(s, false)...); err != nil {
+		return fmt.Errorf("store: release idempotency key: %w", err)
+	}
+	return nil
+}
+
+// PruneIdempotencyKeys deletes records older than kassa.IdempotencyTTL and returns
+// how many it deleted.
+func (db *DB) PruneIdempotencyKeys(ctx context.Context) (int64, error) {
+	res, err := db.w.ExecContext(ctx, "DELETE FROM idempotency_keys WHERE created_at <= $1",
+		micros(db.clock().Add(-kassa.IdempotencyTTL)))
+	if err != nil {
+		return 0, fmt.Errorf("store: prune idempotency keys: %w", err)
+	}
+	return res.RowsAffected()
+}

@@ -1,0 +1,199 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"kassa"
+)
+
+const invoiceColumns = `id, merchant_id, environment, status, invoice_type, currency, amount, amount_paid,
+	amount_pending, description, customer_id, customer_email, invoice_title, invoice_footer,
+	payment_return_url, payment_return_url_enabled, receiver_override_enabled, receiver_override_address,
+	questions, metadata, payer_wallet_address, payer_wallet_network, commerce_order_id,
+	expires_at, created_at, paid_at, last_payment_at, canceled_at`
+
+// effectiveStatusSQL is kassa.Invoice.EffectiveStatus as SQL, with nowParam the
+// placeholder of the time now in microseconds: an open invoice past its expiry with
+// nothing pending reads expired. Filters, paging and totals all use it, so they agree
+// with what is shown.
+func effectiveStatusSQL(nowParam string) string {
+	return "(CASE WHEN status IN ('unpaid', 'underpaid') AND expires_at <= " + nowParam +
+		" AND amount_pending = 0 THEN 'expired' ELSE status END)"
+}
+
+func scanInvoice(s scanner) (*kassa.Invoice, error) {
+	var (
+		inv                                                   kassa.Invoice
+		env, status                                           string
+		amount, paid, pending                                 int64
+		desc, customer, email, returnURL, override, questions sql.Null[string]
+		metadata                                              string
+		wallet, network, order                                sql.Null[string]
+		expires, created                                      int64
+		paidAt, lastPayment, canceled                         sql.Null[int64]
+	)
+	if err := s.Scan(&inv.ID, &inv.MerchantID, &env, &status, &inv.Type, &inv.Currency, &amount, &paid,
+		&pending, &desc, &customer, &email, &inv.InvoiceTitle, &inv.InvoiceFooter,
+		&returnURL, &inv.PaymentReturnURLEnabled, &inv.ReceiverOverrideEnabled, &override,
+		&questions, &metadata, &wallet, &network, &order,
+		&expires, &created, &paidAt, &lastPayment, &canceled); err != nil {
+		return nil, err
+	}
+	inv.Environment, inv.Status = kassa.Environment(env), kassa.InvoiceStatus(status)
+	inv.Amount, inv.AmountPaid, inv.AmountPending = kassa.Millis(amount), kassa.Millis(paid), kassa.Millis(pending)
+	inv.Description, inv.CustomerID, inv.CustomerEmail = stringOrNil(desc), stringOrNil(customer), stringOrNil(email)
+	inv.PaymentReturnURL, inv.ReceiverOverrideAddress = stringOrNil(returnURL), stringOrNil(override)
+	if questions.Valid {
+		if err := json.Unmarshal([]byte(questions.V), &inv.Questions); err != nil {
+			return nil, fmt.Errorf("store: invoice %s questions: %w", inv.ID, err)
+		}
+		if inv.Questions == nil {
+			inv.Questions = []kassa.Question{}
+		}
+	}
+	inv.Metadata = []byte(metadata)
+	inv.PayerWalletAddress, inv.PayerWalletNetwork, inv.CommerceOrderID = stringOrNil(wallet), stringOrNil(network), stringOrNil(order)
+	inv.ExpiresAt, inv.CreatedAt = fromMicros(expires), fromMicros(created)
+	inv.PaidAt, inv.LastPaymentAt, inv.CanceledAt = timeOrNil(paidAt), timeOrNil(lastPayment), timeOrNil(canceled)
+	return &inv, nil
+}
+
+// CreateInvoice stores a new unpaid invoice in the principal's environment, with its
+// defaults taken from the merchant's settings, and its invoice.created event in the
+// same transaction. It returns the invoice and its payment session token, which is
+// stored only as a hash.
+func (db *DB) CreateInvoice(ctx context.Context, p kassa.Principal, c kassa.InvoiceCreate) (*kassa.Invoice, string, error) {
+	if err := c.Validate(); err != nil {
+		return nil, "", err
+	}
+	if !p.Environment.Valid() {
+		return nil, "", kassa.Invalidf("environment", "invalid_environment", "environment must be devnet or mainnet.")
+	}
+	token := kassa.NewSessionToken()
+	var inv *kassa.Invoice
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		m, err := db.merchant(ctx, tx, p.MerchantID, "")
+		if err != nil {
+			return err
+		}
+		now := db.clock()
+		inv = newInvoice(m, p.Environment, c, now)
+		var questions any
+		if inv.Questions != nil {
+			b, err := json.Marshal(inv.Questions)
+			if err != nil {
+				return fmt.Errorf("store: invoice questions: %w", err)
+			}
+			questions = string(b)
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO invoices (id, merchant_id, environment, status, invoice_type,
+			currency, amount, amount_paid, amount_pending, description, customer_id, customer_email,
+			invoice_title, invoice_footer, payment_return_url, payment_return_url_enabled,
+			receiver_override_enabled, receiver_override_address, questions, metadata, commerce_order_id,
+			session_token_hash, expires_at, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, 0, 0, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`,
+			inv.ID, inv.MerchantID, string(inv.Environment), string(inv.Status), inv.Type, inv.Currency, int64(inv.Amount),
+			nullString(inv.Description), nullString(inv.CustomerID), nullString(inv.CustomerEmail),
+			inv.InvoiceTitle, inv.InvoiceFooter, nullString(inv.PaymentReturnURL), inv.PaymentReturnURLEnabled,
+			inv.ReceiverOverrideEnabled, nullString(inv.ReceiverOverrideAddress), questions, string(inv.Metadata),
+			nullString(inv.CommerceOrderID), kassa.HashSecret(token), micros(inv.ExpiresAt), micros(inv.CreatedAt))
+		if err != nil {
+			return fmt.Errorf("store: create invoice: %w", err)
+		}
+		return writeEvents(ctx, tx, inv.MerchantID, inv.Environment, inv, now, kassa.EventInvoiceCreated)
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	return inv, token, nil
+}
+
+// newInvoice builds a new invoice from a validated request and the merchant's defaults.
+func newInvoice(m *kassa.Merchant, env kassa.Environment, c kassa.InvoiceCreate, now time.Time) *kassa.Invoice {
+	ttl := kassa.DefaultInvoiceTTL
+	if c.ExpiresIn != nil {
+		ttl = *c.ExpiresIn
+	}
+	inv := &kassa.Invoice{
+		ID: kassa.NewUUID(), MerchantID: m.ID, Environment: env, Status: kassa.StatusUnpaid,
+		Type: kassa.InvoiceTypeStandard, Currency: "usd", Amount: c.Amount,
+		Description: c.Description, CustomerID: c.CustomerID, CustomerEmail: c.CustomerEmail,
+		InvoiceTitle: m.CompanyName, InvoiceFooter: m.CompanyName,
+		PaymentReturnURL: m.DefaultReturnURL, PaymentReturnURLEnabled: true,
+		ReceiverOverrideEnabled: c.ReceiverOverrideEnable, ReceiverOverrideAddress: c.ReceiverOverrideAddress,
+		Questions: c.Questions, Metadata: c.Metadata, CommerceOrderID: c.CommerceOrderID,
+		ExpiresAt: now.Add(ttl).Truncate(time.Microsecond), CreatedAt: now,
+	}
+	if c.InvoiceTitle != nil {
+		inv.InvoiceTitle = *c.InvoiceTitle
+	}
+	if c.InvoiceFooter != nil {
+		inv.InvoiceFooter = *c.InvoiceFooter
+	}
+	if c.PaymentReturnURL != nil {
+		inv.PaymentReturnURL = c.PaymentReturnURL
+	}
+	if c.PaymentReturnURLEnabled != nil {
+		inv.PaymentReturnURLEnabled = *c.PaymentReturnURLEnabled
+	}
+	if inv.Metadata == nil {
+		inv.Metadata = []byte("{}")
+	}
+	return inv
+}
+
+// Invoice returns one of the merchant's invoices with its status as of now.
+func (db *DB) Invoice(ctx context.Context, merchantID int64, id string) (*kassa.Invoice, error) {
+	inv, err := db.invoice(ctx, db.r, merchantID, id, "")
+	if err != nil {
+		return nil, err
+	}
+	inv.Status = inv.EffectiveStatus(db.clock())
+	return inv, nil
+}
+
+// invoice loads an invoice as stored (no effective status) through q.
+func (db *DB) invoice(ctx context.Context, q queryer, merchantID int64, id, lock string) (*kassa.Invoice, error) {
+	inv, err := scanInvoice(q.QueryRowContext(ctx,
+		"SELECT "+invoiceColumns+" FROM invoices WHERE id = $1 AND merchant_id = $2"+lock, id, merchantID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, kassa.NotFound("invoice")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: load invoice: %w", err)
+	}
+	return inv, nil
+}
+
+// CancelInvoice cancels an unpaid invoice and writes invoice.canceled and
+// invoice.updated in the same transaction. Any other effective status (expired
+// included) is a conflict.
+func (db *DB) CancelInvoice(ctx context.Context, merchantID int64, id string) (*kassa.Invoice, error) {
+	var inv *kassa.Invoice
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		inv, err = db.invoice(ctx, tx, merchantID, id, db.forUpdate())
+		if err != nil {
+			return err
+		}
+		now := db.clock()
+		if err := kassa.CheckCancel(inv.EffectiveStatus(now)); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, "UPDATE invoices SET status = $1, canceled_at = $2 WHERE id = $3 AND merchant_id = $4",
+			string(kassa.StatusCanceled), micros(now), id, merchantID); err != nil {
+			return fmt.Errorf("store: cancel invoice: %w", err)
+		}
+		inv.Status, inv.CanceledAt = kassa.StatusCanceled, &now
+		return writeEvents(ctx, tx, merchantID, inv.Environment, inv, now, kassa.EventInvoiceCanceled, kassa.EventInvoiceUpdated)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return inv, nil
+}

@@ -1,0 +1,184 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"kassa"
+)
+
+// Page size bounds for Invoices.
+const (
+	DefaultListLimit = 10
+	MaxListLimit     = 100
+)
+
+// where builds a WHERE clause with numbered parameters. Every parameter must be
+// referenced: PostgreSQL cannot type an unused one.
+type where struct {
+	conds []string
+	args  []any
+}
+
+// arg adds a parameter and returns its placeholder.
+func (w *where) arg(v any) string {
+	w.args = append(w.args, v)
+	return "$" + strconv.Itoa(len(w.args))
+}
+
+func (w *where) add(format string, vs ...any) {
+	ph := make([]any, len(vs))
+	for i, v := range vs {
+		ph[i] = w.arg(v)
+	}
+	w.conds = append(w.conds, fmt.Sprintf(format, ph...))
+}
+
+// in adds "expr IN (...)" for a non-empty list.
+func (w *where) in(expr string, vs []string) {
+	if len(vs) == 0 {
+		return
+	}
+	ph := make([]string, len(vs))
+	for i, v := range vs {
+		ph[i] = w.arg(v)
+	}
+	w.conds = append(w.conds, expr+" IN ("+strings.Join(ph, ", ")+")")
+}
+
+func (w *where) String() string { return " WHERE " + strings.Join(w.conds, " AND ") }
+
+// common adds the filters Invoices and InvoiceTotals share.
+func (w *where) common(merchantID int64, env *kassa.Environment, customerID *string, gte, lte *time.Time) {
+	w.add("merchant_id = %s", merchantID)
+	if env != nil {
+		w.add("environment = %s", string(*env))
+	}
+	if customerID != nil {
+		w.add("customer_id = %s", *customerID)
+	}
+	if gte != nil {
+		w.add("created_at >= %s", micros(*gte))
+	}
+	if lte != nil {
+		w.add("created_at <= %s", micros(*lte))
+	}
+}
+
+// Invoices returns a page of the merchant's invoices, newest first by (created_at,
+// id), and whether more exist in the paging direction. With StartingAfter the page
+// holds the invoices just older than that one; with EndingBefore those just newer,
+// still newest first. A cursor unknown to the merchant is invalid_cursor. Statuses
+// match the effective status.
+func (db *DB) Invoices(ctx context.Context, f kassa.InvoiceFilter) ([]*kassa.Invoice, bool, error) {
+	if f.StartingAfter != "" && f.EndingBefore != "" {
+		return nil, false, kassa.Invalidf("ending_before", "invalid_cursor",
+			"starting_after and ending_before cannot be used together.")
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = DefaultListLimit
+	}
+	limit = min(limit, MaxListLimit)
+	now := db.clock()
+
+	w := &where{}
+	w.common(f.MerchantID, f.Environment, f.CustomerID, f.CreatedGTE, f.CreatedLTE)
+	if len(f.Statuses) > 0 {
+		statuses := make([]string, len(f.Statuses))
+		for i, s := range f.Statuses {
+			statuses[i] = string(s)
+		}
+		w.in(effectiveStatusSQL(w.arg(micros(now))), statuses)
+	}
+	w.in("invoice_type", f.Types)
+
+	order := " ORDER BY created_at DESC, id DESC"
+	cursor, param, backward := f.StartingAfter, "starting_after", false
+	if f.EndingBefore != "" {
+		cursor, param, backward = f.EndingBefore, "ending_before", true
+	}
+	if cursor != "" {
+		var created int64
+		err := db.r.QueryRowContext(ctx, "SELECT created_at FROM invoices WHERE id = $1 AND merchant_id = $2",
+			cursor, f.MerchantID).Scan(&created)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, false, kassa.Invalidf(param, "invalid_cursor", "%s is not an invoice id of this merchant.", param)
+		}
+		if err != nil {
+			return nil, false, fmt.Errorf("store: invoice cursor: %w", err)
+		}
+		if backward {
+			w.add("(created_at > %s OR (created_at = %s AND id > %s))", created, created, cursor)
+			order = " ORDER BY created_at ASC, id ASC"
+		} else {
+			w.add("(created_at < %s OR (created_at = %s AND id < %s))", created, created, cursor)
+		}
+	}
+	q := "SELECT " + invoiceColumns + " FROM invoices" + w.String() + order + " LIMIT " + strconv.Itoa(limit+1)
+	rows, err := db.r.QueryContext(ctx, q, w.args...)
+	if err != nil {
+		return nil, false, fmt.Errorf("store: list invoices: %w", err)
+	}
+	defer rows.Close()
+	out := []*kassa.Invoice{}
+	for rows.Next() {
+		inv, err := scanInvoice(rows)
+		if err != nil {
+			return nil, false, fmt.Errorf("store: list invoices: %w", err)
+		}
+		inv.Status = inv.EffectiveStatus(now)
+		out = append(out, inv)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, false, fmt.Errorf("store: list invoices: %w", err)
+	}
+	more := len(out) > limit
+	if more {
+		out = out[:limit]
+	}
+	if backward {
+		for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+			out[i], out[j] = out[j], out[i]
+		}
+	}
+	return out, more, nil
+}
+
+// InvoiceTotals counts the merchant's invoices and sums their amounts per effective
+// status. Every status is present in the result.
+func (db *DB) InvoiceTotals(ctx context.Context, f kassa.InvoiceTotalsFilter) (*kassa.InvoiceTotals, error) {
+	w := &where{}
+	status := effectiveStatusSQL(w.arg(micros(db.clock())))
+	w.common(f.MerchantID, f.Environment, f.CustomerID, f.CreatedGTE, f.CreatedLTE)
+	rows, err := db.r.QueryContext(ctx, "SELECT "+status+` AS st, COUNT(*),
+		CAST(COALESCE(SUM(amount), 0) AS BIGINT), CAST(COALESCE(SUM(amount_paid), 0) AS BIGINT)
+		FROM invoices`+w.String()+" GROUP BY 1", w.args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: invoice totals: %w", err)
+	}
+	defer rows.Close()
+	t := &kassa.InvoiceTotals{ByStatus: map[kassa.InvoiceStatus]kassa.StatusTotal{}}
+	for _, s := range kassa.InvoiceStatuses {
+		t.ByStatus[s] = kassa.StatusTotal{}
+	}
+	for rows.Next() {
+		var (
+			st            string
+			n, sum, spaid int64
+		)
+		if err := rows.Scan(&st, &n, &sum, &spaid); err != nil {
+			return nil, fmt.Errorf("store: invoice totals: %w", err)
+		}
+		t.ByStatus[kassa.InvoiceStatus(st)] = kassa.StatusTotal{Count: n, Amount: kassa.Millis(sum), AmountPaid: kassa.Millis(spaid)}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: invoice totals: %w", err)
+	}
+	return t, nil
+}

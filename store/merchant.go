@@ -1,0 +1,199 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"kassa"
+)
+
+const merchantColumns = `id, name, email, company_name, default_return_url, settlement,
+	underpayment_tolerance_millis, mainnet_enabled, created_at`
+
+func scanMerchant(s scanner) (*kassa.Merchant, error) {
+	var (
+		m          kassa.Merchant
+		returnURL  sql.Null[string]
+		settlement string
+		tolerance  int64
+		created    int64
+	)
+	if err := s.Scan(&m.ID, &m.Name, &m.Email, &m.CompanyName, &returnURL, &settlement,
+		&tolerance, &m.MainnetEnabled, &created); err != nil {
+		return nil, err
+	}
+	m.DefaultReturnURL = stringOrNil(returnURL)
+	m.UnderpaymentToleranceMillis = kassa.Millis(tolerance)
+	m.CreatedAt = fromMicros(created)
+	m.Settlement = map[kassa.Environment]kassa.Settlement{}
+	if err := json.Unmarshal([]byte(settlement), &m.Settlement); err != nil {
+		return nil, fmt.Errorf("store: merchant %d settlement: %w", m.ID, err)
+	}
+	return &m, nil
+}
+
+// normalizeEmail is how emails are stored and looked up: lower-cased.
+func normalizeEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
+
+// CreateMerchant stores a new merchant with a bcrypt hash of its password. The email
+// is stored lower-cased; a taken email is a conflict (email_taken). The company name
+// starts as the merchant's name.
+func (db *DB) CreateMerchant(ctx context.Context, c kassa.MerchantCreate) (*kassa.Merchant, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(c.Password), db.cost)
+	if err != nil {
+		return nil, fmt.Errorf("store: hash password: %w", err)
+	}
+	now := db.clock()
+	email := normalizeEmail(c.Email)
+	var id int64
+	err = db.w.QueryRowContext(ctx, `INSERT INTO merchants
+		(name, email, password_hash, company_name, settlement, underpayment_tolerance_millis, mainnet_enabled, created_at)
+		VALUES ($1, $2, $3, $4, '{}', 0, $5, $6) RETURNING id`,
+		c.Name, email, string(hash), c.Name, c.MainnetEnabled, micros(now)).Scan(&id)
+	if isUniqueViolation(err) {
+		return nil, &kassa.Error{Kind: kassa.KindConflict, Code: "email_taken", Param: "email",
+			Message: "A merchant with this email already exists."}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: create merchant: %w", err)
+	}
+	return &kassa.Merchant{ID: id, Name: c.Name, Email: email, CompanyName: c.Name,
+		Settlement: map[kassa.Environment]kassa.Settlement{}, MainnetEnabled: c.MainnetEnabled, CreatedAt: now}, nil
+}
+
+// Merchant returns a merchant by id.
+func (db *DB) Merchant(ctx context.Context, id int64) (*kassa.Merchant, error) {
+	return db.merchant(ctx, db.r, id, "")
+}
+
+// merchant loads a merchant through q, with an optional locking suffix.
+func (db *DB) merchant(ctx context.Context, q queryer, id int64, lock string) (*kassa.Merchant, error) {
+	m, err := scanMerchant(q.QueryRowContext(ctx, "SELECT "+merchantColumns+" FROM merchants WHERE id = $1"+lock, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, kassa.NotFound("merchant")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: load merchant: %w", err)
+	}
+	return m, nil
+}
+
+// MerchantByEmail finds a merchant by login email, case-insensitively.
+func (db *DB) MerchantByEmail(ctx context.Context, email string) (*kassa.Merchant, error) {
+	m, err := scanMerchant(db.r.QueryRowContext(ctx,
+		"SELECT "+merchantColumns+" FROM merchants WHERE email = $1", normalizeEmail(email)))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, kassa.NotFound("merchant")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: load merchant: %w", err)
+	}
+	return m, nil
+}
+
+// UpdateMerchant applies a partial update of the merchant's settings.
+func (db *DB) UpdateMerchant(ctx context.Context, id int64, u kassa.MerchantUpdate) (*kassa.Merchant, error) {
+	if err := u.Validate(); err != nil {
+		return nil, err
+	}
+	var out *kassa.Merchant
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		m, err := db.merchant(ctx, tx, id, db.forUpdate())
+		if err != nil {
+			return err
+		}
+		if u.CompanyName != nil {
+			m.CompanyName = *u.CompanyName
+		}
+		if u.DefaultReturnURL != nil {
+			if *u.DefaultReturnURL == "" {
+				m.DefaultReturnURL = nil
+			} else {
+				v := *u.DefaultReturnURL
+				m.DefaultReturnURL = &v
+			}
+		}
+		for env, s := range u.Settlement {
+			if s == nil {
+				delete(m.Settlement, env)
+			} else {
+				m.Settlement[env] = *s
+			}
+		}
+		if u.UnderpaymentToleranceMillis != nil {
+			m.UnderpaymentToleranceMillis = *u.UnderpaymentToleranceMillis
+		}
+		settlement, err := json.Marshal(m.Settlement)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE merchants SET company_name = $1, default_return_url = $2,
+			settlement = $3, underpayment_tolerance_millis = $4 WHERE id = $5`,
+			m.CompanyName, nullString(m.DefaultReturnURL), string(settlement), int64(m.UnderpaymentToleranceMillis), id); err != nil {
+			return fmt.Errorf("store: update merchant: %w", err)
+		}
+		out = m
+		return nil
+	})
+	return out, err
+}
+
+// EnableMainnet grants the merchant access to mainnet.
+func (db *DB) EnableMainnet(ctx context.Context, id int64) (*kassa.Merchant, error) {
+	res, err := db.w.ExecContext(ctx, "UPDATE merchants SET mainnet_enabled = $1 WHERE id = $2", true, id)
+	if err != nil {
+		return nil, fmt.Errorf("store: enable mainnet: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return nil, fmt.Errorf("store: enable mainnet: %w", err)
+	} else if n == 0 {
+		return nil, kassa.NotFound("merchant")
+	}
+	return db.merchant(ctx, db.w, id, "")
+}
+
+func errInvalidCredentials() error {
+	return &kassa.Error{Kind: kassa.KindUnauthenticated, Code: "invalid_credentials", Message: "Invalid email or password."}
+}
+
+// Login checks an email and password. An unknown email still costs one bcrypt
+// comparison (against a dummy hash), so timing does not tell which part was wrong.
+func (db *DB) Login(ctx context.Context, email, password string) (*kassa.Merchant, error) {
+	var (
+		id   int64
+		hash string
+	)
+	err := db.r.QueryRowContext(ctx, "SELECT id, password_hash FROM merchants WHERE email = $1",
+		normalizeEmail(email)).Scan(&id, &hash)
+	if errors.Is(err, sql.ErrNoRows) {
+		_ = bcrypt.CompareHashAndPassword(db.dummyPasswordHash(), []byte(password))
+		return nil, errInvalidCredentials()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: login: %w", err)
+	}
+	if bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) != nil {
+		return nil, errInvalidCredentials()
+	}
+	return db.Merchant(ctx, id)
+}
+
+// dummyPasswordHash is a hash at the configured cost that no password matches.
+func (db *DB) dummyPasswordHash() []byte {
+	db.dummyOnce.Do(func() {
+		h, err := bcrypt.GenerateFromPassword([]byte(kassa.RandomToken(16)), db.cost)
+		if err == nil {
+			db.dummyHash = h
+		}
+	})
+	return db.dummyHash
+}

@@ -1,0 +1,272 @@
+// Package store keeps Kassa's data in SQLite (embedded, the default) or PostgreSQL,
+// behind the service interfaces of package kassa. The SQL is shared where the two
+// engines agree (both bind $1..$n by number); migrations, error translation and row
+// locking are per engine.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"kassa"
+)
+
+// Engine names as returned by DB.Engine.
+const (
+	EngineSQLite   = "sqlite"
+	EnginePostgres = "postgres"
+)
+
+// Config says which engine to open.
+type Config struct {
+	// DataDir holds the SQLite file DataDir/kassa.db (the directory is created with
+	// mode 0700) when DatabaseURL is empty.
+	DataDir string
+	// DatabaseURL "postgres://..." or "postgresql://..." selects PostgreSQL; ""
+	// selects SQLite.
+	DatabaseURL string
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// PasswordCost is the bcrypt cost; 0 means bcrypt.DefaultCost.
+	PasswordCost int
+}
+
+// DB is the store. It implements kassa.MerchantService, kassa.APIKeyService,
+// kassa.InvoiceService and kassa.IdempotencyStore. It is safe for concurrent use.
+type DB struct {
+	engine string
+	// w runs every transaction and write. On SQLite it has one connection, so
+	// writers queue in Go instead of failing with SQLITE_BUSY.
+	w *sql.DB
+	// r runs read-only queries outside transactions. On PostgreSQL it is w.
+	r    *sql.DB
+	now  func() time.Time
+	cost int
+
+	dummyOnce sync.Once
+	dummyHash []byte
+}
+
+// Compile-time checks that DB provides the domain services.
+var (
+	_ kassa.MerchantService  = (*DB)(nil)
+	_ kassa.APIKeyService    = (*DB)(nil)
+	_ kassa.InvoiceService   = (*DB)(nil)
+	_ kassa.IdempotencyStore = (*DB)(nil)
+)
+
+// sqlitePragmas are applied to every SQLite writer connection.
+const sqlitePragmas = "_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)"
+
+// Open opens the engine cfg selects, applies the embedded migrations and returns a
+// store ready to use.
+func Open(ctx context.Context, cfg Config) (*DB, error) {
+	db := &DB{now: cfg.Now, cost: cfg.PasswordCost}
+	if db.now == nil {
+		db.now = time.Now
+	}
+	if db.cost == 0 {
+		db.cost = bcrypt.DefaultCost
+	}
+	var err error
+	switch {
+	case cfg.DatabaseURL == "":
+		err = db.openSQLite(ctx, cfg.DataDir)
+	case strings.HasPrefix(cfg.DatabaseURL, "postgres://"), strings.HasPrefix(cfg.DatabaseURL, "postgresql://"):
+		err = db.openPostgres(ctx, cfg.DatabaseURL)
+	default:
+		return nil, fmt.Errorf("store: unsupported database URL scheme (want postgres:// or postgresql://)")
+	}
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+func (db *DB) openSQLite(ctx context.Context, dir string) error {
+	db.engine = EngineSQLite
+	if dir == "" {
+		return errors.New("store: DataDir is required for SQLite")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("store: create data dir: %w", err)
+	}
+	path := filepath.Join(dir, "kassa.db")
+	// A '?' in the path would be taken for the start of the DSN's parameters.
+	if strings.ContainsRune(path, '?') {
+		return fmt.Errorf("store: data dir path must not contain '?'")
+	}
+	w, err := sql.Open("sqlite", path+"?"+sqlitePragmas+"&_txlock=immediate")
+	if err != nil {
+		return fmt.Errorf("store: open sqlite: %w", err)
+	}
+	db.w = w
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxIdleTime(0)
+	w.SetConnMaxLifetime(0)
+	if err := w.PingContext(ctx); err != nil {
+		return fmt.Errorf("store: open sqlite: %w", err)
+	}
+	if err := db.migrate(ctx); err != nil {
+		return err
+	}
+	r, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)&_pragma=query_only(1)")
+	if err != nil {
+		return fmt.Errorf("store: open sqlite readers: %w", err)
+	}
+	db.r = r
+	n := max(4, runtime.GOMAXPROCS(0))
+	r.SetMaxOpenConns(n)
+	r.SetMaxIdleConns(n)
+	if err := r.PingContext(ctx); err != nil {
+		return fmt.Errorf("store: open sqlite readers: %w", err)
+	}
+	return nil
+}
+
+func (db *DB) openPostgres(ctx context.Context, dsn string) error {
+	db.engine = EnginePostgres
+	p, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return fmt.Errorf("store: open postgres: %w", redactErr(err, dsn))
+	}
+	db.w, db.r = p, p
+	p.SetMaxOpenConns(20)
+	p.SetMaxIdleConns(20)
+	p.SetConnMaxIdleTime(5 * time.Minute)
+	if err := p.PingContext(ctx); err != nil {
+		return fmt.Errorf("store: connect postgres: %w", redactErr(err, dsn))
+	}
+	return db.migrate(ctx)
+}
+
+// redactErr keeps a password in the DSN out of error messages.
+func redactErr(err error, dsn string) error {
+	u, perr := url.Parse(dsn)
+	if perr != nil || u.User == nil {
+		return err
+	}
+	if pw, ok := u.User.Password(); ok && pw != "" {
+		return errors.New(strings.ReplaceAll(err.Error(), pw, "xxxxx"))
+	}
+	return err
+}
+
+// Close closes the connection pools.
+func (db *DB) Close() error {
+	var errs []error
+	if db.r != nil && db.r != db.w {
+		errs = append(errs, db.r.Close())
+	}
+	if db.w != nil {
+		errs = append(errs, db.w.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// Ping checks that the database answers.
+func (db *DB) Ping(ctx context.Context) error {
+	if err := db.w.PingContext(ctx); err != nil {
+		return err
+	}
+	if db.r != db.w {
+		var one int
+		return db.r.QueryRowContext(ctx, "SELECT 1").Scan(&one)
+	}
+	return nil
+}
+
+// Engine returns "sqlite" or "postgres".
+func (db *DB) Engine() string { return db.engine }
+
+// clock returns the current time in UTC, truncated to the microsecond the columns keep,
+// so values returned to callers equal what a later read gives back.
+func (db *DB) clock() time.Time {
+	return db.now().UTC().Truncate(time.Microsecond)
+}
+
+// forUpdate is the row-locking suffix for a SELECT inside a transaction: FOR UPDATE on
+// PostgreSQL; nothing on SQLite, whose single writer connection serializes writers.
+func (db *DB) forUpdate() string {
+	if db.engine == EnginePostgres {
+		return " FOR UPDATE"
+	}
+	return ""
+}
+
+// tx runs fn in a write transaction, committing when fn returns nil.
+func (db *DB) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := db.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: begin: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store: commit: %w", err)
+	}
+	return nil
+}
+
+// queryer is what both *sql.DB and *sql.Tx offer.
+type queryer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// scanner is what both *sql.Row and *sql.Rows offer.
+type scanner interface {
+	Scan(dest ...any) error
+}
+
+// Time columns hold unix microseconds.
+
+func micros(t time.Time) int64 { return t.UnixMicro() }
+
+func fromMicros(v int64) time.Time { return time.UnixMicro(v).UTC() }
+
+func nullMicros(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return t.UnixMicro()
+}
+
+func timeOrNil(v sql.Null[int64]) *time.Time {
+	if !v.Valid {
+		return nil
+	}
+	t := fromMicros(v.V)
+	return &t
+}
+
+func nullString(s *string) any {
+	if s == nil {
+		return nil
+	}
+	return *s
+}
+
+func stringOrNil(v sql.Null[string]) *string {
+	if !v.Valid {
+		return nil
+	}
+	s := v.V
+	return &s
+}
