@@ -1,0 +1,185 @@
+package api
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"kassa"
+)
+
+type principalKey struct{}
+
+// principal returns the caller set by merchantAuth or jwtOnly.
+func principal(ctx context.Context) kassa.Principal {
+	p, _ := ctx.Value(principalKey{}).(kassa.Principal)
+	return p
+}
+
+type authMode int
+
+const (
+	authMerchant authMode = iota // API key of merchant scope or dashboard JWT
+	authJWT                      // dashboard JWT only
+)
+
+// merchantAuth admits merchant-scope API keys and dashboard JWTs (MA).
+func (s *server) merchantAuth(h apiFunc) apiFunc { return s.authed(authMerchant, h) }
+
+// jwtOnly admits dashboard JWTs only; a valid API key gets 403 jwt_required.
+func (s *server) jwtOnly(h apiFunc) apiFunc { return s.authed(authJWT, h) }
+
+func (s *server) authed(mode authMode, h apiFunc) apiFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		p, err := s.authenticate(r, mode)
+		if err != nil {
+			return err
+		}
+		if err := apply(w, s.general, limitKey(p)); err != nil {
+			return err
+		}
+		return h(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
+	}
+}
+
+// authenticate finds the principal of a request. A bearer token wins over key
+// headers; a bearer token that is an API key secret is treated as a key.
+func (s *server) authenticate(r *http.Request, mode authMode) (kassa.Principal, error) {
+	bearer, hasAuth, err := bearerToken(r)
+	if err != nil {
+		return kassa.Principal{}, err
+	}
+	secret := r.Header.Get("X-Api-Key")
+	if secret == "" {
+		secret = r.Header.Get("X-Commerce-Api-Key")
+	}
+	if hasAuth && strings.HasPrefix(bearer, "kassa_") {
+		secret, hasAuth = bearer, false
+	}
+	switch {
+	case hasAuth:
+		return s.tokenPrincipal(r, bearer, mode)
+	case secret != "":
+		key, err := s.authenticateKey(r.Context(), secret)
+		if err != nil {
+			return kassa.Principal{}, err
+		}
+		if mode == authJWT {
+			return kassa.Principal{}, errPermission("jwt_required",
+				"This endpoint needs a dashboard token (Authorization: Bearer <jwt>), not an API key.")
+		}
+		if key.Scope != kassa.ScopeMerchant {
+			return kassa.Principal{}, errPermission("wrong_key_scope",
+				"This endpoint needs a merchant-scope API key; a "+string(key.Scope)+"-scope key was sent.")
+		}
+		return kassa.Principal{MerchantID: key.MerchantID, Environment: key.Environment,
+			Scope: key.Scope, KeyID: key.ID}, nil
+	default:
+		return kassa.Principal{}, errUnauthenticated("missing_credentials",
+			"No credentials were sent: use the x-api-key header or Authorization: Bearer <jwt>.")
+	}
+}
+
+// bearerToken reads an Authorization: Bearer header.
+func bearerToken(r *http.Request) (token string, ok bool, err error) {
+	h := r.Header.Get("Authorization")
+	if h == "" {
+		return "", false, nil
+	}
+	scheme, token, found := strings.Cut(strings.TrimSpace(h), " ")
+	token = strings.TrimSpace(token)
+	if !found || !strings.EqualFold(scheme, "Bearer") || token == "" {
+		return "", false, errUnauthenticated("invalid_token", "The Authorization header must be \"Bearer <token>\".")
+	}
+	return token, true, nil
+}
+
+// tokenPrincipal checks a dashboard JWT. For merchant endpoints the environment
+// comes from the x-environment header (default devnet).
+func (s *server) tokenPrincipal(r *http.Request, token string, mode authMode) (kassa.Principal, error) {
+	id, err := s.parseToken(token)
+	if err != nil {
+		return kassa.Principal{}, err
+	}
+	m, err := s.cfg.Merchants.Merchant(r.Context(), id)
+	if err != nil {
+		if kassa.ErrorKindOf(err) == kassa.KindNotFound {
+			return kassa.Principal{}, errInvalidToken()
+		}
+		return kassa.Principal{}, err
+	}
+	p := kassa.Principal{MerchantID: m.ID, Environment: kassa.Devnet, Scope: kassa.ScopeMerchant}
+	if mode == authJWT {
+		return p, nil
+	}
+	if h := r.Header.Get("X-Environment"); h != "" {
+		p.Environment = kassa.Environment(h)
+		if !p.Environment.Valid() {
+			return kassa.Principal{}, errInvalid("x-environment", "invalid_environment",
+				"The x-environment header must be devnet or mainnet.")
+		}
+	}
+	if p.Environment == kassa.Mainnet && !m.MainnetEnabled {
+		return kassa.Principal{}, errMainnetNotEnabled()
+	}
+	return p, nil
+}
+
+func errMainnetNotEnabled() error {
+	return errPermission("mainnet_not_enabled", "Mainnet access is not enabled for this merchant; request it first.")
+}
+
+// authenticateKey checks an API key secret and records its use.
+func (s *server) authenticateKey(ctx context.Context, secret string) (*kassa.APIKey, error) {
+	invalid := errUnauthenticated("invalid_api_key", "Invalid API key provided.")
+	if _, ok := kassa.ParseAPIKeySecret(secret); !ok {
+		return nil, invalid
+	}
+	key, err := s.cfg.Keys.AuthenticateAPIKey(ctx, secret)
+	if err != nil {
+		if kassa.ErrorKindOf(err) == kassa.KindNotFound {
+			return nil, invalid
+		}
+		return nil, err
+	}
+	switch key.Status(s.now()) {
+	case kassa.KeyRevoked:
+		return nil, errUnauthenticated("api_key_revoked", "This API key has been revoked.")
+	case kassa.KeyExpired:
+		return nil, errUnauthenticated("api_key_expired", "This API key has expired.")
+	}
+	s.touch(ctx, key.ID)
+	return key, nil
+}
+
+// touchEvery is how often a key's last_used_at is written at most.
+const touchEvery = time.Minute
+
+// touch records a key's use at most once per touchEvery per key. A failure is
+// logged and does not fail the request.
+func (s *server) touch(ctx context.Context, keyID string) {
+	now := s.now()
+	s.touchMu.Lock()
+	if last, ok := s.touched[keyID]; ok && now.Sub(last) < touchEvery && !now.Before(last) {
+		s.touchMu.Unlock()
+		return
+	}
+	if len(s.touched) > 10000 {
+		for k, t := range s.touched {
+			if now.Sub(t) >= touchEvery {
+				delete(s.touched, k)
+			}
+		}
+	}
+	s.touched[keyID] = now
+	s.touchMu.Unlock()
+
+	tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	if err := s.cfg.Keys.TouchAPIKey(tctx, keyID, now); err != nil {
+		s.log.LogAttrs(ctx, slog.LevelWarn, "recording API key use failed",
+			slog.String("request_id", requestID(ctx)), slog.String("key_id", keyID), slog.String("error", err.Error()))
+	}
+}

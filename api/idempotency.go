@@ -1,0 +1,156 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"unicode/utf8"
+
+	"kassa"
+)
+
+// idempotencyOptions configure the idempotency layer of one route.
+type idempotencyOptions struct {
+	required bool // a request without Idempotency-Key is refused
+	uuid     bool // the key must be a UUID
+}
+
+func errIdempotencyKeyRequired() error {
+	return errInvalid("Idempotency-Key", "idempotency_key_required",
+		"This request needs an Idempotency-Key header holding a UUID v4, unique per request.")
+}
+
+// idempotent makes a POST handler safe to retry. It runs after authentication and
+// rate limiting. A request's key is claimed for (merchant, environment, method and
+// path, key) with a fingerprint of its method, path and canonical body:
+//   - same key, same body, finished: the saved status and body, Idempotent-Replayed: true;
+//   - same key, different body: 409 idempotency_key_reused;
+//   - same key while the first request runs: 409 idempotency_key_in_use.
+//
+// The outcome is saved for 2xx and 5xx (a panic saves a 500); a 4xx releases the
+// claim, so a retry with a fixed body works.
+func (s *server) idempotent(opts idempotencyOptions, h apiFunc) apiFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		key := r.Header.Get("Idempotency-Key")
+		switch {
+		case key == "" && opts.required:
+			return errIdempotencyKeyRequired()
+		case key == "":
+			return h(w, r)
+		case len(key) > kassa.MaxIdempotencyKey:
+			return errInvalid("Idempotency-Key", "idempotency_key_too_long",
+				"The Idempotency-Key header must be at most 255 characters.")
+		case opts.uuid && !kassa.ValidUUID(key):
+			return errIdempotencyKeyRequired()
+		}
+		body, err := readBody(r)
+		if err != nil {
+			return err
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		p := principal(r.Context())
+		scope := kassa.IdempotencyScope{MerchantID: p.MerchantID, Environment: p.Environment,
+			Route: r.Method + " " + r.URL.Path, Key: key}
+		fp := fingerprint(r.Method, r.URL.Path, body)
+		rec, err := s.cfg.Idempotency.ClaimIdempotencyKey(r.Context(), scope, fp)
+		if err != nil {
+			return err
+		}
+		if rec != nil {
+			return replayOrRefuse(w, rec, fp)
+		}
+		return s.runClaimed(w, r, scope, h)
+	}
+}
+
+// replayOrRefuse answers a request whose key is held by an earlier request.
+func replayOrRefuse(w http.ResponseWriter, rec *kassa.IdempotencyRecord, fp string) error {
+	switch kassa.ResolveIdempotency(rec, fp) {
+	case kassa.IdempotencyReplay:
+		w.Header().Set("Idempotent-Replayed", "true")
+		writeRaw(w, rec.StatusCode, rec.Body)
+		return nil
+	case kassa.IdempotencyReused:
+		return &kassa.Error{Kind: kassa.KindIdempotency, Code: "idempotency_key_reused", Param: "Idempotency-Key",
+			Message: "This Idempotency-Key was already used with a different request body."}
+	default:
+		return &kassa.Error{Kind: kassa.KindIdempotency, Code: "idempotency_key_in_use", Param: "Idempotency-Key",
+			Message: "A request with this Idempotency-Key is still being processed; retry shortly."}
+	}
+}
+
+// runClaimed runs the handler for a claimed key, records its response and saves or
+// releases the key.
+func (s *server) runClaimed(w http.ResponseWriter, r *http.Request, scope kassa.IdempotencyScope, h apiFunc) error {
+	bg := context.WithoutCancel(r.Context())
+	rec := &captureWriter{header: w.Header(), status: http.StatusOK}
+	finished := false
+	defer func() {
+		if finished {
+			return
+		}
+		// The handler panicked: save the 500 the client will get, then let the
+		// recovery layer answer.
+		_, env := classify(errors.New("panic"), requestID(r.Context()))
+		body, _ := marshal(env)
+		s.saveOutcome(bg, scope, http.StatusInternalServerError, body)
+	}()
+	if err := h(rec, r); err != nil {
+		s.writeError(rec, r, err)
+	}
+	finished = true
+	if rec.status >= 400 && rec.status < 500 {
+		if err := s.cfg.Idempotency.ReleaseIdempotencyKey(bg, scope); err != nil {
+			s.log.LogAttrs(bg, slog.LevelError, "releasing idempotency key failed",
+				slog.String("request_id", requestID(bg)), slog.String("error", err.Error()))
+		}
+	} else {
+		s.saveOutcome(bg, scope, rec.status, rec.body)
+	}
+	w.WriteHeader(rec.status)
+	_, _ = w.Write(rec.body)
+	return nil
+}
+
+func (s *server) saveOutcome(ctx context.Context, scope kassa.IdempotencyScope, status int, body []byte) {
+	if err := s.cfg.Idempotency.CompleteIdempotencyKey(ctx, scope, status, body); err != nil {
+		s.log.LogAttrs(ctx, slog.LevelError, "saving idempotent response failed",
+			slog.String("request_id", requestID(ctx)), slog.String("error", err.Error()))
+	}
+}
+
+// fingerprint hashes method, path and the canonical form of a JSON body (keys
+// sorted, whitespace dropped, numbers kept as written), so two requests with the same
+// parameters match. A body that is not valid JSON is hashed as sent.
+func fingerprint(method, path string, body []byte) string {
+	h := sha256.New()
+	h.Write([]byte(method + "\n" + path + "\n"))
+	if canon, ok := canonicalJSON(body); ok {
+		h.Write([]byte("json\n"))
+		h.Write(canon)
+	} else {
+		h.Write([]byte("raw\n"))
+		h.Write(body)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func canonicalJSON(body []byte) ([]byte, bool) {
+	if !utf8.Valid(body) {
+		return nil, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil || dec.More() {
+		return nil, false
+	}
+	out, err := json.Marshal(v)
+	return out, err == nil
+}

@@ -1,0 +1,176 @@
+package api
+
+import (
+	"net/http"
+	"strings"
+
+	"kassa"
+)
+
+// sessionHeaders is the payment_session_headers convenience mapping.
+type sessionHeaders struct {
+	SessionToken string `json:"x-session-token"`
+	Signature    string `json:"x-signature"`
+}
+
+// invoiceCreated is the answer to an invoice creation (interface 2.3), with the
+// full canonical invoice added for convenience.
+type invoiceCreated struct {
+	InvoiceID             string         `json:"invoice_id"`
+	PaymentURL            string         `json:"payment_url"`
+	ExpiresAt             string         `json:"expires_at"`
+	SessionToken          string         `json:"session_token"`
+	Signature             string         `json:"signature"`
+	PaymentSessionHeaders sessionHeaders `json:"payment_session_headers"`
+	Invoice               *kassa.Invoice `json:"invoice"`
+}
+
+// createInvoice serves POST /api/v1/invoices (behind the idempotency layer).
+func (s *server) createInvoice(w http.ResponseWriter, r *http.Request) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	c, err := decodeInvoiceCreate(body)
+	if err != nil {
+		return err
+	}
+	inv, token, err := s.cfg.Invoices.CreateInvoice(r.Context(), principal(r.Context()), c)
+	if err != nil {
+		return err
+	}
+	sig := s.signer.Sign(token)
+	writeJSON(w, http.StatusCreated, invoiceCreated{
+		InvoiceID:             inv.ID,
+		PaymentURL:            s.signer.PaymentURL(s.cfg.PublicURL, inv.ID, token),
+		ExpiresAt:             kassa.FormatTime(inv.ExpiresAt),
+		SessionToken:          token,
+		Signature:             sig,
+		PaymentSessionHeaders: sessionHeaders{SessionToken: token, Signature: sig},
+		Invoice:               inv,
+	})
+	return nil
+}
+
+// invoiceList is the list envelope (interface 2.5).
+type invoiceList struct {
+	Object  string                  `json:"object"`
+	Data    []kassa.ExpandedInvoice `json:"data"`
+	HasMore bool                    `json:"has_more"`
+	URL     string                  `json:"url"`
+}
+
+// listInvoices serves GET /api/v1/invoices.
+func (s *server) listInvoices(w http.ResponseWriter, r *http.Request) error {
+	return s.writeInvoiceList(w, r, nil)
+}
+
+// writeInvoiceList answers a list request; customerID, when set, overrides the
+// customer_id query parameter.
+func (s *server) writeInvoiceList(w http.ResponseWriter, r *http.Request, customerID *string) error {
+	f, e, err := parseInvoiceList(r.URL.Query(), principal(r.Context()).MerchantID)
+	if err != nil {
+		return err
+	}
+	if customerID != nil {
+		f.CustomerID = customerID
+	}
+	invs, more, err := s.cfg.Invoices.Invoices(r.Context(), f)
+	if err != nil {
+		return err
+	}
+	out := invoiceList{Object: "list", Data: make([]kassa.ExpandedInvoice, 0, len(invs)), HasMore: more, URL: r.URL.Path}
+	for _, inv := range invs {
+		out.Data = append(out.Data, kassa.ExpandedInvoice{Invoice: inv, Expand: e})
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// invoiceID reads the invoiceId path value; a value that is not a UUID cannot name
+// an invoice, so it is 404 like an unknown id.
+func invoiceID(r *http.Request, name string) (string, error) {
+	id := strings.ToLower(r.PathValue(name))
+	if !kassa.ValidUUID(id) {
+		return "", kassa.NotFound("invoice")
+	}
+	return id, nil
+}
+
+// getInvoice serves GET /api/v1/invoices/{invoiceId}.
+func (s *server) getInvoice(w http.ResponseWriter, r *http.Request) error {
+	e, err := parseExpand(r.URL.Query(), false)
+	if err != nil {
+		return err
+	}
+	id, err := invoiceID(r, "invoiceId")
+	if err != nil {
+		return err
+	}
+	inv, err := s.cfg.Invoices.Invoice(r.Context(), principal(r.Context()).MerchantID, id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, kassa.ExpandedInvoice{Invoice: inv, Expand: e})
+	return nil
+}
+
+// invoiceSubresource serves GET /api/v1/invoices/customer/{customerId} and
+// GET /api/v1/invoices/{invoiceId}/status.
+func (s *server) invoiceSubresource(w http.ResponseWriter, r *http.Request) error {
+	first, rest := r.PathValue("first"), r.PathValue("rest")
+	switch {
+	case first == "customer" && rest != "":
+		return s.writeInvoiceList(w, r, &rest)
+	case rest == "status":
+		return s.invoiceStatus(w, r)
+	}
+	return &kassa.Error{Kind: kassa.KindNotFound, Code: "route_not_found",
+		Message: "Unrecognized request URL (" + r.Method + " " + r.URL.Path + ")."}
+}
+
+// invoiceStatusJSON is the answer of GET /api/v1/invoices/{invoiceId}/status.
+type invoiceStatusJSON struct {
+	Object                 string              `json:"object"`
+	ID                     string              `json:"id"`
+	Status                 kassa.InvoiceStatus `json:"status"`
+	AmountPaid             kassa.Millis        `json:"amount_paid"`
+	AmountPaidDecimal      string              `json:"amount_paid_decimal"`
+	AmountRemaining        kassa.Millis        `json:"amount_remaining"`
+	AmountRemainingDecimal string              `json:"amount_remaining_decimal"`
+	PaidAt                 *string             `json:"paid_at"`
+	ExpiresAt              string              `json:"expires_at"`
+}
+
+func (s *server) invoiceStatus(w http.ResponseWriter, r *http.Request) error {
+	id, err := invoiceID(r, "first")
+	if err != nil {
+		return err
+	}
+	inv, err := s.cfg.Invoices.Invoice(r.Context(), principal(r.Context()).MerchantID, id)
+	if err != nil {
+		return err
+	}
+	rem := inv.AmountRemaining()
+	writeJSON(w, http.StatusOK, invoiceStatusJSON{
+		Object: "invoice_status", ID: inv.ID, Status: inv.Status,
+		AmountPaid: inv.AmountPaid, AmountPaidDecimal: inv.AmountPaid.Decimal(),
+		AmountRemaining: rem, AmountRemainingDecimal: rem.Decimal(),
+		PaidAt: optTime(inv.PaidAt), ExpiresAt: kassa.FormatTime(inv.ExpiresAt),
+	})
+	return nil
+}
+
+// cancelInvoice serves POST /api/v1/invoices/{invoiceId}/cancel.
+func (s *server) cancelInvoice(w http.ResponseWriter, r *http.Request) error {
+	id, err := invoiceID(r, "invoiceId")
+	if err != nil {
+		return err
+	}
+	inv, err := s.cfg.Invoices.CancelInvoice(r.Context(), principal(r.Context()).MerchantID, id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, inv)
+	return nil
+}

@@ -1,0 +1,203 @@
+package api
+
+import (
+	"bytes"
+	"net/http"
+	"strings"
+	"time"
+
+	"kassa"
+)
+
+// defaultKeyName is the name of a key created without one.
+const defaultKeyName = "API key"
+
+// keyJSON is an API key as listed (interface 2.1); the secret is never shown again.
+type keyJSON struct {
+	KeyID         string  `json:"key_id"`
+	Object        string  `json:"object"`
+	Name          string  `json:"name"`
+	Scope         string  `json:"scope"`
+	Environment   string  `json:"environment"`
+	Prefix        string  `json:"prefix"`
+	Status        string  `json:"status"`
+	ExpiresAt     *string `json:"expires_at"`
+	LastUsedAt    *string `json:"last_used_at"`
+	CreatedAt     string  `json:"created_at"`
+	RevokedAt     *string `json:"revoked_at"`
+	RevokedReason *string `json:"revoked_reason"`
+}
+
+// createdKeyJSON is the answer to a key creation: the only time api_key is shown.
+type createdKeyJSON struct {
+	KeyID       string  `json:"key_id"`
+	Object      string  `json:"object"`
+	Name        string  `json:"name"`
+	Scope       string  `json:"scope"`
+	Environment string  `json:"environment"`
+	Prefix      string  `json:"prefix"`
+	Status      string  `json:"status"`
+	APIKey      string  `json:"api_key"`
+	ExpiresAt   *string `json:"expires_at"`
+	CreatedAt   string  `json:"created_at"`
+}
+
+func optTime(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := kassa.FormatTime(*t)
+	return &s
+}
+
+func (s *server) keyView(k *kassa.APIKey) keyJSON {
+	return keyJSON{
+		KeyID: k.ID, Object: "api_key", Name: k.Name, Scope: string(k.Scope), Environment: string(k.Environment),
+		Prefix: k.Prefix, Status: k.Status(s.now()), ExpiresAt: optTime(k.ExpiresAt), LastUsedAt: optTime(k.LastUsedAt),
+		CreatedAt: kassa.FormatTime(k.CreatedAt), RevokedAt: optTime(k.RevokedAt), RevokedReason: k.RevokedReason,
+	}
+}
+
+// listKeys serves GET /api/v1/api-keys?scope=merchant|commerce: a bare array.
+func (s *server) listKeys(w http.ResponseWriter, r *http.Request) error {
+	scope := kassa.Scope(r.URL.Query().Get("scope"))
+	if scope != "" && !scope.Valid() {
+		return errInvalid("scope", "invalid_scope", "scope must be merchant or commerce.")
+	}
+	keys, err := s.cfg.Keys.APIKeys(r.Context(), principal(r.Context()).MerchantID, scope)
+	if err != nil {
+		return err
+	}
+	out := make([]keyJSON, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, s.keyView(k))
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// createKey serves POST /api/v1/api-keys {name?, scope?, environment?, expires_at?}.
+func (s *server) createKey(w http.ResponseWriter, r *http.Request) error {
+	c, err := s.decodeKeyCreate(r)
+	if err != nil {
+		return err
+	}
+	key, secret, err := s.cfg.Keys.CreateAPIKey(r.Context(), principal(r.Context()).MerchantID, c)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, createdKeyJSON{
+		KeyID: key.ID, Object: "api_key", Name: key.Name, Scope: string(key.Scope),
+		Environment: string(key.Environment), Prefix: key.Prefix, Status: key.Status(s.now()),
+		APIKey: secret, ExpiresAt: optTime(key.ExpiresAt), CreatedAt: kassa.FormatTime(key.CreatedAt),
+	})
+	return nil
+}
+
+// decodeKeyCreate reads and validates a key create body; an empty body is {}.
+func (s *server) decodeKeyCreate(r *http.Request) (kassa.APIKeyCreate, error) {
+	c := kassa.APIKeyCreate{Name: defaultKeyName, Scope: kassa.ScopeMerchant, Environment: kassa.Devnet}
+	body, err := readBody(r)
+	if err != nil {
+		return c, err
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		body = []byte("{}")
+	}
+	fields, err := parseObject(body, "")
+	if err != nil {
+		return c, err
+	}
+	for _, f := range fields {
+		switch f.key {
+		case "name":
+			if c.Name, err = reqString(f); err != nil {
+				return c, errInvalid("name", "invalid_name", "name must be a non-empty string of at most 100 characters.")
+			}
+		case "scope":
+			var v string
+			if v, err = reqString(f); err != nil || !kassa.Scope(v).Valid() {
+				return c, errInvalid("scope", "invalid_scope", "scope must be merchant or commerce.")
+			}
+			c.Scope = kassa.Scope(v)
+		case "environment":
+			var v string
+			if v, err = reqString(f); err != nil || !kassa.Environment(v).Valid() {
+				return c, errInvalid("environment", "invalid_environment", "environment must be devnet or mainnet.")
+			}
+			c.Environment = kassa.Environment(v)
+		case "expires_at":
+			if c.ExpiresAt, err = decodeExpiresAt(f); err != nil {
+				return c, err
+			}
+		default:
+			return c, errUnknownParam(f.key)
+		}
+	}
+	return c, c.Validate(s.now())
+}
+
+// decodeExpiresAt reads a key's expires_at: an RFC 3339 timestamp or null.
+func decodeExpiresAt(f field) (*time.Time, error) {
+	bad := errInvalid("expires_at", "invalid_expires_at", "expires_at must be a future RFC 3339 timestamp or null.")
+	v, err := optString(f)
+	if err != nil {
+		return nil, bad
+	}
+	if v == nil {
+		return nil, nil
+	}
+	t, ok := kassa.ParseTime(*v)
+	if !ok {
+		return nil, bad
+	}
+	return &t, nil
+}
+
+// revokeKey serves POST /api/v1/api-keys/{keyId}/revoke with an optional {reason}.
+func (s *server) revokeKey(w http.ResponseWriter, r *http.Request) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	reason := "Revoked by the merchant."
+	if len(bytes.TrimSpace(body)) > 0 {
+		fields, err := parseObject(body, "")
+		if err != nil {
+			return err
+		}
+		for _, f := range fields {
+			if f.key != "reason" {
+				return errUnknownParam(f.key)
+			}
+			v, err := optString(f)
+			if err != nil {
+				return err
+			}
+			if v != nil && strings.TrimSpace(*v) != "" {
+				if len([]rune(*v)) > 255 || hasControlChars(*v) {
+					return errInvalid("reason", "invalid_reason", "reason must be at most 255 characters of text.")
+				}
+				reason = *v
+			}
+		}
+	}
+	id := strings.ToLower(r.PathValue("keyId"))
+	if !kassa.ValidUUID(id) {
+		return kassa.NotFound("API key")
+	}
+	if _, err := s.cfg.Keys.RevokeAPIKey(r.Context(), principal(r.Context()).MerchantID, id, reason); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"message": "API key revoked."})
+	return nil
+}
+
+func hasControlChars(s string) bool {
+	for _, c := range s {
+		if c < 0x20 || c == 0x7f {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,171 @@
+package api
+
+import (
+	"net/http"
+
+	"kassa"
+)
+
+// merchantJSON is the merchant settings object of GET and PATCH /api/v1/merchant.
+type merchantJSON struct {
+	ID                    int64                        `json:"id"`
+	Object                string                       `json:"object"`
+	Name                  string                       `json:"name"`
+	Email                 string                       `json:"email"`
+	CompanyName           string                       `json:"company_name"`
+	DefaultReturnURL      *string                      `json:"default_return_url"`
+	Settlement            map[string]*kassa.Settlement `json:"settlement"`
+	UnderpaymentTolerance int64                        `json:"underpayment_tolerance_usd_millis"`
+	MainnetEnabled        bool                         `json:"mainnet_enabled"`
+	CreatedAt             string                       `json:"created_at"`
+}
+
+func merchantView(m *kassa.Merchant) merchantJSON {
+	settlement := map[string]*kassa.Settlement{string(kassa.Devnet): nil, string(kassa.Mainnet): nil}
+	for env, st := range m.Settlement {
+		st := st
+		settlement[string(env)] = &st
+	}
+	ret := m.DefaultReturnURL
+	if ret != nil && *ret == "" {
+		ret = nil
+	}
+	return merchantJSON{
+		ID: m.ID, Object: "merchant", Name: m.Name, Email: m.Email, CompanyName: m.CompanyName,
+		DefaultReturnURL: ret, Settlement: settlement, UnderpaymentTolerance: int64(m.UnderpaymentToleranceMillis),
+		MainnetEnabled: m.MainnetEnabled, CreatedAt: kassa.FormatTime(m.CreatedAt),
+	}
+}
+
+// getMerchant serves GET /api/v1/merchant.
+func (s *server) getMerchant(w http.ResponseWriter, r *http.Request) error {
+	m, err := s.cfg.Merchants.Merchant(r.Context(), principal(r.Context()).MerchantID)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, merchantView(m))
+	return nil
+}
+
+// patchMerchant serves PATCH /api/v1/merchant: a partial update of company_name,
+// default_return_url, settlement and underpayment_tolerance_usd_millis.
+func (s *server) patchMerchant(w http.ResponseWriter, r *http.Request) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	u, err := decodeMerchantUpdate(body)
+	if err != nil {
+		return err
+	}
+	m, err := s.cfg.Merchants.UpdateMerchant(r.Context(), principal(r.Context()).MerchantID, u)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, merchantView(m))
+	return nil
+}
+
+// readOnlyMerchantFields are merchant fields a PATCH may not change.
+var readOnlyMerchantFields = map[string]bool{
+	"id": true, "object": true, "name": true, "email": true, "mainnet_enabled": true, "created_at": true,
+}
+
+// decodeMerchantUpdate reads a merchant PATCH body strictly and validates it.
+func decodeMerchantUpdate(body []byte) (kassa.MerchantUpdate, error) {
+	var u kassa.MerchantUpdate
+	fields, err := parseObject(body, "")
+	if err != nil {
+		return u, err
+	}
+	for _, f := range fields {
+		switch f.key {
+		case "company_name":
+			var v string
+			if v, err = reqString(f); err == nil {
+				u.CompanyName = &v
+			}
+		case "default_return_url":
+			var v *string
+			if v, err = optString(f); err == nil {
+				if v == nil {
+					v = new(string)
+				}
+				u.DefaultReturnURL = v
+			}
+		case "settlement":
+			u.Settlement, err = decodeSettlements(f)
+		case "underpayment_tolerance_usd_millis":
+			var n int64
+			if n, err = integer(f, "invalid_tolerance"); err == nil {
+				t := kassa.Millis(n)
+				u.UnderpaymentToleranceMillis = &t
+			}
+		default:
+			if readOnlyMerchantFields[f.key] {
+				return u, errInvalid(f.key, "read_only_parameter", f.key+" cannot be changed through the API.")
+			}
+			err = errUnknownParam(f.key)
+		}
+		if err != nil {
+			return u, err
+		}
+	}
+	return u, u.Validate()
+}
+
+// decodeSettlements reads settlement: null (clear both environments) or an object
+// keyed by environment whose values are a target or null.
+func decodeSettlements(f field) (map[kassa.Environment]*kassa.Settlement, error) {
+	if f.null() {
+		return map[kassa.Environment]*kassa.Settlement{kassa.Devnet: nil, kassa.Mainnet: nil}, nil
+	}
+	envs, err := parseObject(f.raw, f.path)
+	if err != nil {
+		return nil, err
+	}
+	out := map[kassa.Environment]*kassa.Settlement{}
+	for _, e := range envs {
+		env := kassa.Environment(e.key)
+		if !env.Valid() {
+			return nil, errInvalid(e.path, "invalid_environment", "settlement keys must be devnet or mainnet.")
+		}
+		if e.null() {
+			out[env] = nil
+			continue
+		}
+		st, err := decodeSettlement(e)
+		if err != nil {
+			return nil, err
+		}
+		out[env] = st
+	}
+	return out, nil
+}
+
+// decodeSettlement reads one settlement target {network, token_symbol, address}.
+func decodeSettlement(f field) (*kassa.Settlement, error) {
+	parts, err := parseObject(f.raw, f.path)
+	if err != nil {
+		return nil, err
+	}
+	var st kassa.Settlement
+	dst := map[string]*string{"network": &st.Network, "token_symbol": &st.TokenSymbol, "address": &st.Address}
+	seen := map[string]bool{}
+	for _, p := range parts {
+		d, ok := dst[p.key]
+		if !ok {
+			return nil, errUnknownParam(p.path)
+		}
+		if *d, err = reqString(p); err != nil {
+			return nil, err
+		}
+		seen[p.key] = true
+	}
+	for _, k := range []string{"network", "token_symbol", "address"} {
+		if !seen[k] {
+			return nil, errMissing(joinPath(f.path, k))
+		}
+	}
+	return &st, nil
+}

@@ -1,0 +1,182 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"kassa"
+)
+
+// maxBodyBytes is the largest request body accepted; more is 413 body_too_large.
+const maxBodyBytes = 1 << 20
+
+type requestIDKey struct{}
+
+// requestID returns the id given to the request by ServeHTTP.
+func requestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
+}
+
+// newRequestID returns a fresh request id, "req_" and random text.
+func newRequestID() string { return "req_" + kassa.RandomToken(10) }
+
+// statusWriter remembers the status written, for logging and panic recovery.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if !w.wrote {
+		w.status, w.wrote = code, true
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// ServeHTTP is the outermost layer: request id, access log, panic recovery, body
+// limits and content type, then routing with JSON 404 and 405 responses.
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	id := newRequestID()
+	w.Header().Set("Request-Id", id)
+	sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+	r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id))
+
+	defer func() {
+		s.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
+			slog.String("request_id", id), slog.String("method", r.Method),
+			slog.String("path", r.URL.Path), slog.Int("status", sw.status),
+			slog.Duration("duration", time.Since(start)))
+	}()
+	defer func() {
+		v := recover()
+		if v == nil {
+			return
+		}
+		if v == http.ErrAbortHandler {
+			panic(v)
+		}
+		s.log.LogAttrs(r.Context(), slog.LevelError, "panic in handler",
+			slog.String("request_id", id), slog.String("method", r.Method),
+			slog.String("path", r.URL.Path), slog.Any("panic", v),
+			slog.String("stack", string(debug.Stack())))
+		if !sw.wrote {
+			status, body := classify(errors.New("panic"), id)
+			writeJSON(sw, status, body)
+		} else {
+			sw.status = http.StatusInternalServerError
+		}
+	}()
+
+	if err := checkBody(r); err != nil {
+		s.writeError(sw, r, err)
+		return
+	}
+	r.Body = http.MaxBytesReader(sw, r.Body, maxBodyBytes)
+	s.dispatch(sw, r)
+}
+
+// checkBody refuses bodies declared too large and bodies that are not JSON.
+func checkBody(r *http.Request) error {
+	if r.ContentLength > maxBodyBytes {
+		return errBodyTooLarge()
+	}
+	switch r.Method {
+	case http.MethodPost, http.MethodPut, http.MethodPatch:
+	default:
+		return nil
+	}
+	ct := r.Header.Get("Content-Type")
+	if ct == "" || r.ContentLength == 0 {
+		return nil
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil || mt != "application/json" {
+		return errInvalid("", "invalid_content_type", "Content-Type must be application/json.")
+	}
+	return nil
+}
+
+func errBodyTooLarge() error {
+	return &kassa.Error{Kind: kassa.KindTooLarge, Code: "body_too_large", Message: "The request body must be at most 1 MiB."}
+}
+
+// readBody reads the whole request body, mapping an over-long body to 413.
+func readBody(r *http.Request) ([]byte, error) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return nil, errBodyTooLarge()
+		}
+		return nil, errInvalid("", "body_unreadable", "The request body could not be read.")
+	}
+	return body, nil
+}
+
+// dispatch routes the request; the mux's own plain-text 404 and 405 answers are
+// replaced by JSON errors.
+func (s *server) dispatch(w http.ResponseWriter, r *http.Request) {
+	h, pattern := s.mux.Handler(r)
+	if pattern != "" {
+		s.mux.ServeHTTP(w, r)
+		return
+	}
+	cw := &captureWriter{header: http.Header{}, status: http.StatusOK}
+	h.ServeHTTP(cw, r)
+	switch cw.status {
+	case http.StatusNotFound:
+		writeErrorStatus(w, r, http.StatusNotFound, "not_found_error", "route_not_found",
+			"Unrecognized request URL ("+r.Method+" "+r.URL.Path+").")
+	case http.StatusMethodNotAllowed:
+		w.Header().Set("Allow", cw.header.Get("Allow"))
+		writeErrorStatus(w, r, http.StatusMethodNotAllowed, "invalid_request_error", "method_not_allowed",
+			"Method "+r.Method+" is not allowed on "+r.URL.Path+".")
+	default: // redirects to a cleaned path
+		for k, v := range cw.header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(cw.status)
+		_, _ = w.Write(cw.body)
+	}
+}
+
+// captureWriter records a response instead of sending it.
+type captureWriter struct {
+	header http.Header
+	status int
+	wrote  bool
+	body   []byte
+}
+
+func (c *captureWriter) Header() http.Header { return c.header }
+
+func (c *captureWriter) WriteHeader(code int) {
+	if !c.wrote {
+		c.status, c.wrote = code, true
+	}
+}
+
+func (c *captureWriter) Write(b []byte) (int, error) {
+	c.WriteHeader(http.StatusOK)
+	c.body = append(c.body, b...)
+	return len(b), nil
+}
