@@ -38,8 +38,8 @@ func NewEvent(merchantID int64, env Environment, typ string, object any, now tim
 	return &Event{ID: "evt_" + RandomToken(15), MerchantID: merchantID, Environment: env, Type: typ, Created: now, Data: data}, nil
 }
 
-// MarshalJSON renders the event as the API shows it.
-func (e *Event) MarshalJSON() ([]byte, error) {
+// MarshalJSON renders the event as the API shows it, for an Event value or pointer.
+func (e Event) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		ID         string `json:"id"`
 		Object     string `json:"object"`

@@ -21,7 +21,7 @@ func CheckEVMAddress(param, s string) error {
 		lower = lower || ('a' <= c && c <= 'f')
 		upper = upper || ('A' <= c && c <= 'F')
 	}
-	if lower && upper && ChecksumAddress(s) != s {
+	if lower && upper && ChecksumAddress(s)[2:] != hexPart { // the prefix may be 0X
 		return Invalidf(param, "invalid_address_checksum", "%s has a wrong EIP-55 checksum.", param)
 	}
 	return nil

@@ -90,7 +90,9 @@ func (inv *Invoice) canonical() invoiceJSON {
 }
 
 // MarshalJSON renders the canonical invoice object without expansions.
-func (inv *Invoice) MarshalJSON() ([]byte, error) { return json.Marshal(inv.canonical()) }
+// It has a value receiver so that an Invoice value (not only a pointer) marshals as
+// the canonical object too.
+func (inv Invoice) MarshalJSON() ([]byte, error) { return json.Marshal(inv.canonical()) }
 
 // InvoiceExpand names the optional parts of an invoice a client asked for.
 type InvoiceExpand struct {

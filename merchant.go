@@ -46,8 +46,9 @@ func (c *MerchantCreate) Validate() error {
 	if err := CheckEmail("email", c.Email); err != nil {
 		return err
 	}
-	if n := utf8.RuneCountInString(c.Password); n < 8 || n > 72 {
-		return Invalidf("password", "invalid_password", "password must be 8 to 72 characters.")
+	// bcrypt reads at most 72 bytes (and refuses more), so the upper bound is in bytes.
+	if n := utf8.RuneCountInString(c.Password); n < 8 || len(c.Password) > 72 {
+		return Invalidf("password", "invalid_password", "password must be 8 characters to 72 bytes long.")
 	}
 	return nil
 }

@@ -118,7 +118,12 @@ func splitNumber(s string) (digits string, exp int, neg, ok bool) {
 			s = s[1:]
 		}
 		e, rest := leadingDigits(s)
-		if e == "" || rest != "" || len(e) > 4 {
+		if e == "" || rest != "" {
+			return "", 0, false, false
+		}
+		// Leading zeros add nothing ("1e0006" is 1e6); past four digits the
+		// exponent is beyond any amount and refused as malformed.
+		if e = strings.TrimLeft(e, "0"); len(e) > 4 {
 			return "", 0, false, false
 		}
 		n, _ := strconv.Atoi(e)

@@ -1,0 +1,83 @@
+package kassa
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+)
+
+func TestResolveIdempotency(t *testing.T) {
+	const fp = "sha256:abc"
+	tests := []struct {
+		name string
+		rec  IdempotencyRecord
+		fp   string
+		want IdempotencyOutcome
+	}{
+		{"same body, done", IdempotencyRecord{Fingerprint: fp, Done: true, StatusCode: 201, Body: []byte(`{}`)}, fp, IdempotencyReplay},
+		{"same body, saved 5xx", IdempotencyRecord{Fingerprint: fp, Done: true, StatusCode: 500}, fp, IdempotencyReplay},
+		{"same body, saved 4xx", IdempotencyRecord{Fingerprint: fp, Done: true, StatusCode: 404}, fp, IdempotencyReplay},
+		{"same body, running", IdempotencyRecord{Fingerprint: fp}, fp, IdempotencyInUse},
+		{"other body, done", IdempotencyRecord{Fingerprint: fp, Done: true, StatusCode: 201}, "sha256:def", IdempotencyReused},
+		{"other body, running", IdempotencyRecord{Fingerprint: fp}, "sha256:def", IdempotencyReused},
+		{"fingerprint case matters", IdempotencyRecord{Fingerprint: fp, Done: true}, "SHA256:ABC", IdempotencyReused},
+		{"empty fingerprint", IdempotencyRecord{Fingerprint: fp, Done: true}, "", IdempotencyReused},
+	}
+	for _, tt := range tests {
+		rec := tt.rec
+		if got := ResolveIdempotency(&rec, tt.fp); got != tt.want {
+			t.Errorf("%s: ResolveIdempotency = %d, want %d", tt.name, got, tt.want)
+		}
+	}
+	if IdempotencyTTL != 24*time.Hour || MaxIdempotencyKey != 255 {
+		t.Errorf("idempotency limits: TTL %v, key %d", IdempotencyTTL, MaxIdempotencyKey)
+	}
+	if IdempotencyReplay == IdempotencyReused || IdempotencyReused == IdempotencyInUse || IdempotencyReplay == IdempotencyInUse {
+		t.Error("idempotency outcomes are not distinct")
+	}
+}
+
+func TestErrors(t *testing.T) {
+	e := Invalidf("amount_usd", "amount_out_of_range", "amount %s is bad", "x")
+	if e.Kind != KindInvalid || e.Message != "amount x is bad" {
+		t.Errorf("Invalidf = %+v", e)
+	}
+	if got := e.Error(); got != "amount_out_of_range: amount x is bad (param amount_usd)" {
+		t.Errorf("Error() = %q", got)
+	}
+	c := Errorf(KindConflict, "invoice_not_cancelable", "no %d", 1)
+	if got := c.Error(); got != "invoice_not_cancelable: no 1" || c.Param != "" {
+		t.Errorf("Errorf = %+v, %q", c, got)
+	}
+	nf := NotFound("invoice")
+	if nf.Kind != KindNotFound || nf.Code != "resource_missing" || nf.Message != "No such invoice." {
+		t.Errorf("NotFound = %+v", nf)
+	}
+	wrapped := fmt.Errorf("store: %w", nf)
+	foreign := errors.New("pq: connection refused at 10.0.0.3")
+	tests := []struct {
+		err  error
+		kind ErrorKind
+		code string
+	}{
+		{nil, "", ""},
+		{e, KindInvalid, "amount_out_of_range"},
+		{wrapped, KindNotFound, "resource_missing"},
+		{foreign, KindInternal, "internal_error"},
+	}
+	for _, tt := range tests {
+		if k := ErrorKindOf(tt.err); k != tt.kind {
+			t.Errorf("ErrorKindOf(%v) = %q, want %q", tt.err, k, tt.kind)
+		}
+		if c := ErrorCode(tt.err); c != tt.code {
+			t.Errorf("ErrorCode(%v) = %q, want %q", tt.err, c, tt.code)
+		}
+	}
+	if AsError(wrapped) != nf {
+		t.Error("AsError does not unwrap")
+	}
+	if msg := AsError(foreign).Message; msg != "An internal error occurred." {
+		t.Errorf("AsError leaks internals: %q", msg)
+	}
+}
