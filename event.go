@@ -31,7 +31,7 @@ type Event struct {
 
 // NewEvent returns an event of type typ about object, created at now.
 func NewEvent(merchantID int64, env Environment, typ string, object any, now time.Time) (*Event, error) {
-	data, err := json.Marshal(object)
+	data, err := MarshalJSON(object)
 	if err != nil {
 		return nil, err
 	}
@@ -40,7 +40,7 @@ func NewEvent(merchantID int64, env Environment, typ string, object any, now tim
 
 // MarshalJSON renders the event as the API shows it, for an Event value or pointer.
 func (e Event) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
+	return MarshalJSON(struct {
 		ID         string `json:"id"`
 		Object     string `json:"object"`
 		APIVersion string `json:"api_version"`

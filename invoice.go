@@ -68,9 +68,10 @@ type Invoice struct {
 	CanceledAt    *time.Time
 }
 
-// AmountRemaining is what is still owed: never below zero.
+// AmountRemaining is what is still owed: never below zero, and zero once paid (a
+// payment within the merchant's underpayment tolerance counts as full).
 func (inv *Invoice) AmountRemaining() Millis {
-	if inv.AmountPaid >= inv.Amount {
+	if inv.Status == StatusPaid || inv.AmountPaid >= inv.Amount {
 		return 0
 	}
 	return inv.Amount - inv.AmountPaid

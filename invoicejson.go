@@ -1,6 +1,7 @@
 package kassa
 
 import (
+	"bytes"
 	"encoding/json"
 	"time"
 )
@@ -92,7 +93,7 @@ func (inv *Invoice) canonical() invoiceJSON {
 // MarshalJSON renders the canonical invoice object without expansions.
 // It has a value receiver so that an Invoice value (not only a pointer) marshals as
 // the canonical object too.
-func (inv Invoice) MarshalJSON() ([]byte, error) { return json.Marshal(inv.canonical()) }
+func (inv Invoice) MarshalJSON() ([]byte, error) { return MarshalJSON(inv.canonical()) }
 
 // InvoiceExpand names the optional parts of an invoice a client asked for.
 type InvoiceExpand struct {
@@ -117,5 +118,18 @@ func (e ExpandedInvoice) MarshalJSON() ([]byte, error) {
 	if e.Expand.Payments {
 		c.Payments = json.RawMessage("[]")
 	}
-	return json.Marshal(c)
+	return MarshalJSON(c)
+}
+
+// MarshalJSON encodes v without escaping <, > and & (encoding/json's default), so
+// merchant-supplied text such as metadata comes back as it was sent. Encoders that
+// wrap its output must also call SetEscapeHTML(false).
+func MarshalJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
