@@ -141,10 +141,16 @@ func TestCheckCancel(t *testing.T) {
 }
 
 func TestAmountRemaining(t *testing.T) {
-	for _, tt := range []struct{ amount, paid, want Millis }{
-		{1000, 0, 1000}, {1000, 1, 999}, {1000, 999, 1}, {1000, 1000, 0}, {1000, 5000, 0},
+	for _, tt := range []struct {
+		status             InvoiceStatus
+		amount, paid, want Millis
+	}{
+		{StatusUnpaid, 1000, 0, 1000}, {StatusUnderpaid, 1000, 1, 999}, {StatusUnderpaid, 1000, 999, 1},
+		{StatusPaid, 1000, 1000, 0}, {StatusPaid, 1000, 5000, 0},
+		{StatusPaid, 1000, 999, 0},      // paid within the underpayment tolerance owes nothing
+		{StatusExpired, 1000, 400, 600}, // an expired invoice still shows what was missing
 	} {
-		inv := &Invoice{Amount: tt.amount, AmountPaid: tt.paid}
+		inv := &Invoice{Status: tt.status, Amount: tt.amount, AmountPaid: tt.paid}
 		if got := inv.AmountRemaining(); got != tt.want {
 			t.Errorf("AmountRemaining(%d paid of %d) = %d, want %d", tt.paid, tt.amount, got, tt.want)
 		}
