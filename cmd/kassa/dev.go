@@ -1,0 +1,59 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"kassa"
+	"kassa/store"
+)
+
+// The demo merchant that --dev seeds. Its password is printed, so it is only for
+// local development on devnet.
+const (
+	devEmail    = "demo@kassa.dev"
+	devPassword = "kassa-demo-password"
+	devName     = "Demo Store"
+	devKeyName  = "dev mode key"
+)
+
+// seedDev makes sure the demo merchant exists, replaces the keys an earlier --dev
+// start made (their secrets were shown once and are gone), and prints the login and
+// the new keys.
+func seedDev(ctx context.Context, db *store.DB, publicURL string, out io.Writer) error {
+	m, err := db.MerchantByEmail(ctx, devEmail)
+	if kassa.ErrorKindOf(err) == kassa.KindNotFound {
+		m, err = db.CreateMerchant(ctx, kassa.MerchantCreate{Name: devName, Email: devEmail, Password: devPassword})
+	}
+	if err != nil {
+		return err
+	}
+	keys, err := db.APIKeys(ctx, m.ID, "")
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if k.Name == devKeyName && k.RevokedAt == nil {
+			if _, err := db.RevokeAPIKey(ctx, m.ID, k.ID, "replaced_by_dev_start"); err != nil {
+				return err
+			}
+		}
+	}
+	secrets := map[kassa.Scope]string{}
+	for _, scope := range []kassa.Scope{kassa.ScopeMerchant, kassa.ScopeCommerce} {
+		_, secret, err := db.CreateAPIKey(ctx, m.ID, kassa.APIKeyCreate{Name: devKeyName, Scope: scope, Environment: kassa.Devnet})
+		if err != nil {
+			return err
+		}
+		secrets[scope] = secret
+	}
+	fmt.Fprintf(out, `Dev mode: demo merchant %d seeded (devnet). Do not use in production.
+  dashboard:      %s/api/v1/auth/login
+  login email:    %s
+  login password: %s
+  merchant key:   %s
+  commerce key:   %s
+`, m.ID, publicURL, devEmail, devPassword, secrets[kassa.ScopeMerchant], secrets[kassa.ScopeCommerce])
+	return nil
+}

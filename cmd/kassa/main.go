@@ -1,0 +1,54 @@
+// Command kassa runs the Kassa invoicing service and administers it.
+//
+//	kassa serve [--dev] [--addr A] [--data-dir D] [--database-url URL] ...
+//	kassa merchant create --name N --email E --password P [--mainnet]
+//	kassa merchant enable-mainnet --id N
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+const usage = `Kassa: self-hostable crypto invoicing.
+
+Usage:
+  kassa serve [flags]                      run the service (--dev seeds a demo merchant)
+  kassa merchant create --name N --email E --password P [--mainnet]
+  kassa merchant enable-mainnet --id N
+
+Run "kassa serve -h" for the flags; each has an environment twin KASSA_<FLAG>.
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "kassa:", err)
+		os.Exit(1)
+	}
+}
+
+// run dispatches a command line; it returns when the command is done or ctx ends.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return fmt.Errorf("no command given")
+	}
+	switch args[0] {
+	case "serve":
+		return serve(ctx, args[1:], stdout, stderr)
+	case "merchant":
+		return merchantCmd(ctx, args[1:], stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	default:
+		fmt.Fprint(stderr, usage)
+		return fmt.Errorf("unknown command %q", args[0])
+	}
+}

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"kassa/api"
+	"kassa/store"
+)
+
+// shutdownTimeout bounds how long in-flight requests may take to finish on shutdown.
+const shutdownTimeout = 30 * time.Second
+
+type serveFlags struct {
+	storeFlags
+	addr      string
+	publicURL string
+	secret    string
+	dev       bool
+	limits    api.RateLimits
+}
+
+func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
+	f := &serveFlags{}
+	d := api.DefaultRateLimits()
+	fs := newFlagSet("kassa serve", stderr)
+	f.storeFlags.register(fs)
+	fs.StringVar(&f.addr, "addr", envOr("KASSA_ADDR", "127.0.0.1:8080"), "listen address; port 0 picks a free port (env KASSA_ADDR)")
+	fs.StringVar(&f.publicURL, "public-url", envOr("KASSA_PUBLIC_URL", ""), "base URL payors and clients reach; default http://<addr> (env KASSA_PUBLIC_URL)")
+	fs.StringVar(&f.secret, "secret", envOr("KASSA_SECRET", ""), "server secret for JWT and session signatures; default: generated and kept in the data dir (env KASSA_SECRET)")
+	fs.BoolVar(&f.dev, "dev", envBool("KASSA_DEV"), "seed a demo merchant and print its login and keys (env KASSA_DEV)")
+	fs.Float64Var(&f.limits.Rate, "rate-limit", envFloat("KASSA_RATE_LIMIT", d.Rate), "requests per second per API key (env KASSA_RATE_LIMIT)")
+	fs.IntVar(&f.limits.Burst, "rate-burst", envInt("KASSA_RATE_BURST", d.Burst), "burst per API key (env KASSA_RATE_BURST)")
+	fs.Float64Var(&f.limits.CreateRate, "create-rate-limit", envFloat("KASSA_CREATE_RATE_LIMIT", d.CreateRate), "invoice creates per second per API key (env KASSA_CREATE_RATE_LIMIT)")
+	fs.IntVar(&f.limits.CreateBurst, "create-rate-burst", envInt("KASSA_CREATE_RATE_BURST", d.CreateBurst), "invoice create burst per API key (env KASSA_CREATE_RATE_BURST)")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	return f, nil
+}
+
+// serve runs the HTTP service until ctx ends, then shuts down gracefully: it stops
+// accepting, lets in-flight requests finish, stops the workers and closes the store.
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f, err := parseServeFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(stderr, nil))
+	secret, err := loadSecret(f.secret, f.dataDir)
+	if err != nil {
+		return fmt.Errorf("server secret: %w", err)
+	}
+	db, err := store.Open(ctx, f.config())
+	if err != nil {
+		return fmt.Errorf("open store: %w", err)
+	}
+	defer db.Close()
+	log.Info("store ready", "engine", db.Engine())
+
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		return err
+	}
+	publicURL := f.publicURL
+	if publicURL == "" {
+		publicURL = "http://" + ln.Addr().String()
+	}
+	if f.dev {
+		if err := seedDev(ctx, db, publicURL, stdout); err != nil {
+			ln.Close()
+			return fmt.Errorf("seed demo merchant: %w", err)
+		}
+	}
+	handler := api.New(api.Config{
+		PublicURL: publicURL, Secret: secret, Logger: log, Limits: f.limits,
+		Merchants: db, Keys: db, Invoices: db, Idempotency: db, Health: db.Ping,
+	})
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+
+	workers, stopWorkers := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { pruneLoop(workers, db, log) })
+
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	fmt.Fprintf(stdout, "kassa listening on %s (public URL %s, store %s)\n", ln.Addr(), publicURL, db.Engine())
+
+	select {
+	case err = <-served:
+	case <-ctx.Done():
+		log.Info("shutting down: finishing in-flight requests")
+		sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+		err = srv.Shutdown(sctx)
+		cancel()
+	}
+	stopWorkers()
+	wg.Wait()
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	log.Info("stopped")
+	return err
+}
+
+// pruneLoop deletes expired idempotency keys every hour until ctx ends.
+func pruneLoop(ctx context.Context, db *store.DB, log *slog.Logger) {
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		if n, err := db.PruneIdempotencyKeys(ctx); err != nil && ctx.Err() == nil {
+			log.Warn("prune idempotency keys", "err", err)
+		} else if n > 0 {
+			log.Info("pruned idempotency keys", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
