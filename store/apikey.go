@@ -46,6 +46,9 @@ func (db *DB) CreateAPIKey(ctx context.Context, merchantID int64, c kassa.APIKey
 	if err := c.Validate(now); err != nil {
 		return nil, "", err
 	}
+	if !storable(c.Name) {
+		return nil, "", kassa.Invalidf("name", "invalid_name", "name must be valid UTF-8 text.")
+	}
 	secret, prefix := kassa.NewAPIKeySecret(c.Environment, c.Scope)
 	k := &kassa.APIKey{ID: kassa.NewUUID(), MerchantID: merchantID, Name: c.Name, Scope: c.Scope,
 		Environment: c.Environment, Prefix: prefix, CreatedAt: now}
@@ -120,8 +123,14 @@ func (db *DB) APIKeys(ctx context.Context, merchantID int64, scope kassa.Scope) 
 // found. Revoking twice keeps the first time and reason; an empty reason is stored as
 // DefaultRevokeReason.
 func (db *DB) RevokeAPIKey(ctx context.Context, merchantID int64, keyID, reason string) (*kassa.APIKey, error) {
+	if !kassa.ValidUUID(keyID) {
+		return nil, kassa.NotFound("api key")
+	}
 	if reason == "" {
 		reason = DefaultRevokeReason
+	}
+	if !storable(reason) {
+		return nil, kassa.Invalidf("reason", "invalid_reason", "reason must be valid UTF-8 text.")
 	}
 	if _, err := db.w.ExecContext(ctx, `UPDATE api_keys SET revoked_at = $1, revoked_reason = $2
 		WHERE id = $3 AND merchant_id = $4 AND revoked_at IS NULL`,

@@ -21,6 +21,9 @@ func idemArgs(s kassa.IdempotencyScope, more ...any) []any {
 // taken over: it is deleted only if it is still that record (same created_at), then
 // the insert is tried again, so of many concurrent claimers exactly one wins.
 func (db *DB) ClaimIdempotencyKey(ctx context.Context, s kassa.IdempotencyScope, fingerprint string) (*kassa.IdempotencyRecord, error) {
+	if !storable(s.Key) || !storable(s.Route) || !storable(fingerprint) {
+		return nil, kassa.Invalidf("Idempotency-Key", "invalid_idempotency_key", "The Idempotency-Key header must be UTF-8 text.")
+	}
 	for attempt := 0; attempt < 5; attempt++ {
 		now := db.clock()
 		res, err := db.w.ExecContext(ctx, `INSERT INTO idempotency_keys

@@ -74,12 +74,19 @@ func (db *DB) CreateInvoice(ctx context.Context, p kassa.Principal, c kassa.Invo
 	if !p.Environment.Valid() {
 		return nil, "", kassa.Invalidf("environment", "invalid_environment", "environment must be devnet or mainnet.")
 	}
+	if err := checkStorable(c); err != nil {
+		return nil, "", err
+	}
 	token := kassa.NewSessionToken()
 	var inv *kassa.Invoice
 	err := db.tx(ctx, func(tx *sql.Tx) error {
 		m, err := db.merchant(ctx, tx, p.MerchantID, "")
 		if err != nil {
 			return err
+		}
+		if p.Environment == kassa.Mainnet && !m.MainnetEnabled {
+			return &kassa.Error{Kind: kassa.KindPermission, Code: "mainnet_not_enabled",
+				Message: "Mainnet access is not enabled for this merchant; request it first."}
 		}
 		now := db.clock()
 		inv = newInvoice(m, p.Environment, c, now)
@@ -111,6 +118,28 @@ func (db *DB) CreateInvoice(ctx context.Context, p kassa.Principal, c kassa.Invo
 		return nil, "", err
 	}
 	return inv, token, nil
+}
+
+// checkStorable refuses text the domain validation lets through but a TEXT column
+// cannot hold: raw metadata bytes that are not UTF-8, NUL characters.
+func checkStorable(c kassa.InvoiceCreate) error {
+	if !storable(string(c.Metadata)) {
+		return kassa.Invalidf("metadata", "invalid_metadata", "metadata must be UTF-8 JSON.")
+	}
+	for _, f := range []struct {
+		param string
+		v     *string
+	}{
+		{"description", c.Description}, {"customer_id", c.CustomerID}, {"customer_email", c.CustomerEmail},
+		{"invoice_title", c.InvoiceTitle}, {"invoice_footer", c.InvoiceFooter},
+		{"payment_return_url", c.PaymentReturnURL}, {"receiver_override_address", c.ReceiverOverrideAddress},
+		{"commerce_order_id", c.CommerceOrderID},
+	} {
+		if f.v != nil && !storable(*f.v) {
+			return kassa.Invalidf(f.param, "invalid_"+f.param, "%s must be valid UTF-8 text.", f.param)
+		}
+	}
+	return nil
 }
 
 // newInvoice builds a new invoice from a validated request and the merchant's defaults.
@@ -159,6 +188,9 @@ func (db *DB) Invoice(ctx context.Context, merchantID int64, id string) (*kassa.
 
 // invoice loads an invoice as stored (no effective status) through q.
 func (db *DB) invoice(ctx context.Context, q queryer, merchantID int64, id, lock string) (*kassa.Invoice, error) {
+	if !kassa.ValidUUID(id) { // every invoice id is a UUID
+		return nil, kassa.NotFound("invoice")
+	}
 	inv, err := scanInvoice(q.QueryRowContext(ctx,
 		"SELECT "+invoiceColumns+" FROM invoices WHERE id = $1 AND merchant_id = $2"+lock, id, merchantID))
 	if errors.Is(err, sql.ErrNoRows) {

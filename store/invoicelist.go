@@ -70,6 +70,24 @@ func (w *where) common(merchantID int64, env *kassa.Environment, customerID *str
 	}
 }
 
+// checkFilterText refuses filter values no TEXT column can hold.
+func checkFilterText(customerID *string, types []string, statuses []kassa.InvoiceStatus) error {
+	if customerID != nil && !storable(*customerID) {
+		return kassa.Invalidf("customer_id", "invalid_customer_id", "customer_id must be valid UTF-8 text.")
+	}
+	for _, t := range types {
+		if !storable(t) {
+			return kassa.Invalidf("invoice_type", "invalid_invoice_type", "invoice_type must be valid UTF-8 text.")
+		}
+	}
+	for _, s := range statuses {
+		if !storable(string(s)) {
+			return kassa.Invalidf("status", "invalid_status", "status must be valid UTF-8 text.")
+		}
+	}
+	return nil
+}
+
 // Invoices returns a page of the merchant's invoices, newest first by (created_at,
 // id), and whether more exist in the paging direction. With StartingAfter the page
 // holds the invoices just older than that one; with EndingBefore those just newer,
@@ -79,6 +97,9 @@ func (db *DB) Invoices(ctx context.Context, f kassa.InvoiceFilter) ([]*kassa.Inv
 	if f.StartingAfter != "" && f.EndingBefore != "" {
 		return nil, false, kassa.Invalidf("ending_before", "invalid_cursor",
 			"starting_after and ending_before cannot be used together.")
+	}
+	if err := checkFilterText(f.CustomerID, f.Types, f.Statuses); err != nil {
+		return nil, false, err
 	}
 	limit := f.Limit
 	if limit <= 0 {
@@ -104,6 +125,9 @@ func (db *DB) Invoices(ctx context.Context, f kassa.InvoiceFilter) ([]*kassa.Inv
 		cursor, param, backward = f.EndingBefore, "ending_before", true
 	}
 	if cursor != "" {
+		if !kassa.ValidUUID(cursor) {
+			return nil, false, kassa.Invalidf(param, "invalid_cursor", "%s is not an invoice id of this merchant.", param)
+		}
 		var created int64
 		err := db.r.QueryRowContext(ctx, "SELECT created_at FROM invoices WHERE id = $1 AND merchant_id = $2",
 			cursor, f.MerchantID).Scan(&created)
@@ -153,6 +177,9 @@ func (db *DB) Invoices(ctx context.Context, f kassa.InvoiceFilter) ([]*kassa.Inv
 // InvoiceTotals counts the merchant's invoices and sums their amounts per effective
 // status. Every status is present in the result.
 func (db *DB) InvoiceTotals(ctx context.Context, f kassa.InvoiceTotalsFilter) (*kassa.InvoiceTotals, error) {
+	if err := checkFilterText(f.CustomerID, nil, nil); err != nil {
+		return nil, err
+	}
 	w := &where{}
 	status := effectiveStatusSQL(w.arg(micros(db.clock())))
 	w.common(f.MerchantID, f.Environment, f.CustomerID, f.CreatedGTE, f.CreatedLTE)

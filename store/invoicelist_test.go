@@ -43,6 +43,8 @@ func TestInvoiceListFilters(t *testing.T) {
 		_, err := f.db.CancelInvoice(f.ctx, f.m.ID, c.ID)
 		must(t, err)
 		f.clock.Advance(time.Minute)
+		_, err = f.db.EnableMainnet(f.ctx, f.m.ID)
+		must(t, err)
 		p := principal(f.m)
 		p.Environment = kassa.Mainnet
 		d, _, err := f.db.CreateInvoice(f.ctx, p, kassa.InvoiceCreate{Amount: 400})

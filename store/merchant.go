@@ -49,6 +49,9 @@ func (db *DB) CreateMerchant(ctx context.Context, c kassa.MerchantCreate) (*kass
 		return nil, err
 	}
 	hash, err := bcrypt.GenerateFromPassword([]byte(c.Password), db.cost)
+	if errors.Is(err, bcrypt.ErrPasswordTooLong) {
+		return nil, kassa.Invalidf("password", "invalid_password", "password must be at most 72 bytes.")
+	}
 	if err != nil {
 		return nil, fmt.Errorf("store: hash password: %w", err)
 	}
@@ -89,6 +92,9 @@ func (db *DB) merchant(ctx context.Context, q queryer, id int64, lock string) (*
 
 // MerchantByEmail finds a merchant by login email, case-insensitively.
 func (db *DB) MerchantByEmail(ctx context.Context, email string) (*kassa.Merchant, error) {
+	if !storable(email) {
+		return nil, kassa.NotFound("merchant")
+	}
 	m, err := scanMerchant(db.r.QueryRowContext(ctx,
 		"SELECT "+merchantColumns+" FROM merchants WHERE email = $1", normalizeEmail(email)))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -172,8 +178,11 @@ func (db *DB) Login(ctx context.Context, email, password string) (*kassa.Merchan
 		id   int64
 		hash string
 	)
-	err := db.r.QueryRowContext(ctx, "SELECT id, password_hash FROM merchants WHERE email = $1",
-		normalizeEmail(email)).Scan(&id, &hash)
+	err := sql.ErrNoRows
+	if storable(email) {
+		err = db.r.QueryRowContext(ctx, "SELECT id, password_hash FROM merchants WHERE email = $1",
+			normalizeEmail(email)).Scan(&id, &hash)
+	}
 	if errors.Is(err, sql.ErrNoRows) {
 		_ = bcrypt.CompareHashAndPassword(db.dummyPasswordHash(), []byte(password))
 		return nil, errInvalidCredentials()

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/crypto/bcrypt"
 
@@ -221,6 +222,13 @@ func (db *DB) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		return fmt.Errorf("store: commit: %w", err)
 	}
 	return nil
+}
+
+// storable reports whether s can be stored in and compared with a TEXT column on both
+// engines: valid UTF-8 without NUL (PostgreSQL refuses both). Input that is not
+// storable matches nothing stored, so lookups answer "not found" instead of failing.
+func storable(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsRune(s, 0)
 }
 
 // queryer is what both *sql.DB and *sql.Tx offer.
