@@ -16,7 +16,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"golang.org/x/crypto/bcrypt"
 
@@ -222,59 +221,4 @@ func (db *DB) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		return fmt.Errorf("store: commit: %w", err)
 	}
 	return nil
-}
-
-// storable reports whether s can be stored in and compared with a TEXT column on both
-// engines: valid UTF-8 without NUL (PostgreSQL refuses both). Input that is not
-// storable matches nothing stored, so lookups answer "not found" instead of failing.
-func storable(s string) bool {
-	return utf8.ValidString(s) && !strings.ContainsRune(s, 0)
-}
-
-// queryer is what both *sql.DB and *sql.Tx offer.
-type queryer interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
-// scanner is what both *sql.Row and *sql.Rows offer.
-type scanner interface {
-	Scan(dest ...any) error
-}
-
-// Time columns hold unix microseconds.
-
-func micros(t time.Time) int64 { return t.UnixMicro() }
-
-func fromMicros(v int64) time.Time { return time.UnixMicro(v).UTC() }
-
-func nullMicros(t *time.Time) any {
-	if t == nil {
-		return nil
-	}
-	return t.UnixMicro()
-}
-
-func timeOrNil(v sql.Null[int64]) *time.Time {
-	if !v.Valid {
-		return nil
-	}
-	t := fromMicros(v.V)
-	return &t
-}
-
-func nullString(s *string) any {
-	if s == nil {
-		return nil
-	}
-	return *s
-}
-
-func stringOrNil(v sql.Null[string]) *string {
-	if !v.Valid {
-		return nil
-	}
-	s := v.V
-	return &s
 }
