@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"kassa"
 	"kassa/api"
@@ -96,8 +95,6 @@ type request struct {
 	body         string
 	headers      map[string]string
 }
-
-var idemCounter atomic.Int64
 
 func (e *testEnv) do(req request) *response {
 	e.t.Helper()
@@ -215,10 +212,7 @@ func (m *merchant) createKey(body string) map[string]any {
 }
 
 // newIdemKey returns a fresh UUID v4 for Idempotency-Key.
-func newIdemKey() string {
-	idemCounter.Add(1)
-	return kassa.NewUUID()
-}
+func newIdemKey() string { return kassa.NewUUID() }
 
 // createInvoice creates an invoice with the merchant key and returns the response body.
 func (m *merchant) createInvoice(body string) map[string]any {
@@ -282,17 +276,6 @@ func (e *testEnv) rawPost(path string, body []byte, headers map[string]string) *
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return &response{status: resp.StatusCode, header: resp.Header, body: b}
-}
-
-// waitFor polls cond for up to two seconds.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if cond() {
-			return
-		}
-	}
-	t.Fatalf("timed out waiting for %s", what)
 }
 
 // decodeArray decodes a 200 response holding a bare JSON array.

@@ -1,0 +1,173 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"kassa"
+)
+
+// fakeKeys authenticates one secret as a devnet merchant key of merchant 1.
+type fakeKeys struct {
+	kassa.APIKeyService
+	secret string
+}
+
+func (f fakeKeys) AuthenticateAPIKey(_ context.Context, secret string) (*kassa.APIKey, error) {
+	if secret != f.secret {
+		return nil, kassa.Errorf(kassa.KindUnauthenticated, "invalid_api_key", "Invalid API key.")
+	}
+	return &kassa.APIKey{ID: "k1", MerchantID: 1, Scope: kassa.ScopeMerchant, Environment: kassa.Devnet}, nil
+}
+
+func (fakeKeys) TouchAPIKey(context.Context, string, time.Time) error { return nil }
+
+// brokenInvoices panics on create and fails on list with a foreign error.
+type brokenInvoices struct{ kassa.InvoiceService }
+
+func (brokenInvoices) CreateInvoice(context.Context, kassa.Principal, kassa.InvoiceCreate) (*kassa.Invoice, string, error) {
+	panic("boom")
+}
+
+func (brokenInvoices) Invoices(context.Context, kassa.InvoiceFilter) ([]*kassa.Invoice, bool, error) {
+	return nil, false, errors.New("pq: relation invoices does not exist at 10.0.0.5")
+}
+
+// memIdempotency is an in-memory kassa.IdempotencyStore.
+type memIdempotency struct {
+	mu   sync.Mutex
+	recs map[kassa.IdempotencyScope]*kassa.IdempotencyRecord
+}
+
+func (m *memIdempotency) ClaimIdempotencyKey(_ context.Context, s kassa.IdempotencyScope, fp string) (*kassa.IdempotencyRecord, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if r, ok := m.recs[s]; ok {
+		c := *r
+		return &c, nil
+	}
+	m.recs[s] = &kassa.IdempotencyRecord{Fingerprint: fp}
+	return nil, nil
+}
+
+func (m *memIdempotency) CompleteIdempotencyKey(_ context.Context, s kassa.IdempotencyScope, status int, body []byte) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r := m.recs[s]
+	r.Done, r.StatusCode, r.Body = true, status, body
+	return nil
+}
+
+func (m *memIdempotency) ReleaseIdempotencyKey(_ context.Context, s kassa.IdempotencyScope) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.recs, s)
+	return nil
+}
+
+const fakeSecret = "kassa_devnet_merchant_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+
+func newFakeServer(t *testing.T, logs *bytes.Buffer) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(New(Config{
+		Secret: []byte("s"), Keys: fakeKeys{secret: fakeSecret}, Invoices: brokenInvoices{},
+		Idempotency: &memIdempotency{recs: map[kassa.IdempotencyScope]*kassa.IdempotencyRecord{}},
+		Logger:      slog.New(slog.NewJSONHandler(logs, nil)),
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func send(t *testing.T, srv *httptest.Server, method, path, body string, h map[string]string) (*http.Response, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+	for k, v := range h {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var m map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&m)
+	return resp, m
+}
+
+func TestPanicAndInternalErrors(t *testing.T) {
+	var logs bytes.Buffer
+	srv := newFakeServer(t, &logs)
+	h := map[string]string{"X-Api-Key": fakeSecret, "Idempotency-Key": kassa.NewUUID(), "Content-Type": "application/json"}
+	for i, wantReplay := range []string{"", "true"} {
+		resp, body := send(t, srv, "POST", "/api/v1/invoices", `{"amount_usd": 1}`, h)
+		e, _ := body["error"].(map[string]any)
+		if resp.StatusCode != 500 || e["type"] != "api_error" || e["message"] != internalMessage {
+			t.Fatalf("attempt %d: %d %v", i, resp.StatusCode, body)
+		}
+		if resp.Header.Get("Idempotent-Replayed") != wantReplay {
+			t.Errorf("attempt %d: Idempotent-Replayed %q", i, resp.Header.Get("Idempotent-Replayed"))
+		}
+	}
+	if !strings.Contains(logs.String(), "panic in handler") || !strings.Contains(logs.String(), "boom") {
+		t.Errorf("panic not logged: %s", logs.String())
+	}
+	resp, body := send(t, srv, "GET", "/api/v1/invoices", "", map[string]string{"X-Api-Key": fakeSecret})
+	e, _ := body["error"].(map[string]any)
+	if resp.StatusCode != 500 || strings.Contains(e["message"].(string), "10.0.0.5") || e["request_id"] != resp.Header.Get("Request-Id") {
+		t.Errorf("foreign error: %d %v", resp.StatusCode, body)
+	}
+	if strings.Contains(logs.String(), fakeSecret) {
+		t.Errorf("the API key secret was logged")
+	}
+	if !strings.Contains(logs.String(), `"status":500`) || !strings.Contains(logs.String(), `"request_id":"req_`) {
+		t.Errorf("access log lacks fields: %s", logs.String())
+	}
+}
+
+func TestContentTypeAndBodyLimits(t *testing.T) {
+	srv := newFakeServer(t, &bytes.Buffer{})
+	h := map[string]string{"X-Api-Key": fakeSecret, "Idempotency-Key": kassa.NewUUID(), "Content-Type": "application/x-www-form-urlencoded"}
+	resp, body := send(t, srv, "POST", "/api/v1/invoices", "amount_usd=1", h)
+	if resp.StatusCode != 400 || body["error"].(map[string]any)["code"] != "invalid_content_type" {
+		t.Errorf("form body: %d %v", resp.StatusCode, body)
+	}
+	resp, _ = send(t, srv, "GET", "/healthz", "", map[string]string{"Content-Type": "text/plain"})
+	if resp.StatusCode != 200 {
+		t.Errorf("GET with a content type: %d", resp.StatusCode)
+	}
+}
+
+func TestLimiter(t *testing.T) {
+	now := time.Unix(1000, 0)
+	l := newLimiter(2, 4, func() time.Time { return now })
+	for i := 0; i < 4; i++ {
+		if d := l.take("a"); !d.allowed || d.remaining != 3-i {
+			t.Fatalf("take %d: %+v", i, d)
+		}
+	}
+	d := l.take("a")
+	if d.allowed || d.retryAfter != 1 || d.remaining != 0 || d.limit != 4 {
+		t.Fatalf("empty bucket: %+v", d)
+	}
+	now = now.Add(500 * time.Millisecond) // one token back
+	if d := l.take("a"); !d.allowed {
+		t.Fatalf("after refill: %+v", d)
+	}
+	if d := l.take("b"); !d.allowed || d.remaining != 3 {
+		t.Fatalf("other key: %+v", d)
+	}
+	now = now.Add(2 * time.Minute) // everything refilled and idle: swept
+	l.take("c")
+	if n := l.size(); n != 1 {
+		t.Errorf("%d buckets after the sweep, want 1", n)
+	}
+}
