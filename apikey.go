@@ -61,6 +61,8 @@ func (c *APIKeyCreate) Validate(now time.Time) error {
 	switch {
 	case name == "":
 		return Invalidf("name", "invalid_name", "name must not be empty.")
+	case !utf8.ValidString(c.Name):
+		return Invalidf("name", "invalid_name", "name must be valid UTF-8.")
 	case utf8.RuneCountInString(c.Name) > 100:
 		return Invalidf("name", "invalid_name", "name must be at most 100 characters.")
 	case hasControl(c.Name):

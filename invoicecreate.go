@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Invoice creation limits (interface section 8).
@@ -109,7 +110,7 @@ func CheckMetadata(raw []byte) error {
 		return Invalidf("metadata", "metadata_too_large", "metadata must be at most %d bytes.", MaxMetadataBytes)
 	}
 	var obj map[string]json.RawMessage
-	if !bytes.HasPrefix(bytes.TrimSpace(raw), []byte("{")) || json.Unmarshal(raw, &obj) != nil {
+	if !utf8.Valid(raw) || !bytes.HasPrefix(bytes.TrimSpace(raw), []byte("{")) || json.Unmarshal(raw, &obj) != nil {
 		return Invalidf("metadata", "invalid_metadata", "metadata must be a JSON object.")
 	}
 	return nil
