@@ -10,10 +10,15 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"time"
 	"unicode/utf8"
 
 	"kassa"
 )
+
+// claimedTimeout bounds a handler that owns an idempotency key; it is well under
+// kassa.IdempotencyStale, after which another request may take the key over.
+const claimedTimeout = 30 * time.Second
 
 // idempotencyOptions configure the idempotency layer of one route.
 type idempotencyOptions struct {
@@ -101,6 +106,11 @@ func (s *server) runClaimed(w http.ResponseWriter, r *http.Request, scope kassa.
 		body, _ := marshal(env)
 		s.saveOutcome(bg, scope, http.StatusInternalServerError, body)
 	}()
+	// The handler runs to completion even if the client goes away, so the saved
+	// outcome is the real one and a retry replays it instead of a spurious 5xx.
+	hctx, cancel := context.WithTimeout(bg, claimedTimeout)
+	defer cancel()
+	r = r.WithContext(hctx)
 	if err := h(rec, r); err != nil {
 		s.writeError(rec, r, err)
 	}
