@@ -56,7 +56,7 @@ func (db *DB) CreateAPIKey(ctx context.Context, merchantID int64, c kassa.APIKey
 		t := c.ExpiresAt.UTC().Truncate(time.Microsecond)
 		k.ExpiresAt = &t
 	}
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	err := db.tx(ctx, func(tx txq) error {
 		var mainnet bool
 		err := tx.QueryRowContext(ctx, "SELECT mainnet_enabled FROM merchants WHERE id = $1"+db.forUpdate(), merchantID).Scan(&mainnet)
 		if errors.Is(err, sql.ErrNoRows) {

@@ -79,7 +79,7 @@ func (db *DB) CreateInvoice(ctx context.Context, p kassa.Principal, c kassa.Invo
 	}
 	token := kassa.NewSessionToken()
 	var inv *kassa.Invoice
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	err := db.tx(ctx, func(tx txq) error {
 		m, err := db.merchant(ctx, tx, p.MerchantID, "")
 		if err != nil {
 			return err
@@ -207,7 +207,7 @@ func (db *DB) invoice(ctx context.Context, q queryer, merchantID int64, id, lock
 // included) is a conflict.
 func (db *DB) CancelInvoice(ctx context.Context, merchantID int64, id string) (*kassa.Invoice, error) {
 	var inv *kassa.Invoice
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	err := db.tx(ctx, func(tx txq) error {
 		var err error
 		inv, err = db.invoice(ctx, tx, merchantID, id, db.forUpdate())
 		if err != nil {

@@ -112,7 +112,7 @@ func (db *DB) UpdateMerchant(ctx context.Context, id int64, u kassa.MerchantUpda
 		return nil, err
 	}
 	var out *kassa.Merchant
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	err := db.tx(ctx, func(tx txq) error {
 		m, err := db.merchant(ctx, tx, id, db.forUpdate())
 		if err != nil {
 			return err

@@ -48,9 +48,9 @@ type DB struct {
 	engine string
 	// w runs every transaction and write. On SQLite it has one connection, so
 	// writers queue in Go instead of failing with SQLITE_BUSY.
-	w *sql.DB
+	w *pool
 	// r runs read-only queries outside transactions. On PostgreSQL it is w.
-	r    *sql.DB
+	r    *pool
 	now  func() time.Time
 	cost int
 
@@ -112,7 +112,7 @@ func (db *DB) openSQLite(ctx context.Context, dir string) error {
 	if err != nil {
 		return fmt.Errorf("store: open sqlite: %w", err)
 	}
-	db.w = w
+	db.w = newPool(w, true)
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxIdleTime(0)
@@ -127,7 +127,7 @@ func (db *DB) openSQLite(ctx context.Context, dir string) error {
 	if err != nil {
 		return fmt.Errorf("store: open sqlite readers: %w", err)
 	}
-	db.r = r
+	db.r = newPool(r, true)
 	n := max(4, runtime.GOMAXPROCS(0))
 	r.SetMaxOpenConns(n)
 	r.SetMaxIdleConns(n)
@@ -143,7 +143,8 @@ func (db *DB) openPostgres(ctx context.Context, dsn string) error {
 	if err != nil {
 		return fmt.Errorf("store: open postgres: %w", redactErr(err, dsn))
 	}
-	db.w, db.r = p, p
+	db.w = newPool(p, false)
+	db.r = db.w
 	p.SetMaxOpenConns(20)
 	p.SetMaxIdleConns(20)
 	p.SetConnMaxIdleTime(5 * time.Minute)
@@ -208,12 +209,12 @@ func (db *DB) forUpdate() string {
 }
 
 // tx runs fn in a write transaction, committing when fn returns nil.
-func (db *DB) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+func (db *DB) tx(ctx context.Context, fn func(tx txq) error) error {
 	tx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store: begin: %w", err)
 	}
-	if err := fn(tx); err != nil {
+	if err := fn(txq{tx, db.w}); err != nil {
 		_ = tx.Rollback()
 		return err
 	}
