@@ -25,45 +25,58 @@ func (db *DB) ClaimIdempotencyKey(ctx context.Context, s kassa.IdempotencyScope,
 		return nil, kassa.Invalidf("Idempotency-Key", "invalid_idempotency_key", "The Idempotency-Key header must be UTF-8 text.")
 	}
 	for attempt := 0; attempt < 5; attempt++ {
-		now := db.clock()
-		res, err := db.w.ExecContext(ctx, `INSERT INTO idempotency_keys
-			(merchant_id, environment, route, idempotency_key, fingerprint, done, status_code, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, 0, $7) ON CONFLICT DO NOTHING`, idemArgs(s, fingerprint, false, micros(now))...)
-		if err != nil {
-			return nil, fmt.Errorf("store: claim idempotency key: %w", err)
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return nil, fmt.Errorf("store: claim idempotency key: %w", err)
-		} else if n == 1 {
-			return nil, nil
-		}
-		rec, err := db.idempotencyRecord(ctx, s)
-		if errors.Is(err, sql.ErrNoRows) {
-			continue // released or taken over meanwhile: try again
-		}
-		if err != nil {
+		var (
+			rec     *kassa.IdempotencyRecord
+			claimed bool
+		)
+		err := db.write(ctx, func(q queryer) error {
+			now := db.clock()
+			res, err := q.ExecContext(ctx, `INSERT INTO idempotency_keys
+				(merchant_id, environment, route, idempotency_key, fingerprint, done, status_code, created_at)
+				VALUES ($1, $2, $3, $4, $5, $6, 0, $7) ON CONFLICT DO NOTHING`, idemArgs(s, fingerprint, false, micros(now))...)
+			if err != nil {
+				return fmt.Errorf("store: claim idempotency key: %w", err)
+			}
+			if n, err := res.RowsAffected(); err != nil {
+				return fmt.Errorf("store: claim idempotency key: %w", err)
+			} else if n == 1 {
+				claimed = true
+				return nil
+			}
+			if rec, err = idempotencyRecord(ctx, q, s); err != nil {
+				return err // sql.ErrNoRows: released or taken over meanwhile
+			}
+			age := now.Sub(rec.CreatedAt)
+			if age < kassa.IdempotencyTTL && (rec.Done || age < kassa.IdempotencyStale) {
+				return nil
+			}
+			stale := rec.CreatedAt
+			rec = nil // take the stale record over and try again
+			if _, err := q.ExecContext(ctx, "DELETE FROM idempotency_keys WHERE "+idempotencyKeyWhere+" AND created_at = $5",
+				idemArgs(s, micros(stale))...); err != nil {
+				return fmt.Errorf("store: take over idempotency key: %w", err)
+			}
+			return nil
+		})
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			continue
+		case err != nil:
 			return nil, err
-		}
-		age := now.Sub(rec.CreatedAt)
-		if age < kassa.IdempotencyTTL && (rec.Done || age < kassa.IdempotencyStale) {
+		case claimed || rec != nil:
 			return rec, nil
-		}
-		if _, err := db.w.ExecContext(ctx, "DELETE FROM idempotency_keys WHERE "+idempotencyKeyWhere+" AND created_at = $5",
-			idemArgs(s, micros(rec.CreatedAt))...); err != nil {
-			return nil, fmt.Errorf("store: take over idempotency key: %w", err)
 		}
 	}
 	return nil, errors.New("store: claim idempotency key: too much contention")
 }
 
-func (db *DB) idempotencyRecord(ctx context.Context, s kassa.IdempotencyScope) (*kassa.IdempotencyRecord, error) {
+func idempotencyRecord(ctx context.Context, q queryer, s kassa.IdempotencyScope) (*kassa.IdempotencyRecord, error) {
 	var (
 		rec     kassa.IdempotencyRecord
 		created int64
 		body    []byte
 	)
-	// Read through the writer: on SQLite it sees every committed write at once.
-	err := db.w.QueryRowContext(ctx, "SELECT fingerprint, done, status_code, body, created_at FROM idempotency_keys WHERE "+
+	err := q.QueryRowContext(ctx, "SELECT fingerprint, done, status_code, body, created_at FROM idempotency_keys WHERE "+
 		idempotencyKeyWhere, idemArgs(s)...).Scan(&rec.Fingerprint, &rec.Done, &rec.StatusCode, &body, &created)
 	if err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
@@ -80,8 +93,11 @@ func (db *DB) CompleteIdempotencyKey(ctx context.Context, s kassa.IdempotencySco
 	if body == nil {
 		body = []byte{}
 	}
-	if _, err := db.w.ExecContext(ctx, "UPDATE idempotency_keys SET done = $5, status_code = $6, body = $7 WHERE "+
-		idempotencyKeyWhere+" AND done = $8", idemArgs(s, true, status, body, false)...); err != nil {
+	if err := db.write(ctx, func(q queryer) error {
+		_, err := q.ExecContext(ctx, "UPDATE idempotency_keys SET done = $5, status_code = $6, body = $7 WHERE "+
+			idempotencyKeyWhere+" AND done = $8", idemArgs(s, true, status, body, false)...)
+		return err
+	}); err != nil {
 		return fmt.Errorf("store: complete idempotency key: %w", err)
 	}
 	return nil
@@ -90,8 +106,11 @@ func (db *DB) CompleteIdempotencyKey(ctx context.Context, s kassa.IdempotencySco
 // ReleaseIdempotencyKey forgets a running claim, so a retry can claim the key again.
 // A completed record is kept.
 func (db *DB) ReleaseIdempotencyKey(ctx context.Context, s kassa.IdempotencyScope) error {
-	if _, err := db.w.ExecContext(ctx, "DELETE FROM idempotency_keys WHERE "+idempotencyKeyWhere+" AND done = $5",
-		idemArgs(s, false)...); err != nil {
+	if err := db.write(ctx, func(q queryer) error {
+		_, err := q.ExecContext(ctx, "DELETE FROM idempotency_keys WHERE "+idempotencyKeyWhere+" AND done = $5",
+			idemArgs(s, false)...)
+		return err
+	}); err != nil {
 		return fmt.Errorf("store: release idempotency key: %w", err)
 	}
 	return nil

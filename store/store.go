@@ -54,6 +54,9 @@ type DB struct {
 	now  func() time.Time
 	cost int
 
+	// group batches SQLite write transactions into shared commits; nil on PostgreSQL.
+	group *groupCommit
+
 	dummyOnce sync.Once
 	dummyHash []byte
 }
@@ -123,6 +126,7 @@ func (db *DB) openSQLite(ctx context.Context, dir string) error {
 	if err := db.migrate(ctx); err != nil {
 		return err
 	}
+	db.group = newGroupCommit(db.w)
 	r, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)&_pragma=query_only(1)")
 	if err != nil {
 		return fmt.Errorf("store: open sqlite readers: %w", err)
@@ -169,6 +173,9 @@ func redactErr(err error, dsn string) error {
 // Close closes the connection pools.
 func (db *DB) Close() error {
 	var errs []error
+	if db.group != nil {
+		db.group.stop()
+	}
 	if db.r != nil && db.r != db.w {
 		errs = append(errs, db.r.Close())
 	}
@@ -208,8 +215,21 @@ func (db *DB) forUpdate() string {
 	return ""
 }
 
-// tx runs fn in a write transaction, committing when fn returns nil.
+// write runs fn's statements as a write: on SQLite in a transaction of the group
+// commit, on PostgreSQL on the pool, each statement committing by itself.
+func (db *DB) write(ctx context.Context, fn func(q queryer) error) error {
+	if db.group != nil {
+		return db.group.do(ctx, func(t txq) error { return fn(t) })
+	}
+	return fn(db.w)
+}
+
+// tx runs fn in a write transaction, committing when fn returns nil. On SQLite it
+// goes through the group commit.
 func (db *DB) tx(ctx context.Context, fn func(tx txq) error) error {
+	if db.group != nil {
+		return db.group.do(ctx, fn)
+	}
 	tx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store: begin: %w", err)

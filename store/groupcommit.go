@@ -1,0 +1,146 @@
+package store
+
+import (
+	"context"
+	"fmt"
+)
+
+// maxGroup bounds how many write transactions share one SQLite commit.
+const maxGroup = 64
+
+// groupCommit runs SQLite write transactions on the single writer connection and
+// commits those that queue up meanwhile together. Each transaction still succeeds or
+// fails alone: it runs inside its own SAVEPOINT, and a failure rolls back to it. A
+// commit costs WAL writes and shared-memory locking whatever its size, so under load
+// one commit for many transactions multiplies write throughput; with no load a
+// transaction commits at once, alone.
+type groupCommit struct {
+	p    *pool
+	jobs chan *writeJob
+	quit chan struct{}
+	done chan struct{}
+}
+
+// writeJob is one caller's transaction, waiting for its outcome on result.
+type writeJob struct {
+	ctx    context.Context
+	fn     func(txq) error
+	result chan error
+}
+
+func newGroupCommit(p *pool) *groupCommit {
+	g := &groupCommit{p: p, jobs: make(chan *writeJob), quit: make(chan struct{}), done: make(chan struct{})}
+	go g.loop()
+	return g
+}
+
+// do runs fn as one transaction and returns its outcome once it is committed (or
+// rolled back). Once fn is queued do waits for the outcome even if ctx ends, so a
+// caller never reports a failure for a change that was committed.
+func (g *groupCommit) do(ctx context.Context, fn func(txq) error) error {
+	j := &writeJob{ctx: ctx, fn: fn, result: make(chan error, 1)}
+	select {
+	case g.jobs <- j:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-g.quit:
+		return fmt.Errorf("store: closed")
+	}
+	return <-j.result
+}
+
+// stop ends the loop after the group in progress.
+func (g *groupCommit) stop() {
+	close(g.quit)
+	<-g.done
+}
+
+func (g *groupCommit) loop() {
+	defer close(g.done)
+	for {
+		select {
+		case j := <-g.jobs:
+			group := []*writeJob{j}
+		gather:
+			for len(group) < maxGroup {
+				select {
+				case j := <-g.jobs:
+					group = append(group, j)
+				default:
+					break gather
+				}
+			}
+			g.commit(group)
+		case <-g.quit:
+			return
+		}
+	}
+}
+
+// commit runs a group of jobs in one transaction, each in its own savepoint.
+func (g *groupCommit) commit(group []*writeJob) {
+	ctx := context.Background() // the group outlives any one caller's context
+	results := make([]error, len(group))
+	tx, err := g.p.BeginTx(ctx, nil)
+	if err != nil {
+		for _, j := range group {
+			j.result <- fmt.Errorf("store: begin: %w", err)
+		}
+		return
+	}
+	q := txq{tx, g.p}
+	broken := error(nil) // a failed savepoint statement: the transaction is unusable
+	for i, j := range group {
+		if broken != nil {
+			results[i] = broken
+			continue
+		}
+		if err := j.ctx.Err(); err != nil {
+			results[i] = err
+			continue
+		}
+		if _, err := q.ExecContext(ctx, "SAVEPOINT job"); err != nil {
+			broken = fmt.Errorf("store: savepoint: %w", err)
+			results[i] = broken
+			continue
+		}
+		results[i] = runJob(j.fn, q)
+		if results[i] != nil {
+			if _, err := q.ExecContext(ctx, "ROLLBACK TO job"); err != nil {
+				broken = fmt.Errorf("store: rollback to savepoint: %w", err)
+			}
+		}
+		if _, err := q.ExecContext(ctx, "RELEASE job"); err != nil && broken == nil {
+			broken = fmt.Errorf("store: release savepoint: %w", err)
+			results[i] = broken
+		}
+	}
+	if broken != nil {
+		_ = tx.Rollback()
+		for i := range results {
+			if results[i] == nil {
+				results[i] = broken
+			}
+		}
+	} else if err := tx.Commit(); err != nil {
+		for i := range results {
+			if results[i] == nil {
+				results[i] = fmt.Errorf("store: commit: %w", err)
+			}
+		}
+	}
+	for i, j := range group {
+		j.result <- results[i]
+	}
+}
+
+// runJob runs one job's function, turning a panic into an error so one bad job
+// cannot stop the writer.
+func runJob(fn func(txq) error, q txq) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("store: panic in transaction: %v", r)
+		}
+	}()
+	return fn(q)
+}
