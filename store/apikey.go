@@ -145,6 +145,7 @@ func (db *DB) RevokeAPIKey(ctx context.Context, merchantID int64, keyID, reason 
 	if err != nil {
 		return nil, fmt.Errorf("store: revoke api key: %w", err)
 	}
+	db.keys.forget(k.Prefix)
 	return k, nil
 }
 
@@ -160,20 +161,26 @@ func (db *DB) AuthenticateAPIKey(ctx context.Context, secret string) (*kassa.API
 	if !ok {
 		return nil, unauthenticated("invalid_api_key", "Invalid API key.")
 	}
-	var hash []byte
-	k, err := scanAPIKey(db.r.QueryRowContext(ctx,
-		"SELECT "+apiKeyColumns+", secret_hash FROM api_keys WHERE prefix = $1", prefix), &hash)
-	if errors.Is(err, sql.ErrNoRows) {
-		kassa.SecretMatches(secret, make([]byte, 32)) // same work as a known prefix
-		return nil, unauthenticated("invalid_api_key", "Invalid API key.")
-	}
-	if err != nil {
-		return nil, fmt.Errorf("store: authenticate api key: %w", err)
+	now := db.clock()
+	cached, hash, ok := db.keys.get(prefix, now)
+	k := &cached
+	if !ok {
+		var err error
+		k, err = scanAPIKey(db.r.QueryRowContext(ctx,
+			"SELECT "+apiKeyColumns+", secret_hash FROM api_keys WHERE prefix = $1", prefix), &hash)
+		if errors.Is(err, sql.ErrNoRows) {
+			kassa.SecretMatches(secret, make([]byte, 32)) // same work as a known prefix
+			return nil, unauthenticated("invalid_api_key", "Invalid API key.")
+		}
+		if err != nil {
+			return nil, fmt.Errorf("store: authenticate api key: %w", err)
+		}
+		db.keys.put(*k, hash, now)
 	}
 	if !kassa.SecretMatches(secret, hash) {
 		return nil, unauthenticated("invalid_api_key", "Invalid API key.")
 	}
-	switch k.Status(db.clock()) {
+	switch k.Status(now) {
 	case kassa.KeyRevoked:
 		return nil, unauthenticated("api_key_revoked", "This API key has been revoked.")
 	case kassa.KeyExpired:

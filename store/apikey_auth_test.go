@@ -106,3 +106,27 @@ func TestAPIKeyTouch(t *testing.T) {
 		}
 	})
 }
+
+// TestAPIKeyRevokeAfterUse checks that a key authenticated moments ago (and so held in
+// the key cache) is refused as soon as it is revoked, and that a key expiring while
+// cached is refused at once.
+func TestAPIKeyRevokeAfterUse(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		f := newFixture(t, cfg)
+		k, secret := f.key(t, f.m, kassa.ScopeMerchant, nil)
+		_, err := f.db.AuthenticateAPIKey(f.ctx, secret)
+		must(t, err)
+		_, err = f.db.RevokeAPIKey(f.ctx, f.m.ID, k.ID, "")
+		must(t, err)
+		_, err = f.db.AuthenticateAPIKey(f.ctx, secret)
+		wantErr(t, err, kassa.KindUnauthenticated, "api_key_revoked")
+
+		soon := f.clock.Now().Add(time.Second)
+		_, expiring := f.key(t, f.m, kassa.ScopeMerchant, &soon)
+		_, err = f.db.AuthenticateAPIKey(f.ctx, expiring)
+		must(t, err)
+		f.clock.Advance(time.Second)
+		_, err = f.db.AuthenticateAPIKey(f.ctx, expiring)
+		wantErr(t, err, kassa.KindUnauthenticated, "api_key_expired")
+	})
+}

@@ -1,0 +1,56 @@
+package store
+
+import (
+	"sync"
+	"time"
+
+	"kassa"
+)
+
+// keyCacheTTL is how long an authenticated key's row is reused without reading the
+// database. Revoking through this process takes effect at once; another instance on
+// the same PostgreSQL sees a revocation within this time.
+const keyCacheTTL = 2 * time.Second
+
+// keyCache keeps recently used API key rows by lookup prefix, so a busy key costs
+// no query per request. Entries hold the secret's hash, never the secret.
+type keyCache struct {
+	mu      sync.Mutex
+	entries map[string]keyEntry
+}
+
+type keyEntry struct {
+	key     kassa.APIKey
+	hash    []byte
+	fetched time.Time
+}
+
+func newKeyCache() *keyCache { return &keyCache{entries: map[string]keyEntry{}} }
+
+// get returns the cached row for prefix if it is younger than keyCacheTTL at now.
+func (c *keyCache) get(prefix string, now time.Time) (kassa.APIKey, []byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[prefix]
+	if !ok || now.Sub(e.fetched) >= keyCacheTTL || now.Before(e.fetched) {
+		return kassa.APIKey{}, nil, false
+	}
+	return e.key, e.hash, true
+}
+
+// put caches a row; the cache is emptied when it grows past 10,000 keys.
+func (c *keyCache) put(k kassa.APIKey, hash []byte, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.entries) >= 10_000 {
+		c.entries = map[string]keyEntry{}
+	}
+	c.entries[k.Prefix] = keyEntry{key: k, hash: hash, fetched: now}
+}
+
+// forget drops a key, e.g. once it is revoked.
+func (c *keyCache) forget(prefix string) {
+	c.mu.Lock()
+	delete(c.entries, prefix)
+	c.mu.Unlock()
+}
