@@ -83,7 +83,7 @@ func PostgresConfig(t testing.TB) store.Config {
 
 // Open opens cfg (PasswordCost defaulting to bcrypt.MinCost) and closes it in
 // t.Cleanup; it fails the test on error.
-func Open(t *testing.T, cfg store.Config) *store.DB {
+func Open(t testing.TB, cfg store.Config) *store.DB {
 	t.Helper()
 	if cfg.PasswordCost == 0 {
 		cfg.PasswordCost = bcrypt.MinCost
