@@ -125,8 +125,8 @@ func (e ExpandedInvoice) MarshalJSON() ([]byte, error) {
 // merchant-supplied text such as metadata comes back as it was sent. Encoders that
 // wrap its output must also call SetEscapeHTML(false).
 func MarshalJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+	buf := bytes.NewBuffer(make([]byte, 0, 2048)) // an invoice is about 1.5 KB
+	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return nil, err
