@@ -63,8 +63,8 @@ func (c *APIKeyCreate) Validate(now time.Time) error {
 		return Invalidf("name", "invalid_name", "name must not be empty.")
 	case !utf8.ValidString(c.Name):
 		return Invalidf("name", "invalid_name", "name must be valid UTF-8.")
-	case utf8.RuneCountInString(c.Name) > 100:
-		return Invalidf("name", "invalid_name", "name must be at most 100 characters.")
+	case utf8.RuneCountInString(c.Name) > 255:
+		return Invalidf("name", "invalid_name", "name must be at most 255 characters.")
 	case hasControl(c.Name):
 		return Invalidf("name", "invalid_name", "name must not contain control characters.")
 	case !c.Scope.Valid():

@@ -142,8 +142,8 @@ func CheckQuestions(qs []Question, size int) error {
 	for i, q := range qs {
 		param := "questions.questions[" + itoa(i) + "]"
 		switch {
-		case strings.TrimSpace(q.ID) == "" || len(q.ID) > 64:
-			return Invalidf(param+".id", "invalid_question", "each question needs an id of 1 to 64 characters.")
+		case strings.TrimSpace(q.ID) == "":
+			return Invalidf(param+".id", "invalid_question", "each question needs an id.")
 		case seen[q.ID]:
 			return Invalidf(param+".id", "duplicate_question_id", "question ids must be unique.")
 		case strings.TrimSpace(q.Question) == "":
@@ -151,7 +151,8 @@ func CheckQuestions(qs []Question, size int) error {
 		case !contains(QuestionTypes, q.Type):
 			return Invalidf(param+".type", "invalid_question_type", "type must be one of %s.", strings.Join(QuestionTypes, ", "))
 		}
-		if err := checkText(param+".question", q.Question, 255, true); err != nil {
+		// Only the 512-byte total bounds the length of one question.
+		if err := checkText(param+".question", q.Question, MaxQuestionsBytes, true); err != nil {
 			return err
 		}
 		seen[q.ID] = true

@@ -55,6 +55,8 @@ func (c *MerchantCreate) Validate() error {
 
 // MerchantUpdate is a partial update of merchant settings; nil fields stay as they are.
 type MerchantUpdate struct {
+	Name        *string
+	Email       *string // the dashboard login; must stay unique
 	CompanyName *string
 	// DefaultReturnURL set to "" clears the default.
 	DefaultReturnURL *string
@@ -65,6 +67,16 @@ type MerchantUpdate struct {
 
 // Validate checks the update's fields.
 func (u *MerchantUpdate) Validate() error {
+	if u.Name != nil {
+		if err := checkText("name", *u.Name, 255, true); err != nil {
+			return err
+		}
+	}
+	if u.Email != nil {
+		if err := CheckEmail("email", *u.Email); err != nil {
+			return err
+		}
+	}
 	if u.CompanyName != nil {
 		if err := checkText("company_name", *u.CompanyName, 255, true); err != nil {
 			return err

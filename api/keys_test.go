@@ -28,12 +28,12 @@ func TestAPIKeyCreate(t *testing.T) {
 			!strings.HasPrefix(k["api_key"].(string), "kassa_devnet_commerce_") {
 			t.Errorf("named key %v", k)
 		}
-		m.createKey(`{"name":"` + strings.Repeat("n", 100) + `","expires_at":null}`)
+		m.createKey(`{"name":"` + strings.Repeat("n", 255) + `","expires_at":null}`)
 
 		for _, tc := range []struct{ name, body, code, param string }{
 			{"empty name", `{"name":""}`, "invalid_name", "name"},
 			{"blank name", `{"name":"   "}`, "invalid_name", "name"},
-			{"long name", `{"name":"` + strings.Repeat("n", 101) + `"}`, "invalid_name", "name"},
+			{"long name", `{"name":"` + strings.Repeat("n", 256) + `"}`, "invalid_name", "name"},
 			{"number name", `{"name":5}`, "invalid_name", "name"},
 			{"null name", `{"name":null}`, "invalid_name", "name"},
 			{"control name", `{"name":"a\u0007b"}`, "invalid_name", "name"},

@@ -47,7 +47,7 @@ func (s *server) getMerchant(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// patchMerchant serves PATCH /api/v1/merchant: a partial update of company_name,
+// patchMerchant serves PATCH /api/v1/merchant: a partial update of name, email, company_name,
 // default_return_url, settlement and underpayment_tolerance_usd_millis.
 func (s *server) patchMerchant(w http.ResponseWriter, r *http.Request) error {
 	body, err := readBody(r)
@@ -68,7 +68,7 @@ func (s *server) patchMerchant(w http.ResponseWriter, r *http.Request) error {
 
 // readOnlyMerchantFields are merchant fields a PATCH may not change.
 var readOnlyMerchantFields = map[string]bool{
-	"id": true, "object": true, "name": true, "email": true, "mainnet_enabled": true, "created_at": true,
+	"id": true, "object": true, "mainnet_enabled": true, "created_at": true,
 }
 
 // decodeMerchantUpdate reads a merchant PATCH body strictly and validates it.
@@ -80,6 +80,16 @@ func decodeMerchantUpdate(body []byte) (kassa.MerchantUpdate, error) {
 	}
 	for _, f := range fields {
 		switch f.key {
+		case "name":
+			var v string
+			if v, err = reqString(f); err == nil {
+				u.Name = &v
+			}
+		case "email":
+			var v string
+			if v, err = reqString(f); err == nil {
+				u.Email = &v
+			}
 		case "company_name":
 			var v string
 			if v, err = reqString(f); err == nil {

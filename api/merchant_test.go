@@ -53,10 +53,22 @@ func TestMerchantSettings(t *testing.T) {
 		}
 		expectStatus(t, patch(`{}`), 200)
 
+		// Name and email can change; the new email is the login and must stay unique.
+		other := e.newMerchant(false)
+		expectError(t, patch(`{"email": "`+other.m.Email+`"}`), 409, "conflict_error", "email_taken", "email")
+		r = patch(`{"name": "Acme", "email": "New-Owner@Acme.example"}`)
+		expectStatus(t, r, 200)
+		if got = r.obj(t); got["name"] != "Acme" || got["email"] != "new-owner@acme.example" {
+			t.Errorf("renamed %s", r.body)
+		}
+		expectStatus(t, e.do(request{method: "POST", path: "/api/v1/auth/login",
+			body: `{"email": "new-owner@acme.example", "password": "correct horse"}`}), 200)
+
 		for _, tc := range []struct{ name, body, code, param string }{
 			{"mainnet_enabled", `{"mainnet_enabled": true}`, "read_only_parameter", "mainnet_enabled"},
 			{"id", `{"id": 5}`, "read_only_parameter", "id"},
-			{"email", `{"email": "x@example.com"}`, "read_only_parameter", "email"},
+			{"bad email", `{"email": "not-an-email"}`, "invalid_email", "email"},
+			{"empty name", `{"name": " "}`, "invalid_name", "name"},
 			{"unknown", `{"colour": "red"}`, "unknown_parameter", "colour"},
 			{"empty company", `{"company_name": ""}`, "invalid_company_name", "company_name"},
 			{"null company", `{"company_name": null}`, "invalid_type", "company_name"},

@@ -41,6 +41,11 @@ func scanMerchant(s scanner) (*kassa.Merchant, error) {
 // normalizeEmail is how emails are stored and looked up: lower-cased.
 func normalizeEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
 
+func errEmailTaken() error {
+	return &kassa.Error{Kind: kassa.KindConflict, Code: "email_taken", Param: "email",
+		Message: "A merchant with this email already exists."}
+}
+
 // CreateMerchant stores a new merchant with a bcrypt hash of its password. The email
 // is stored lower-cased; a taken email is a conflict (email_taken). The company name
 // starts as the merchant's name.
@@ -63,8 +68,7 @@ func (db *DB) CreateMerchant(ctx context.Context, c kassa.MerchantCreate) (*kass
 		VALUES ($1, $2, $3, $4, '{}', 0, $5, $6) RETURNING id`,
 		c.Name, email, string(hash), c.Name, c.MainnetEnabled, micros(now)).Scan(&id)
 	if isUniqueViolation(err) {
-		return nil, &kassa.Error{Kind: kassa.KindConflict, Code: "email_taken", Param: "email",
-			Message: "A merchant with this email already exists."}
+		return nil, errEmailTaken()
 	}
 	if err != nil {
 		return nil, fmt.Errorf("store: create merchant: %w", err)
@@ -117,6 +121,12 @@ func (db *DB) UpdateMerchant(ctx context.Context, id int64, u kassa.MerchantUpda
 		if err != nil {
 			return err
 		}
+		if u.Name != nil {
+			m.Name = *u.Name
+		}
+		if u.Email != nil {
+			m.Email = normalizeEmail(*u.Email)
+		}
 		if u.CompanyName != nil {
 			m.CompanyName = *u.CompanyName
 		}
@@ -143,8 +153,12 @@ func (db *DB) UpdateMerchant(ctx context.Context, id int64, u kassa.MerchantUpda
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE merchants SET company_name = $1, default_return_url = $2,
-			settlement = $3, underpayment_tolerance_millis = $4 WHERE id = $5`,
-			m.CompanyName, nullString(m.DefaultReturnURL), string(settlement), int64(m.UnderpaymentToleranceMillis), id); err != nil {
+			settlement = $3, underpayment_tolerance_millis = $4, name = $5, email = $6 WHERE id = $7`,
+			m.CompanyName, nullString(m.DefaultReturnURL), string(settlement), int64(m.UnderpaymentToleranceMillis),
+			m.Name, m.Email, id); err != nil {
+			if isUniqueViolation(err) {
+				return errEmailTaken()
+			}
 			return fmt.Errorf("store: update merchant: %w", err)
 		}
 		out = m
