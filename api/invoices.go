@@ -109,12 +109,13 @@ func (s *server) writeInvoiceList(w http.ResponseWriter, r *http.Request, custom
 	return nil
 }
 
-// invoiceID reads the invoiceId path value; a value that is not a UUID cannot name
-// an invoice, so it is 404 like an unknown id.
+// invoiceID reads the invoiceId path value. The interface types it as a UUID, so
+// anything else is an invalid parameter (400); a well-formed id that names no
+// invoice of this merchant is 404.
 func invoiceID(r *http.Request, name string) (string, error) {
 	id := strings.ToLower(r.PathValue(name))
 	if !kassa.ValidUUID(id) {
-		return "", kassa.NotFound("invoice")
+		return "", errInvalid("invoiceId", "invalid_invoice_id", "The invoice id must be a UUID.")
 	}
 	return id, nil
 }
@@ -189,7 +190,7 @@ func (s *server) cancelInvoice(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	inv, err := s.cfg.Invoices.CancelInvoice(r.Context(), principal(r.Context()).MerchantID, id)
+	inv, err := s.cfg.Invoices.CancelInvoice(r.Context(), principal(r.Context()), id)
 	if err != nil {
 		return err
 	}

@@ -52,7 +52,8 @@ func TestInvoiceRetrieve(t *testing.T) {
 			expectError(t, m.get("/api/v1/invoices/"+id+q), 400, "invalid_request_error", "invalid_payments_limit", "payments_limit")
 		}
 		expectError(t, m.get("/api/v1/invoices/"+kassa.NewUUID()), 404, "not_found_error", "resource_missing", "")
-		expectError(t, m.get("/api/v1/invoices/not-a-uuid"), 404, "not_found_error", "resource_missing", "")
+		expectError(t, m.get("/api/v1/invoices/not-a-uuid"), 400, "invalid_request_error", "invalid_invoice_id", "invoiceId")
+		expectError(t, m.get("/api/v1/invoices/not-a-uuid/status"), 400, "invalid_request_error", "invalid_invoice_id", "invoiceId")
 
 		r = m.get("/api/v1/invoices/" + id + "/status")
 		expectStatus(t, r, 200)

@@ -50,7 +50,7 @@ func TestBadInputIsNeverInternal(t *testing.T) {
 				return err
 			}, kassa.KindNotFound, "resource_missing"},
 			{"cancel id not utf-8", func() error {
-				_, err := f.db.CancelInvoice(f.ctx, f.m.ID, bad)
+				_, err := f.db.CancelInvoice(f.ctx, principal(f.m), bad)
 				return err
 			}, kassa.KindNotFound, "resource_missing"},
 			{"cursor not utf-8", func() error {

@@ -205,13 +205,18 @@ func (db *DB) invoice(ctx context.Context, q queryer, merchantID int64, id, lock
 // CancelInvoice cancels an unpaid invoice and writes invoice.canceled and
 // invoice.updated in the same transaction. Any other effective status (expired
 // included) is a conflict.
-func (db *DB) CancelInvoice(ctx context.Context, merchantID int64, id string) (*kassa.Invoice, error) {
+func (db *DB) CancelInvoice(ctx context.Context, p kassa.Principal, id string) (*kassa.Invoice, error) {
+	merchantID := p.MerchantID
 	var inv *kassa.Invoice
 	err := db.tx(ctx, func(tx txq) error {
 		var err error
 		inv, err = db.invoice(ctx, tx, merchantID, id, db.forUpdate())
 		if err != nil {
 			return err
+		}
+		if inv.Environment != p.Environment {
+			return kassa.Errorf(kassa.KindPermission, "environment_mismatch",
+				"This invoice is in %s; a %s credential cannot cancel it.", inv.Environment, p.Environment)
 		}
 		now := db.clock()
 		if err := kassa.CheckCancel(inv.EffectiveStatus(now)); err != nil {

@@ -157,7 +157,7 @@ func TestInvoiceCancel(t *testing.T) {
 		f := newFixture(t, cfg)
 		inv := f.invoice(t, f.m, 100, nil)
 		f.clock.Advance(time.Second)
-		c, err := f.db.CancelInvoice(f.ctx, f.m.ID, inv.ID)
+		c, err := f.db.CancelInvoice(f.ctx, principal(f.m), inv.ID)
 		must(t, err)
 		at := f.clock.Now().Truncate(time.Microsecond)
 		if c.Status != kassa.StatusCanceled || c.CanceledAt == nil || !c.CanceledAt.Equal(at) {
@@ -184,26 +184,30 @@ func TestInvoiceCancel(t *testing.T) {
 		expired := f.invoice(t, f.m, 100, func(c *kassa.InvoiceCreate) { c.ExpiresIn = ptr(time.Minute) })
 		f.clock.Advance(time.Minute)
 		other := f.merchant(t, "other@example.com")
+		fresh := f.invoice(t, f.m, 1000, nil)
+		mainnet := principal(f.m)
+		mainnet.Environment = kassa.Mainnet
 		tests := []struct {
-			name     string
-			merchant int64
-			id       string
-			kind     kassa.ErrorKind
-			code     string
+			name string
+			p    kassa.Principal
+			id   string
+			kind kassa.ErrorKind
+			code string
 		}{
-			{"twice", f.m.ID, inv.ID, kassa.KindConflict, "invoice_not_cancelable"},
-			{"expired", f.m.ID, expired.ID, kassa.KindConflict, "invoice_not_cancelable"},
-			{"foreign", other.ID, expired.ID, kassa.KindNotFound, "resource_missing"},
-			{"unknown", f.m.ID, kassa.NewUUID(), kassa.KindNotFound, "resource_missing"},
+			{"twice", principal(f.m), inv.ID, kassa.KindConflict, "invoice_not_cancelable"},
+			{"expired", principal(f.m), expired.ID, kassa.KindConflict, "invoice_not_cancelable"},
+			{"foreign", principal(other), expired.ID, kassa.KindNotFound, "resource_missing"},
+			{"unknown", principal(f.m), kassa.NewUUID(), kassa.KindNotFound, "resource_missing"},
+			{"other environment", mainnet, fresh.ID, kassa.KindPermission, "environment_mismatch"},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
-				_, err := f.db.CancelInvoice(f.ctx, tt.merchant, tt.id)
+				_, err := f.db.CancelInvoice(f.ctx, tt.p, tt.id)
 				wantErr(t, err, tt.kind, tt.code)
 			})
 		}
-		if events, _ := f.db.Events(f.ctx, f.m.ID, 10); len(events) != 4 {
-			t.Fatalf("%d events, want 4 (refused cancels write none)", len(events))
+		if events, _ := f.db.Events(f.ctx, f.m.ID, 10); len(events) != 5 {
+			t.Fatalf("%d events, want 5 (refused cancels write none)", len(events))
 		}
 	})
 }
