@@ -2,6 +2,7 @@ package kassa
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 )
 
@@ -29,13 +30,19 @@ type Event struct {
 	Data        json.RawMessage // the object, e.g. an invoice in its canonical JSON
 }
 
+// NewEventID returns "evt_" and 32 hex digits: the time in milliseconds, then 80
+// random bits, so ids sort by creation like the events themselves.
+func NewEventID(now time.Time) string {
+	return "evt_" + strings.ReplaceAll(NewTimeUUID(now), "-", "")
+}
+
 // NewEvent returns an event of type typ about object, created at now.
 func NewEvent(merchantID int64, env Environment, typ string, object any, now time.Time) (*Event, error) {
 	data, err := MarshalJSON(object)
 	if err != nil {
 		return nil, err
 	}
-	return &Event{ID: "evt_" + RandomToken(15), MerchantID: merchantID, Environment: env, Type: typ, Created: now, Data: data}, nil
+	return &Event{ID: NewEventID(now), MerchantID: merchantID, Environment: env, Type: typ, Created: now, Data: data}, nil
 }
 
 // MarshalJSON renders the event as the API shows it, for an Event value or pointer.

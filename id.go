@@ -14,6 +14,26 @@ func NewUUID() string {
 	_, _ = rand.Read(b[:])
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
+	return formatUUID(b)
+}
+
+// NewTimeUUID returns a version 7 UUID: 48 bits of Unix milliseconds, then random
+// bits. Ids made later sort later, so new rows land at the right edge of an index
+// instead of on a random page: fewer pages written per commit.
+func NewTimeUUID(now time.Time) string {
+	var b [16]byte
+	_, _ = rand.Read(b[6:])
+	ms := uint64(now.UnixMilli())
+	for i := 5; i >= 0; i-- {
+		b[i] = byte(ms)
+		ms >>= 8
+	}
+	b[6] = b[6]&0x0f | 0x70
+	b[8] = b[8]&0x3f | 0x80
+	return formatUUID(b)
+}
+
+func formatUUID(b [16]byte) string {
 	h := hex.EncodeToString(b[:])
 	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
 }

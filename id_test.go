@@ -104,3 +104,25 @@ func TestTimes(t *testing.T) {
 		t.Errorf("ParseTime kept the wrong instant: %v", p)
 	}
 }
+
+func TestNewTimeUUID(t *testing.T) {
+	base := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	prev := ""
+	for i := 0; i < 100; i++ {
+		id := NewTimeUUID(base.Add(time.Duration(i) * time.Millisecond))
+		if !ValidUUID(id) || id[14] != '7' || !strings.ContainsAny(id[19:20], "89ab") {
+			t.Fatalf("NewTimeUUID = %q, want a version 7 UUID", id)
+		}
+		if id <= prev {
+			t.Fatalf("ids do not sort by time: %q after %q", id, prev)
+		}
+		prev = id
+	}
+	if a, b := NewTimeUUID(base), NewTimeUUID(base); a == b || a[:13] != b[:13] {
+		t.Errorf("same millisecond: %q and %q should share the time prefix and differ", a, b)
+	}
+	e1, e2 := NewEventID(base), NewEventID(base.Add(time.Millisecond))
+	if len(e1) != 36 || !strings.HasPrefix(e1, "evt_") || e1 >= e2 {
+		t.Errorf("event ids %q, %q: want evt_ + 32 hex, sorted by time", e1, e2)
+	}
+}

@@ -149,7 +149,7 @@ func newInvoice(m *kassa.Merchant, env kassa.Environment, c kassa.InvoiceCreate,
 		ttl = *c.ExpiresIn
 	}
 	inv := &kassa.Invoice{
-		ID: kassa.NewUUID(), MerchantID: m.ID, Environment: env, Status: kassa.StatusUnpaid,
+		ID: kassa.NewTimeUUID(now), MerchantID: m.ID, Environment: env, Status: kassa.StatusUnpaid,
 		Type: kassa.InvoiceTypeStandard, Currency: "usd", Amount: c.Amount,
 		Description: c.Description, CustomerID: c.CustomerID, CustomerEmail: c.CustomerEmail,
 		InvoiceTitle: m.CompanyName, InvoiceFooter: m.CompanyName,

@@ -65,7 +65,7 @@ func TestInvoiceCreate(t *testing.T) {
 			t.Run(tt.name, func(t *testing.T) {
 				inv, token, err := f.db.CreateInvoice(f.ctx, principal(f.m), tt.c)
 				must(t, err)
-				if !kassa.ValidUUIDv4(inv.ID) || len(token) < 40 || inv.MerchantID != f.m.ID || inv.Environment != kassa.Devnet ||
+				if !kassa.ValidUUID(inv.ID) || inv.ID[14] != '7' || len(token) < 40 || inv.MerchantID != f.m.ID || inv.Environment != kassa.Devnet ||
 					inv.Status != kassa.StatusUnpaid || inv.Type != "standard" || inv.Currency != "usd" ||
 					inv.Amount != tt.c.Amount || inv.AmountPaid != 0 || !inv.CreatedAt.Equal(now) {
 					t.Fatalf("created %s token %q", jsonOf(t, inv), token)
