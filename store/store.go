@@ -72,7 +72,7 @@ var (
 )
 
 // sqlitePragmas are applied to every SQLite writer connection.
-const sqlitePragmas = "_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)&" + sqliteCache
+const sqlitePragmas = "_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&" + sqliteCache
 
 // sqliteCache gives each connection a 64 MiB page cache and maps the database file:
 // with SQLite's 2 MiB default, a growing invoice table was read back with a pread
