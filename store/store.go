@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"kassa"
 )
@@ -127,7 +129,7 @@ func (db *DB) openSQLite(ctx context.Context, dir string) error {
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxIdleTime(0)
 	w.SetConnMaxLifetime(0)
-	if err := w.PingContext(ctx); err != nil {
+	if err := pingBusy(ctx, w); err != nil {
 		return fmt.Errorf("store: open sqlite: %w", err)
 	}
 	if err := db.migrate(ctx); err != nil {
@@ -146,6 +148,24 @@ func (db *DB) openSQLite(ctx context.Context, dir string) error {
 		return fmt.Errorf("store: open sqlite readers: %w", err)
 	}
 	return nil
+}
+
+// pingBusy opens the first connection, retrying while SQLite answers SQLITE_BUSY:
+// switching a new database file to WAL takes an exclusive lock and does not wait
+// for busy_timeout, so processes opening one new file together collide there.
+func pingBusy(ctx context.Context, w *sql.DB) error {
+	for attempt := 0; ; attempt++ {
+		err := w.PingContext(ctx)
+		var se *sqlite.Error
+		if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY || attempt == 100 {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 func (db *DB) openPostgres(ctx context.Context, dsn string) error {
