@@ -39,7 +39,9 @@ func errIdempotencyKeyRequired() error {
 //   - same key while the first request runs: 409 idempotency_key_in_use.
 //
 // The outcome is saved for 2xx and 5xx (a panic saves a 500); a 4xx releases the
-// claim, so a retry with a fixed body works.
+// claim, so a retry with a fixed body works. A handler whose store call supports it
+// (kassa.IdempotentWrite) has its response saved in the same transaction as the
+// change it makes.
 func (s *server) idempotent(opts idempotencyOptions, h apiFunc) apiFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		key := r.Header.Get("Idempotency-Key")
@@ -110,12 +112,15 @@ func (s *server) runClaimed(w http.ResponseWriter, r *http.Request, scope kassa.
 	// outcome is the real one and a retry replays it instead of a spurious 5xx.
 	hctx, cancel := context.WithTimeout(bg, claimedTimeout)
 	defer cancel()
-	r = r.WithContext(hctx)
+	iw := &kassa.IdempotentWrite{Scope: scope}
+	r = r.WithContext(kassa.WithIdempotentWrite(hctx, iw))
 	if err := h(rec, r); err != nil {
 		s.writeError(rec, r, err)
 	}
 	finished = true
-	if rec.status >= 400 && rec.status < 500 {
+	if _, _, saved := iw.Saved(); saved {
+		// The store saved the response in the transaction that made the change.
+	} else if rec.status >= 400 && rec.status < 500 {
 		if err := s.cfg.Idempotency.ReleaseIdempotencyKey(bg, scope); err != nil {
 			s.log.LogAttrs(bg, slog.LevelError, "releasing idempotency key failed",
 				slog.String("request_id", requestID(bg)), slog.String("error", err.Error()))

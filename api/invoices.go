@@ -36,12 +36,33 @@ func (s *server) createInvoice(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// Behind the idempotency layer the store saves this response with the invoice.
+	iw := kassa.IdempotentWriteFrom(r.Context())
+	if iw != nil {
+		iw.Respond = func(result any) (int, []byte, error) {
+			ci := result.(kassa.CreatedInvoice)
+			body, err := marshal(s.invoiceCreated(ci.Invoice, ci.SessionToken))
+			return http.StatusCreated, body, err
+		}
+	}
 	inv, token, err := s.cfg.Invoices.CreateInvoice(r.Context(), principal(r.Context()), c)
 	if err != nil {
 		return err
 	}
+	if iw != nil {
+		if status, body, ok := iw.Saved(); ok {
+			writeRaw(w, status, body) // exactly the bytes a replay will send
+			return nil
+		}
+	}
+	writeJSON(w, http.StatusCreated, s.invoiceCreated(inv, token))
+	return nil
+}
+
+// invoiceCreated renders the create response of an invoice and its session token.
+func (s *server) invoiceCreated(inv *kassa.Invoice, token string) invoiceCreated {
 	sig := s.signer.Sign(token)
-	writeJSON(w, http.StatusCreated, invoiceCreated{
+	return invoiceCreated{
 		InvoiceID:             inv.ID,
 		PaymentURL:            s.signer.PaymentURL(s.cfg.PublicURL, inv.ID, token),
 		ExpiresAt:             kassa.FormatTime(inv.ExpiresAt),
@@ -49,8 +70,7 @@ func (s *server) createInvoice(w http.ResponseWriter, r *http.Request) error {
 		Signature:             sig,
 		PaymentSessionHeaders: sessionHeaders{SessionToken: token, Signature: sig},
 		Invoice:               inv,
-	})
-	return nil
+	}
 }
 
 // encodeInvoiceList renders the list envelope (interface 2.5) of invoices.

@@ -90,17 +90,21 @@ func idempotencyRecord(ctx context.Context, q queryer, s kassa.IdempotencyScope)
 
 // CompleteIdempotencyKey saves the response of the request that owns the key.
 func (db *DB) CompleteIdempotencyKey(ctx context.Context, s kassa.IdempotencyScope, status int, body []byte) error {
-	if body == nil {
-		body = []byte{}
-	}
-	if err := db.write(ctx, func(q queryer) error {
-		_, err := q.ExecContext(ctx, "UPDATE idempotency_keys SET done = $5, status_code = $6, body = $7 WHERE "+
-			idempotencyKeyWhere+" AND done = $8", idemArgs(s, true, status, body, false)...)
-		return err
-	}); err != nil {
+	if err := db.write(ctx, func(q queryer) error { return completeIdempotency(ctx, q, s, status, body) }); err != nil {
 		return fmt.Errorf("store: complete idempotency key: %w", err)
 	}
 	return nil
+}
+
+// completeIdempotency saves the response under a running claim. A claim taken over
+// meanwhile (the request ran past kassa.IdempotencyStale) is left to its new owner.
+func completeIdempotency(ctx context.Context, q queryer, s kassa.IdempotencyScope, status int, body []byte) error {
+	if body == nil {
+		body = []byte{}
+	}
+	_, err := q.ExecContext(ctx, "UPDATE idempotency_keys SET done = $5, status_code = $6, body = $7 WHERE "+
+		idempotencyKeyWhere+" AND done = $8", idemArgs(s, true, status, body, false)...)
+	return err
 }
 
 // ReleaseIdempotencyKey forgets a running claim, so a retry can claim the key again.

@@ -78,7 +78,15 @@ func (db *DB) CreateInvoice(ctx context.Context, p kassa.Principal, c kassa.Invo
 		return nil, "", err
 	}
 	token := kassa.NewSessionToken()
-	var inv *kassa.Invoice
+	iw := kassa.IdempotentWriteFrom(ctx)
+	if iw != nil && iw.Respond == nil {
+		iw = nil
+	}
+	var (
+		inv          *kassa.Invoice
+		status       int
+		responseBody []byte
+	)
 	err := db.tx(ctx, func(tx txq) error {
 		m, err := db.merchant(ctx, tx, p.MerchantID, "")
 		if err != nil {
@@ -112,10 +120,24 @@ func (db *DB) CreateInvoice(ctx context.Context, p kassa.Principal, c kassa.Invo
 		if err != nil {
 			return fmt.Errorf("store: create invoice: %w", err)
 		}
-		return writeEvents(ctx, tx, inv.MerchantID, inv.Environment, inv, now, kassa.EventInvoiceCreated)
+		if err := writeEvents(ctx, tx, inv.MerchantID, inv.Environment, inv, now, kassa.EventInvoiceCreated); err != nil {
+			return err
+		}
+		if iw == nil {
+			return nil
+		}
+		// The idempotent response is saved with the invoice: one commit, and no
+		// invoice whose key a crash could leave without its response.
+		if status, responseBody, err = iw.Respond(kassa.CreatedInvoice{Invoice: inv, SessionToken: token}); err != nil {
+			return err
+		}
+		return completeIdempotency(ctx, tx, iw.Scope, status, responseBody)
 	})
 	if err != nil {
 		return nil, "", err
+	}
+	if iw != nil {
+		iw.Save(status, responseBody)
 	}
 	return inv, token, nil
 }

@@ -1,0 +1,57 @@
+package store_test
+
+import (
+	"context"
+	"testing"
+
+	"kassa"
+	"kassa/store"
+	"kassa/store/storetest"
+)
+
+// TestCreateInvoiceSavesIdempotentResponse checks that an invoice created under a
+// claimed key has its response saved in the same transaction, and that a create the
+// store refuses saves nothing and leaves the claim running for the caller to release.
+func TestCreateInvoiceSavesIdempotentResponse(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		f := newFixture(t, cfg)
+		respond := func(result any) (int, []byte, error) {
+			return 201, []byte(`{"invoice_id":"` + result.(kassa.CreatedInvoice).Invoice.ID + `"}`), nil
+		}
+
+		s := scope(f, "created")
+		if rec := claim(t, f, s, "fp"); rec != nil {
+			t.Fatalf("claim = %+v", rec)
+		}
+		iw := &kassa.IdempotentWrite{Scope: s, Respond: respond}
+		inv, _, err := f.db.CreateInvoice(kassa.WithIdempotentWrite(f.ctx, iw), principal(f.m), kassa.InvoiceCreate{Amount: 1000})
+		must(t, err)
+		status, body, ok := iw.Saved()
+		want := `{"invoice_id":"` + inv.ID + `"}`
+		if !ok || status != 201 || string(body) != want {
+			t.Fatalf("Saved() = %d %q %v, want 201 %q", status, body, ok, want)
+		}
+		rec := claim(t, f, s, "fp")
+		if rec == nil || !rec.Done || rec.StatusCode != 201 || string(rec.Body) != want {
+			t.Fatalf("record after create = %+v", rec)
+		}
+
+		// A mainnet invoice for a merchant without mainnet access is refused.
+		s = scope(f, "refused")
+		s.Environment = kassa.Mainnet
+		if rec := claim(t, f, s, "fp"); rec != nil {
+			t.Fatalf("claim = %+v", rec)
+		}
+		iw = &kassa.IdempotentWrite{Scope: s, Respond: respond}
+		p := principal(f.m)
+		p.Environment = kassa.Mainnet
+		_, _, err = f.db.CreateInvoice(kassa.WithIdempotentWrite(context.Background(), iw), p, kassa.InvoiceCreate{Amount: 1000})
+		wantErr(t, err, kassa.KindPermission, "mainnet_not_enabled")
+		if _, _, ok := iw.Saved(); ok {
+			t.Fatal("a refused create saved a response")
+		}
+		if rec := claim(t, f, s, "fp"); rec == nil || rec.Done {
+			t.Fatalf("record after refused create = %+v, want the running claim", rec)
+		}
+	})
+}
