@@ -15,13 +15,25 @@ const (
 	IdempotencyStale = time.Minute
 )
 
-// IdempotencyScope identifies one idempotency key.
+// IdempotencyScope identifies one idempotency key, and who is claiming it.
 type IdempotencyScope struct {
 	MerchantID  int64
 	Environment Environment
 	Route       string // method and path, "POST /api/v1/invoices"
 	Key         string
+	// Owner is a token the claiming request picks (NewClaimOwner). It is not part of
+	// the key: Complete and Release act only on a claim made with the same Owner, so
+	// a request whose claim was taken over cannot touch the new owner's claim.
+	Owner string
 }
+
+// NewClaimOwner returns a fresh IdempotencyScope.Owner token.
+func NewClaimOwner() string { return RandomToken(10) }
+
+// ErrClaimLost is returned when a request's idempotency claim was taken over before
+// it could save its response; the change it was making is rolled back.
+var ErrClaimLost = &Error{Kind: KindIdempotency, Code: "idempotency_key_in_use", Param: "Idempotency-Key",
+	Message: "A request with this Idempotency-Key is still being processed; retry shortly."}
 
 // IdempotencyRecord is what was saved under a key: running while the first request
 // is in flight, then its response.

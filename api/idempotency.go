@@ -63,7 +63,7 @@ func (s *server) idempotent(opts idempotencyOptions, h apiFunc) apiFunc {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		p := principal(r.Context())
 		scope := kassa.IdempotencyScope{MerchantID: p.MerchantID, Environment: p.Environment,
-			Route: r.Method + " " + r.URL.Path, Key: key}
+			Route: r.Method + " " + r.URL.Path, Key: key, Owner: kassa.NewClaimOwner()}
 		fp := fingerprint(r.Method, r.URL.Path, body)
 		rec, err := s.cfg.Idempotency.ClaimIdempotencyKey(r.Context(), scope, fp)
 		if err != nil {

@@ -49,6 +49,7 @@ type memIdempotency struct {
 }
 
 func (m *memIdempotency) ClaimIdempotencyKey(_ context.Context, s kassa.IdempotencyScope, fp string) (*kassa.IdempotencyRecord, error) {
+	s.Owner = "" // the fake keeps one claim per key, whoever made it
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if r, ok := m.recs[s]; ok {
@@ -60,6 +61,7 @@ func (m *memIdempotency) ClaimIdempotencyKey(_ context.Context, s kassa.Idempote
 }
 
 func (m *memIdempotency) CompleteIdempotencyKey(_ context.Context, s kassa.IdempotencyScope, status int, body []byte) error {
+	s.Owner = ""
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r := m.recs[s]
@@ -68,6 +70,7 @@ func (m *memIdempotency) CompleteIdempotencyKey(_ context.Context, s kassa.Idemp
 }
 
 func (m *memIdempotency) ReleaseIdempotencyKey(_ context.Context, s kassa.IdempotencyScope) error {
+	s.Owner = ""
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	delete(m.recs, s)

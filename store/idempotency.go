@@ -32,8 +32,8 @@ func (db *DB) ClaimIdempotencyKey(ctx context.Context, s kassa.IdempotencyScope,
 		err := db.write(ctx, func(q queryer) error {
 			now := db.clock()
 			res, err := q.ExecContext(ctx, `INSERT INTO idempotency_keys
-				(merchant_id, environment, route, idempotency_key, fingerprint, done, status_code, created_at)
-				VALUES ($1, $2, $3, $4, $5, $6, 0, $7) ON CONFLICT DO NOTHING`, idemArgs(s, fingerprint, false, micros(now))...)
+				(merchant_id, environment, route, idempotency_key, fingerprint, done, status_code, created_at, owner)
+				VALUES ($1, $2, $3, $4, $5, $6, 0, $7, $8) ON CONFLICT DO NOTHING`, idemArgs(s, fingerprint, false, micros(now), s.Owner)...)
 			if err != nil {
 				return fmt.Errorf("store: claim idempotency key: %w", err)
 			}
@@ -90,29 +90,42 @@ func idempotencyRecord(ctx context.Context, q queryer, s kassa.IdempotencyScope)
 
 // CompleteIdempotencyKey saves the response of the request that owns the key.
 func (db *DB) CompleteIdempotencyKey(ctx context.Context, s kassa.IdempotencyScope, status int, body []byte) error {
-	if err := db.write(ctx, func(q queryer) error { return completeIdempotency(ctx, q, s, status, body) }); err != nil {
+	err := db.write(ctx, func(q queryer) error { return completeIdempotency(ctx, q, s, status, body) })
+	if errors.Is(err, kassa.ErrClaimLost) {
+		return nil // the key has a new owner; its response is not ours to save
+	}
+	if err != nil {
 		return fmt.Errorf("store: complete idempotency key: %w", err)
 	}
 	return nil
 }
 
-// completeIdempotency saves the response under a running claim. A claim taken over
-// meanwhile (the request ran past kassa.IdempotencyStale) is left to its new owner.
+// completeIdempotency saves the response under the caller's running claim. A claim
+// taken over meanwhile (the request ran past kassa.IdempotencyStale) belongs to its
+// new owner: nothing is saved and kassa.ErrClaimLost is returned.
 func completeIdempotency(ctx context.Context, q queryer, s kassa.IdempotencyScope, status int, body []byte) error {
 	if body == nil {
 		body = []byte{}
 	}
-	_, err := q.ExecContext(ctx, "UPDATE idempotency_keys SET done = $5, status_code = $6, body = $7 WHERE "+
-		idempotencyKeyWhere+" AND done = $8", idemArgs(s, true, status, body, false)...)
-	return err
+	res, err := q.ExecContext(ctx, "UPDATE idempotency_keys SET done = $5, status_code = $6, body = $7 WHERE "+
+		idempotencyKeyWhere+" AND done = $8 AND owner = $9", idemArgs(s, true, status, body, false, s.Owner)...)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n != 1 {
+		return kassa.ErrClaimLost
+	}
+	return nil
 }
 
 // ReleaseIdempotencyKey forgets a running claim, so a retry can claim the key again.
 // A completed record is kept.
 func (db *DB) ReleaseIdempotencyKey(ctx context.Context, s kassa.IdempotencyScope) error {
 	if err := db.write(ctx, func(q queryer) error {
-		_, err := q.ExecContext(ctx, "DELETE FROM idempotency_keys WHERE "+idempotencyKeyWhere+" AND done = $5",
-			idemArgs(s, false)...)
+		_, err := q.ExecContext(ctx, "DELETE FROM idempotency_keys WHERE "+idempotencyKeyWhere+" AND done = $5 AND owner = $6",
+			idemArgs(s, false, s.Owner)...)
 		return err
 	}); err != nil {
 		return fmt.Errorf("store: release idempotency key: %w", err)

@@ -55,3 +55,37 @@ func TestCreateInvoiceSavesIdempotentResponse(t *testing.T) {
 		}
 	})
 }
+
+// TestIdempotencyClaimTakenOver checks that a request whose claim was taken over
+// (it ran past kassa.IdempotencyStale) can neither save nor release the new owner's
+// claim, and that its invoice is rolled back rather than made a second time.
+func TestIdempotencyClaimTakenOver(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		f := newFixture(t, cfg)
+		a, b := scope(f, "k"), scope(f, "k")
+		a.Owner, b.Owner = "owner-a", "owner-b"
+		if rec := claim(t, f, a, "fp"); rec != nil {
+			t.Fatalf("claim A = %+v", rec)
+		}
+		f.clock.Advance(kassa.IdempotencyStale)
+		if rec := claim(t, f, b, "fp"); rec != nil {
+			t.Fatalf("claim B after A went stale = %+v, want ownership", rec)
+		}
+
+		iw := &kassa.IdempotentWrite{Scope: a, Respond: func(any) (int, []byte, error) { return 201, []byte("a"), nil }}
+		_, _, err := f.db.CreateInvoice(kassa.WithIdempotentWrite(f.ctx, iw), principal(f.m), kassa.InvoiceCreate{Amount: 1000})
+		wantErr(t, err, kassa.KindIdempotency, "idempotency_key_in_use")
+		if invs, _, _ := f.db.Invoices(f.ctx, kassa.InvoiceFilter{MerchantID: f.m.ID}); len(invs) != 0 {
+			t.Fatalf("%d invoices after a lost claim, want 0", len(invs))
+		}
+		must(t, f.db.CompleteIdempotencyKey(f.ctx, a, 500, []byte("a")))
+		must(t, f.db.ReleaseIdempotencyKey(f.ctx, a))
+		if rec := claim(t, f, scope(f, "k"), "fp"); rec == nil || rec.Done {
+			t.Fatalf("B's claim after A's complete and release = %+v, want it running", rec)
+		}
+		must(t, f.db.CompleteIdempotencyKey(f.ctx, b, 201, []byte("b")))
+		if rec := claim(t, f, scope(f, "k"), "fp"); rec == nil || !rec.Done || string(rec.Body) != "b" {
+			t.Fatalf("record = %+v, want B's response", rec)
+		}
+	})
+}
