@@ -165,6 +165,7 @@ func (db *DB) AuthenticateAPIKey(ctx context.Context, secret string) (*kassa.API
 	cached, hash, ok := db.keys.get(prefix, now)
 	k := &cached
 	if !ok {
+		gen := db.keys.generation()
 		var err error
 		k, err = scanAPIKey(db.r.QueryRowContext(ctx,
 			"SELECT "+apiKeyColumns+", secret_hash FROM api_keys WHERE prefix = $1", prefix), &hash)
@@ -175,7 +176,7 @@ func (db *DB) AuthenticateAPIKey(ctx context.Context, secret string) (*kassa.API
 		if err != nil {
 			return nil, fmt.Errorf("store: authenticate api key: %w", err)
 		}
-		db.keys.put(*k, hash, now)
+		db.keys.put(*k, hash, now, gen)
 	}
 	if !kassa.SecretMatches(secret, hash) {
 		return nil, unauthenticated("invalid_api_key", "Invalid API key.")

@@ -130,3 +130,11 @@ func TestAPIKeyRevokeAfterUse(t *testing.T) {
 		wantErr(t, err, kassa.KindUnauthenticated, "api_key_expired")
 	})
 }
+
+// TestStoreCloseTwice checks that closing a store twice is harmless.
+func TestStoreCloseTwice(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		db := storetest.Open(t, cfg)
+		db.Close() // storetest closes it again in cleanup
+	})
+}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"sync"
 )
 
 // maxGroup bounds how many write transactions share one SQLite commit.
@@ -15,10 +16,11 @@ const maxGroup = 64
 // one commit for many transactions multiplies write throughput; with no load a
 // transaction commits at once, alone.
 type groupCommit struct {
-	p    *pool
-	jobs chan *writeJob
-	quit chan struct{}
-	done chan struct{}
+	p        *pool
+	jobs     chan *writeJob
+	quit     chan struct{}
+	done     chan struct{}
+	stopOnce sync.Once
 }
 
 // writeJob is one caller's transaction, waiting for its outcome on result.
@@ -51,7 +53,7 @@ func (g *groupCommit) do(ctx context.Context, fn func(txq) error) error {
 
 // stop ends the loop after the group in progress.
 func (g *groupCommit) stop() {
-	close(g.quit)
+	g.stopOnce.Do(func() { close(g.quit) })
 	<-g.done
 }
 
@@ -88,7 +90,10 @@ func (g *groupCommit) commit(group []*writeJob) {
 		}
 		return
 	}
-	q := txq{tx, g.p}
+	// Jobs' statements run detached from their callers' cancellation: an interrupted
+	// SQLite write rolls back the whole transaction, not just one job's savepoint,
+	// and would fail every other job of the group.
+	q := txq{Tx: tx, p: g.p, detached: true}
 	broken := error(nil) // a failed savepoint statement: the transaction is unusable
 	for i, j := range group {
 		if broken != nil {

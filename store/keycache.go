@@ -17,6 +17,9 @@ const keyCacheTTL = 2 * time.Second
 type keyCache struct {
 	mu      sync.Mutex
 	entries map[string]keyEntry
+	// gen counts forgets. A row read before a revoke must not be cached after it:
+	// put keeps a row only if no forget happened since its read began.
+	gen uint64
 }
 
 type keyEntry struct {
@@ -38,10 +41,21 @@ func (c *keyCache) get(prefix string, now time.Time) (kassa.APIKey, []byte, bool
 	return e.key, e.hash, true
 }
 
-// put caches a row; the cache is emptied when it grows past 10,000 keys.
-func (c *keyCache) put(k kassa.APIKey, hash []byte, now time.Time) {
+// generation returns the forget count to pass to put after reading a row.
+func (c *keyCache) generation() uint64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.gen
+}
+
+// put caches a row read after generation() returned gen; the cache is emptied when
+// it grows past 10,000 keys.
+func (c *keyCache) put(k kassa.APIKey, hash []byte, now time.Time, gen uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if gen != c.gen {
+		return // a key was revoked while this row was read: it may be stale
+	}
 	if len(c.entries) >= 10_000 {
 		c.entries = map[string]keyEntry{}
 	}
@@ -52,5 +66,6 @@ func (c *keyCache) put(k kassa.APIKey, hash []byte, now time.Time) {
 func (c *keyCache) forget(prefix string) {
 	c.mu.Lock()
 	delete(c.entries, prefix)
+	c.gen++
 	c.mu.Unlock()
 }

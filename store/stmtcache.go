@@ -129,11 +129,21 @@ func (p *pool) Close() error {
 // txq runs a transaction's queries through the pool's cached statements.
 type txq struct {
 	*sql.Tx
-	p *pool
+	p        *pool
+	detached bool // statements ignore the caller's cancellation (group commit)
+}
+
+// ctx returns the context a statement runs with.
+func (t txq) ctx(ctx context.Context) context.Context {
+	if t.detached {
+		return context.WithoutCancel(ctx)
+	}
+	return ctx
 }
 
 // ExecContext runs a statement that returns no rows inside the transaction.
 func (t txq) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	ctx = t.ctx(ctx)
 	if st := t.p.txStmt(query); st != nil {
 		return t.Tx.StmtContext(ctx, st).ExecContext(ctx, args...)
 	}
@@ -142,6 +152,7 @@ func (t txq) ExecContext(ctx context.Context, query string, args ...any) (sql.Re
 
 // QueryContext runs a query that returns rows inside the transaction.
 func (t txq) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	ctx = t.ctx(ctx)
 	if st := t.p.txStmt(query); st != nil {
 		return t.Tx.StmtContext(ctx, st).QueryContext(ctx, args...)
 	}
@@ -150,6 +161,7 @@ func (t txq) QueryContext(ctx context.Context, query string, args ...any) (*sql.
 
 // QueryRowContext runs a query that returns at most one row inside the transaction.
 func (t txq) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	ctx = t.ctx(ctx)
 	if st := t.p.txStmt(query); st != nil {
 		return t.Tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
 	}

@@ -261,7 +261,7 @@ func (db *DB) tx(ctx context.Context, fn func(tx txq) error) error {
 	if err != nil {
 		return fmt.Errorf("store: begin: %w", err)
 	}
-	if err := fn(txq{tx, db.w}); err != nil {
+	if err := fn(txq{Tx: tx, p: db.w}); err != nil {
 		_ = tx.Rollback()
 		return err
 	}
