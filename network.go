@@ -1,0 +1,69 @@
+package kassa
+
+import (
+	"context"
+	"math/big"
+	"time"
+)
+
+// Network is an EVM chain Kassa watches in one environment.
+type Network struct {
+	Name          string      `json:"name"`         // stable id used in the API, e.g. "bsc-testnet"
+	DisplayName   string      `json:"display_name"` // what a payor reads, e.g. "BNB Smart Chain Testnet"
+	Environment   Environment `json:"environment"`
+	ChainID       int64       `json:"chain_id"`      // EIP-155 chain id
+	Confirmations int         `json:"confirmations"` // blocks before a payment counts as confirmed
+	ExplorerURL   string      `json:"explorer_url"`  // base URL; a transaction is ExplorerURL + "/tx/" + hash
+	NativeSymbol  string      `json:"native_symbol"` // the chain's coin, e.g. "tBNB"
+	// DerivationIndex is the hardened account of this network in the deposit address
+	// path m/44'/60'/DerivationIndex'/0/n: every network gets its own addresses. It
+	// must never change once addresses were handed out.
+	DerivationIndex uint32 `json:"derivation_index"`
+}
+
+// Token types.
+const (
+	TokenERC20  = "erc20"
+	TokenNative = "native"
+)
+
+// Token is a coin or ERC-20 contract a payor may pay with.
+type Token struct {
+	ID          int64       `json:"id"` // stable integer id (the available-tokens id)
+	Environment Environment `json:"environment"`
+	Network     string      `json:"network"`
+	Symbol      string      `json:"symbol"`
+	Name        string      `json:"name"`
+	Type        string      `json:"type"`    // TokenERC20 or TokenNative
+	Address     string      `json:"address"` // ERC-20 contract; "" for the native coin
+	Decimals    int         `json:"decimals"`
+	IconURI     string      `json:"icon_uri"`
+	// Stable marks a USD stablecoin: quoted 1:1 with the dollar by default.
+	Stable bool `json:"stable"`
+	// SettlementRoute says Kassa can settle this token to merchants; without it a
+	// receipt's settlement is manual.
+	SettlementRoute bool `json:"settlement_route"`
+	Monitored       bool `json:"monitored"` // the chain watcher looks for it
+}
+
+// Registry lists the networks and tokens of each environment.
+type Registry interface {
+	Networks(env Environment) []Network
+	Network(env Environment, name string) (Network, bool)
+	Tokens(env Environment) []Token
+	Token(env Environment, id int64) (Token, bool)
+}
+
+// Rate is the price of one whole token in US dollars, as an exact rational number
+// (never a float), and when the source last updated it.
+type Rate struct {
+	USDPerToken *big.Rat
+	UpdatedAt   time.Time
+}
+
+// RateSource quotes tokens in US dollars.
+type RateSource interface {
+	// Rate returns the current rate of a token; a token the source cannot price
+	// gives a KindConflict error with code rate_unavailable.
+	Rate(ctx context.Context, t Token) (Rate, error)
+}
