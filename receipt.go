@@ -1,0 +1,132 @@
+package kassa
+
+import (
+	"math/big"
+	"time"
+)
+
+// ReceiptStatus is where one payment (a transfer found on chain) stands.
+type ReceiptStatus string
+
+// Receipt statuses (decisions.md, invoice lifecycle).
+const (
+	ReceiptPending     ReceiptStatus = "pending"      // seen, not yet confirmed
+	ReceiptConfirmed   ReceiptStatus = "confirmed"    // confirmed, the quote's amount or more
+	ReceiptUnderpaid   ReceiptStatus = "underpaid"    // confirmed, below what the locked quote asked
+	ReceiptManualRetry ReceiptStatus = "manual_retry" // needs a person: late, wrong token, failed settlement
+)
+
+// SettlementStatus is where the merchant's share of one receipt stands.
+type SettlementStatus string
+
+// Settlement statuses (interface 3.2).
+const (
+	SettlementPending    SettlementStatus = "pending"
+	SettlementProcessing SettlementStatus = "processing"
+	SettlementSettled    SettlementStatus = "settled"
+	SettlementFailed     SettlementStatus = "failed"
+	SettlementManual     SettlementStatus = "manual" // no route exists
+)
+
+// Receipt is one payment toward an invoice: a transfer identified by (network, tx
+// hash, log index), so the same transfer can never count twice. Its USD value is
+// taken at the rate the invoice's quote locked.
+type Receipt struct {
+	ID          string
+	InvoiceID   string
+	MerchantID  int64
+	Environment Environment
+	Network     string
+	TxHash      string
+	LogIndex    int64
+	TokenID     int64
+	FromAddress string
+	AmountUnits *big.Int // token base units
+	AmountUSD   Millis   // value at the locked rate
+	Status      ReceiptStatus
+	// Confirmations counts blocks on top of the transfer's block, as last seen.
+	Confirmations int
+	SeenAt        time.Time
+	ConfirmedAt   *time.Time
+	Settlement    SettlementStatus
+}
+
+// ReceiptAmounts adds up receipts into the amounts the lifecycle works from:
+// confirmed and underpaid receipts are confirmed money, pending ones pending money;
+// manual_retry money is kept aside for a person and counts for neither.
+func ReceiptAmounts(rs []*Receipt) Amounts {
+	var a Amounts
+	for _, r := range rs {
+		switch r.Status {
+		case ReceiptConfirmed, ReceiptUnderpaid:
+			a.Confirmed += r.AmountUSD
+		case ReceiptPending:
+			a.Pending += r.AmountUSD
+		}
+	}
+	return a
+}
+
+// Arrival describes a transfer as it reaches an invoice, for ClassifyReceipt.
+type Arrival struct {
+	Confirmed bool      // the transfer has its network's confirmation depth
+	TokenID   int64     // what was paid
+	SeenAt    time.Time // when Kassa first saw it
+	// Wanted is what the locked quote asked for in USD at this point: the invoice's
+	// remaining amount when the payment was seen.
+	Wanted Millis
+	Amount Millis // the transfer's USD value at the locked rate
+}
+
+// ClassifyReceipt is the receipt half of the lifecycle as a pure function: the
+// status a transfer to an invoice in status current gets.
+//
+//   - An invoice that was already final (paid, expired, canceled) when the money
+//     was seen gets manual_retry: late money is kept for a person, never dropped
+//     and never flips the invoice by itself.
+//   - A token other than the one locked gets manual_retry (while underpaid, only
+//     the locked token on the original network may pay the rest).
+//   - Unconfirmed: pending. Confirmed: confirmed, or underpaid when below what
+//     was still wanted (beyond the merchant's tolerance).
+func ClassifyReceipt(current InvoiceStatus, lockedToken int64, a Arrival, tolerance Millis) ReceiptStatus {
+	switch {
+	case current.Final():
+		return ReceiptManualRetry
+	case lockedToken != 0 && a.TokenID != lockedToken:
+		return ReceiptManualRetry
+	case !a.Confirmed:
+		return ReceiptPending
+	case a.Amount+tolerance < a.Wanted:
+		return ReceiptUnderpaid
+	default:
+		return ReceiptConfirmed
+	}
+}
+
+// Recompute sets an invoice's amounts, status and payment fields from all its
+// receipts at now. It is the only way payments change an invoice, so replaying the
+// same receipts changes nothing, and a receipt that disappears (a chain
+// reorganisation) is undone by the next recompute.
+func (inv *Invoice) Recompute(rs []*Receipt, tolerance Millis, now time.Time) {
+	got := ReceiptAmounts(rs)
+	before := inv.Status
+	inv.AmountPaid, inv.AmountPending = got.Confirmed, got.Pending
+	inv.Status = NextStatus(inv.Status, inv.Amount, got, tolerance, inv.ExpiresAt, now)
+	if inv.Status == StatusPaid && before != StatusPaid {
+		t := now
+		inv.PaidAt = &t
+	}
+	var latest *Receipt
+	for _, r := range rs {
+		if r.Status == ReceiptManualRetry {
+			continue
+		}
+		if latest == nil || r.SeenAt.After(latest.SeenAt) {
+			latest = r
+		}
+	}
+	if latest != nil {
+		seen, from, network := latest.SeenAt, latest.FromAddress, latest.Network
+		inv.LastPaymentAt, inv.PayerWalletAddress, inv.PayerWalletNetwork = &seen, &from, &network
+	}
+}
