@@ -60,6 +60,9 @@ type Invoice struct {
 	PayerWalletAddress *string
 	PayerWalletNetwork *string
 	CommerceOrderID    *string
+	// LockedTokenID is the token the payor chose (payment-address); while the
+	// invoice is underpaid only it may pay the rest. Nil until a token is chosen.
+	LockedTokenID *int64
 
 	ExpiresAt     time.Time
 	CreatedAt     time.Time

@@ -15,7 +15,7 @@ const invoiceColumns = `id, merchant_id, environment, status, invoice_type, curr
 	amount_pending, description, customer_id, customer_email, invoice_title, invoice_footer,
 	payment_return_url, payment_return_url_enabled, receiver_override_enabled, receiver_override_address,
 	questions, metadata, payer_wallet_address, payer_wallet_network, commerce_order_id,
-	expires_at, created_at, paid_at, last_payment_at, canceled_at`
+	expires_at, created_at, paid_at, last_payment_at, canceled_at, locked_token_id`
 
 // effectiveStatusSQL is kassa.Invoice.EffectiveStatus as SQL, with nowParam the
 // placeholder of the time now in microseconds: an open invoice past its expiry with
@@ -35,13 +35,13 @@ func scanInvoice(s scanner) (*kassa.Invoice, error) {
 		metadata                                              string
 		wallet, network, order                                sql.Null[string]
 		expires, created                                      int64
-		paidAt, lastPayment, canceled                         sql.Null[int64]
+		paidAt, lastPayment, canceled, locked                 sql.Null[int64]
 	)
 	if err := s.Scan(&inv.ID, &inv.MerchantID, &env, &status, &inv.Type, &inv.Currency, &amount, &paid,
 		&pending, &desc, &customer, &email, &inv.InvoiceTitle, &inv.InvoiceFooter,
 		&returnURL, &inv.PaymentReturnURLEnabled, &inv.ReceiverOverrideEnabled, &override,
 		&questions, &metadata, &wallet, &network, &order,
-		&expires, &created, &paidAt, &lastPayment, &canceled); err != nil {
+		&expires, &created, &paidAt, &lastPayment, &canceled, &locked); err != nil {
 		return nil, err
 	}
 	inv.Environment, inv.Status = kassa.Environment(env), kassa.InvoiceStatus(status)
@@ -60,6 +60,9 @@ func scanInvoice(s scanner) (*kassa.Invoice, error) {
 	inv.PayerWalletAddress, inv.PayerWalletNetwork, inv.CommerceOrderID = stringOrNil(wallet), stringOrNil(network), stringOrNil(order)
 	inv.ExpiresAt, inv.CreatedAt = fromMicros(expires), fromMicros(created)
 	inv.PaidAt, inv.LastPaymentAt, inv.CanceledAt = timeOrNil(paidAt), timeOrNil(lastPayment), timeOrNil(canceled)
+	if locked.Valid {
+		inv.LockedTokenID = &locked.V
+	}
 	return &inv, nil
 }
 

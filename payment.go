@@ -1,0 +1,82 @@
+package kassa
+
+import (
+	"context"
+	"math/big"
+)
+
+// Event types of payments.
+const (
+	EventPaymentCreated          = "invoice_payment.created"
+	EventPaymentUpdated          = "invoice_payment.updated"
+	EventInvoicePaidAfterExpired = "invoice.paid_after_expiration"
+)
+
+// PaymentInput is a transfer to an invoice's deposit address, as the chain watcher
+// or the devnet simulation reports it. Reporting the same (network, tx hash, log
+// index) again updates that receipt (more confirmations); it never adds money twice.
+type PaymentInput struct {
+	MerchantID    int64
+	InvoiceID     string
+	Network       string
+	TxHash        string
+	LogIndex      int64
+	TokenID       int64
+	FromAddress   string
+	AmountUnits   *big.Int
+	AmountUSD     Millis // at the invoice's locked rate
+	Confirmations int
+	Confirmed     bool // the network's confirmation depth is reached
+}
+
+// PaymentService records payments and recomputes their invoices.
+type PaymentService interface {
+	// IngestPayment records a transfer and recomputes its invoice, writing the
+	// receipt, the invoice change and their events in one transaction.
+	IngestPayment(ctx context.Context, in PaymentInput) (*Receipt, *Invoice, error)
+	// Receipts lists an invoice's receipts, newest first, at most limit.
+	Receipts(ctx context.Context, merchantID int64, invoiceID string, limit int) ([]*Receipt, error)
+}
+
+// receiptJSON is the invoice_payment object. Settlement fields are for merchants
+// only: payor views leave them out (omitempty on a nil pointer).
+type receiptJSON struct {
+	Object        string            `json:"object"`
+	ID            string            `json:"id"`
+	InvoiceID     string            `json:"invoice_id"`
+	Status        ReceiptStatus     `json:"status"`
+	Network       string            `json:"network"`
+	TxHash        string            `json:"tx_hash"`
+	LogIndex      int64             `json:"log_index"`
+	TokenID       int64             `json:"token_id"`
+	FromAddress   string            `json:"from_address"`
+	AmountToken   string            `json:"amount_token_units"`
+	AmountUSD     Millis            `json:"amount_usd"`
+	AmountDecimal string            `json:"amount_usd_decimal"`
+	Confirmations int               `json:"confirmations"`
+	SeenAt        string            `json:"seen_at"`
+	ConfirmedAt   *string           `json:"confirmed_at"`
+	Settlement    *SettlementStatus `json:"settlement_status,omitempty"`
+}
+
+func (r *Receipt) view(merchant bool) receiptJSON {
+	v := receiptJSON{Object: "invoice_payment", ID: r.ID, InvoiceID: r.InvoiceID, Status: r.Status,
+		Network: r.Network, TxHash: r.TxHash, LogIndex: r.LogIndex, TokenID: r.TokenID,
+		FromAddress: r.FromAddress, AmountToken: r.AmountUnits.String(), AmountUSD: r.AmountUSD,
+		AmountDecimal: r.AmountUSD.Decimal(), Confirmations: r.Confirmations,
+		SeenAt: FormatTime(r.SeenAt), ConfirmedAt: timePtr(r.ConfirmedAt)}
+	if merchant {
+		s := r.Settlement
+		v.Settlement = &s
+	}
+	return v
+}
+
+// MarshalJSON renders the merchant's view of a receipt, settlement included.
+func (r Receipt) MarshalJSON() ([]byte, error) { return MarshalJSON(r.view(true)) }
+
+// PayorReceipt renders the payor's view of a receipt: no settlement fields.
+type PayorReceipt struct{ *Receipt }
+
+// MarshalJSON renders the receipt without merchant-only fields.
+func (p PayorReceipt) MarshalJSON() ([]byte, error) { return MarshalJSON(p.Receipt.view(false)) }

@@ -1,0 +1,231 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math/big"
+	"time"
+
+	"kassa"
+)
+
+var _ kassa.PaymentService = (*DB)(nil)
+
+const receiptColumns = `id, invoice_id, merchant_id, environment, network, tx_hash, log_index, token_id,
+	from_address, amount_units, amount_usd, status, confirmations, seen_at, confirmed_at, settlement_status`
+
+func scanReceipt(s scanner) (*kassa.Receipt, error) {
+	var (
+		r                          kassa.Receipt
+		env, status, settle, units string
+		usd, seen                  int64
+		confirmed                  sql.Null[int64]
+	)
+	if err := s.Scan(&r.ID, &r.InvoiceID, &r.MerchantID, &env, &r.Network, &r.TxHash, &r.LogIndex, &r.TokenID,
+		&r.FromAddress, &units, &usd, &status, &r.Confirmations, &seen, &confirmed, &settle); err != nil {
+		return nil, err
+	}
+	amount, ok := new(big.Int).SetString(units, 10)
+	if !ok {
+		return nil, fmt.Errorf("store: receipt %s: bad amount %q", r.ID, units)
+	}
+	r.Environment, r.Status, r.Settlement = kassa.Environment(env), kassa.ReceiptStatus(status), kassa.SettlementStatus(settle)
+	r.AmountUnits, r.AmountUSD, r.SeenAt, r.ConfirmedAt = amount, kassa.Millis(usd), fromMicros(seen), timeOrNil(confirmed)
+	return &r, nil
+}
+
+// receipts loads an invoice's receipts, newest first; limit <= 0 loads them all.
+func receipts(ctx context.Context, q queryer, invoiceID string, limit int) ([]*kassa.Receipt, error) {
+	query := "SELECT " + receiptColumns + " FROM receipts WHERE invoice_id = $1 ORDER BY seen_at DESC, id DESC"
+	args := []any{invoiceID}
+	if limit > 0 {
+		query += " LIMIT $2"
+		args = append(args, limit)
+	}
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: receipts: %w", err)
+	}
+	defer rows.Close()
+	var out []*kassa.Receipt
+	for rows.Next() {
+		r, err := scanReceipt(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store: receipts: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// Receipts lists one of the merchant's invoices' receipts, newest first.
+func (db *DB) Receipts(ctx context.Context, merchantID int64, invoiceID string, limit int) ([]*kassa.Receipt, error) {
+	if _, err := db.invoice(ctx, db.r, merchantID, invoiceID, ""); err != nil {
+		return nil, err
+	}
+	return receipts(ctx, db.r, invoiceID, limit)
+}
+
+// IngestPayment records a transfer and recomputes its invoice in one transaction,
+// with the invoice row locked (FOR UPDATE on PostgreSQL, the single writer on
+// SQLite), so two receipts for one invoice never lose an update. The receipt's
+// status comes from kassa.ClassifyReceipt, the invoice's from Invoice.Recompute.
+func (db *DB) IngestPayment(ctx context.Context, in kassa.PaymentInput) (*kassa.Receipt, *kassa.Invoice, error) {
+	if err := checkPaymentInput(in); err != nil {
+		return nil, nil, err
+	}
+	var (
+		rec *kassa.Receipt
+		inv *kassa.Invoice
+	)
+	err := db.tx(ctx, func(tx txq) error {
+		var err error
+		if inv, err = db.invoice(ctx, tx, in.MerchantID, in.InvoiceID, db.forUpdate()); err != nil {
+			return err
+		}
+		m, err := db.merchant(ctx, tx, in.MerchantID, "")
+		if err != nil {
+			return err
+		}
+		all, err := receipts(ctx, tx, inv.ID, 0)
+		if err != nil {
+			return err
+		}
+		now := db.clock()
+		rec, err = db.upsertReceipt(ctx, tx, inv, all, in, m.UnderpaymentToleranceMillis, now)
+		if err != nil {
+			return err
+		}
+		if all, err = receipts(ctx, tx, inv.ID, 0); err != nil {
+			return err
+		}
+		return db.saveRecomputed(ctx, tx, inv, all, rec, m.UnderpaymentToleranceMillis, now)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return rec, inv, nil
+}
+
+func checkPaymentInput(in kassa.PaymentInput) error {
+	switch {
+	case in.AmountUnits == nil || in.AmountUnits.Sign() <= 0:
+		return kassa.Invalidf("amount", "invalid_amount", "A payment must move a positive amount.")
+	case in.AmountUSD < 0:
+		return kassa.Invalidf("amount_usd", "invalid_amount", "A payment's USD value cannot be negative.")
+	case !storable(in.Network) || !storable(in.TxHash) || !storable(in.FromAddress) || in.TxHash == "" || in.Network == "":
+		return kassa.Invalidf("tx_hash", "invalid_transfer", "A payment needs a network and a transaction hash.")
+	}
+	return nil
+}
+
+// upsertReceipt inserts a new receipt or updates the one already recorded for the
+// same transfer, and writes its invoice_payment event.
+func (db *DB) upsertReceipt(ctx context.Context, tx txq, inv *kassa.Invoice, all []*kassa.Receipt,
+	in kassa.PaymentInput, tolerance kassa.Millis, now time.Time) (*kassa.Receipt, error) {
+	var prior *kassa.Receipt
+	others := kassa.Amounts{}
+	for _, r := range all {
+		if r.Network == in.Network && r.TxHash == in.TxHash && r.LogIndex == in.LogIndex {
+			prior = r
+			continue
+		}
+		others = addAmounts(others, r)
+	}
+	locked := int64(0)
+	if inv.LockedTokenID != nil {
+		locked = *inv.LockedTokenID
+	}
+	arrival := kassa.Arrival{Confirmed: in.Confirmed, TokenID: in.TokenID, SeenAt: now, Amount: in.AmountUSD,
+		Wanted: max(inv.Amount-others.Confirmed, 0)}
+	if prior == nil {
+		r := &kassa.Receipt{ID: kassa.NewTimeUUID(now), InvoiceID: inv.ID, MerchantID: inv.MerchantID,
+			Environment: inv.Environment, Network: in.Network, TxHash: in.TxHash, LogIndex: in.LogIndex,
+			TokenID: in.TokenID, FromAddress: in.FromAddress, AmountUnits: in.AmountUnits, AmountUSD: in.AmountUSD,
+			Confirmations: in.Confirmations, SeenAt: now, Settlement: kassa.SettlementPending}
+		r.Status = kassa.ClassifyReceipt(inv.EffectiveStatus(now), locked, arrival, tolerance)
+		if r.Status != kassa.ReceiptPending {
+			r.ConfirmedAt = confirmedAt(r.Status, now)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO receipts (`+receiptColumns+`)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
+			r.ID, r.InvoiceID, r.MerchantID, string(r.Environment), r.Network, r.TxHash, r.LogIndex, r.TokenID,
+			r.FromAddress, r.AmountUnits.String(), int64(r.AmountUSD), string(r.Status), r.Confirmations,
+			micros(r.SeenAt), nullMicros(r.ConfirmedAt), string(r.Settlement)); err != nil {
+			return nil, fmt.Errorf("store: insert receipt: %w", err)
+		}
+		return r, writeEvents(ctx, tx, inv.MerchantID, inv.Environment, r, now, kassa.EventPaymentCreated)
+	}
+	// The same transfer again: only its confirmation can move it on. A receipt kept
+	// for a person (manual_retry) and a confirmed one stay as they are.
+	r := prior
+	changed := in.Confirmations != r.Confirmations
+	r.Confirmations = in.Confirmations
+	if r.Status == kassa.ReceiptPending && in.Confirmed {
+		arrival.SeenAt = r.SeenAt
+		r.Status = kassa.ClassifyReceipt(kassa.StatusUnpaid, locked, arrival, tolerance)
+		r.ConfirmedAt = confirmedAt(r.Status, now)
+		changed = true
+	}
+	if !changed {
+		return r, nil
+	}
+	if _, err := tx.ExecContext(ctx, "UPDATE receipts SET status = $1, confirmations = $2, confirmed_at = $3 WHERE id = $4",
+		string(r.Status), r.Confirmations, nullMicros(r.ConfirmedAt), r.ID); err != nil {
+		return nil, fmt.Errorf("store: update receipt: %w", err)
+	}
+	return r, writeEvents(ctx, tx, inv.MerchantID, inv.Environment, r, now, kassa.EventPaymentUpdated)
+}
+
+func addAmounts(a kassa.Amounts, r *kassa.Receipt) kassa.Amounts {
+	got := kassa.ReceiptAmounts([]*kassa.Receipt{r})
+	return kassa.Amounts{Confirmed: a.Confirmed + got.Confirmed, Pending: a.Pending + got.Pending}
+}
+
+func confirmedAt(s kassa.ReceiptStatus, now time.Time) *time.Time {
+	if s == kassa.ReceiptConfirmed || s == kassa.ReceiptUnderpaid {
+		return &now
+	}
+	return nil
+}
+
+// saveRecomputed recomputes the invoice from its receipts, stores the change and
+// writes invoice.updated (and invoice.paid, invoice.expired or
+// invoice.paid_after_expiration) when something changed.
+func (db *DB) saveRecomputed(ctx context.Context, tx txq, inv *kassa.Invoice, all []*kassa.Receipt,
+	rec *kassa.Receipt, tolerance kassa.Millis, now time.Time) error {
+	before := *inv
+	inv.Recompute(all, tolerance, now)
+	var types []string
+	if rec.Status == kassa.ReceiptManualRetry && rec.SeenAt.Equal(now) && before.EffectiveStatus(now) == kassa.StatusExpired {
+		types = append(types, kassa.EventInvoicePaidAfterExpired) // new money on an expired invoice
+	}
+	if inv.Status != before.Status || inv.AmountPaid != before.AmountPaid || inv.AmountPending != before.AmountPending ||
+		!sameTime(inv.LastPaymentAt, before.LastPaymentAt) {
+		if _, err := tx.ExecContext(ctx, `UPDATE invoices SET status = $1, amount_paid = $2, amount_pending = $3,
+			paid_at = $4, last_payment_at = $5, payer_wallet_address = $6, payer_wallet_network = $7
+			WHERE id = $8 AND merchant_id = $9`,
+			string(inv.Status), int64(inv.AmountPaid), int64(inv.AmountPending), nullMicros(inv.PaidAt),
+			nullMicros(inv.LastPaymentAt), nullString(inv.PayerWalletAddress), nullString(inv.PayerWalletNetwork),
+			inv.ID, inv.MerchantID); err != nil {
+			return fmt.Errorf("store: update invoice: %w", err)
+		}
+		types = append(types, kassa.EventInvoiceUpdated)
+		switch {
+		case inv.Status == kassa.StatusPaid && before.Status != kassa.StatusPaid:
+			types = append(types, kassa.EventInvoicePaid)
+		case inv.Status == kassa.StatusExpired && before.Status != kassa.StatusExpired:
+			types = append(types, kassa.EventInvoiceExpired)
+		}
+	}
+	inv.Status = inv.EffectiveStatus(now)
+	return writeEvents(ctx, tx, inv.MerchantID, inv.Environment, inv, now, types...)
+}
+
+func sameTime(a, b *time.Time) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Equal(*b)
+}

@@ -1,0 +1,122 @@
+package store_test
+
+import (
+	"fmt"
+	"math/big"
+	"sync"
+	"testing"
+	"time"
+
+	"kassa"
+	"kassa/store"
+	"kassa/store/storetest"
+)
+
+// pay ingests a transfer of usd millis to inv with the given hash.
+func (f *fixture) pay(t *testing.T, inv *kassa.Invoice, hash string, usd kassa.Millis, confirmed bool) (*kassa.Receipt, *kassa.Invoice) {
+	t.Helper()
+	r, got, err := f.db.IngestPayment(f.ctx, paymentInput(inv, hash, usd, confirmed))
+	must(t, err)
+	return r, got
+}
+
+func paymentInput(inv *kassa.Invoice, hash string, usd kassa.Millis, confirmed bool) kassa.PaymentInput {
+	return kassa.PaymentInput{MerchantID: inv.MerchantID, InvoiceID: inv.ID, Network: "bsc-testnet", TxHash: hash,
+		TokenID: 1, FromAddress: "0x52908400098527886E0F7030069857D2E4169EE7",
+		AmountUnits: big.NewInt(int64(usd) * 1_000_000_000_000_000), AmountUSD: usd, Confirmations: 1, Confirmed: confirmed}
+}
+
+// eventTypes returns the types of the merchant's newest n events, oldest first.
+func (f *fixture) eventTypes(t *testing.T, n int) []string {
+	t.Helper()
+	events, err := f.db.Events(f.ctx, f.m.ID, n)
+	must(t, err)
+	out := make([]string, len(events))
+	for i, e := range events {
+		out[len(events)-1-i] = e.Type
+	}
+	return out
+}
+
+func TestIngestPaymentLifecycle(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		f := newFixture(t, cfg)
+		inv := f.invoice(t, f.m, 1000, nil)
+
+		r, got := f.pay(t, inv, "0xaa", 400, false)
+		if r.Status != kassa.ReceiptPending || got.Status != kassa.StatusUnpaid || got.AmountPending != 400 || got.AmountPaid != 0 {
+			t.Fatalf("pending: receipt %s, invoice %s paid %d pending %d", r.Status, got.Status, got.AmountPaid, got.AmountPending)
+		}
+		r, got = f.pay(t, inv, "0xaa", 400, true) // the same transfer, now confirmed
+		if r.Status != kassa.ReceiptUnderpaid || got.Status != kassa.StatusUnderpaid || got.AmountPaid != 400 || got.AmountPending != 0 {
+			t.Fatalf("confirmed part: receipt %s, invoice %s paid %d pending %d", r.Status, got.Status, got.AmountPaid, got.AmountPending)
+		}
+		f.pay(t, inv, "0xaa", 400, true) // reported again: nothing moves
+		f.clock.Advance(time.Second)
+		r, got = f.pay(t, inv, "0xbb", 700, true)
+		if r.Status != kassa.ReceiptConfirmed || got.Status != kassa.StatusPaid || got.AmountPaid != 1100 ||
+			got.AmountRemaining() != 0 || got.PaidAt == nil || got.PayerWalletAddress == nil || got.LastPaymentAt == nil {
+			t.Fatalf("paid: receipt %s, invoice %+v", r.Status, got)
+		}
+		rs, err := f.db.Receipts(f.ctx, f.m.ID, inv.ID, 10)
+		must(t, err)
+		if len(rs) != 2 || rs[0].TxHash != "0xbb" {
+			t.Fatalf("receipts %+v", rs)
+		}
+		want := []string{"invoice_payment.created", "invoice.updated", "invoice_payment.updated", "invoice.updated",
+			"invoice_payment.created", "invoice.updated", "invoice.paid"}
+		if got := f.eventTypes(t, len(want)); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("events %v, want %v", got, want)
+		}
+		stored, err := f.db.Invoice(f.ctx, f.m.ID, inv.ID)
+		must(t, err)
+		if stored.Status != kassa.StatusPaid || stored.AmountPaid != 1100 {
+			t.Fatalf("stored invoice %s paid %d", stored.Status, stored.AmountPaid)
+		}
+
+		// Money after the end is kept for a person and never flips the invoice.
+		late := f.invoice(t, f.m, 1000, nil)
+		f.clock.Advance(kassa.DefaultInvoiceTTL + time.Minute)
+		r, got = f.pay(t, late, "0xcc", 1000, true)
+		if r.Status != kassa.ReceiptManualRetry || got.Status != kassa.StatusExpired || got.AmountPaid != 0 {
+			t.Fatalf("late: receipt %s, invoice %s paid %d", r.Status, got.Status, got.AmountPaid)
+		}
+		want = []string{"invoice_payment.created", "invoice.paid_after_expiration", "invoice.updated", "invoice.expired"}
+		if got := f.eventTypes(t, len(want)); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("late payment events %v, want %v", got, want)
+		}
+
+		// Another merchant's invoice is not found.
+		other := f.merchant(t, "other@example.com")
+		in := paymentInput(inv, "0xdd", 100, true)
+		in.MerchantID = other.ID
+		_, _, err = f.db.IngestPayment(f.ctx, in)
+		wantErr(t, err, kassa.KindNotFound, "resource_missing")
+	})
+}
+
+// TestIngestPaymentConcurrent ingests receipts for one invoice from many goroutines
+// at once: every receipt must count (no lost update), on both engines.
+func TestIngestPaymentConcurrent(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		f := newFixture(t, cfg)
+		inv := f.invoice(t, f.m, 2000, nil)
+		const n = 10
+		var wg sync.WaitGroup
+		errs := make([]error, n)
+		for i := range n {
+			wg.Go(func() {
+				_, _, errs[i] = f.db.IngestPayment(f.ctx, paymentInput(inv, fmt.Sprintf("0x%02x", i), 100, true))
+			})
+		}
+		wg.Wait()
+		for _, err := range errs {
+			must(t, err)
+		}
+		got, err := f.db.Invoice(f.ctx, f.m.ID, inv.ID)
+		must(t, err)
+		if got.AmountPaid != n*100 || got.Status != kassa.StatusUnderpaid {
+			t.Fatalf("after %d concurrent receipts of 100: %s paid %d", n, got.Status, got.AmountPaid)
+		}
+	})
+}
