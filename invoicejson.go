@@ -103,10 +103,13 @@ type InvoiceExpand struct {
 }
 
 // ExpandedInvoice renders an invoice with the expansions asked for: latest_payment
-// (null until a payment exists) and payments (an array, empty until payments exist).
+// (the newest receipt, null until a payment exists) and payments (its receipts,
+// newest first, at most PaymentsLimit; empty until payments exist). Receipts are
+// rendered for the merchant, settlement fields included.
 type ExpandedInvoice struct {
-	Invoice *Invoice
-	Expand  InvoiceExpand
+	Invoice  *Invoice
+	Expand   InvoiceExpand
+	Receipts []*Receipt // newest first
 }
 
 // MarshalJSON renders the invoice with its expansions.
@@ -114,9 +117,27 @@ func (e ExpandedInvoice) MarshalJSON() ([]byte, error) {
 	c := e.Invoice.canonical()
 	if e.Expand.LatestPayment {
 		c.LatestPayment = json.RawMessage("null")
+		if len(e.Receipts) > 0 {
+			b, err := MarshalJSON(e.Receipts[0])
+			if err != nil {
+				return nil, err
+			}
+			c.LatestPayment = b
+		}
 	}
 	if e.Expand.Payments {
-		c.Payments = json.RawMessage("[]")
+		rs := e.Receipts
+		if e.Expand.PaymentsLimit > 0 && len(rs) > e.Expand.PaymentsLimit {
+			rs = rs[:e.Expand.PaymentsLimit]
+		}
+		if rs == nil {
+			rs = []*Receipt{}
+		}
+		b, err := MarshalJSON(rs)
+		if err != nil {
+			return nil, err
+		}
+		c.Payments = b
 	}
 	return MarshalJSON(c)
 }

@@ -23,6 +23,7 @@ type Config struct {
 	Merchants   kassa.MerchantService // merchant accounts and logins
 	Keys        kassa.APIKeyService   // API keys
 	Invoices    kassa.InvoiceService  // invoices
+	Payments    kassa.PaymentService  // receipts, for the latest_payment and payments expansions; nil: none
 	Idempotency kassa.IdempotencyStore
 	Health      func(ctx context.Context) error // store ping for /healthz and /readyz; nil: always ok
 	Limits      RateLimits

@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"net/http"
 	"strings"
 
@@ -77,11 +78,15 @@ func (s *server) invoiceCreated(inv *kassa.Invoice, token string) invoiceCreated
 // It is assembled by hand from each invoice's own encoding: passing the items
 // through encoding/json again would re-validate and re-compact every byte, which
 // cost a sixth of a list request's CPU.
-func encodeInvoiceList(invs []*kassa.Invoice, e kassa.InvoiceExpand, more bool, url string) ([]byte, error) {
+func (s *server) encodeInvoiceList(ctx context.Context, invs []*kassa.Invoice, e kassa.InvoiceExpand, more bool, url string) ([]byte, error) {
 	buf := bytes.NewBuffer(make([]byte, 0, 64+2048*len(invs)))
 	buf.WriteString(`{"object":"list","data":[`)
 	for i, inv := range invs {
-		b, err := kassa.ExpandedInvoice{Invoice: inv, Expand: e}.MarshalJSON()
+		x, err := s.expand(ctx, inv, e)
+		if err != nil {
+			return nil, err
+		}
+		b, err := x.MarshalJSON()
 		if err != nil {
 			return nil, err
 		}
@@ -121,7 +126,7 @@ func (s *server) writeInvoiceList(w http.ResponseWriter, r *http.Request, custom
 	if err != nil {
 		return err
 	}
-	body, err := encodeInvoiceList(invs, e, more, r.URL.Path)
+	body, err := s.encodeInvoiceList(r.Context(), invs, e, more, r.URL.Path)
 	if err != nil {
 		return err
 	}
@@ -154,8 +159,28 @@ func (s *server) getInvoice(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, kassa.ExpandedInvoice{Invoice: inv, Expand: e})
+	x, err := s.expand(r.Context(), inv, e)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, x)
 	return nil
+}
+
+// expand loads what an invoice's expansions need: its receipts, when latest_payment
+// or payments was asked for.
+func (s *server) expand(ctx context.Context, inv *kassa.Invoice, e kassa.InvoiceExpand) (kassa.ExpandedInvoice, error) {
+	x := kassa.ExpandedInvoice{Invoice: inv, Expand: e}
+	if (!e.LatestPayment && !e.Payments) || s.cfg.Payments == nil {
+		return x, nil
+	}
+	limit := 1
+	if e.Payments {
+		limit = max(e.PaymentsLimit, 1)
+	}
+	rs, err := s.cfg.Payments.Receipts(ctx, inv.MerchantID, inv.ID, limit)
+	x.Receipts = rs
+	return x, err
 }
 
 // invoiceSubresource serves GET /api/v1/invoices/customer/{customerId} and
