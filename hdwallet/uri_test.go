@@ -1,0 +1,62 @@
+package hdwallet
+
+import (
+	"math/big"
+	"testing"
+
+	"kassa"
+)
+
+// TestPaymentURI checks the exact EIP-681 strings for ERC-20 and native payments and
+// the inputs PaymentURI refuses.
+func TestPaymentURI(t *testing.T) {
+	const (
+		recipient      = "0x9858EfFD232B4033E47d90003D41EC34EcaEda94"
+		recipientLower = "0x9858effd232b4033e47d90003d41ec34ecaeda94"
+		usdtLower      = "0x337610d27c682e347c9cd60bd4b3b107c9d34ddd" // USDT on BSC testnet
+		usdt           = "0x337610d27c682E347C9cD60BD4b3b107C9d34dDd"
+	)
+	erc20 := kassa.Token{ID: 1, Type: kassa.TokenERC20, Symbol: "USDT", Address: usdtLower, Decimals: 18}
+	native := kassa.Token{ID: 2, Type: kassa.TokenNative, Symbol: "tBNB"}
+	trillion := new(big.Int).Exp(big.NewInt(10), big.NewInt(30), nil) // 10^12 tokens of 18 decimals
+	tests := []struct {
+		name      string
+		token     kassa.Token
+		chainID   int64
+		recipient string
+		units     *big.Int
+		want      string // "" for an error
+	}{
+		{"erc20", erc20, 97, recipientLower, big.NewInt(12_500_000_000_000_000),
+			"ethereum:" + usdt + "@97/transfer?address=" + recipient + "&uint256=12500000000000000"},
+		{"erc20 large amount stays plain decimal", erc20, 56, recipient, trillion,
+			"ethereum:" + usdt + "@56/transfer?address=" + recipient + "&uint256=1000000000000000000000000000000"},
+		{"native", native, 97, recipientLower, big.NewInt(3_000_000_000_000_000),
+			"ethereum:" + recipient + "@97?value=3000000000000000"},
+		{"native zero", native, 1, recipient, big.NewInt(0), "ethereum:" + recipient + "@1?value=0"},
+		{"bad recipient", native, 97, "0x1234", big.NewInt(1), ""},
+		{"recipient with wrong checksum", native, 97, "0x9858efFD232B4033E47d90003D41EC34EcaEda94", big.NewInt(1), ""},
+		{"erc20 without contract", kassa.Token{ID: 3, Type: kassa.TokenERC20}, 97, recipient, big.NewInt(1), ""},
+		{"unknown token type", kassa.Token{ID: 4, Type: "bep2"}, 97, recipient, big.NewInt(1), ""},
+		{"negative amount", native, 97, recipient, big.NewInt(-1), ""},
+		{"nil amount", native, 97, recipient, nil, ""},
+		{"zero chain id", native, 0, recipient, big.NewInt(1), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := PaymentURI(tt.token, tt.chainID, tt.recipient, tt.units)
+			if tt.want == "" {
+				if err == nil {
+					t.Errorf("got %s, want an error", got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Errorf("got  %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+}
