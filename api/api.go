@@ -24,6 +24,7 @@ type Config struct {
 	Keys        kassa.APIKeyService   // API keys
 	Invoices    kassa.InvoiceService  // invoices
 	Payments    kassa.PaymentService  // receipts, for the latest_payment and payments expansions; nil: none
+	Payor       kassa.PayorService    // the payment session endpoints (/api/v1/payments/*)
 	Idempotency kassa.IdempotencyStore
 	Health      func(ctx context.Context) error // store ping for /healthz and /readyz; nil: always ok
 	Limits      RateLimits
@@ -135,6 +136,11 @@ func (s *server) routes() {
 	// so one route serves both.
 	s.handle("GET /api/v1/invoices/{first}/{rest...}", s.merchantAuth(s.invoiceSubresource))
 	s.handle("POST /api/v1/invoices/{invoiceId}/cancel", s.merchantAuth(s.cancelInvoice))
+
+	s.handle("GET /api/v1/payments/invoice", s.payorAuth(s.payorInvoice))
+	s.handle("GET /api/v1/payments/payment-status", s.payorAuth(s.paymentStatusHandler))
+	s.handle("GET /api/v1/payments/customer-email", s.payorAuth(s.getCustomerEmail))
+	s.handle("POST /api/v1/payments/customer-email", s.payorAuth(s.setCustomerEmail))
 }
 
 // health answers /healthz and /readyz from the store ping.

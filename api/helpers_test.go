@@ -48,7 +48,7 @@ func newEnvClock(t *testing.T, cfg store.Config, clock *storetest.Clock, opts ..
 	db := storetest.Open(t, cfg)
 	ac := api.Config{
 		PublicURL: "http://pay.test", Secret: testSecret,
-		Merchants: db, Keys: db, Invoices: db, Payments: db, Idempotency: db, Health: db.Ping,
+		Merchants: db, Keys: db, Invoices: db, Payments: db, Payor: db, Idempotency: db, Health: db.Ping,
 		Limits: api.RateLimits{Rate: 1e6, Burst: 1e6, CreateRate: 1e6, CreateBurst: 1e6, LoginRate: 1e6, LoginBurst: 1e6},
 	}
 	if clock != nil {

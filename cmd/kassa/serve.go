@@ -84,7 +84,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	handler := api.New(api.Config{
 		PublicURL: publicURL, Secret: secret, Logger: log, Limits: f.limits,
-		Merchants: db, Keys: db, Invoices: db, Payments: db, Idempotency: db, Health: db.Ping,
+		Merchants: db, Keys: db, Invoices: db, Payments: db, Payor: db, Idempotency: db, Health: db.Ping,
 	})
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 

@@ -1,0 +1,128 @@
+package api
+
+import (
+	"context"
+	"net/http"
+
+	"kassa"
+)
+
+// payorFunc is a payor handler: it gets the invoice of a checked payment session.
+type payorFunc func(w http.ResponseWriter, r *http.Request, inv *kassa.Invoice) error
+
+// payorAuth checks the payment session headers (PS): x-session-token and its
+// x-signature, HMAC-SHA256 of the token under the server secret, compared in
+// constant time. A bad or missing pair is 401; a session that names no invoice or
+// has ended is 404.
+func (s *server) payorAuth(h payorFunc) apiFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		token, sig := r.Header.Get("X-Session-Token"), r.Header.Get("X-Signature")
+		if token == "" || sig == "" {
+			return errUnauthenticated("missing_session", "Send the payment session in x-session-token and x-signature.")
+		}
+		if !s.signer.Verify(token, sig) {
+			return errUnauthenticated("invalid_session", "The payment session token or signature is invalid.")
+		}
+		if s.cfg.Payor == nil {
+			return errSessionNotFound()
+		}
+		inv, err := s.cfg.Payor.InvoiceBySession(r.Context(), token)
+		if err != nil {
+			return err
+		}
+		return h(w, r, inv)
+	}
+}
+
+func errSessionNotFound() error {
+	return &kassa.Error{Kind: kassa.KindNotFound, Code: "session_not_found", Message: "No such payment session, or it has ended."}
+}
+
+// payorInvoice serves GET /api/v1/payments/invoice: the payor's view of the invoice.
+func (s *server) payorInvoice(w http.ResponseWriter, r *http.Request, inv *kassa.Invoice) error {
+	writeJSON(w, http.StatusOK, kassa.PayorInvoice{Invoice: inv})
+	return nil
+}
+
+// paymentStatus is the answer of GET /api/v1/payments/payment-status.
+type paymentStatus struct {
+	Status                 kassa.InvoiceStatus `json:"status"`
+	AmountPaid             kassa.Millis        `json:"amount_paid"`
+	AmountPaidDecimal      string              `json:"amount_paid_decimal"`
+	AmountRemaining        kassa.Millis        `json:"amount_remaining"`
+	AmountRemainingDecimal string              `json:"amount_remaining_decimal"`
+	AmountPending          kassa.Millis        `json:"amount_pending"`
+	Payments               []paymentSummary    `json:"payments"`
+}
+
+type paymentSummary struct {
+	Status        kassa.ReceiptStatus `json:"status"`
+	TxHash        string              `json:"tx_hash"`
+	Network       string              `json:"network"`
+	AmountToken   string              `json:"amount_token"`
+	Confirmations int                 `json:"confirmations"`
+}
+
+// paymentStatusHandler serves GET /api/v1/payments/payment-status for polling pages.
+func (s *server) paymentStatusHandler(w http.ResponseWriter, r *http.Request, inv *kassa.Invoice) error {
+	rs, err := s.receipts(r.Context(), inv)
+	if err != nil {
+		return err
+	}
+	rem := inv.AmountRemaining()
+	out := paymentStatus{Status: inv.Status, AmountPaid: inv.AmountPaid, AmountPaidDecimal: inv.AmountPaid.Decimal(),
+		AmountRemaining: rem, AmountRemainingDecimal: rem.Decimal(), AmountPending: inv.AmountPending,
+		Payments: make([]paymentSummary, 0, len(rs))}
+	for _, p := range rs {
+		out.Payments = append(out.Payments, paymentSummary{Status: p.Status, TxHash: p.TxHash, Network: p.Network,
+			AmountToken: p.AmountUnits.String(), Confirmations: p.Confirmations})
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// receipts loads an invoice's receipts, newest first (at most 100).
+func (s *server) receipts(ctx context.Context, inv *kassa.Invoice) ([]*kassa.Receipt, error) {
+	if s.cfg.Payments == nil {
+		return nil, nil
+	}
+	return s.cfg.Payments.Receipts(ctx, inv.MerchantID, inv.ID, 100)
+}
+
+// getCustomerEmail serves GET /api/v1/payments/customer-email: {email}, null when unset.
+func (s *server) getCustomerEmail(w http.ResponseWriter, r *http.Request, inv *kassa.Invoice) error {
+	writeJSON(w, http.StatusOK, map[string]*string{"email": inv.CustomerEmail})
+	return nil
+}
+
+// setCustomerEmail serves POST /api/v1/payments/customer-email {email}.
+func (s *server) setCustomerEmail(w http.ResponseWriter, r *http.Request, inv *kassa.Invoice) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	fields, err := parseObject(body, "")
+	if err != nil {
+		return err
+	}
+	var email *string
+	for _, f := range fields {
+		if f.key != "email" {
+			return errUnknownParam(f.key)
+		}
+		v, err := reqString(f)
+		if err != nil {
+			return err
+		}
+		email = &v
+	}
+	if email == nil {
+		return errInvalid("email", "missing_param", "email is required.")
+	}
+	if _, err := s.cfg.Payor.SetCustomerEmail(r.Context(), inv.MerchantID, inv.ID, *email); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"success": true, "email": *email,
+		"message": "The receipt will be sent to this address."})
+	return nil
+}

@@ -1,0 +1,87 @@
+package kassa
+
+import (
+	"context"
+	"time"
+)
+
+// PayorService is what the payor side (the payment page) may do with an invoice,
+// found by its payment session token. It never exposes merchant-only data.
+type PayorService interface {
+	// InvoiceBySession finds the invoice of a session token. A token that names no
+	// invoice, or whose session ended (SessionGrace after the invoice's expiry), is
+	// session_not_found (404).
+	InvoiceBySession(ctx context.Context, token string) (*Invoice, error)
+	// SetCustomerEmail stores the payor's email for the receipt: 400 invoice_paid on
+	// a paid invoice, 410 invoice_expired on an expired or canceled one.
+	SetCustomerEmail(ctx context.Context, merchantID int64, invoiceID, email string) (*Invoice, error)
+}
+
+// SessionOpen reports whether a payment session of inv is still usable at now.
+func SessionOpen(inv *Invoice, now time.Time) bool {
+	return now.Before(inv.ExpiresAt.Add(SessionGrace))
+}
+
+// CheckCustomerEmail says whether the payor may set the email on an invoice in
+// status s: not once it is paid (400), nor once it is over (410).
+func CheckCustomerEmail(s InvoiceStatus) error {
+	switch s {
+	case StatusPaid:
+		return Invalidf("email", "invoice_paid", "This invoice is already paid.")
+	case StatusExpired, StatusCanceled:
+		return Errorf(KindGone, "invoice_"+string(s), "This invoice is %s.", s)
+	}
+	return nil
+}
+
+// payorInvoiceJSON is the payor's view of an invoice: what the payment page shows.
+type payorInvoiceJSON struct {
+	Object                 string         `json:"object"`
+	ID                     string         `json:"id"`
+	Status                 InvoiceStatus  `json:"status"`
+	Currency               string         `json:"currency"`
+	Amount                 Millis         `json:"amount"`
+	AmountDecimal          string         `json:"amount_decimal"`
+	AmountPaid             Millis         `json:"amount_paid"`
+	AmountPaidDecimal      string         `json:"amount_paid_decimal"`
+	AmountRemaining        Millis         `json:"amount_remaining"`
+	AmountRemainingDecimal string         `json:"amount_remaining_decimal"`
+	AmountPending          Millis         `json:"amount_pending"`
+	AmountPendingDecimal   string         `json:"amount_pending_decimal"`
+	AmountUnit             string         `json:"amount_unit"`
+	Environment            Environment    `json:"environment"`
+	InvoiceTitle           string         `json:"invoice_title"`
+	InvoiceFooter          string         `json:"invoice_footer"`
+	Description            *string        `json:"description"`
+	ExpiresAt              string         `json:"expires_at"`
+	PaidAt                 *string        `json:"paid_at"`
+	Questions              *questionsJSON `json:"questions"`
+	PaymentReturnURL       *string        `json:"payment_return_url"`
+	LockedTokenID          *int64         `json:"locked_token_id"`
+}
+
+// PayorInvoice renders the payor's view of an invoice.
+type PayorInvoice struct{ *Invoice }
+
+// MarshalJSON renders the payor view: amounts, texts, expiry, questions, the return
+// URL only when enabled, and the locked token; nothing merchant-only.
+func (p PayorInvoice) MarshalJSON() ([]byte, error) {
+	inv := p.Invoice
+	rem := inv.AmountRemaining()
+	v := payorInvoiceJSON{Object: "payor_invoice", ID: inv.ID, Status: inv.Status, Currency: inv.Currency,
+		Amount: inv.Amount, AmountDecimal: inv.Amount.Decimal(),
+		AmountPaid: inv.AmountPaid, AmountPaidDecimal: inv.AmountPaid.Decimal(),
+		AmountRemaining: rem, AmountRemainingDecimal: rem.Decimal(),
+		AmountPending: inv.AmountPending, AmountPendingDecimal: inv.AmountPending.Decimal(),
+		AmountUnit: "usd_millis", Environment: inv.Environment,
+		InvoiceTitle: inv.InvoiceTitle, InvoiceFooter: inv.InvoiceFooter, Description: inv.Description,
+		ExpiresAt: FormatTime(inv.ExpiresAt), PaidAt: timePtr(inv.PaidAt),
+		LockedTokenID: inv.LockedTokenID}
+	if inv.Questions != nil {
+		v.Questions = &questionsJSON{Questions: inv.Questions}
+	}
+	if inv.PaymentReturnURLEnabled {
+		v.PaymentReturnURL = inv.PaymentReturnURL
+	}
+	return MarshalJSON(v)
+}

@@ -1,0 +1,69 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"kassa"
+)
+
+var _ kassa.PayorService = (*DB)(nil)
+
+func errSessionNotFound() error {
+	return &kassa.Error{Kind: kassa.KindNotFound, Code: "session_not_found",
+		Message: "No such payment session, or it has ended."}
+}
+
+// InvoiceBySession finds an invoice by the hash of its payment session token, with
+// its status as of now.
+func (db *DB) InvoiceBySession(ctx context.Context, token string) (*kassa.Invoice, error) {
+	inv, err := scanInvoice(db.r.QueryRowContext(ctx,
+		"SELECT "+invoiceColumns+" FROM invoices WHERE session_token_hash = $1", kassa.HashSecret(token)))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, errSessionNotFound()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: invoice by session: %w", err)
+	}
+	now := db.clock()
+	if !kassa.SessionOpen(inv, now) {
+		return nil, errSessionNotFound()
+	}
+	inv.Status = inv.EffectiveStatus(now)
+	return inv, nil
+}
+
+// SetCustomerEmail stores the payor's email and writes invoice.updated, in one
+// transaction.
+func (db *DB) SetCustomerEmail(ctx context.Context, merchantID int64, invoiceID, email string) (*kassa.Invoice, error) {
+	if err := kassa.CheckEmail("email", email); err != nil {
+		return nil, err
+	}
+	var inv *kassa.Invoice
+	err := db.tx(ctx, func(tx txq) error {
+		var err error
+		if inv, err = db.invoice(ctx, tx, merchantID, invoiceID, db.forUpdate()); err != nil {
+			return err
+		}
+		now := db.clock()
+		inv.Status = inv.EffectiveStatus(now)
+		if err := kassa.CheckCustomerEmail(inv.Status); err != nil {
+			return err
+		}
+		if inv.CustomerEmail != nil && *inv.CustomerEmail == email {
+			return nil // unchanged: no event
+		}
+		if _, err := tx.ExecContext(ctx, "UPDATE invoices SET customer_email = $1 WHERE id = $2 AND merchant_id = $3",
+			email, inv.ID, merchantID); err != nil {
+			return fmt.Errorf("store: set customer email: %w", err)
+		}
+		inv.CustomerEmail = &email
+		return writeEvents(ctx, tx, merchantID, inv.Environment, inv, now, kassa.EventInvoiceUpdated)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return inv, nil
+}
