@@ -67,3 +67,20 @@ type RateSource interface {
 	// gives a KindConflict error with code rate_unavailable.
 	Rate(ctx context.Context, t Token) (Rate, error)
 }
+
+// TokenUnits returns ceil(amount / 1000 / usdPerToken × 10^decimals): the smallest
+// token amount, in base units, worth at least amount usd_millis, computed exactly.
+// Rounding up means the merchant is never short. usdPerToken must be positive and
+// decimals non-negative.
+func TokenUnits(amount Millis, decimals int, usdPerToken *big.Rat) *big.Int {
+	// amount/1000 / (p/q) × 10^d = amount × q × 10^d / (1000 × p)
+	num := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(decimals)), nil)
+	num.Mul(num, big.NewInt(int64(amount)))
+	num.Mul(num, usdPerToken.Denom())
+	den := new(big.Int).Mul(big.NewInt(1000), usdPerToken.Num())
+	q, rem := new(big.Int).QuoRem(num, den, new(big.Int))
+	if rem.Sign() > 0 {
+		q.Add(q, big.NewInt(1))
+	}
+	return q
+}

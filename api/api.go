@@ -25,6 +25,8 @@ type Config struct {
 	Invoices    kassa.InvoiceService  // invoices
 	Payments    kassa.PaymentService  // receipts, for the latest_payment and payments expansions; nil: none
 	Payor       kassa.PayorService    // the payment session endpoints (/api/v1/payments/*)
+	Registry    kassa.Registry        // networks and tokens
+	Rates       kassa.RateSource      // USD prices of tokens
 	Idempotency kassa.IdempotencyStore
 	Health      func(ctx context.Context) error // store ping for /healthz and /readyz; nil: always ok
 	Limits      RateLimits
@@ -136,6 +138,8 @@ func (s *server) routes() {
 	// so one route serves both.
 	s.handle("GET /api/v1/invoices/{first}/{rest...}", s.merchantAuth(s.invoiceSubresource))
 	s.handle("POST /api/v1/invoices/{invoiceId}/cancel", s.merchantAuth(s.cancelInvoice))
+
+	s.handle("POST /api/v1/devnet/invoices/{invoiceId}/payments", s.merchantAuth(s.devnetPay))
 
 	s.handle("GET /api/v1/payments/invoice", s.payorAuth(s.payorInvoice))
 	s.handle("GET /api/v1/payments/payment-status", s.payorAuth(s.paymentStatusHandler))

@@ -11,9 +11,11 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"kassa"
 	"kassa/api"
+	"kassa/registry"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -46,7 +48,12 @@ func newEnvClock(t *testing.T, cfg store.Config, clock *storetest.Clock, opts ..
 		cfg.Now = clock.Now
 	}
 	db := storetest.Open(t, cfg)
+	rates, err := registry.LoadStatic("", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
 	ac := api.Config{
+		Registry: registry.Default(), Rates: rates,
 		PublicURL: "http://pay.test", Secret: testSecret,
 		Merchants: db, Keys: db, Invoices: db, Payments: db, Payor: db, Idempotency: db, Health: db.Ping,
 		Limits: api.RateLimits{Rate: 1e6, Burst: 1e6, CreateRate: 1e6, CreateBurst: 1e6, LoginRate: 1e6, LoginBurst: 1e6},

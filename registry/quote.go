@@ -47,18 +47,7 @@ func NewQuote(amount kassa.Millis, t kassa.Token, r kassa.Rate, now time.Time, l
 	}, nil
 }
 
-// TokenUnits returns ceil(amount / 1000 / usdPerToken × 10^decimals): the smallest
-// token amount worth at least amount usd_millis. usdPerToken must be positive and
-// decimals non-negative.
+// TokenUnits is kassa.TokenUnits, kept here for callers of this package.
 func TokenUnits(amount kassa.Millis, decimals int, usdPerToken *big.Rat) *big.Int {
-	// amount/1000 / (p/q) × 10^d = amount × q × 10^d / (1000 × p)
-	num := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(decimals)), nil)
-	num.Mul(num, big.NewInt(int64(amount)))
-	num.Mul(num, usdPerToken.Denom())
-	den := new(big.Int).Mul(big.NewInt(1000), usdPerToken.Num())
-	q, rem := new(big.Int).QuoRem(num, den, new(big.Int))
-	if rem.Sign() > 0 {
-		q.Add(q, big.NewInt(1))
-	}
-	return q
+	return kassa.TokenUnits(amount, decimals, usdPerToken)
 }

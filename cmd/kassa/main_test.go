@@ -221,6 +221,19 @@ func TestEndToEnd(t *testing.T) {
 		if inv["status"] != "canceled" {
 			t.Errorf("status after cancel = %v", inv["status"])
 		}
+		// A devnet payment through the simulation endpoint pays a fresh invoice.
+		auth["Idempotency-Key"] = kassa.NewUUID()
+		wantStatus(t, call(t, "POST", k.url+"/api/v1/invoices", auth, map[string]any{"amount_usd": 3}, &created), 201)
+		var paid struct {
+			Invoice struct {
+				Status     string `json:"status"`
+				AmountPaid int64  `json:"amount_paid"`
+			} `json:"invoice"`
+		}
+		wantStatus(t, call(t, "POST", k.url+"/api/v1/devnet/invoices/"+created.InvoiceID+"/payments", auth, nil, &paid), 201)
+		if paid.Invoice.Status != "paid" || paid.Invoice.AmountPaid != 3000 {
+			t.Errorf("after a devnet payment: %+v", paid.Invoice)
+		}
 		// The commerce key may not use merchant endpoints.
 		wantStatus(t, call(t, "GET", k.url+"/api/v1/invoices", map[string]string{"x-api-key": k.commerceKey}, nil, nil), 403)
 		stopGracefully(t, k)

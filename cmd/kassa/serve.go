@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"kassa/api"
+	"kassa/registry"
 	"kassa/store"
 )
 
@@ -25,6 +26,8 @@ type serveFlags struct {
 	secret    string
 	dev       bool
 	limits    api.RateLimits
+	registry  string
+	rates     string
 }
 
 func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
@@ -35,6 +38,8 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	fs.StringVar(&f.addr, "addr", envOr("KASSA_ADDR", "127.0.0.1:8080"), "listen address; port 0 picks a free port (env KASSA_ADDR)")
 	fs.StringVar(&f.publicURL, "public-url", envOr("KASSA_PUBLIC_URL", ""), "base URL payors and clients reach; default http://<addr> (env KASSA_PUBLIC_URL)")
 	fs.StringVar(&f.secret, "secret", envOr("KASSA_SECRET", ""), "server secret for JWT and session signatures; default: generated and kept in the data dir (env KASSA_SECRET)")
+	fs.StringVar(&f.registry, "registry-file", envOr("KASSA_REGISTRY_FILE", ""), "JSON file of networks and tokens replacing the built-in registry (env KASSA_REGISTRY_FILE)")
+	fs.StringVar(&f.rates, "rates-file", envOr("KASSA_RATES_FILE", ""), "JSON file of USD prices by token symbol replacing the built-in devnet table (env KASSA_RATES_FILE)")
 	fs.BoolVar(&f.dev, "dev", envBool("KASSA_DEV"), "seed a demo merchant and print its login and keys (env KASSA_DEV)")
 	fs.Float64Var(&f.limits.Rate, "rate-limit", envFloat("KASSA_RATE_LIMIT", d.Rate), "requests per second per API key (env KASSA_RATE_LIMIT)")
 	fs.IntVar(&f.limits.Burst, "rate-burst", envInt("KASSA_RATE_BURST", d.Burst), "burst per API key (env KASSA_RATE_BURST)")
@@ -61,6 +66,14 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("server secret: %w", err)
 	}
+	reg, err := registry.Load(f.registry)
+	if err != nil {
+		return err
+	}
+	rates, err := registry.LoadStatic(f.rates, time.Now())
+	if err != nil {
+		return err
+	}
 	db, err := store.Open(ctx, f.config())
 	if err != nil {
 		return fmt.Errorf("open store: %w", err)
@@ -85,6 +98,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	handler := api.New(api.Config{
 		PublicURL: publicURL, Secret: secret, Logger: log, Limits: f.limits,
 		Merchants: db, Keys: db, Invoices: db, Payments: db, Payor: db, Idempotency: db, Health: db.Ping,
+		Registry: reg, Rates: rates,
 	})
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 
