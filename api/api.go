@@ -143,6 +143,7 @@ func (s *server) routes() {
 
 	s.handle("GET /api/v1/payments/invoice", s.payorAuth(s.payorInvoice))
 	s.handle("GET /api/v1/payments/payment-status", s.payorAuth(s.paymentStatusHandler))
+	s.handle("GET /api/v1/payments/available-tokens", s.payorAuth(s.availableTokens))
 	s.handle("GET /api/v1/payments/customer-email", s.payorAuth(s.getCustomerEmail))
 	s.handle("POST /api/v1/payments/customer-email", s.payorAuth(s.setCustomerEmail))
 }

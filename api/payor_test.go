@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"context"
+	"encoding/json"
 	"math/big"
 	"testing"
 	"time"
@@ -41,6 +42,29 @@ func TestPayorEndpoints(t *testing.T) {
 		expectError(t, get("/api/v1/payments/invoice", bad), 401, "authentication_error", "invalid_session", "")
 		expectError(t, get("/api/v1/payments/invoice", nil), 401, "authentication_error", "missing_session", "")
 		expectError(t, get("/api/v1/payments/invoice", withKey(m.key)), 401, "authentication_error", "missing_session", "")
+
+		r = get("/api/v1/payments/available-tokens", ps)
+		expectStatus(t, r, 200)
+		var tokens []map[string]any
+		if err := json.Unmarshal(r.body, &tokens); err != nil || len(tokens) < 5 {
+			t.Fatalf("available tokens %s", r.body)
+		}
+		for _, tok := range tokens {
+			for _, k := range []string{"id", "token_symbol", "token_name", "token_type", "network", "token_decimals",
+				"token_address", "requires_memo", "photo_uri", "has_settlement_route", "supports_stable_settlement",
+				"is_monitored", "settlement_rate", "settlement_cost_usd", "is_same_token_settlement", "tier", "tier_fee",
+				"availability_status", "rate_updated_at", "unavailable_reason"} {
+				if _, ok := tok[k]; !ok {
+					t.Fatalf("token %v lacks %s", tok["id"], k)
+				}
+			}
+			if tok["availability_status"] != "AVAILABLE" || tok["settlement_rate"] == float64(0) {
+				t.Errorf("token %v: %v at %v", tok["id"], tok["availability_status"], tok["settlement_rate"])
+			}
+		}
+		if tokens[0]["token_type"] != "erc20" || tokens[0]["settlement_rate"] != float64(1) {
+			t.Errorf("first token %v", tokens[0])
+		}
 
 		r = get("/api/v1/payments/customer-email", ps)
 		expectStatus(t, r, 200)

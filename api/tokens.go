@@ -1,0 +1,76 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"kassa"
+)
+
+// availableToken is one item of GET /api/v1/payments/available-tokens (interface 2.6).
+type availableToken struct {
+	ID                       int64       `json:"id"`
+	TokenSymbol              string      `json:"token_symbol"`
+	TokenName                string      `json:"token_name"`
+	TokenType                string      `json:"token_type"`
+	Network                  string      `json:"network"`
+	TokenDecimals            int         `json:"token_decimals"`
+	TokenAddress             string      `json:"token_address"`
+	RequiresMemo             bool        `json:"requires_memo"`
+	PhotoURI                 string      `json:"photo_uri"`
+	HasSettlementRoute       bool        `json:"has_settlement_route"`
+	SupportsStableSettlement bool        `json:"supports_stable_settlement"`
+	IsMonitored              bool        `json:"is_monitored"`
+	SettlementRate           json.Number `json:"settlement_rate"`
+	SettlementCostUSD        json.Number `json:"settlement_cost_usd"`
+	IsSameTokenSettlement    bool        `json:"is_same_token_settlement"`
+	Tier                     *string     `json:"tier"`
+	TierFee                  *string     `json:"tier_fee"`
+	AvailabilityStatus       string      `json:"availability_status"`
+	RateUpdatedAt            *string     `json:"rate_updated_at"`
+	UnavailableReason        *string     `json:"unavailable_reason"`
+}
+
+// availableTokens serves GET /api/v1/payments/available-tokens: the tokens of the
+// invoice's environment with their rates; while the invoice is underpaid, only the
+// locked token (interface 3.1 rule 1). A token without a rate is listed as
+// UNAVAILABLE with its reason, so a page can show it disabled.
+func (s *server) availableTokens(w http.ResponseWriter, r *http.Request, inv *kassa.Invoice) error {
+	out := []availableToken{}
+	if s.cfg.Registry == nil || s.cfg.Rates == nil {
+		writeJSON(w, http.StatusOK, out)
+		return nil
+	}
+	for _, t := range s.cfg.Registry.Tokens(inv.Environment) {
+		if inv.Status == kassa.StatusUnderpaid && inv.LockedTokenID != nil && t.ID != *inv.LockedTokenID {
+			continue
+		}
+		item := availableToken{ID: t.ID, TokenSymbol: t.Symbol, TokenName: t.Name, TokenType: t.Type,
+			Network: t.Network, TokenDecimals: t.Decimals, TokenAddress: t.Address, PhotoURI: s.absolute(t.IconURI),
+			HasSettlementRoute: t.SettlementRoute, SupportsStableSettlement: t.Stable, IsMonitored: t.Monitored,
+			SettlementRate: "0", SettlementCostUSD: "0", IsSameTokenSettlement: t.Stable,
+			AvailabilityStatus: "AVAILABLE"}
+		rate, err := s.cfg.Rates.Rate(r.Context(), t)
+		if err != nil {
+			reason := kassa.AsError(err).Message
+			item.AvailabilityStatus, item.UnavailableReason = "UNAVAILABLE", &reason
+		} else {
+			// The rate is shown as a JSON number with 8 decimals: display only,
+			// never used for arithmetic (quotes use the exact rational).
+			item.SettlementRate = json.Number(rate.USDPerToken.FloatString(8))
+			updated := kassa.FormatTime(rate.UpdatedAt)
+			item.RateUpdatedAt = &updated
+		}
+		out = append(out, item)
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// absolute turns a path served by Kassa into a URL under the public address.
+func (s *server) absolute(uri string) string {
+	if len(uri) > 0 && uri[0] == '/' {
+		return s.cfg.PublicURL + uri
+	}
+	return uri
+}
