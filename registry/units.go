@@ -11,32 +11,8 @@ import (
 // arithmetic. 100 characters hold any realistic token amount at 36 decimals.
 const maxUnitsLen = 100
 
-// FormatUnits renders an amount in a token's smallest unit as a decimal string in
-// whole tokens, with no trailing fraction zeros and no trailing point:
-// FormatUnits(12500000, 6) is "12.5", FormatUnits(1, 6) is "0.000001" and
-// FormatUnits(3000000, 6) is "3". A nil amount is "0"; a negative amount gets a
-// leading "-". decimals below zero are treated as zero.
-func FormatUnits(units *big.Int, decimals int) string {
-	if units == nil {
-		return "0"
-	}
-	digits := new(big.Int).Abs(units).String()
-	sign := ""
-	if units.Sign() < 0 {
-		sign = "-"
-	}
-	if decimals <= 0 {
-		return sign + digits
-	}
-	if len(digits) <= decimals {
-		digits = strings.Repeat("0", decimals-len(digits)+1) + digits
-	}
-	whole, frac := digits[:len(digits)-decimals], strings.TrimRight(digits[len(digits)-decimals:], "0")
-	if frac == "" {
-		return sign + whole
-	}
-	return sign + whole + "." + frac
-}
+// FormatUnits is kassa.FormatUnits, kept here for callers of this package.
+func FormatUnits(units *big.Int, decimals int) string { return kassa.FormatUnits(units, decimals) }
 
 // ParseUnits reads a non-negative decimal amount of whole tokens, such as "12.5",
 // and returns it exactly in the token's smallest unit. It accepts digits with at most
