@@ -18,15 +18,18 @@ import (
 // Config holds what the API needs: the public address, the server secret and the
 // services behind it.
 type Config struct {
-	PublicURL   string                // e.g. http://127.0.0.1:8080, used in payment_url
-	Secret      []byte                // server secret: JWT HS256 key and payment-session HMAC key
-	Merchants   kassa.MerchantService // merchant accounts and logins
-	Keys        kassa.APIKeyService   // API keys
-	Invoices    kassa.InvoiceService  // invoices
-	Payments    kassa.PaymentService  // receipts, for the latest_payment and payments expansions; nil: none
-	Payor       kassa.PayorService    // the payment session endpoints (/api/v1/payments/*)
-	Registry    kassa.Registry        // networks and tokens
-	Rates       kassa.RateSource      // USD prices of tokens
+	PublicURL string                // e.g. http://127.0.0.1:8080, used in payment_url
+	Secret    []byte                // server secret: JWT HS256 key and payment-session HMAC key
+	Merchants kassa.MerchantService // merchant accounts and logins
+	Keys      kassa.APIKeyService   // API keys
+	Invoices  kassa.InvoiceService  // invoices
+	Payments  kassa.PaymentService  // receipts, for the latest_payment and payments expansions; nil: none
+	Payor     kassa.PayorService    // the payment session endpoints (/api/v1/payments/*)
+	Registry  kassa.Registry        // networks and tokens
+	Rates     kassa.RateSource      // USD prices of tokens
+	Addresses kassa.AddressService  // deposit addresses and token locks
+	// Wallets derive deposit addresses, one per environment.
+	Wallets     map[kassa.Environment]kassa.AddressDeriver
 	Idempotency kassa.IdempotencyStore
 	Health      func(ctx context.Context) error // store ping for /healthz and /readyz; nil: always ok
 	Limits      RateLimits
@@ -144,6 +147,7 @@ func (s *server) routes() {
 	s.handle("GET /api/v1/payments/invoice", s.payorAuth(s.payorInvoice))
 	s.handle("GET /api/v1/payments/payment-status", s.payorAuth(s.paymentStatusHandler))
 	s.handle("GET /api/v1/payments/available-tokens", s.payorAuth(s.availableTokens))
+	s.handle("POST /api/v1/payments/payment-address", s.payorAuth(s.paymentAddress))
 	s.handle("GET /api/v1/payments/customer-email", s.payorAuth(s.getCustomerEmail))
 	s.handle("POST /api/v1/payments/customer-email", s.payorAuth(s.setCustomerEmail))
 }

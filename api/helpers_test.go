@@ -15,6 +15,7 @@ import (
 
 	"kassa"
 	"kassa/api"
+	"kassa/hdwallet"
 	"kassa/registry"
 	"kassa/store"
 	"kassa/store/storetest"
@@ -52,8 +53,16 @@ func newEnvClock(t *testing.T, cfg store.Config, clock *storetest.Clock, opts ..
 	if err != nil {
 		t.Fatal(err)
 	}
+	wallets := map[kassa.Environment]kassa.AddressDeriver{}
+	for _, env := range []kassa.Environment{kassa.Devnet, kassa.Mainnet} {
+		w, err := hdwallet.LoadOrCreate(t.TempDir(), env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wallets[env] = w
+	}
 	ac := api.Config{
-		Registry: registry.Default(), Rates: rates,
+		Registry: registry.Default(), Rates: rates, Addresses: db, Wallets: wallets,
 		PublicURL: "http://pay.test", Secret: testSecret,
 		Merchants: db, Keys: db, Invoices: db, Payments: db, Payor: db, Idempotency: db, Health: db.Ping,
 		Limits: api.RateLimits{Rate: 1e6, Burst: 1e6, CreateRate: 1e6, CreateBurst: 1e6, LoginRate: 1e6, LoginBurst: 1e6},

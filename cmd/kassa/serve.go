@@ -8,10 +8,14 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"strings"
 	"sync"
 	"time"
 
+	"kassa"
 	"kassa/api"
+	"kassa/hdwallet"
 	"kassa/registry"
 	"kassa/store"
 )
@@ -74,6 +78,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	wallets, err := loadWallets(f.dataDir)
+	if err != nil {
+		return err
+	}
 	db, err := store.Open(ctx, f.config())
 	if err != nil {
 		return fmt.Errorf("open store: %w", err)
@@ -98,7 +106,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	handler := api.New(api.Config{
 		PublicURL: publicURL, Secret: secret, Logger: log, Limits: f.limits,
 		Merchants: db, Keys: db, Invoices: db, Payments: db, Payor: db, Idempotency: db, Health: db.Ping,
-		Registry: reg, Rates: rates,
+		Registry: reg, Rates: rates, Addresses: db, Wallets: wallets,
 	})
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 
@@ -125,6 +133,29 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	log.Info("stopped")
 	return err
+}
+
+// loadWallets loads each environment's deposit-address master key: from
+// KASSA_<ENV>_MASTER_KEY when set, else the key file in the data dir, created on
+// first start. Back the key files up with the database.
+func loadWallets(dataDir string) (map[kassa.Environment]kassa.AddressDeriver, error) {
+	out := map[kassa.Environment]kassa.AddressDeriver{}
+	for _, env := range []kassa.Environment{kassa.Devnet, kassa.Mainnet} {
+		var (
+			w   *hdwallet.Wallet
+			err error
+		)
+		if key := os.Getenv("KASSA_" + strings.ToUpper(string(env)) + "_MASTER_KEY"); key != "" {
+			w, err = hdwallet.Parse(env, key)
+		} else {
+			w, err = hdwallet.LoadOrCreate(dataDir, env)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s master key: %w", env, err)
+		}
+		out[env] = w
+	}
+	return out, nil
 }
 
 // pruneLoop deletes expired idempotency keys every hour until ctx ends.

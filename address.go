@@ -1,0 +1,62 @@
+package kassa
+
+import (
+	"context"
+	"math/big"
+	"time"
+)
+
+// PaymentAddress is an invoice's deposit address on one network, and the quote the
+// payor was given for the token it locked.
+type PaymentAddress struct {
+	InvoiceID   string
+	Environment Environment
+	Network     string
+	Index       uint32 // position in the network's derivation path
+	Address     string
+	TokenID     int64
+	AmountUSD   Millis   // what the quote covers: the amount still owed when quoted
+	AmountUnits *big.Int // the quoted token amount, base units
+	USDPerToken *big.Rat // the locked rate
+	ExpiresAt   time.Time
+}
+
+// AddressDeriver derives deposit addresses; hdwallet.Wallet is one.
+type AddressDeriver interface {
+	Address(network Network, index uint32) (string, error)
+}
+
+// AddressRequest asks for an invoice's deposit address in a token.
+type AddressRequest struct {
+	MerchantID int64
+	InvoiceID  string
+	Token      Token
+	// Derive returns the deposit address at index on the token's network.
+	Derive func(index uint32) (string, error)
+	// Quote prices what is still owed in the token, at a rate locked until expiry.
+	Quote func(remaining Millis) (units *big.Int, rate *big.Rat, expires time.Time, err error)
+}
+
+// AddressService hands out deposit addresses and locks the payor's token.
+type AddressService interface {
+	// LockPaymentAddress locks the token for the invoice and returns its deposit
+	// address on the token's network: the same address when asked again, with a
+	// fresh quote once the last one expired or what is owed changed (a partial
+	// payment).
+	LockPaymentAddress(ctx context.Context, req AddressRequest) (*PaymentAddress, *Invoice, error)
+}
+
+// CheckTokenLock says whether an invoice in status s, locked to token locked (nil:
+// none), may be paid in token: not once it is over, and while it is underpaid only
+// in the locked token.
+func CheckTokenLock(s InvoiceStatus, locked *int64, token int64) error {
+	switch {
+	case s == StatusPaid:
+		return Errorf(KindConflict, "invoice_paid", "This invoice is already paid.")
+	case s == StatusExpired || s == StatusCanceled:
+		return Errorf(KindGone, "invoice_"+string(s), "This invoice is %s.", s)
+	case s == StatusUnderpaid && locked != nil && *locked != token:
+		return Invalidf("token_id", "token_locked", "This invoice is partly paid; pay the rest in the same token (id %d).", *locked)
+	}
+	return nil
+}

@@ -1,0 +1,95 @@
+package api
+
+import (
+	"math/big"
+	"net/http"
+	"time"
+
+	"kassa"
+)
+
+// quoteLock is how long a payment-address quote holds its rate.
+const quoteLock = 15 * time.Minute
+
+// paymentAddressJSON answers POST /api/v1/payments/payment-address.
+type paymentAddressJSON struct {
+	Address          string `json:"address"`
+	Network          string `json:"network"`
+	ChainID          int64  `json:"chain_id"`
+	TokenID          int64  `json:"token_id"`
+	TokenSymbol      string `json:"token_symbol"`
+	TokenAddress     string `json:"token_address"`
+	TokenDecimals    int    `json:"token_decimals"`
+	AmountToken      string `json:"amount_token"`
+	AmountTokenUnits string `json:"amount_token_units"`
+	Rate             string `json:"rate"`
+	ExpiresAt        string `json:"expires_at"`
+	PaymentURI       string `json:"payment_uri"`
+}
+
+// paymentAddress serves POST /api/v1/payments/payment-address {token_id}: it locks
+// the token for the invoice and returns the deposit address on the token's network
+// with the amount to send at a rate locked for quoteLock.
+func (s *server) paymentAddress(w http.ResponseWriter, r *http.Request, inv *kassa.Invoice) error {
+	tokenID, err := decodeTokenID(r)
+	if err != nil {
+		return err
+	}
+	wallet := s.cfg.Wallets[inv.Environment]
+	if s.cfg.Registry == nil || s.cfg.Rates == nil || s.cfg.Addresses == nil || wallet == nil {
+		return errPermission("payments_unavailable", "Payments are not configured for this environment.")
+	}
+	tok, ok := s.cfg.Registry.Token(inv.Environment, tokenID)
+	if !ok {
+		return errInvalid("token_id", "invalid_token", "No token of this invoice's environment has this id.")
+	}
+	network, _ := s.cfg.Registry.Network(inv.Environment, tok.Network)
+	req := kassa.AddressRequest{MerchantID: inv.MerchantID, InvoiceID: inv.ID, Token: tok,
+		Derive: func(index uint32) (string, error) { return wallet.Address(network, index) },
+		Quote: func(remaining kassa.Millis) (*big.Int, *big.Rat, time.Time, error) {
+			rate, err := s.cfg.Rates.Rate(r.Context(), tok)
+			if err != nil {
+				return nil, nil, time.Time{}, err
+			}
+			return kassa.TokenUnits(remaining, tok.Decimals, rate.USDPerToken), rate.USDPerToken, s.now().Add(quoteLock), nil
+		}}
+	addr, _, err := s.cfg.Addresses.LockPaymentAddress(r.Context(), req)
+	if err != nil {
+		return err
+	}
+	uri, err := kassa.PaymentURI(tok, network.ChainID, addr.Address, addr.AmountUnits)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, paymentAddressJSON{Address: addr.Address, Network: tok.Network, ChainID: network.ChainID,
+		TokenID: tok.ID, TokenSymbol: tok.Symbol, TokenAddress: tok.Address, TokenDecimals: tok.Decimals,
+		AmountToken: kassa.FormatUnits(addr.AmountUnits, tok.Decimals), AmountTokenUnits: addr.AmountUnits.String(),
+		Rate: addr.USDPerToken.FloatString(8), ExpiresAt: kassa.FormatTime(addr.ExpiresAt), PaymentURI: uri})
+	return nil
+}
+
+func decodeTokenID(r *http.Request) (int64, error) {
+	body, err := readBody(r)
+	if err != nil {
+		return 0, err
+	}
+	fields, err := parseObject(body, "")
+	if err != nil {
+		return 0, err
+	}
+	var id *int64
+	for _, f := range fields {
+		if f.key != "token_id" {
+			return 0, errUnknownParam(f.key)
+		}
+		n, err := integer(f, "invalid_token")
+		if err != nil {
+			return 0, err
+		}
+		id = &n
+	}
+	if id == nil {
+		return 0, errInvalid("token_id", "missing_param", "token_id is required.")
+	}
+	return *id, nil
+}

@@ -1,0 +1,74 @@
+package api_test
+
+import (
+	"strings"
+	"testing"
+
+	"kassa"
+	"kassa/store"
+	"kassa/store/storetest"
+)
+
+func TestPaymentAddress(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		e := newEnv(t, cfg)
+		m := e.newMerchant(false)
+		created := m.createInvoice(`{"amount_usd": 10}`)
+		id, ps := created["invoice_id"].(string), session(created)
+		lock := func(body string) *response {
+			t.Helper()
+			return e.do(request{method: "POST", path: "/api/v1/payments/payment-address", body: body, headers: ps})
+		}
+
+		r := lock(`{"token_id": 1}`)
+		expectStatus(t, r, 200)
+		a := r.obj(t)
+		addr, _ := a["address"].(string)
+		if kassa.CheckEVMAddress("address", addr) != nil || a["network"] != "bsc-testnet" || a["chain_id"] != float64(97) ||
+			a["amount_token"] != "10" || a["amount_token_units"] != "10000000000000000000" || a["token_symbol"] != "USDT" {
+			t.Fatalf("payment address %s", r.body)
+		}
+		wantURI := "ethereum:" + a["token_address"].(string) + "@97/transfer?address=" + addr + "&uint256=10000000000000000000"
+		if a["payment_uri"] != wantURI {
+			t.Fatalf("payment_uri %v, want %s", a["payment_uri"], wantURI)
+		}
+		// Asking again gives the same address; another invoice gets another one.
+		if again := lock(`{"token_id": 1}`).obj(t); again["address"] != addr {
+			t.Fatalf("second ask gave %v, want %s", again["address"], addr)
+		}
+		other := session(m.createInvoice(`{"amount_usd": 1}`))
+		r = e.do(request{method: "POST", path: "/api/v1/payments/payment-address", body: `{"token_id": 1}`, headers: other})
+		expectStatus(t, r, 200)
+		if r.obj(t)["address"] == addr {
+			t.Fatal("two invoices share a deposit address")
+		}
+		// The payor view shows the lock; a partly paid invoice keeps it.
+		if v := e.do(request{method: "GET", path: "/api/v1/payments/invoice", headers: ps}).obj(t); v["locked_token_id"] != float64(1) {
+			t.Fatalf("locked_token_id %v", v["locked_token_id"])
+		}
+		r = e.do(request{method: "POST", path: "/api/v1/devnet/invoices/" + id + "/payments", body: `{"amount_usd": 4}`, headers: withKey(m.key)})
+		expectStatus(t, r, 201)
+		expectError(t, lock(`{"token_id": 2}`), 400, "invalid_request_error", "token_locked", "token_id")
+		r = e.do(request{method: "GET", path: "/api/v1/payments/available-tokens", headers: ps})
+		if !strings.HasPrefix(string(r.body), `[{"id":1,`) || strings.Count(string(r.body), `"id":`) != 1 {
+			t.Fatalf("available tokens while underpaid: %s", r.body)
+		}
+		if a = lock(`{"token_id": 1}`).obj(t); a["amount_token"] != "6" || a["address"] != addr {
+			t.Fatalf("quote for the rest %v", a)
+		}
+
+		for _, tc := range []struct{ name, body, code, param string }{
+			{"missing", `{}`, "missing_param", "token_id"},
+			{"unknown token", `{"token_id": 999}`, "invalid_token", "token_id"},
+			{"other environment", `{"token_id": 101}`, "invalid_token", "token_id"},
+			{"string id", `{"token_id": "1"}`, "invalid_type", "token_id"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				expectError(t, lock(tc.body), 400, "invalid_request_error", tc.code, tc.param)
+			})
+		}
+		// A paid invoice takes no new address.
+		e.do(request{method: "POST", path: "/api/v1/devnet/invoices/" + id + "/payments", headers: withKey(m.key)})
+		expectError(t, lock(`{"token_id": 1}`), 409, "conflict_error", "invoice_paid", "")
+	})
+}

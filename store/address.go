@@ -1,0 +1,149 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math/big"
+	"time"
+
+	"kassa"
+)
+
+var _ kassa.AddressService = (*DB)(nil)
+
+// LockPaymentAddress locks the payor's token on the invoice and returns the deposit
+// address for the token's network, in one transaction with the invoice row locked.
+// A new address takes the next derivation index of its environment and network; on
+// PostgreSQL two instances racing for one index meet the unique constraint, and the
+// loser tries again.
+func (db *DB) LockPaymentAddress(ctx context.Context, req kassa.AddressRequest) (*kassa.PaymentAddress, *kassa.Invoice, error) {
+	for attempt := 0; ; attempt++ {
+		addr, inv, err := db.lockPaymentAddress(ctx, req)
+		if isUniqueViolation(err) && attempt < 5 {
+			continue
+		}
+		return addr, inv, err
+	}
+}
+
+func (db *DB) lockPaymentAddress(ctx context.Context, req kassa.AddressRequest) (*kassa.PaymentAddress, *kassa.Invoice, error) {
+	var (
+		addr *kassa.PaymentAddress
+		inv  *kassa.Invoice
+	)
+	err := db.tx(ctx, func(tx txq) error {
+		var err error
+		if inv, err = db.invoice(ctx, tx, req.MerchantID, req.InvoiceID, db.forUpdate()); err != nil {
+			return err
+		}
+		now := db.clock()
+		inv.Status = inv.EffectiveStatus(now)
+		if err := kassa.CheckTokenLock(inv.Status, inv.LockedTokenID, req.Token.ID); err != nil {
+			return err
+		}
+		if addr, err = paymentAddress(ctx, tx, inv.ID, req.Token.Network); err != nil {
+			return err
+		}
+		if addr == nil {
+			addr, err = db.newPaymentAddress(ctx, tx, inv, req, now)
+		} else if addr.TokenID != req.Token.ID || !now.Before(addr.ExpiresAt) || addr.AmountUSD != inv.AmountRemaining() {
+			err = requote(ctx, tx, inv, addr, req)
+		}
+		if err != nil {
+			return err
+		}
+		if inv.LockedTokenID != nil && *inv.LockedTokenID == req.Token.ID {
+			return nil
+		}
+		if _, err := tx.ExecContext(ctx, "UPDATE invoices SET locked_token_id = $1 WHERE id = $2 AND merchant_id = $3",
+			req.Token.ID, inv.ID, inv.MerchantID); err != nil {
+			return fmt.Errorf("store: lock token: %w", err)
+		}
+		id := req.Token.ID
+		inv.LockedTokenID = &id
+		return writeEvents(ctx, tx, inv.MerchantID, inv.Environment, inv, now, kassa.EventInvoiceUpdated)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return addr, inv, nil
+}
+
+func paymentAddress(ctx context.Context, q queryer, invoiceID, network string) (*kassa.PaymentAddress, error) {
+	var (
+		a              kassa.PaymentAddress
+		env, units, rt string
+		index, expires int64
+		usd            int64
+	)
+	err := q.QueryRowContext(ctx, `SELECT invoice_id, environment, network, address_index, address, token_id,
+		amount_usd, amount_units, rate, expires_at FROM payment_addresses WHERE invoice_id = $1 AND network = $2`, invoiceID, network).
+		Scan(&a.InvoiceID, &env, &a.Network, &index, &a.Address, &a.TokenID, &usd, &units, &rt, &expires)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: payment address: %w", err)
+	}
+	var ok1, ok2 bool
+	a.AmountUnits, ok1 = new(big.Int).SetString(units, 10)
+	a.USDPerToken, ok2 = new(big.Rat).SetString(rt)
+	if !ok1 || !ok2 {
+		return nil, fmt.Errorf("store: payment address of %s: bad quote %q at %q", invoiceID, units, rt)
+	}
+	a.Environment, a.Index, a.ExpiresAt, a.AmountUSD = kassa.Environment(env), uint32(index), fromMicros(expires), kassa.Millis(usd)
+	return &a, nil
+}
+
+// newPaymentAddress derives and stores the invoice's address on the token's network.
+func (db *DB) newPaymentAddress(ctx context.Context, tx txq, inv *kassa.Invoice, req kassa.AddressRequest, now time.Time) (*kassa.PaymentAddress, error) {
+	var next int64
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(address_index), -1) + 1 FROM payment_addresses
+		WHERE environment = $1 AND network = $2`, string(inv.Environment), req.Token.Network).Scan(&next); err != nil {
+		return nil, fmt.Errorf("store: next address index: %w", err)
+	}
+	address, err := req.Derive(uint32(next))
+	if err != nil {
+		return nil, err
+	}
+	a := &kassa.PaymentAddress{InvoiceID: inv.ID, Environment: inv.Environment, Network: req.Token.Network,
+		Index: uint32(next), Address: address, TokenID: req.Token.ID}
+	if err := quote(a, inv, req); err != nil {
+		return nil, err
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO payment_addresses (invoice_id, environment, network, address_index, address,
+		token_id, amount_usd, amount_units, rate, expires_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+		a.InvoiceID, string(a.Environment), a.Network, next, a.Address, a.TokenID, int64(a.AmountUSD), a.AmountUnits.String(),
+		a.USDPerToken.String(), micros(a.ExpiresAt), micros(now))
+	if err != nil {
+		return nil, fmt.Errorf("store: insert payment address: %w", err)
+	}
+	return a, nil
+}
+
+// requote gives an existing address a fresh quote, for another token of its network
+// or once the last quote expired.
+func requote(ctx context.Context, tx txq, inv *kassa.Invoice, a *kassa.PaymentAddress, req kassa.AddressRequest) error {
+	a.TokenID = req.Token.ID
+	if err := quote(a, inv, req); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE payment_addresses SET token_id = $1, amount_units = $2, rate = $3,
+		expires_at = $4, amount_usd = $5 WHERE invoice_id = $6 AND network = $7`, a.TokenID, a.AmountUnits.String(),
+		a.USDPerToken.String(), micros(a.ExpiresAt), int64(a.AmountUSD), a.InvoiceID, a.Network); err != nil {
+		return fmt.Errorf("store: requote payment address: %w", err)
+	}
+	return nil
+}
+
+func quote(a *kassa.PaymentAddress, inv *kassa.Invoice, req kassa.AddressRequest) error {
+	remaining := inv.AmountRemaining()
+	units, rate, expires, err := req.Quote(remaining)
+	if err != nil {
+		return err
+	}
+	a.AmountUSD, a.AmountUnits, a.USDPerToken, a.ExpiresAt = remaining, units, rate, expires.UTC().Truncate(time.Microsecond)
+	return nil
+}
