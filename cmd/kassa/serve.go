@@ -113,6 +113,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	workers, stopWorkers := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() { pruneLoop(workers, db, log) })
+	wg.Go(func() { expiryLoop(workers, db, log) })
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -156,6 +157,32 @@ func loadWallets(dataDir string) (map[kassa.Environment]kassa.AddressDeriver, er
 		out[env] = w
 	}
 	return out, nil
+}
+
+// expiryInterval is how often the sweeper stores the expiry of due invoices.
+const expiryInterval = 5 * time.Second
+
+// expiryLoop stores the expiry of due invoices every expiryInterval until ctx ends,
+// so events and lists see it even when nobody reads the invoice.
+func expiryLoop(ctx context.Context, db *store.DB, log *slog.Logger) {
+	t := time.NewTicker(expiryInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		for {
+			n, err := db.ExpireInvoices(ctx, 500)
+			if err != nil && ctx.Err() == nil {
+				log.Warn("expire invoices", "err", err)
+			}
+			if n < 500 || ctx.Err() != nil {
+				break
+			}
+		}
+	}
 }
 
 // pruneLoop deletes expired idempotency keys every hour until ctx ends.

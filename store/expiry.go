@@ -1,0 +1,72 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"kassa"
+)
+
+// ExpireInvoices moves open invoices whose expiry has passed (with nothing pending)
+// to expired, each in its own transaction with its invoice.updated and
+// invoice.expired events, so lists and event consumers see expiry even when nobody
+// reads the invoice. Reads show expiry at once anyway (EffectiveStatus); this makes
+// it a stored fact. It handles at most limit invoices and returns how many it expired.
+func (db *DB) ExpireInvoices(ctx context.Context, limit int) (int, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT id, merchant_id FROM invoices
+		WHERE status IN ('unpaid', 'underpaid') AND expires_at <= $1 AND amount_pending = 0
+		ORDER BY expires_at LIMIT $2`, micros(db.clock()), limit)
+	if err != nil {
+		return 0, fmt.Errorf("store: due invoices: %w", err)
+	}
+	type due struct {
+		id       string
+		merchant int64
+	}
+	var list []due
+	for rows.Next() {
+		var d due
+		if err := rows.Scan(&d.id, &d.merchant); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("store: due invoices: %w", err)
+		}
+		list = append(list, d)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, d := range list {
+		expired, err := db.expireInvoice(ctx, d.merchant, d.id)
+		if err != nil {
+			return n, err
+		}
+		if expired {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// expireInvoice applies the lifecycle to one invoice as of now and stores the change.
+func (db *DB) expireInvoice(ctx context.Context, merchantID int64, id string) (bool, error) {
+	expired := false
+	err := db.tx(ctx, func(tx txq) error {
+		inv, err := db.invoice(ctx, tx, merchantID, id, db.forUpdate())
+		if err != nil {
+			return err
+		}
+		now := db.clock()
+		if inv.Status.Final() || inv.EffectiveStatus(now) != kassa.StatusExpired {
+			return nil // paid, canceled or given a pending payment meanwhile
+		}
+		if _, err := tx.ExecContext(ctx, "UPDATE invoices SET status = $1 WHERE id = $2 AND merchant_id = $3",
+			string(kassa.StatusExpired), id, merchantID); err != nil {
+			return fmt.Errorf("store: expire invoice: %w", err)
+		}
+		inv.Status, expired = kassa.StatusExpired, true
+		return writeEvents(ctx, tx, merchantID, inv.Environment, inv, now, kassa.EventInvoiceUpdated, kassa.EventInvoiceExpired)
+	})
+	return expired, err
+}
