@@ -63,6 +63,8 @@ type Invoice struct {
 	// LockedTokenID is the token the payor chose (payment-address); while the
 	// invoice is underpaid only it may pay the rest. Nil until a token is chosen.
 	LockedTokenID *int64
+	// FormResponses are the payor's answers to Questions; nil until submitted.
+	FormResponses []FormResponse
 
 	ExpiresAt     time.Time
 	CreatedAt     time.Time

@@ -43,6 +43,7 @@ type invoiceJSON struct {
 	ReceiverOverrideEnabled bool            `json:"receiver_override_enabled"`
 	ReceiverOverrideAddress *string         `json:"receiver_override_address"`
 	Questions               *questionsJSON  `json:"questions"`
+	FormResponses           []FormResponse  `json:"form_responses"`
 	Metadata                json.RawMessage `json:"metadata"`
 	LatestPayment           json.RawMessage `json:"latest_payment,omitempty"`
 	Payments                json.RawMessage `json:"payments,omitempty"`
@@ -86,7 +87,7 @@ func (inv *Invoice) canonical() invoiceJSON {
 		InvoiceTitle: inv.InvoiceTitle, InvoiceFooter: inv.InvoiceFooter,
 		PaymentReturnURL: inv.PaymentReturnURL, PaymentReturnURLEnabled: inv.PaymentReturnURLEnabled,
 		ReceiverOverrideEnabled: inv.ReceiverOverrideEnabled, ReceiverOverrideAddress: inv.ReceiverOverrideAddress,
-		Questions: qs, Metadata: meta,
+		Questions: qs, FormResponses: inv.FormResponses, Metadata: meta,
 	}
 }
 

@@ -15,6 +15,9 @@ type PayorService interface {
 	// SetCustomerEmail stores the payor's email for the receipt: 400 invoice_paid on
 	// a paid invoice, 410 invoice_expired on an expired or canceled one.
 	SetCustomerEmail(ctx context.Context, merchantID int64, invoiceID, email string) (*Invoice, error)
+	// SubmitForm stores the payor's answers (CheckResponses), replacing earlier
+	// ones; refused like SetCustomerEmail once the invoice is paid or over.
+	SubmitForm(ctx context.Context, merchantID int64, invoiceID string, rs []FormResponse) (*Invoice, error)
 }
 
 // SessionOpen reports whether a payment session of inv is still usable at now.
@@ -22,12 +25,13 @@ func SessionOpen(inv *Invoice, now time.Time) bool {
 	return now.Before(inv.ExpiresAt.Add(SessionGrace))
 }
 
-// CheckCustomerEmail says whether the payor may set the email on an invoice in
-// status s: not once it is paid (400), nor once it is over (410).
-func CheckCustomerEmail(s InvoiceStatus) error {
+// CheckPayorUpdate says whether the payor may change param (the email, the form
+// answers) on an invoice in status s: not once it is paid (400), nor once it is over
+// (410).
+func CheckPayorUpdate(s InvoiceStatus, param string) error {
 	switch s {
 	case StatusPaid:
-		return Invalidf("email", "invoice_paid", "This invoice is already paid.")
+		return Invalidf(param, "invoice_paid", "This invoice is already paid.")
 	case StatusExpired, StatusCanceled:
 		return Errorf(KindGone, "invoice_"+string(s), "This invoice is %s.", s)
 	}

@@ -2,7 +2,9 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
+	"strconv"
 
 	"kassa"
 )
@@ -125,4 +127,86 @@ func (s *server) setCustomerEmail(w http.ResponseWriter, r *http.Request, inv *k
 	writeJSON(w, http.StatusOK, map[string]any{"success": true, "email": *email,
 		"message": "The receipt will be sent to this address."})
 	return nil
+}
+
+// questions serves GET /api/v1/payments/questions: the invoice's question schema
+// (an empty list when it asks nothing) and the answers given so far.
+func (s *server) questions(w http.ResponseWriter, r *http.Request, inv *kassa.Invoice) error {
+	qs, rs := inv.Questions, inv.FormResponses
+	if qs == nil {
+		qs = []kassa.Question{}
+	}
+	if rs == nil {
+		rs = []kassa.FormResponse{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"questions": qs, "responses": rs})
+	return nil
+}
+
+// submitForm serves POST /api/v1/payments/submit-form {responses: [{question_id, response}]}.
+func (s *server) submitForm(w http.ResponseWriter, r *http.Request, inv *kassa.Invoice) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	rs, err := decodeResponses(body)
+	if err != nil {
+		return err
+	}
+	if _, err := s.cfg.Payor.SubmitForm(r.Context(), inv.MerchantID, inv.ID, rs); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]bool{"success": true})
+	return nil
+}
+
+// decodeResponses reads a submit-form body strictly.
+func decodeResponses(body []byte) ([]kassa.FormResponse, error) {
+	fields, err := parseObject(body, "")
+	if err != nil {
+		return nil, err
+	}
+	var list *field
+	for i := range fields {
+		if fields[i].key != "responses" {
+			return nil, errUnknownParam(fields[i].key)
+		}
+		list = &fields[i]
+	}
+	if list == nil || list.null() {
+		return nil, errMissing("responses")
+	}
+	var raw []json.RawMessage
+	if len(list.raw) == 0 || list.raw[0] != '[' || json.Unmarshal(list.raw, &raw) != nil {
+		return nil, errInvalidType("responses", "an array of {question_id, response}")
+	}
+	out := make([]kassa.FormResponse, 0, len(raw))
+	for i, item := range raw {
+		path := "responses[" + strconv.Itoa(i) + "]"
+		fs, err := parseObject(item, path)
+		if err != nil {
+			return nil, err
+		}
+		var resp kassa.FormResponse
+		seen := 0
+		for _, f := range fs {
+			switch f.key {
+			case "question_id":
+				resp.QuestionID, err = reqString(f)
+			case "response":
+				resp.Response, err = reqString(f)
+			default:
+				err = errUnknownParam(f.path)
+			}
+			if err != nil {
+				return nil, err
+			}
+			seen++
+		}
+		if seen != 2 {
+			return nil, errInvalid(path, "missing_param", path+" needs question_id and response.")
+		}
+		out = append(out, resp)
+	}
+	return out, nil
 }

@@ -15,9 +15,9 @@ var _ kassa.AddressService = (*DB)(nil)
 
 // LockPaymentAddress locks the payor's token on the invoice and returns the deposit
 // address for the token's network, in one transaction with the invoice row locked.
-// A new address takes the next derivation index of its environment and network; on
-// PostgreSQL two instances racing for one index meet the unique constraint, and the
-// loser tries again.
+// A new address takes the next derivation index of its environment and network,
+// allocated under a lock (an advisory transaction lock on PostgreSQL); the unique
+// constraint on the index backs it up, and a conflict is tried again.
 func (db *DB) LockPaymentAddress(ctx context.Context, req kassa.AddressRequest) (*kassa.PaymentAddress, *kassa.Invoice, error) {
 	for attempt := 0; ; attempt++ {
 		addr, inv, err := db.lockPaymentAddress(ctx, req)
@@ -99,6 +99,14 @@ func paymentAddress(ctx context.Context, q queryer, invoiceID, network string) (
 
 // newPaymentAddress derives and stores the invoice's address on the token's network.
 func (db *DB) newPaymentAddress(ctx context.Context, tx txq, inv *kassa.Invoice, req kassa.AddressRequest, now time.Time) (*kassa.PaymentAddress, error) {
+	if db.engine == EnginePostgres {
+		// Serialize index allocation per environment and network for this
+		// transaction (SQLite's single writer already does).
+		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtext($1))",
+			"payment_addresses:"+string(inv.Environment)+":"+req.Token.Network); err != nil {
+			return nil, fmt.Errorf("store: lock address index: %w", err)
+		}
+	}
 	var next int64
 	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(address_index), -1) + 1 FROM payment_addresses
 		WHERE environment = $1 AND network = $2`, string(inv.Environment), req.Token.Network).Scan(&next); err != nil {

@@ -15,7 +15,7 @@ const invoiceColumns = `id, merchant_id, environment, status, invoice_type, curr
 	amount_pending, description, customer_id, customer_email, invoice_title, invoice_footer,
 	payment_return_url, payment_return_url_enabled, receiver_override_enabled, receiver_override_address,
 	questions, metadata, payer_wallet_address, payer_wallet_network, commerce_order_id,
-	expires_at, created_at, paid_at, last_payment_at, canceled_at, locked_token_id`
+	expires_at, created_at, paid_at, last_payment_at, canceled_at, locked_token_id, form_responses`
 
 // effectiveStatusSQL is kassa.Invoice.EffectiveStatus as SQL, with nowParam the
 // placeholder of the time now in microseconds: an open invoice past its expiry with
@@ -36,12 +36,13 @@ func scanInvoice(s scanner) (*kassa.Invoice, error) {
 		wallet, network, order                                sql.Null[string]
 		expires, created                                      int64
 		paidAt, lastPayment, canceled, locked                 sql.Null[int64]
+		responses                                             sql.Null[string]
 	)
 	if err := s.Scan(&inv.ID, &inv.MerchantID, &env, &status, &inv.Type, &inv.Currency, &amount, &paid,
 		&pending, &desc, &customer, &email, &inv.InvoiceTitle, &inv.InvoiceFooter,
 		&returnURL, &inv.PaymentReturnURLEnabled, &inv.ReceiverOverrideEnabled, &override,
 		&questions, &metadata, &wallet, &network, &order,
-		&expires, &created, &paidAt, &lastPayment, &canceled, &locked); err != nil {
+		&expires, &created, &paidAt, &lastPayment, &canceled, &locked, &responses); err != nil {
 		return nil, err
 	}
 	inv.Environment, inv.Status = kassa.Environment(env), kassa.InvoiceStatus(status)
@@ -62,6 +63,11 @@ func scanInvoice(s scanner) (*kassa.Invoice, error) {
 	inv.PaidAt, inv.LastPaymentAt, inv.CanceledAt = timeOrNil(paidAt), timeOrNil(lastPayment), timeOrNil(canceled)
 	if locked.Valid {
 		inv.LockedTokenID = &locked.V
+	}
+	if responses.Valid {
+		if err := json.Unmarshal([]byte(responses.V), &inv.FormResponses); err != nil {
+			return nil, fmt.Errorf("store: invoice %s form responses: %w", inv.ID, err)
+		}
 	}
 	return &inv, nil
 }

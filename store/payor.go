@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -49,7 +50,7 @@ func (db *DB) SetCustomerEmail(ctx context.Context, merchantID int64, invoiceID,
 		}
 		now := db.clock()
 		inv.Status = inv.EffectiveStatus(now)
-		if err := kassa.CheckCustomerEmail(inv.Status); err != nil {
+		if err := kassa.CheckPayorUpdate(inv.Status, "email"); err != nil {
 			return err
 		}
 		if inv.CustomerEmail != nil && *inv.CustomerEmail == email {
@@ -60,6 +61,42 @@ func (db *DB) SetCustomerEmail(ctx context.Context, merchantID int64, invoiceID,
 			return fmt.Errorf("store: set customer email: %w", err)
 		}
 		inv.CustomerEmail = &email
+		return writeEvents(ctx, tx, merchantID, inv.Environment, inv, now, kassa.EventInvoiceUpdated)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return inv, nil
+}
+
+// SubmitForm stores the payor's answers and writes invoice.updated, in one transaction.
+func (db *DB) SubmitForm(ctx context.Context, merchantID int64, invoiceID string, rs []kassa.FormResponse) (*kassa.Invoice, error) {
+	var inv *kassa.Invoice
+	err := db.tx(ctx, func(tx txq) error {
+		var err error
+		if inv, err = db.invoice(ctx, tx, merchantID, invoiceID, db.forUpdate()); err != nil {
+			return err
+		}
+		now := db.clock()
+		inv.Status = inv.EffectiveStatus(now)
+		if err := kassa.CheckPayorUpdate(inv.Status, "responses"); err != nil {
+			return err
+		}
+		if err := kassa.CheckResponses(inv.Questions, rs); err != nil {
+			return err
+		}
+		if rs == nil {
+			rs = []kassa.FormResponse{}
+		}
+		b, err := json.Marshal(rs)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, "UPDATE invoices SET form_responses = $1 WHERE id = $2 AND merchant_id = $3",
+			string(b), inv.ID, merchantID); err != nil {
+			return fmt.Errorf("store: submit form: %w", err)
+		}
+		inv.FormResponses = rs
 		return writeEvents(ctx, tx, merchantID, inv.Environment, inv, now, kassa.EventInvoiceUpdated)
 	})
 	if err != nil {
