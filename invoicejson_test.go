@@ -62,7 +62,7 @@ func TestInvoiceJSONMinimal(t *testing.T) {
 		"amount_pending": `0`, "amount_pending_decimal": `"0.000"`, "canceled_at": `null`,
 		"description": `null`, "customer_email": `null`, "invoice_title": `"Shop"`, "invoice_footer": `"Shop"`,
 		"payment_return_url": `null`, "payment_return_url_enabled": `false`,
-		"receiver_override_enabled": `false`, "receiver_override_address": `null`, "questions": `null`,
+		"receiver_override_enabled": `false`, "receiver_override_address": `null`, "questions": `null`, "form_responses": `null`,
 	} {
 		wantMember(t, m, key, want)
 	}
@@ -71,13 +71,13 @@ func TestInvoiceJSONMinimal(t *testing.T) {
 			t.Errorf("%s present without expansion", key)
 		}
 	}
-	if len(m) != 35 {
+	if len(m) != 36 {
 		keys := make([]string, 0, len(m))
 		for k := range m {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		t.Errorf("invoice has %d members, want 35: %v", len(m), keys)
+		t.Errorf("invoice has %d members, want 36: %v", len(m), keys)
 	}
 	// An Invoice value marshals the same as a pointer to it.
 	v, err := json.Marshal(*minimalInvoice())
