@@ -149,6 +149,8 @@ func (s *server) routes() {
 	s.handle("GET /api/v1/payments/available-tokens", s.payorAuth(s.availableTokens))
 	s.handle("POST /api/v1/payments/payment-address", s.payorAuth(s.paymentAddress))
 	s.handle("GET /api/v1/payments/questions", s.payorAuth(s.questions))
+	s.handle("GET /api/v1/invoice/{invoiceId}/verify", s.verify)
+	s.handle("POST /api/v1/invoice/{invoiceId}/verify", s.verify)
 	s.handle("POST /api/v1/payments/submit-form", s.payorAuth(s.submitForm))
 	s.handle("GET /api/v1/payments/customer-email", s.payorAuth(s.getCustomerEmail))
 	s.handle("POST /api/v1/payments/customer-email", s.payorAuth(s.setCustomerEmail))

@@ -67,9 +67,19 @@ type paymentSummary struct {
 
 // paymentStatusHandler serves GET /api/v1/payments/payment-status for polling pages.
 func (s *server) paymentStatusHandler(w http.ResponseWriter, r *http.Request, inv *kassa.Invoice) error {
-	rs, err := s.receipts(r.Context(), inv)
+	out, err := s.paymentStatusOf(r, inv)
 	if err != nil {
 		return err
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// paymentStatusOf summarises an invoice's payments for polling pages.
+func (s *server) paymentStatusOf(r *http.Request, inv *kassa.Invoice) (paymentStatus, error) {
+	rs, err := s.receipts(r.Context(), inv)
+	if err != nil {
+		return paymentStatus{}, err
 	}
 	rem := inv.AmountRemaining()
 	out := paymentStatus{Status: inv.Status, AmountPaid: inv.AmountPaid, AmountPaidDecimal: inv.AmountPaid.Decimal(),
@@ -79,8 +89,7 @@ func (s *server) paymentStatusHandler(w http.ResponseWriter, r *http.Request, in
 		out.Payments = append(out.Payments, paymentSummary{Status: p.Status, TxHash: p.TxHash, Network: p.Network,
 			AmountToken: p.AmountUnits.String(), Confirmations: p.Confirmations})
 	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
+	return out, nil
 }
 
 // receipts loads an invoice's receipts, newest first (at most 100).

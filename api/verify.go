@@ -1,0 +1,87 @@
+package api
+
+import (
+	"net/http"
+
+	"kassa"
+)
+
+// verify serves GET and POST /api/v1/invoice/{invoiceId}/verify with either a
+// merchant credential (MA) or the invoice's payment session (PS). Both answer the
+// invoice's current payment status (as payment-status does). POST {tx_hash, network}
+// names a transfer for Kassa to look at now; it is checked for form and network, and
+// until the chain watcher lands (devnet payments come through the simulation
+// endpoint) the answer says it was not looked up on chain: "checked": false.
+func (s *server) verify(w http.ResponseWriter, r *http.Request) error {
+	id, err := invoiceID(r, "invoiceId")
+	if err != nil {
+		return err
+	}
+	var inv *kassa.Invoice
+	if r.Header.Get("X-Session-Token") != "" || r.Header.Get("X-Signature") != "" {
+		err = s.payorAuth(func(_ http.ResponseWriter, _ *http.Request, got *kassa.Invoice) error {
+			if got.ID != id {
+				return kassa.NotFound("invoice") // a session opens its own invoice only
+			}
+			inv = got
+			return nil
+		})(w, r)
+	} else {
+		err = s.merchantAuth(func(_ http.ResponseWriter, r *http.Request) error {
+			inv, err = s.cfg.Invoices.Invoice(r.Context(), principal(r.Context()).MerchantID, id)
+			return err
+		})(w, r)
+	}
+	if err != nil {
+		return err
+	}
+	if r.Method == http.MethodPost {
+		if err := s.decodeVerify(r, inv); err != nil {
+			return err
+		}
+	}
+	out, err := s.paymentStatusOf(r, inv)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"object": "invoice_verification", "invoice_id": inv.ID,
+		"checked": false, "payment_status": out})
+	return nil
+}
+
+// decodeVerify checks a verify body: {tx_hash, network}, a 32-byte hash on a network
+// of the invoice's environment.
+func (s *server) decodeVerify(r *http.Request, inv *kassa.Invoice) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	fields, err := parseObject(body, "")
+	if err != nil {
+		return err
+	}
+	var hash, network string
+	for _, f := range fields {
+		switch f.key {
+		case "tx_hash":
+			hash, err = reqString(f)
+		case "network":
+			network, err = reqString(f)
+		default:
+			err = errUnknownParam(f.key)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if !validTxHash(hash) {
+		return errInvalid("tx_hash", "invalid_tx_hash", "tx_hash must be 0x followed by 64 hex digits.")
+	}
+	if s.cfg.Registry == nil {
+		return errInvalid("network", "invalid_network", "No networks are configured.")
+	}
+	if _, ok := s.cfg.Registry.Network(inv.Environment, network); !ok {
+		return errInvalid("network", "invalid_network", "network must be a network of the invoice's environment.")
+	}
+	return nil
+}
