@@ -2,6 +2,9 @@ package store_test
 
 import (
 	"context"
+	"fmt"
+	"math/big"
+	"sync/atomic"
 	"testing"
 
 	"kassa"
@@ -52,6 +55,36 @@ func BenchmarkListInvoices(b *testing.B) {
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
 				if _, _, err := db.Invoices(context.Background(), kassa.InvoiceFilter{MerchantID: m.ID, Limit: 10}); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	})
+}
+
+// BenchmarkIngestPayment measures receipts ingested (receipt, invoice recompute and
+// events in one transaction) spread over 100 invoices, with parallel callers.
+func BenchmarkIngestPayment(b *testing.B) {
+	benchEngines(b, func(b *testing.B, db *store.DB, m *kassa.Merchant) {
+		invs := make([]*kassa.Invoice, 100)
+		for i := range invs {
+			inv, _, err := db.CreateInvoice(context.Background(), principal(m), kassa.InvoiceCreate{Amount: 1_000_000_000})
+			if err != nil {
+				b.Fatal(err)
+			}
+			invs[i] = inv
+		}
+		var n atomic.Int64
+		b.ResetTimer()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				i := n.Add(1)
+				inv := invs[i%int64(len(invs))]
+				_, _, err := db.IngestPayment(context.Background(), kassa.PaymentInput{MerchantID: m.ID, InvoiceID: inv.ID,
+					Network: "bsc-testnet", TxHash: fmt.Sprintf("0x%064x", i), TokenID: 1, FromAddress: "0x52908400098527886E0F7030069857D2E4169EE7",
+					AmountUnits: big.NewInt(1000), AmountUSD: 1, Confirmations: 3, Confirmed: true})
+				if err != nil {
 					b.Error(err)
 					return
 				}
