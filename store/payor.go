@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"kassa"
 )
@@ -36,12 +37,11 @@ func (db *DB) InvoiceBySession(ctx context.Context, token string) (*kassa.Invoic
 	return inv, nil
 }
 
-// SetCustomerEmail stores the payor's email and writes invoice.updated, in one
-// transaction.
-func (db *DB) SetCustomerEmail(ctx context.Context, merchantID int64, invoiceID, email string) (*kassa.Invoice, error) {
-	if err := kassa.CheckEmail("email", email); err != nil {
-		return nil, err
-	}
+// payorUpdate runs change on an invoice the payor may still change (param names
+// what changes in errors), with the invoice row locked and its status as of now;
+// change writes the row and its event through tx.
+func (db *DB) payorUpdate(ctx context.Context, merchantID int64, invoiceID, param string,
+	change func(tx txq, inv *kassa.Invoice, now time.Time) error) (*kassa.Invoice, error) {
 	var inv *kassa.Invoice
 	err := db.tx(ctx, func(tx txq) error {
 		var err error
@@ -50,9 +50,24 @@ func (db *DB) SetCustomerEmail(ctx context.Context, merchantID int64, invoiceID,
 		}
 		now := db.clock()
 		inv.Status = inv.EffectiveStatus(now)
-		if err := kassa.CheckPayorUpdate(inv.Status, "email"); err != nil {
+		if err := kassa.CheckPayorUpdate(inv.Status, param); err != nil {
 			return err
 		}
+		return change(tx, inv, now)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return inv, nil
+}
+
+// SetCustomerEmail stores the payor's email and writes invoice.updated, in one
+// transaction.
+func (db *DB) SetCustomerEmail(ctx context.Context, merchantID int64, invoiceID, email string) (*kassa.Invoice, error) {
+	if err := kassa.CheckEmail("email", email); err != nil {
+		return nil, err
+	}
+	return db.payorUpdate(ctx, merchantID, invoiceID, "email", func(tx txq, inv *kassa.Invoice, now time.Time) error {
 		if inv.CustomerEmail != nil && *inv.CustomerEmail == email {
 			return nil // unchanged: no event
 		}
@@ -63,25 +78,11 @@ func (db *DB) SetCustomerEmail(ctx context.Context, merchantID int64, invoiceID,
 		inv.CustomerEmail = &email
 		return writeEvents(ctx, tx, merchantID, inv.Environment, inv, now, kassa.EventInvoiceUpdated)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return inv, nil
 }
 
 // SubmitForm stores the payor's answers and writes invoice.updated, in one transaction.
 func (db *DB) SubmitForm(ctx context.Context, merchantID int64, invoiceID string, rs []kassa.FormResponse) (*kassa.Invoice, error) {
-	var inv *kassa.Invoice
-	err := db.tx(ctx, func(tx txq) error {
-		var err error
-		if inv, err = db.invoice(ctx, tx, merchantID, invoiceID, db.forUpdate()); err != nil {
-			return err
-		}
-		now := db.clock()
-		inv.Status = inv.EffectiveStatus(now)
-		if err := kassa.CheckPayorUpdate(inv.Status, "responses"); err != nil {
-			return err
-		}
+	return db.payorUpdate(ctx, merchantID, invoiceID, "responses", func(tx txq, inv *kassa.Invoice, now time.Time) error {
 		if err := kassa.CheckResponses(inv.Questions, rs); err != nil {
 			return err
 		}
@@ -99,8 +100,4 @@ func (db *DB) SubmitForm(ctx context.Context, merchantID int64, invoiceID string
 		inv.FormResponses = rs
 		return writeEvents(ctx, tx, merchantID, inv.Environment, inv, now, kassa.EventInvoiceUpdated)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return inv, nil
 }
