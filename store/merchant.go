@@ -31,11 +31,20 @@ func scanMerchant(s scanner) (*kassa.Merchant, error) {
 	m.DefaultReturnURL = stringOrNil(returnURL)
 	m.UnderpaymentToleranceMillis = kassa.Millis(tolerance)
 	m.CreatedAt = fromMicros(created)
-	m.Settlement = map[kassa.Environment]kassa.Settlement{}
-	if err := json.Unmarshal([]byte(settlement), &m.Settlement); err != nil {
-		return nil, fmt.Errorf("store: merchant %d settlement: %w", m.ID, err)
+	var err error
+	if m.Settlement, err = decodeSettlement(settlement); err != nil {
+		return nil, fmt.Errorf("store: merchant %d: %w", m.ID, err)
 	}
 	return &m, nil
+}
+
+// decodeSettlement reads the settlement column: targets keyed by environment.
+func decodeSettlement(raw string) (map[kassa.Environment]kassa.Settlement, error) {
+	out := map[kassa.Environment]kassa.Settlement{}
+	if err := json.Unmarshal([]byte(raw), &out); err != nil {
+		return nil, fmt.Errorf("settlement: %w", err)
+	}
+	return out, nil
 }
 
 // normalizeEmail is how emails are stored and looked up: lower-cased.

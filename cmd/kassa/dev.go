@@ -16,6 +16,8 @@ const (
 	devPassword = "kassa-demo-password"
 	devName     = "Demo Store"
 	devKeyName  = "dev mode key"
+	// devSettlementAddress receives the demo merchant's devnet settlements.
+	devSettlementAddress = "0x52908400098527886E0F7030069857D2E4169EE7"
 )
 
 // seedDev makes sure the demo merchant exists, replaces the keys an earlier --dev
@@ -28,6 +30,14 @@ func seedDev(ctx context.Context, db *store.DB, publicURL string, out io.Writer)
 	}
 	if err != nil {
 		return err
+	}
+	if _, ok := m.Settlement[kassa.Devnet]; !ok {
+		// Devnet settles by itself; it needs somewhere to send the money.
+		target := &kassa.Settlement{Network: "bsc-testnet", TokenSymbol: "USDT", Address: devSettlementAddress}
+		if m, err = db.UpdateMerchant(ctx, m.ID, kassa.MerchantUpdate{
+			Settlement: map[kassa.Environment]*kassa.Settlement{kassa.Devnet: target}}); err != nil {
+			return err
+		}
 	}
 	keys, err := db.APIKeys(ctx, m.ID, "")
 	if err != nil {

@@ -221,23 +221,67 @@ func TestEndToEnd(t *testing.T) {
 		if inv["status"] != "canceled" {
 			t.Errorf("status after cancel = %v", inv["status"])
 		}
-		// A devnet payment through the simulation endpoint pays a fresh invoice.
-		auth["Idempotency-Key"] = kassa.NewUUID()
-		wantStatus(t, call(t, "POST", k.url+"/api/v1/invoices", auth, map[string]any{"amount_usd": 3}, &created), 201)
-		var paid struct {
-			Invoice struct {
-				Status     string `json:"status"`
-				AmountPaid int64  `json:"amount_paid"`
-			} `json:"invoice"`
-		}
-		wantStatus(t, call(t, "POST", k.url+"/api/v1/devnet/invoices/"+created.InvoiceID+"/payments", auth, nil, &paid), 201)
-		if paid.Invoice.Status != "paid" || paid.Invoice.AmountPaid != 3000 {
-			t.Errorf("after a devnet payment: %+v", paid.Invoice)
-		}
+		payAndSettle(t, k, auth)
 		// The commerce key may not use merchant endpoints.
 		wantStatus(t, call(t, "GET", k.url+"/api/v1/invoices", map[string]string{"x-api-key": k.commerceKey}, nil, nil), 403)
 		stopGracefully(t, k)
 	})
+}
+
+// payAndSettle runs the payments flow end to end: create an invoice, open its
+// session, pick a token and get a deposit address, pay part then the rest through
+// the devnet endpoint, and wait for the settlement worker to settle both receipts.
+func payAndSettle(t *testing.T, k *instance, auth map[string]string) {
+	t.Helper()
+	auth["Idempotency-Key"] = kassa.NewUUID()
+	var created struct {
+		InvoiceID string            `json:"invoice_id"`
+		Headers   map[string]string `json:"payment_session_headers"`
+	}
+	wantStatus(t, call(t, "POST", k.url+"/api/v1/invoices", auth, map[string]any{"amount_usd": 3}, &created), 201)
+	var addr struct {
+		Address    string `json:"address"`
+		PaymentURI string `json:"payment_uri"`
+	}
+	wantStatus(t, call(t, "POST", k.url+"/api/v1/payments/payment-address", created.Headers, map[string]any{"token_id": 1}, &addr), 200)
+	if addr.Address == "" || !strings.HasPrefix(addr.PaymentURI, "ethereum:") {
+		t.Fatalf("payment address %+v", addr)
+	}
+	pay := k.url + "/api/v1/devnet/invoices/" + created.InvoiceID + "/payments"
+	var paid struct {
+		Invoice struct {
+			Status     string `json:"status"`
+			AmountPaid int64  `json:"amount_paid"`
+		} `json:"invoice"`
+	}
+	wantStatus(t, call(t, "POST", pay, auth, map[string]any{"amount_usd": 1}, &paid), 201)
+	if paid.Invoice.Status != "underpaid" {
+		t.Fatalf("after part: %+v", paid.Invoice)
+	}
+	wantStatus(t, call(t, "POST", pay, auth, nil, &paid), 201)
+	if paid.Invoice.Status != "paid" || paid.Invoice.AmountPaid != 3000 {
+		t.Fatalf("after the rest: %+v", paid.Invoice)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var inv struct {
+			Payments []struct {
+				Settlement string `json:"settlement_status"`
+			} `json:"payments"`
+		}
+		wantStatus(t, call(t, "GET", k.url+"/api/v1/invoices/"+created.InvoiceID+"?expand=payments", auth, nil, &inv), 200)
+		settled := len(inv.Payments) == 2
+		for _, p := range inv.Payments {
+			settled = settled && p.Settlement == "settled"
+		}
+		if settled {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("receipts not settled in time: %+v", inv.Payments)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
 
 // stopGracefully sends SIGTERM while a request is still being uploaded and checks the

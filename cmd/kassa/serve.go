@@ -17,6 +17,7 @@ import (
 	"kassa/api"
 	"kassa/hdwallet"
 	"kassa/registry"
+	"kassa/settlement"
 	"kassa/store"
 )
 
@@ -114,6 +115,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var wg sync.WaitGroup
 	wg.Go(func() { pruneLoop(workers, db, log) })
 	wg.Go(func() { expiryLoop(workers, db, log) })
+	settler := &settlement.Worker{Store: db, Registry: reg, Log: log,
+		Executors: map[kassa.Environment]kassa.SettlementExecutor{kassa.Devnet: settlement.Devnet{}}}
+	wg.Go(func() { settler.Run(workers, 2*time.Second) })
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()

@@ -1,0 +1,45 @@
+package kassa
+
+import (
+	"context"
+	"math/big"
+)
+
+// SettlementJob is one receipt's money to pass on to the merchant.
+type SettlementJob struct {
+	ReceiptID   string
+	InvoiceID   string
+	MerchantID  int64
+	Environment Environment
+	Network     string
+	TokenID     int64
+	AmountUnits *big.Int
+	// To is where the money goes: the invoice's receiver override when enabled, else
+	// the merchant's settlement address for the environment; "" when neither is set.
+	To string
+}
+
+// SettlementExecutor moves a receipt's money to its destination and returns the
+// transaction hash. Devnet's executor settles by itself; mainnet's sends on chain.
+type SettlementExecutor interface {
+	Settle(ctx context.Context, job SettlementJob) (txHash string, err error)
+}
+
+// SettlementService hands out receipts due for settlement and records outcomes.
+type SettlementService interface {
+	// ClaimSettlements moves up to limit confirmed receipts from pending to
+	// processing and returns them; several workers never claim the same receipt.
+	ClaimSettlements(ctx context.Context, limit int) ([]SettlementJob, error)
+	// FinishSettlement records a processing receipt's outcome (settled, failed or
+	// manual) with its transaction hash or error, and its invoice_payment.updated event.
+	FinishSettlement(ctx context.Context, receiptID string, status SettlementStatus, txHash, reason string) error
+}
+
+// SettlementRoute decides how a job settles: manual when the token has no
+// settlement route or there is nowhere to send the money, else through the executor.
+func SettlementRoute(t Token, known bool, job SettlementJob) SettlementStatus {
+	if !known || !t.SettlementRoute || job.To == "" {
+		return SettlementManual
+	}
+	return SettlementProcessing
+}

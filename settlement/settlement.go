@@ -1,0 +1,91 @@
+// Package settlement passes received money on to merchants: a worker claims
+// confirmed receipts, decides their route and hands them to an executor, one
+// receipt at a time, so one failure never blocks the others.
+package settlement
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"log/slog"
+	"time"
+
+	"kassa"
+)
+
+// batchSize is how many receipts one round claims.
+const batchSize = 100
+
+// Worker settles receipts.
+type Worker struct {
+	Store    kassa.SettlementService
+	Registry kassa.Registry
+	// Executors settle per environment; an environment without one settles manually.
+	Executors map[kassa.Environment]kassa.SettlementExecutor
+	Log       *slog.Logger
+}
+
+// RunOnce claims due receipts and settles each: manual without a route or
+// destination, settled or failed by the executor. It returns how many it handled.
+func (w *Worker) RunOnce(ctx context.Context) (int, error) {
+	jobs, err := w.Store.ClaimSettlements(ctx, batchSize)
+	if err != nil {
+		return 0, err
+	}
+	for _, job := range jobs {
+		status, hash, reason := w.settle(ctx, job)
+		if err := w.Store.FinishSettlement(ctx, job.ReceiptID, status, hash, reason); err != nil {
+			return 0, err
+		}
+	}
+	return len(jobs), nil
+}
+
+func (w *Worker) settle(ctx context.Context, job kassa.SettlementJob) (kassa.SettlementStatus, string, string) {
+	tok, known := w.Registry.Token(job.Environment, job.TokenID)
+	if kassa.SettlementRoute(tok, known, job) == kassa.SettlementManual {
+		return kassa.SettlementManual, "", "no settlement route or destination for this token"
+	}
+	exec := w.Executors[job.Environment]
+	if exec == nil {
+		return kassa.SettlementManual, "", "no settlement executor for " + string(job.Environment)
+	}
+	hash, err := exec.Settle(ctx, job)
+	if err != nil {
+		w.Log.Warn("settlement failed", "receipt", job.ReceiptID, "err", err)
+		return kassa.SettlementFailed, "", err.Error()
+	}
+	return kassa.SettlementSettled, hash, ""
+}
+
+// Run settles due receipts every interval until ctx ends.
+func (w *Worker) Run(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		for {
+			n, err := w.RunOnce(ctx)
+			if err != nil && ctx.Err() == nil {
+				w.Log.Warn("settlement round", "err", err)
+			}
+			if n < batchSize || err != nil {
+				break
+			}
+		}
+	}
+}
+
+// Devnet settles by itself: there is no chain to send on, so the transaction hash
+// is derived from the receipt.
+type Devnet struct{}
+
+// Settle returns a deterministic stand-in transaction hash.
+func (Devnet) Settle(_ context.Context, job kassa.SettlementJob) (string, error) {
+	h := sha256.Sum256([]byte("kassa devnet settlement " + job.ReceiptID))
+	return "0x" + hex.EncodeToString(h[:]), nil
+}

@@ -1,0 +1,97 @@
+package settlement_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/big"
+	"testing"
+
+	"kassa"
+	"kassa/registry"
+	"kassa/settlement"
+	"kassa/store"
+	"kassa/store/storetest"
+)
+
+// flaky settles everything but the receipts it is told to fail.
+type flaky struct{ fail map[string]bool }
+
+func (f flaky) Settle(ctx context.Context, job kassa.SettlementJob) (string, error) {
+	if f.fail[job.ReceiptID] {
+		return "", errors.New("node unreachable")
+	}
+	return settlement.Devnet{}.Settle(ctx, job)
+}
+
+func TestWorker(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		ctx := context.Background()
+		db := storetest.Open(t, cfg)
+		m, err := db.CreateMerchant(ctx, kassa.MerchantCreate{Name: "Shop", Email: "s@example.com", Password: "correct horse"})
+		must(t, err)
+		target := &kassa.Settlement{Network: "bsc-testnet", TokenSymbol: "USDT", Address: "0x52908400098527886E0F7030069857D2E4169EE7"}
+		_, err = db.UpdateMerchant(ctx, m.ID, kassa.MerchantUpdate{Settlement: map[kassa.Environment]*kassa.Settlement{kassa.Devnet: target}})
+		must(t, err)
+		p := kassa.Principal{MerchantID: m.ID, Environment: kassa.Devnet, Scope: kassa.ScopeMerchant}
+		n := 0
+		pay := func(token int64, confirmed bool) *kassa.Receipt {
+			t.Helper()
+			n++
+			inv, _, err := db.CreateInvoice(ctx, p, kassa.InvoiceCreate{Amount: 1000})
+			must(t, err)
+			r, _, err := db.IngestPayment(ctx, kassa.PaymentInput{MerchantID: m.ID, InvoiceID: inv.ID, Network: "bsc-testnet",
+				TxHash: fmt.Sprintf("0x%064d", n), TokenID: token, FromAddress: target.Address,
+				AmountUnits: big.NewInt(1000), AmountUSD: 1000, Confirmations: 3, Confirmed: confirmed})
+			must(t, err)
+			return r
+		}
+		ok1, ok2, bad, pending, native := pay(1, true), pay(2, true), pay(1, true), pay(1, false), pay(3, true)
+		w := &settlement.Worker{Store: db, Registry: registry.Default(), Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+			Executors: map[kassa.Environment]kassa.SettlementExecutor{kassa.Devnet: flaky{fail: map[string]bool{bad.ID: true}}}}
+		handled, err := w.RunOnce(ctx)
+		must(t, err)
+		if handled != 4 {
+			t.Fatalf("handled %d receipts, want 4 (the pending one waits)", handled)
+		}
+		want := map[string]kassa.SettlementStatus{ok1.ID: kassa.SettlementSettled, ok2.ID: kassa.SettlementSettled,
+			bad.ID: kassa.SettlementFailed, pending.ID: kassa.SettlementPending, native.ID: kassa.SettlementManual}
+		for id, st := range want {
+			rs, err := db.Receipts(ctx, m.ID, invoiceOf(t, db, m.ID, id), 10)
+			must(t, err)
+			if rs[0].Settlement != st {
+				t.Errorf("receipt %s: settlement %s, want %s", id, rs[0].Settlement, st)
+			}
+		}
+		if handled, err = w.RunOnce(ctx); err != nil || handled != 0 {
+			t.Fatalf("second round handled %d (%v), want 0", handled, err)
+		}
+	})
+}
+
+// invoiceOf finds the invoice of a receipt by scanning the merchant's invoices.
+func invoiceOf(t *testing.T, db *store.DB, merchantID int64, receiptID string) string {
+	t.Helper()
+	invs, _, err := db.Invoices(context.Background(), kassa.InvoiceFilter{MerchantID: merchantID, Limit: 100})
+	must(t, err)
+	for _, inv := range invs {
+		rs, err := db.Receipts(context.Background(), merchantID, inv.ID, 10)
+		must(t, err)
+		for _, r := range rs {
+			if r.ID == receiptID {
+				return inv.ID
+			}
+		}
+	}
+	t.Fatalf("no invoice has receipt %s", receiptID)
+	return ""
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

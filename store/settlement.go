@@ -1,0 +1,123 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math/big"
+
+	"kassa"
+)
+
+var _ kassa.SettlementService = (*DB)(nil)
+
+// ClaimSettlements moves up to limit confirmed receipts from pending to processing
+// in one transaction and returns them with their destination. On PostgreSQL the
+// rows are taken FOR UPDATE SKIP LOCKED, so several workers and instances never
+// claim the same receipt; SQLite's single writer does the same.
+func (db *DB) ClaimSettlements(ctx context.Context, limit int) ([]kassa.SettlementJob, error) {
+	var jobs []kassa.SettlementJob
+	err := db.tx(ctx, func(tx txq) error {
+		jobs = nil
+		lock := ""
+		if db.engine == EnginePostgres {
+			lock = " FOR UPDATE OF r SKIP LOCKED"
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT r.id, r.invoice_id, r.merchant_id, r.environment, r.network,
+			r.token_id, r.amount_units, i.receiver_override_enabled, i.receiver_override_address, m.settlement
+			FROM receipts r JOIN invoices i ON i.id = r.invoice_id JOIN merchants m ON m.id = r.merchant_id
+			WHERE r.settlement_status = $1 AND r.status IN ($2, $3)
+			ORDER BY r.seen_at LIMIT $4`+lock,
+			string(kassa.SettlementPending), string(kassa.ReceiptConfirmed), string(kassa.ReceiptUnderpaid), limit)
+		if err != nil {
+			return fmt.Errorf("store: due settlements: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			j, err := scanJob(rows)
+			if err != nil {
+				return err
+			}
+			jobs = append(jobs, j)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		rows.Close()
+		for _, j := range jobs {
+			if _, err := tx.ExecContext(ctx, "UPDATE receipts SET settlement_status = $1 WHERE id = $2",
+				string(kassa.SettlementProcessing), j.ReceiptID); err != nil {
+				return fmt.Errorf("store: claim settlement: %w", err)
+			}
+		}
+		return nil
+	})
+	return jobs, err
+}
+
+func scanJob(rows *sql.Rows) (kassa.SettlementJob, error) {
+	var (
+		j             kassa.SettlementJob
+		env, units    string
+		override      bool
+		overrideAddr  sql.Null[string]
+		settlementRaw string
+	)
+	if err := rows.Scan(&j.ReceiptID, &j.InvoiceID, &j.MerchantID, &env, &j.Network, &j.TokenID, &units,
+		&override, &overrideAddr, &settlementRaw); err != nil {
+		return j, fmt.Errorf("store: due settlements: %w", err)
+	}
+	j.Environment = kassa.Environment(env)
+	amount, ok := new(big.Int).SetString(units, 10)
+	if !ok {
+		return j, fmt.Errorf("store: receipt %s: bad amount %q", j.ReceiptID, units)
+	}
+	j.AmountUnits = amount
+	settlement, err := decodeSettlement(settlementRaw)
+	if err != nil {
+		return j, err
+	}
+	switch {
+	case override && overrideAddr.Valid:
+		j.To = overrideAddr.V
+	case settlement[j.Environment].Address != "":
+		j.To = settlement[j.Environment].Address
+	}
+	return j, nil
+}
+
+// FinishSettlement records the outcome of a processing receipt and writes its
+// invoice_payment.updated event in the same transaction.
+func (db *DB) FinishSettlement(ctx context.Context, receiptID string, status kassa.SettlementStatus, txHash, reason string) error {
+	switch status {
+	case kassa.SettlementSettled, kassa.SettlementFailed, kassa.SettlementManual:
+	default:
+		return fmt.Errorf("store: %q does not finish a settlement", status)
+	}
+	return db.tx(ctx, func(tx txq) error {
+		r, err := scanReceipt(tx.QueryRowContext(ctx, "SELECT "+receiptColumns+" FROM receipts WHERE id = $1"+db.forUpdate(), receiptID))
+		if errors.Is(err, sql.ErrNoRows) {
+			return kassa.NotFound("receipt")
+		}
+		if err != nil {
+			return fmt.Errorf("store: finish settlement: %w", err)
+		}
+		if r.Settlement != kassa.SettlementProcessing {
+			return kassa.Errorf(kassa.KindConflict, "settlement_not_processing", "Receipt %s is %s, not processing.", r.ID, r.Settlement)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE receipts SET settlement_status = $1, settlement_tx_hash = $2,
+			settlement_reason = $3 WHERE id = $4`, string(status), nullIfEmpty(txHash), nullIfEmpty(reason), r.ID); err != nil {
+			return fmt.Errorf("store: finish settlement: %w", err)
+		}
+		r.Settlement = status
+		return writeEvents(ctx, tx, r.MerchantID, r.Environment, r, db.clock(), kassa.EventPaymentUpdated)
+	})
+}
+
+func nullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
