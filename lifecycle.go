@@ -2,6 +2,10 @@ package kassa
 
 import "time"
 
+// WatchAfterExpiry is how long the chain is watched after an invoice's expiry: late
+// money seen within it is kept (manual_retry); after it nobody looks.
+const WatchAfterExpiry = 24 * time.Hour
+
 // Final reports whether no payment can move an invoice out of status s by itself.
 func (s InvoiceStatus) Final() bool {
 	return s == StatusPaid || s == StatusExpired || s == StatusCanceled

@@ -38,45 +38,38 @@ type PaymentService interface {
 	Receipts(ctx context.Context, merchantID int64, invoiceID string, limit int) ([]*Receipt, error)
 }
 
-// receiptJSON is the invoice_payment object. Settlement fields are for merchants
-// only: payor views leave them out (omitempty on a nil pointer).
+// receiptJSON is the invoice_payment object as merchants see it.
 type receiptJSON struct {
-	Object        string            `json:"object"`
-	ID            string            `json:"id"`
-	InvoiceID     string            `json:"invoice_id"`
-	Status        ReceiptStatus     `json:"status"`
-	Network       string            `json:"network"`
-	TxHash        string            `json:"tx_hash"`
-	LogIndex      int64             `json:"log_index"`
-	TokenID       int64             `json:"token_id"`
-	FromAddress   string            `json:"from_address"`
-	AmountToken   string            `json:"amount_token_units"`
-	AmountUSD     Millis            `json:"amount_usd"`
-	AmountDecimal string            `json:"amount_usd_decimal"`
-	Confirmations int               `json:"confirmations"`
-	SeenAt        string            `json:"seen_at"`
-	ConfirmedAt   *string           `json:"confirmed_at"`
-	Settlement    *SettlementStatus `json:"settlement_status,omitempty"`
+	Object        string           `json:"object"`
+	ID            string           `json:"id"`
+	InvoiceID     string           `json:"invoice_id"`
+	Status        ReceiptStatus    `json:"status"`
+	Network       string           `json:"network"`
+	TxHash        string           `json:"tx_hash"`
+	LogIndex      int64            `json:"log_index"`
+	TokenID       int64            `json:"token_id"`
+	FromAddress   string           `json:"from_address"`
+	AmountToken   string           `json:"amount_token_units"`
+	AmountUSD     Millis           `json:"amount_usd"`
+	AmountDecimal string           `json:"amount_usd_decimal"`
+	Confirmations int              `json:"confirmations"`
+	SeenAt        string           `json:"seen_at"`
+	ConfirmedAt   *string          `json:"confirmed_at"`
+	Settlement    SettlementStatus `json:"settlement_status"`
+	SettlementTx  *string          `json:"settlement_tx_hash"`
 }
 
-func (r *Receipt) view(merchant bool) receiptJSON {
+func (r *Receipt) view() receiptJSON {
 	v := receiptJSON{Object: "invoice_payment", ID: r.ID, InvoiceID: r.InvoiceID, Status: r.Status,
 		Network: r.Network, TxHash: r.TxHash, LogIndex: r.LogIndex, TokenID: r.TokenID,
 		FromAddress: r.FromAddress, AmountToken: r.AmountUnits.String(), AmountUSD: r.AmountUSD,
 		AmountDecimal: r.AmountUSD.Decimal(), Confirmations: r.Confirmations,
-		SeenAt: FormatTime(r.SeenAt), ConfirmedAt: timePtr(r.ConfirmedAt)}
-	if merchant {
-		s := r.Settlement
-		v.Settlement = &s
-	}
+		SeenAt: FormatTime(r.SeenAt), ConfirmedAt: timePtr(r.ConfirmedAt),
+		Settlement: r.Settlement, SettlementTx: r.SettlementTxHash}
 	return v
 }
 
-// MarshalJSON renders the merchant's view of a receipt, settlement included.
-func (r Receipt) MarshalJSON() ([]byte, error) { return MarshalJSON(r.view(true)) }
-
-// PayorReceipt renders the payor's view of a receipt: no settlement fields.
-type PayorReceipt struct{ *Receipt }
-
-// MarshalJSON renders the receipt without merchant-only fields.
-func (p PayorReceipt) MarshalJSON() ([]byte, error) { return MarshalJSON(p.Receipt.view(false)) }
+// MarshalJSON renders the merchant's view of a receipt, settlement included. Payor
+// endpoints never render receipts this way: they answer a summary without
+// settlement fields (payment-status).
+func (r Receipt) MarshalJSON() ([]byte, error) { return MarshalJSON(r.view()) }

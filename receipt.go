@@ -49,6 +49,8 @@ type Receipt struct {
 	SeenAt        time.Time
 	ConfirmedAt   *time.Time
 	Settlement    SettlementStatus
+	// SettlementTxHash is the transaction that paid the merchant, once settled.
+	SettlementTxHash *string
 }
 
 // ReceiptAmounts adds up receipts into the amounts the lifecycle works from:

@@ -49,6 +49,12 @@ func TestPaymentAddress(t *testing.T) {
 		r = e.do(request{method: "POST", path: "/api/v1/devnet/invoices/" + id + "/payments", body: `{"amount_usd": 4}`, headers: withKey(m.key)})
 		expectStatus(t, r, 201)
 		expectError(t, lock(`{"token_id": 2}`), 400, "invalid_request_error", "token_locked", "token_id")
+		// Money in another token while partly paid is kept for a person, not counted.
+		r = e.do(request{method: "POST", path: "/api/v1/devnet/invoices/" + id + "/payments", body: `{"amount_usd": 6, "token_id": 2}`, headers: withKey(m.key)})
+		expectStatus(t, r, 201)
+		if got := r.obj(t); got["payment"].(map[string]any)["status"] != "manual_retry" || got["invoice"].(map[string]any)["status"] != "underpaid" {
+			t.Fatalf("wrong-token payment %s", r.body)
+		}
 		r = e.do(request{method: "GET", path: "/api/v1/payments/available-tokens", headers: ps})
 		if !strings.HasPrefix(string(r.body), `[{"id":1,`) || strings.Count(string(r.body), `"id":`) != 1 {
 			t.Fatalf("available tokens while underpaid: %s", r.body)

@@ -103,6 +103,10 @@ func (s *server) devnetPay(w http.ResponseWriter, r *http.Request) error {
 	if inv.Environment != kassa.Devnet || s.cfg.Registry == nil || s.cfg.Rates == nil || s.cfg.Payments == nil {
 		return errPermission("devnet_only", "Simulated payments exist only for devnet invoices.")
 	}
+	if !s.now().Before(inv.ExpiresAt.Add(kassa.WatchAfterExpiry)) {
+		return kassa.Errorf(kassa.KindConflict, "watch_ended",
+			"This invoice expired more than 24 hours ago; its address is no longer watched.")
+	}
 	in, err := s.devnetInput(r, inv, req)
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package api_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"kassa/store"
 	"kassa/store/storetest"
@@ -10,7 +11,7 @@ import (
 
 func TestDevnetPayments(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
-		e := newEnv(t, cfg)
+		e := newEnvClock(t, cfg, storetest.NewClock(time.Now()))
 		m := e.newMerchant(true)
 		id := m.createInvoice(`{"amount_usd": 10}`)["invoice_id"].(string)
 		path := "/api/v1/devnet/invoices/" + id + "/payments"
@@ -69,5 +70,11 @@ func TestDevnetPayments(t *testing.T) {
 		mainnet := r.obj(t)["invoice_id"].(string)
 		r = e.do(request{method: "POST", path: "/api/v1/devnet/invoices/" + mainnet + "/payments", headers: m.jwt()})
 		expectError(t, r, 403, "permission_error", "devnet_only", "")
+		// After the 24 h watch that follows expiry, nothing is simulated any more.
+		short := m.createInvoice(`{"amount_usd": 1, "expires_in": 1000}`)["invoice_id"].(string)
+		e.clock.Advance(25 * time.Hour)
+		r = e.do(request{method: "POST", path: "/api/v1/devnet/invoices/" + short + "/payments", headers: withKey(m.key)})
+		expectError(t, r, 409, "conflict_error", "watch_ended", "")
+
 	})
 }

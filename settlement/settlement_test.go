@@ -16,10 +16,15 @@ import (
 	"kassa/store/storetest"
 )
 
-// flaky settles everything but the receipts it is told to fail.
-type flaky struct{ fail map[string]bool }
+// flaky settles everything but the receipts it is told to fail, and notes where
+// each job was sent.
+type flaky struct {
+	fail map[string]bool
+	to   map[string]string
+}
 
 func (f flaky) Settle(ctx context.Context, job kassa.SettlementJob) (string, error) {
+	f.to[job.ReceiptID] = job.To
 	if f.fail[job.ReceiptID] {
 		return "", errors.New("node unreachable")
 	}
@@ -37,10 +42,15 @@ func TestWorker(t *testing.T) {
 		must(t, err)
 		p := kassa.Principal{MerchantID: m.ID, Environment: kassa.Devnet, Scope: kassa.ScopeMerchant}
 		n := 0
-		pay := func(token int64, confirmed bool) *kassa.Receipt {
+		override := "0x0000000000000000000000000000000000000001"
+		pay := func(token int64, confirmed bool, mod ...func(*kassa.InvoiceCreate)) *kassa.Receipt {
 			t.Helper()
 			n++
-			inv, _, err := db.CreateInvoice(ctx, p, kassa.InvoiceCreate{Amount: 1000})
+			c := kassa.InvoiceCreate{Amount: 1000}
+			for _, f := range mod {
+				f(&c)
+			}
+			inv, _, err := db.CreateInvoice(ctx, p, c)
 			must(t, err)
 			r, _, err := db.IngestPayment(ctx, kassa.PaymentInput{MerchantID: m.ID, InvoiceID: inv.ID, Network: "bsc-testnet",
 				TxHash: fmt.Sprintf("0x%064d", n), TokenID: token, FromAddress: target.Address,
@@ -49,20 +59,26 @@ func TestWorker(t *testing.T) {
 			return r
 		}
 		ok1, ok2, bad, pending, native := pay(1, true), pay(2, true), pay(1, true), pay(1, false), pay(3, true)
+		routed := pay(1, true, func(c *kassa.InvoiceCreate) { c.ReceiverOverrideEnable, c.ReceiverOverrideAddress = true, &override })
+		exec := flaky{fail: map[string]bool{bad.ID: true}, to: map[string]string{}}
 		w := &settlement.Worker{Store: db, Registry: registry.Default(), Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-			Executors: map[kassa.Environment]kassa.SettlementExecutor{kassa.Devnet: flaky{fail: map[string]bool{bad.ID: true}}}}
+			Executors: map[kassa.Environment]kassa.SettlementExecutor{kassa.Devnet: exec}}
 		handled, err := w.RunOnce(ctx)
 		must(t, err)
-		if handled != 4 {
-			t.Fatalf("handled %d receipts, want 4 (the pending one waits)", handled)
+		if handled != 5 {
+			t.Fatalf("handled %d receipts, want 5 (the pending one waits)", handled)
+		}
+		if exec.to[routed.ID] != override || exec.to[ok1.ID] != target.Address {
+			t.Fatalf("destinations %v: the override must win over the merchant's target", exec.to)
 		}
 		want := map[string]kassa.SettlementStatus{ok1.ID: kassa.SettlementSettled, ok2.ID: kassa.SettlementSettled,
-			bad.ID: kassa.SettlementFailed, pending.ID: kassa.SettlementPending, native.ID: kassa.SettlementManual}
+			bad.ID: kassa.SettlementFailed, pending.ID: kassa.SettlementPending, native.ID: kassa.SettlementManual,
+			routed.ID: kassa.SettlementSettled}
 		for id, st := range want {
 			rs, err := db.Receipts(ctx, m.ID, invoiceOf(t, db, m.ID, id), 10)
 			must(t, err)
-			if rs[0].Settlement != st {
-				t.Errorf("receipt %s: settlement %s, want %s", id, rs[0].Settlement, st)
+			if rs[0].Settlement != st || (st == kassa.SettlementSettled) != (rs[0].SettlementTxHash != nil) {
+				t.Errorf("receipt %s: settlement %s (tx %v), want %s", id, rs[0].Settlement, rs[0].SettlementTxHash, st)
 			}
 		}
 		if handled, err = w.RunOnce(ctx); err != nil || handled != 0 {

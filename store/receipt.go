@@ -15,15 +15,20 @@ var _ kassa.PaymentService = (*DB)(nil)
 const receiptColumns = `id, invoice_id, merchant_id, environment, network, tx_hash, log_index, token_id,
 	from_address, amount_units, amount_usd, status, confirmations, seen_at, confirmed_at, settlement_status`
 
+// receiptSelect is what reads of a receipt select: its columns and the settlement
+// transaction, which is written only when the receipt settles.
+const receiptSelect = receiptColumns + ", settlement_tx_hash"
+
 func scanReceipt(s scanner) (*kassa.Receipt, error) {
 	var (
 		r                          kassa.Receipt
 		env, status, settle, units string
 		usd, seen                  int64
 		confirmed                  sql.Null[int64]
+		settleTx                   sql.Null[string]
 	)
 	if err := s.Scan(&r.ID, &r.InvoiceID, &r.MerchantID, &env, &r.Network, &r.TxHash, &r.LogIndex, &r.TokenID,
-		&r.FromAddress, &units, &usd, &status, &r.Confirmations, &seen, &confirmed, &settle); err != nil {
+		&r.FromAddress, &units, &usd, &status, &r.Confirmations, &seen, &confirmed, &settle, &settleTx); err != nil {
 		return nil, err
 	}
 	amount, ok := new(big.Int).SetString(units, 10)
@@ -32,12 +37,13 @@ func scanReceipt(s scanner) (*kassa.Receipt, error) {
 	}
 	r.Environment, r.Status, r.Settlement = kassa.Environment(env), kassa.ReceiptStatus(status), kassa.SettlementStatus(settle)
 	r.AmountUnits, r.AmountUSD, r.SeenAt, r.ConfirmedAt = amount, kassa.Millis(usd), fromMicros(seen), timeOrNil(confirmed)
+	r.SettlementTxHash = stringOrNil(settleTx)
 	return &r, nil
 }
 
 // receipts loads an invoice's receipts, newest first; limit <= 0 loads them all.
 func receipts(ctx context.Context, q queryer, invoiceID string, limit int) ([]*kassa.Receipt, error) {
-	query := "SELECT " + receiptColumns + " FROM receipts WHERE invoice_id = $1 ORDER BY seen_at DESC, id DESC"
+	query := "SELECT " + receiptSelect + " FROM receipts WHERE invoice_id = $1 ORDER BY seen_at DESC, id DESC"
 	args := []any{invoiceID}
 	if limit > 0 {
 		query += " LIMIT $2"

@@ -96,7 +96,7 @@ func (db *DB) FinishSettlement(ctx context.Context, receiptID string, status kas
 		return fmt.Errorf("store: %q does not finish a settlement", status)
 	}
 	return db.tx(ctx, func(tx txq) error {
-		r, err := scanReceipt(tx.QueryRowContext(ctx, "SELECT "+receiptColumns+" FROM receipts WHERE id = $1"+db.forUpdate(), receiptID))
+		r, err := scanReceipt(tx.QueryRowContext(ctx, "SELECT "+receiptSelect+" FROM receipts WHERE id = $1"+db.forUpdate(), receiptID))
 		if errors.Is(err, sql.ErrNoRows) {
 			return kassa.NotFound("receipt")
 		}
@@ -110,7 +110,7 @@ func (db *DB) FinishSettlement(ctx context.Context, receiptID string, status kas
 			settlement_reason = $3 WHERE id = $4`, string(status), nullIfEmpty(txHash), nullIfEmpty(reason), r.ID); err != nil {
 			return fmt.Errorf("store: finish settlement: %w", err)
 		}
-		r.Settlement = status
+		r.Settlement, r.SettlementTxHash = status, stringOrNil(sql.Null[string]{V: txHash, Valid: txHash != ""})
 		return writeEvents(ctx, tx, r.MerchantID, r.Environment, r, db.clock(), kassa.EventPaymentUpdated)
 	})
 }
