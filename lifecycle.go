@@ -56,7 +56,8 @@ func (inv *Invoice) EffectiveStatus(now time.Time) InvoiceStatus {
 }
 
 // CheckCancel says whether an invoice in status s may be canceled: only an unpaid
-// invoice (no money received) can be.
+// one. The store also refuses an unpaid invoice that has any receipt (money pending
+// or kept for a person): invoice_has_payments.
 func CheckCancel(s InvoiceStatus) error {
 	if s == StatusUnpaid {
 		return nil

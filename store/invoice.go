@@ -253,6 +253,14 @@ func (db *DB) CancelInvoice(ctx context.Context, p kassa.Principal, id string) (
 		if err := kassa.CheckCancel(inv.EffectiveStatus(now)); err != nil {
 			return err
 		}
+		var receipts int
+		if err := tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM receipts WHERE invoice_id = $1", inv.ID).Scan(&receipts); err != nil {
+			return fmt.Errorf("store: cancel invoice: %w", err)
+		}
+		if receipts > 0 {
+			return kassa.Errorf(kassa.KindConflict, "invoice_has_payments",
+				"This invoice has received payments (%d); it cannot be canceled.", receipts)
+		}
 		if _, err := tx.ExecContext(ctx, "UPDATE invoices SET status = $1, canceled_at = $2 WHERE id = $3 AND merchant_id = $4",
 			string(kassa.StatusCanceled), micros(now), id, merchantID); err != nil {
 			return fmt.Errorf("store: cancel invoice: %w", err)

@@ -120,3 +120,15 @@ func TestIngestPaymentConcurrent(t *testing.T) {
 		}
 	})
 }
+
+// TestCancelRefusedWithReceipts: an unpaid invoice with a pending payment (or money
+// kept for a person) cannot be canceled.
+func TestCancelRefusedWithReceipts(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		f := newFixture(t, cfg)
+		inv := f.invoice(t, f.m, 1000, nil)
+		f.pay(t, inv, "0xaa", 500, false)
+		_, err := f.db.CancelInvoice(f.ctx, principal(f.m), inv.ID)
+		wantErr(t, err, kassa.KindConflict, "invoice_has_payments")
+	})
+}
