@@ -1,6 +1,7 @@
 package kassa
 
 import (
+	"math"
 	"net/mail"
 	"strconv"
 	"strings"
@@ -63,7 +64,7 @@ func checkAnswer(q Question, v, param string) error {
 			return Invalidf(param, "invalid_response", "The answer to %q must be an email address.", q.ID)
 		}
 	case q.Type == "number":
-		if _, err := strconv.ParseFloat(v, 64); err != nil {
+		if f, err := strconv.ParseFloat(v, 64); err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 			return Invalidf(param, "invalid_response", "The answer to %q must be a number.", q.ID)
 		}
 	case q.Type == "phone":

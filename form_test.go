@@ -43,3 +43,12 @@ func TestCheckResponses(t *testing.T) {
 		})
 	}
 }
+
+func TestCheckResponsesNumbers(t *testing.T) {
+	qs := []Question{{ID: "n", Question: "N?", Type: "number"}}
+	for _, v := range []string{"NaN", "Inf", "-Infinity", "1e999"} {
+		if err := CheckResponses(qs, []FormResponse{{QuestionID: "n", Response: v}}); ErrorCode(err) != "invalid_response" {
+			t.Errorf("%q: %v, want invalid_response", v, err)
+		}
+	}
+}

@@ -132,3 +132,13 @@ func (inv *Invoice) Recompute(rs []*Receipt, tolerance Millis, now time.Time) {
 		inv.LastPaymentAt, inv.PayerWalletAddress, inv.PayerWalletNetwork = &seen, &from, &network
 	}
 }
+
+// ArrivalStatus is the invoice status a newly seen transfer is judged against: an
+// invoice past its expiry counts as expired even while an earlier payment is still
+// pending (that payment may confirm; new money is late and kept for a person).
+func (inv *Invoice) ArrivalStatus(now time.Time) InvoiceStatus {
+	if !inv.Status.Final() && !now.Before(inv.ExpiresAt) {
+		return StatusExpired
+	}
+	return inv.Status
+}

@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"log/slog"
 	"time"
 
@@ -32,13 +33,14 @@ func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	var errs []error
 	for _, job := range jobs {
 		status, hash, reason := w.settle(ctx, job)
 		if err := w.Store.FinishSettlement(ctx, job.ReceiptID, status, hash, reason); err != nil {
-			return 0, err
+			errs = append(errs, err) // the other jobs still finish
 		}
 	}
-	return len(jobs), nil
+	return len(jobs), errors.Join(errs...)
 }
 
 func (w *Worker) settle(ctx context.Context, job kassa.SettlementJob) (kassa.SettlementStatus, string, string) {

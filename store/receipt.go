@@ -3,8 +3,10 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math/big"
+	"strings"
 	"time"
 
 	"kassa"
@@ -81,6 +83,7 @@ func (db *DB) IngestPayment(ctx context.Context, in kassa.PaymentInput) (*kassa.
 	if err := checkPaymentInput(in); err != nil {
 		return nil, nil, err
 	}
+	in.TxHash = strings.ToLower(in.TxHash) // one transfer, whatever the case it is reported in
 	var (
 		rec *kassa.Receipt
 		inv *kassa.Invoice
@@ -102,6 +105,15 @@ func (db *DB) IngestPayment(ctx context.Context, in kassa.PaymentInput) (*kassa.
 		rec, err = db.upsertReceipt(ctx, tx, inv, all, in, m.UnderpaymentToleranceMillis, now)
 		if err != nil {
 			return err
+		}
+		if inv.LockedTokenID == nil && rec.Status != kassa.ReceiptManualRetry {
+			// The first money counted locks its token: the rest must come in it.
+			if _, err := tx.ExecContext(ctx, "UPDATE invoices SET locked_token_id = $1 WHERE id = $2 AND merchant_id = $3",
+				rec.TokenID, inv.ID, inv.MerchantID); err != nil {
+				return fmt.Errorf("store: lock token: %w", err)
+			}
+			token := rec.TokenID
+			inv.LockedTokenID = &token
 		}
 		if all, err = receipts(ctx, tx, inv.ID, 0); err != nil {
 			return err
@@ -146,11 +158,21 @@ func (db *DB) upsertReceipt(ctx context.Context, tx txq, inv *kassa.Invoice, all
 	arrival := kassa.Arrival{Confirmed: in.Confirmed, TokenID: in.TokenID, SeenAt: now, Amount: in.AmountUSD,
 		Wanted: max(inv.Amount-others.Confirmed, 0)}
 	if prior == nil {
+		var elsewhere string
+		err := tx.QueryRowContext(ctx, "SELECT invoice_id FROM receipts WHERE network = $1 AND tx_hash = $2 AND log_index = $3",
+			in.Network, in.TxHash, in.LogIndex).Scan(&elsewhere)
+		if err == nil {
+			return nil, kassa.Errorf(kassa.KindConflict, "transfer_already_recorded",
+				"This transfer is already recorded for another invoice.")
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("store: find transfer: %w", err)
+		}
 		r := &kassa.Receipt{ID: kassa.NewTimeUUID(now), InvoiceID: inv.ID, MerchantID: inv.MerchantID,
 			Environment: inv.Environment, Network: in.Network, TxHash: in.TxHash, LogIndex: in.LogIndex,
 			TokenID: in.TokenID, FromAddress: in.FromAddress, AmountUnits: in.AmountUnits, AmountUSD: in.AmountUSD,
 			Confirmations: in.Confirmations, SeenAt: now, Settlement: kassa.SettlementPending}
-		r.Status = kassa.ClassifyReceipt(inv.EffectiveStatus(now), locked, arrival, tolerance)
+		r.Status = kassa.ClassifyReceipt(inv.ArrivalStatus(now), locked, arrival, tolerance)
 		if r.Status != kassa.ReceiptPending {
 			r.ConfirmedAt = confirmedAt(r.Status, now)
 		}
@@ -169,8 +191,10 @@ func (db *DB) upsertReceipt(ctx context.Context, tx txq, inv *kassa.Invoice, all
 	changed := in.Confirmations != r.Confirmations
 	r.Confirmations = in.Confirmations
 	if r.Status == kassa.ReceiptPending && in.Confirmed {
-		arrival.SeenAt = r.SeenAt
-		r.Status = kassa.ClassifyReceipt(kassa.StatusUnpaid, locked, arrival, tolerance)
+		// Judged as when it was first seen: its token was accepted then, and its
+		// amount is the one recorded.
+		arrival.SeenAt, arrival.Amount, arrival.TokenID = r.SeenAt, r.AmountUSD, r.TokenID
+		r.Status = kassa.ClassifyReceipt(kassa.StatusUnpaid, 0, arrival, tolerance)
 		r.ConfirmedAt = confirmedAt(r.Status, now)
 		changed = true
 	}
@@ -204,7 +228,7 @@ func (db *DB) saveRecomputed(ctx context.Context, tx txq, inv *kassa.Invoice, al
 	before := *inv
 	inv.Recompute(all, tolerance, now)
 	var types []string
-	if rec.Status == kassa.ReceiptManualRetry && rec.SeenAt.Equal(now) && before.EffectiveStatus(now) == kassa.StatusExpired {
+	if rec.Status == kassa.ReceiptManualRetry && rec.SeenAt.Equal(now) && before.ArrivalStatus(now) == kassa.StatusExpired {
 		types = append(types, kassa.EventInvoicePaidAfterExpired) // new money on an expired invoice
 	}
 	if inv.Status != before.Status || inv.AmountPaid != before.AmountPaid || inv.AmountPending != before.AmountPending ||

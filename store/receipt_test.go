@@ -132,3 +132,33 @@ func TestCancelRefusedWithReceipts(t *testing.T) {
 		wantErr(t, err, kassa.KindConflict, "invoice_has_payments")
 	})
 }
+
+// TestIngestPaymentEdges covers the review's cases: new money after expiry while an
+// earlier payment is pending is late; a pending payment confirms at its recorded
+// amount and token; one transfer cannot go to two invoices or count twice by case;
+// the first counted payment locks its token.
+func TestIngestPaymentEdges(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		f := newFixture(t, cfg)
+		short := func(c *kassa.InvoiceCreate) { d := time.Minute; c.ExpiresIn = &d }
+		inv := f.invoice(t, f.m, 1000, short)
+		f.pay(t, inv, "0xaa", 500, false) // seen before expiry, pending
+		f.clock.Advance(2 * time.Minute)
+		r, got := f.pay(t, inv, "0xbb", 1000, true) // new money after expiry
+		if r.Status != kassa.ReceiptManualRetry || got.Status == kassa.StatusPaid || got.AmountPaid != 0 {
+			t.Fatalf("late money: receipt %s, invoice %s paid %d", r.Status, got.Status, got.AmountPaid)
+		}
+		if got.LockedTokenID == nil || *got.LockedTokenID != 1 {
+			t.Fatalf("first counted payment did not lock its token: %v", got.LockedTokenID)
+		}
+		in := paymentInput(inv, "0xAA", 1000, true) // the pending one confirms (other case, other amount reported): short, and the invoice, past expiry, ends expired
+		r, got, err := f.db.IngestPayment(f.ctx, in)
+		must(t, err)
+		if r.Status != kassa.ReceiptUnderpaid || r.AmountUSD != 500 || got.AmountPaid != 500 || got.Status != kassa.StatusExpired {
+			t.Fatalf("confirmed pending: receipt %s %d, invoice %s paid %d", r.Status, r.AmountUSD, got.Status, got.AmountPaid)
+		}
+		other := f.invoice(t, f.m, 1000, nil)
+		_, _, err = f.db.IngestPayment(f.ctx, paymentInput(other, "0xaa", 1000, true))
+		wantErr(t, err, kassa.KindConflict, "transfer_already_recorded")
+	})
+}
