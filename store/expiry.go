@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"kassa"
 )
@@ -13,9 +14,11 @@ import (
 // reads the invoice. Reads show expiry at once anyway (EffectiveStatus); this makes
 // it a stored fact. It handles at most limit invoices and returns how many it expired.
 func (db *DB) ExpireInvoices(ctx context.Context, limit int) (int, error) {
+	now := db.clock()
 	rows, err := db.r.QueryContext(ctx, `SELECT id, merchant_id FROM invoices
-		WHERE status IN ('unpaid', 'underpaid') AND expires_at <= $1 AND amount_pending = 0
-		ORDER BY expires_at LIMIT $2`, micros(db.clock()), limit)
+		WHERE status IN ('unpaid', 'underpaid') AND (
+			(expires_at <= $1 AND amount_pending = 0) OR expires_at <= $2)
+		ORDER BY expires_at LIMIT $3`, micros(now), micros(now.Add(-kassa.WatchAfterExpiry)), limit)
 	if err != nil {
 		return 0, fmt.Errorf("store: due invoices: %w", err)
 	}
@@ -50,6 +53,9 @@ func (db *DB) ExpireInvoices(ctx context.Context, limit int) (int, error) {
 }
 
 // expireInvoice applies the lifecycle to one invoice as of now and stores the change.
+// Once the watch after expiry has ended, payments still pending will not be seen
+// to confirm: they are set aside for a person (manual_retry), which lets the invoice
+// expire.
 func (db *DB) expireInvoice(ctx context.Context, merchantID int64, id string) (bool, error) {
 	expired := false
 	err := db.tx(ctx, func(tx txq) error {
@@ -58,6 +64,11 @@ func (db *DB) expireInvoice(ctx context.Context, merchantID int64, id string) (b
 			return err
 		}
 		now := db.clock()
+		if inv.AmountPending > 0 && !now.Before(inv.ExpiresAt.Add(kassa.WatchAfterExpiry)) {
+			if err := db.abandonPending(ctx, tx, inv, now); err != nil {
+				return err
+			}
+		}
 		if inv.Status.Final() || inv.EffectiveStatus(now) != kassa.StatusExpired {
 			return nil // paid, canceled or given a pending payment meanwhile
 		}
@@ -69,4 +80,33 @@ func (db *DB) expireInvoice(ctx context.Context, merchantID int64, id string) (b
 		return writeEvents(ctx, tx, merchantID, inv.Environment, inv, now, kassa.EventInvoiceUpdated, kassa.EventInvoiceExpired)
 	})
 	return expired, err
+}
+
+// abandonPending sets an invoice's pending receipts aside (manual_retry), writes
+// their events and stores the invoice recomputed without them.
+func (db *DB) abandonPending(ctx context.Context, tx txq, inv *kassa.Invoice, now time.Time) error {
+	all, err := receipts(ctx, tx, inv.ID, 0)
+	if err != nil {
+		return err
+	}
+	for _, r := range all {
+		if r.Status != kassa.ReceiptPending {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, "UPDATE receipts SET status = $1 WHERE id = $2",
+			string(kassa.ReceiptManualRetry), r.ID); err != nil {
+			return fmt.Errorf("store: abandon pending receipt: %w", err)
+		}
+		r.Status = kassa.ReceiptManualRetry
+		if err := writeEvents(ctx, tx, inv.MerchantID, inv.Environment, r, now, kassa.EventPaymentUpdated); err != nil {
+			return err
+		}
+	}
+	got := kassa.ReceiptAmounts(all)
+	if _, err := tx.ExecContext(ctx, "UPDATE invoices SET amount_pending = $1 WHERE id = $2 AND merchant_id = $3",
+		int64(got.Pending), inv.ID, inv.MerchantID); err != nil {
+		return fmt.Errorf("store: abandon pending: %w", err)
+	}
+	inv.AmountPending = got.Pending
+	return nil
 }

@@ -40,5 +40,18 @@ func TestExpireInvoices(t *testing.T) {
 		if n, err = f.db.ExpireInvoices(f.ctx, 100); err != nil || n != 0 {
 			t.Fatalf("second sweep expired %d (%v), want 0", n, err)
 		}
+		// Once the watch after expiry ends, the pending payment is set aside and the
+		// waiting invoice expires (so does the 12-hour one by then).
+		f.clock.Advance(kassa.WatchAfterExpiry)
+		if n, err = f.db.ExpireInvoices(f.ctx, 100); err != nil || n != 2 {
+			t.Fatalf("sweep after the watch expired %d (%v), want 2", n, err)
+		}
+		got, err := f.db.Invoice(f.ctx, f.m.ID, waiting.ID)
+		must(t, err)
+		rs, err := f.db.Receipts(f.ctx, f.m.ID, waiting.ID, 10)
+		must(t, err)
+		if got.Status != kassa.StatusExpired || got.AmountPending != 0 || rs[0].Status != kassa.ReceiptManualRetry {
+			t.Fatalf("after the watch: %s pending %d, receipt %s", got.Status, got.AmountPending, rs[0].Status)
+		}
 	})
 }
