@@ -6,11 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"time"
 
 	"kassa"
 )
 
 var _ kassa.SettlementService = (*DB)(nil)
+
+// settlementLease is how long a claimed receipt stays with its worker. A receipt
+// still processing after it (the worker's process died) is claimed again, so
+// executors must be idempotent per receipt id.
+const settlementLease = 10 * time.Minute
 
 // ClaimSettlements moves up to limit confirmed receipts from pending to processing
 // in one transaction and returns them with their destination. On PostgreSQL the
@@ -18,6 +24,7 @@ var _ kassa.SettlementService = (*DB)(nil)
 // claim the same receipt; SQLite's single writer does the same.
 func (db *DB) ClaimSettlements(ctx context.Context, limit int) ([]kassa.SettlementJob, error) {
 	var jobs []kassa.SettlementJob
+	now := db.clock()
 	err := db.tx(ctx, func(tx txq) error {
 		jobs = nil
 		lock := ""
@@ -27,9 +34,11 @@ func (db *DB) ClaimSettlements(ctx context.Context, limit int) ([]kassa.Settleme
 		rows, err := tx.QueryContext(ctx, `SELECT r.id, r.invoice_id, r.merchant_id, r.environment, r.network,
 			r.token_id, r.amount_units, i.receiver_override_enabled, i.receiver_override_address, m.settlement
 			FROM receipts r JOIN invoices i ON i.id = r.invoice_id JOIN merchants m ON m.id = r.merchant_id
-			WHERE r.settlement_status = $1 AND r.status IN ($2, $3)
+			WHERE (r.settlement_status = $1 OR (r.settlement_status = $5 AND r.settlement_claimed_at <= $6))
+			AND r.status IN ($2, $3)
 			ORDER BY r.seen_at LIMIT $4`+lock,
-			string(kassa.SettlementPending), string(kassa.ReceiptConfirmed), string(kassa.ReceiptUnderpaid), limit)
+			string(kassa.SettlementPending), string(kassa.ReceiptConfirmed), string(kassa.ReceiptUnderpaid), limit,
+			string(kassa.SettlementProcessing), micros(now.Add(-settlementLease)))
 		if err != nil {
 			return fmt.Errorf("store: due settlements: %w", err)
 		}
@@ -46,8 +55,8 @@ func (db *DB) ClaimSettlements(ctx context.Context, limit int) ([]kassa.Settleme
 		}
 		rows.Close()
 		for _, j := range jobs {
-			if _, err := tx.ExecContext(ctx, "UPDATE receipts SET settlement_status = $1 WHERE id = $2",
-				string(kassa.SettlementProcessing), j.ReceiptID); err != nil {
+			if _, err := tx.ExecContext(ctx, "UPDATE receipts SET settlement_status = $1, settlement_claimed_at = $2 WHERE id = $3",
+				string(kassa.SettlementProcessing), micros(now), j.ReceiptID); err != nil {
 				return fmt.Errorf("store: claim settlement: %w", err)
 			}
 		}

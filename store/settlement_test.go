@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"kassa"
 	"kassa/store"
@@ -46,6 +47,14 @@ func TestClaimSettlementsConcurrent(t *testing.T) {
 		wg.Wait()
 		if len(seen) != n {
 			t.Fatalf("claimed %d receipts, want %d", len(seen), n)
+		}
+		// A claim whose worker died is taken again after the lease.
+		if jobs, err := f.db.ClaimSettlements(f.ctx, 100); err != nil || len(jobs) != 0 {
+			t.Fatalf("claimed %d (%v) within the lease, want 0", len(jobs), err)
+		}
+		f.clock.Advance(10 * time.Minute)
+		if jobs, err := f.db.ClaimSettlements(f.ctx, 100); err != nil || len(jobs) != n {
+			t.Fatalf("claimed %d (%v) after the lease, want %d", len(jobs), err, n)
 		}
 		for id, c := range seen {
 			if c != 1 {
