@@ -62,10 +62,15 @@ type payorInvoiceJSON struct {
 	Questions              *questionsJSON `json:"questions"`
 	PaymentReturnURL       *string        `json:"payment_return_url"`
 	LockedTokenID          *int64         `json:"locked_token_id"`
+	LockedNetwork          *string        `json:"locked_network"`
 }
 
-// PayorInvoice renders the payor's view of an invoice.
-type PayorInvoice struct{ *Invoice }
+// PayorInvoice renders the payor's view of an invoice; LockedNetwork is the network
+// of its locked token, when one is locked.
+type PayorInvoice struct {
+	*Invoice
+	LockedNetwork *string
+}
 
 // MarshalJSON renders the payor view: amounts, texts, expiry, questions, the return
 // URL only when enabled, and the locked token; nothing merchant-only.
@@ -80,7 +85,7 @@ func (p PayorInvoice) MarshalJSON() ([]byte, error) {
 		AmountUnit: "usd_millis", Environment: inv.Environment,
 		InvoiceTitle: inv.InvoiceTitle, InvoiceFooter: inv.InvoiceFooter, Description: inv.Description,
 		ExpiresAt: FormatTime(inv.ExpiresAt), PaidAt: timePtr(inv.PaidAt),
-		LockedTokenID: inv.LockedTokenID}
+		LockedTokenID: inv.LockedTokenID, LockedNetwork: p.LockedNetwork}
 	if inv.Questions != nil {
 		v.Questions = &questionsJSON{Questions: inv.Questions}
 	}

@@ -43,8 +43,9 @@ func TestPaymentAddress(t *testing.T) {
 			t.Fatal("two invoices share a deposit address")
 		}
 		// The payor view shows the lock; a partly paid invoice keeps it.
-		if v := e.do(request{method: "GET", path: "/api/v1/payments/invoice", headers: ps}).obj(t); v["locked_token_id"] != float64(1) {
-			t.Fatalf("locked_token_id %v", v["locked_token_id"])
+		if v := e.do(request{method: "GET", path: "/api/v1/payments/invoice", headers: ps}).obj(t); v["locked_token_id"] != float64(1) ||
+			v["locked_network"] != "bsc-testnet" {
+			t.Fatalf("locked token %v on %v", v["locked_token_id"], v["locked_network"])
 		}
 		r = e.do(request{method: "POST", path: "/api/v1/devnet/invoices/" + id + "/payments", body: `{"amount_usd": 4}`, headers: withKey(m.key)})
 		expectStatus(t, r, 201)

@@ -42,7 +42,13 @@ func errSessionNotFound() error {
 
 // payorInvoice serves GET /api/v1/payments/invoice: the payor's view of the invoice.
 func (s *server) payorInvoice(w http.ResponseWriter, r *http.Request, inv *kassa.Invoice) error {
-	writeJSON(w, http.StatusOK, kassa.PayorInvoice{Invoice: inv})
+	view := kassa.PayorInvoice{Invoice: inv}
+	if inv.LockedTokenID != nil && s.cfg.Registry != nil {
+		if t, ok := s.cfg.Registry.Token(inv.Environment, *inv.LockedTokenID); ok {
+			view.LockedNetwork = &t.Network
+		}
+	}
+	writeJSON(w, http.StatusOK, view)
 	return nil
 }
 
