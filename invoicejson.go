@@ -9,21 +9,13 @@ import (
 // invoiceJSON is the canonical invoice object (interface 2.4): snake_case, amounts
 // in usd_millis with three-decimal twins, every nullable field present.
 type invoiceJSON struct {
-	Object                  string          `json:"object"`
-	ID                      string          `json:"id"`
-	MerchantID              int64           `json:"merchant_id"`
-	Status                  InvoiceStatus   `json:"status"`
-	InvoiceType             string          `json:"invoice_type"`
-	Currency                string          `json:"currency"`
-	Amount                  Millis          `json:"amount"`
-	AmountDecimal           string          `json:"amount_decimal"`
-	AmountPaid              Millis          `json:"amount_paid"`
-	AmountPaidDecimal       string          `json:"amount_paid_decimal"`
-	AmountRemaining         Millis          `json:"amount_remaining"`
-	AmountRemainingDecimal  string          `json:"amount_remaining_decimal"`
-	AmountPending           Millis          `json:"amount_pending"`
-	AmountPendingDecimal    string          `json:"amount_pending_decimal"`
-	AmountUnit              string          `json:"amount_unit"`
+	Object      string        `json:"object"`
+	ID          string        `json:"id"`
+	MerchantID  int64         `json:"merchant_id"`
+	Status      InvoiceStatus `json:"status"`
+	InvoiceType string        `json:"invoice_type"`
+	Currency    string        `json:"currency"`
+	invoiceAmounts
 	CustomerID              *string         `json:"customer_id"`
 	PayerWalletAddress      *string         `json:"payer_wallet_address"`
 	PayerWalletNetwork      *string         `json:"payer_wallet_network"`
@@ -49,6 +41,31 @@ type invoiceJSON struct {
 	Payments                json.RawMessage `json:"payments,omitempty"`
 }
 
+// invoiceAmounts are an invoice's amounts in usd_millis with their three-decimal
+// twins, as both the merchant's and the payor's view show them.
+type invoiceAmounts struct {
+	Amount                 Millis `json:"amount"`
+	AmountDecimal          string `json:"amount_decimal"`
+	AmountPaid             Millis `json:"amount_paid"`
+	AmountPaidDecimal      string `json:"amount_paid_decimal"`
+	AmountRemaining        Millis `json:"amount_remaining"`
+	AmountRemainingDecimal string `json:"amount_remaining_decimal"`
+	AmountPending          Millis `json:"amount_pending"`
+	AmountPendingDecimal   string `json:"amount_pending_decimal"`
+	AmountUnit             string `json:"amount_unit"`
+}
+
+func (inv *Invoice) amounts() invoiceAmounts {
+	rem := inv.AmountRemaining()
+	return invoiceAmounts{
+		Amount: inv.Amount, AmountDecimal: inv.Amount.Decimal(),
+		AmountPaid: inv.AmountPaid, AmountPaidDecimal: inv.AmountPaid.Decimal(),
+		AmountRemaining: rem, AmountRemainingDecimal: rem.Decimal(),
+		AmountPending: inv.AmountPending, AmountPendingDecimal: inv.AmountPending.Decimal(),
+		AmountUnit: "usd_millis",
+	}
+}
+
 type questionsJSON struct {
 	Questions []Question `json:"questions"`
 }
@@ -70,15 +87,9 @@ func (inv *Invoice) canonical() invoiceJSON {
 	if inv.Questions != nil {
 		qs = &questionsJSON{Questions: inv.Questions}
 	}
-	rem := inv.AmountRemaining()
 	return invoiceJSON{
 		Object: "invoice", ID: inv.ID, MerchantID: inv.MerchantID, Status: inv.Status,
-		InvoiceType: inv.Type, Currency: inv.Currency,
-		Amount: inv.Amount, AmountDecimal: inv.Amount.Decimal(),
-		AmountPaid: inv.AmountPaid, AmountPaidDecimal: inv.AmountPaid.Decimal(),
-		AmountRemaining: rem, AmountRemainingDecimal: rem.Decimal(),
-		AmountPending: inv.AmountPending, AmountPendingDecimal: inv.AmountPending.Decimal(),
-		AmountUnit: "usd_millis", CustomerID: inv.CustomerID,
+		InvoiceType: inv.Type, Currency: inv.Currency, invoiceAmounts: inv.amounts(), CustomerID: inv.CustomerID,
 		PayerWalletAddress: inv.PayerWalletAddress, PayerWalletNetwork: inv.PayerWalletNetwork,
 		CommerceOrderID: inv.CommerceOrderID, Environment: inv.Environment,
 		ExpiresAt: timePtr(&inv.ExpiresAt), CreatedAt: timePtr(&inv.CreatedAt),

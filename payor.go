@@ -40,29 +40,21 @@ func CheckPayorUpdate(s InvoiceStatus, param string) error {
 
 // payorInvoiceJSON is the payor's view of an invoice: what the payment page shows.
 type payorInvoiceJSON struct {
-	Object                 string         `json:"object"`
-	ID                     string         `json:"id"`
-	Status                 InvoiceStatus  `json:"status"`
-	Currency               string         `json:"currency"`
-	Amount                 Millis         `json:"amount"`
-	AmountDecimal          string         `json:"amount_decimal"`
-	AmountPaid             Millis         `json:"amount_paid"`
-	AmountPaidDecimal      string         `json:"amount_paid_decimal"`
-	AmountRemaining        Millis         `json:"amount_remaining"`
-	AmountRemainingDecimal string         `json:"amount_remaining_decimal"`
-	AmountPending          Millis         `json:"amount_pending"`
-	AmountPendingDecimal   string         `json:"amount_pending_decimal"`
-	AmountUnit             string         `json:"amount_unit"`
-	Environment            Environment    `json:"environment"`
-	InvoiceTitle           string         `json:"invoice_title"`
-	InvoiceFooter          string         `json:"invoice_footer"`
-	Description            *string        `json:"description"`
-	ExpiresAt              string         `json:"expires_at"`
-	PaidAt                 *string        `json:"paid_at"`
-	Questions              *questionsJSON `json:"questions"`
-	PaymentReturnURL       *string        `json:"payment_return_url"`
-	LockedTokenID          *int64         `json:"locked_token_id"`
-	LockedNetwork          *string        `json:"locked_network"`
+	Object   string        `json:"object"`
+	ID       string        `json:"id"`
+	Status   InvoiceStatus `json:"status"`
+	Currency string        `json:"currency"`
+	invoiceAmounts
+	Environment      Environment    `json:"environment"`
+	InvoiceTitle     string         `json:"invoice_title"`
+	InvoiceFooter    string         `json:"invoice_footer"`
+	Description      *string        `json:"description"`
+	ExpiresAt        string         `json:"expires_at"`
+	PaidAt           *string        `json:"paid_at"`
+	Questions        *questionsJSON `json:"questions"`
+	PaymentReturnURL *string        `json:"payment_return_url"`
+	LockedTokenID    *int64         `json:"locked_token_id"`
+	LockedNetwork    *string        `json:"locked_network"`
 }
 
 // PayorInvoice renders the payor's view of an invoice; LockedNetwork is the network
@@ -76,13 +68,8 @@ type PayorInvoice struct {
 // URL only when enabled, and the locked token; nothing merchant-only.
 func (p PayorInvoice) MarshalJSON() ([]byte, error) {
 	inv := p.Invoice
-	rem := inv.AmountRemaining()
 	v := payorInvoiceJSON{Object: "payor_invoice", ID: inv.ID, Status: inv.Status, Currency: inv.Currency,
-		Amount: inv.Amount, AmountDecimal: inv.Amount.Decimal(),
-		AmountPaid: inv.AmountPaid, AmountPaidDecimal: inv.AmountPaid.Decimal(),
-		AmountRemaining: rem, AmountRemainingDecimal: rem.Decimal(),
-		AmountPending: inv.AmountPending, AmountPendingDecimal: inv.AmountPending.Decimal(),
-		AmountUnit: "usd_millis", Environment: inv.Environment,
+		invoiceAmounts: inv.amounts(), Environment: inv.Environment,
 		InvoiceTitle: inv.InvoiceTitle, InvoiceFooter: inv.InvoiceFooter, Description: inv.Description,
 		ExpiresAt: FormatTime(inv.ExpiresAt), PaidAt: timePtr(inv.PaidAt),
 		LockedTokenID: inv.LockedTokenID, LockedNetwork: p.LockedNetwork}
