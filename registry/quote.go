@@ -37,17 +37,12 @@ func NewQuote(amount kassa.Millis, t kassa.Token, r kassa.Rate, now time.Time, l
 	case lock <= 0:
 		return Quote{}, kassa.Invalidf("lock", "lock_invalid", "a quote must be locked for a positive duration.")
 	}
-	units := TokenUnits(amount, t.Decimals, r.USDPerToken)
+	units := kassa.TokenUnits(amount, t.Decimals, r.USDPerToken)
 	return Quote{
 		TokenID:       t.ID,
 		AmountUnits:   units,
-		AmountDecimal: FormatUnits(units, t.Decimals),
+		AmountDecimal: kassa.FormatUnits(units, t.Decimals),
 		Rate:          kassa.Rate{USDPerToken: new(big.Rat).Set(r.USDPerToken), UpdatedAt: r.UpdatedAt},
 		ExpiresAt:     now.Add(lock),
 	}, nil
-}
-
-// TokenUnits is kassa.TokenUnits, kept here for callers of this package.
-func TokenUnits(amount kassa.Millis, decimals int, usdPerToken *big.Rat) *big.Int {
-	return kassa.TokenUnits(amount, decimals, usdPerToken)
 }

@@ -100,7 +100,7 @@ func TestTokenUnitsMinimalSweep(t *testing.T) {
 		price := rat(t, p)
 		for _, d := range []int{0, 2, 6, 8, 18} {
 			for _, amount := range []kassa.Millis{1, 7, 10, 999, 1001, 12345, 99999, 5_000_001, kassa.MaxInvoiceAmount} {
-				checkMinimal(t, amount, d, price, TokenUnits(amount, d, price))
+				checkMinimal(t, amount, d, price, kassa.TokenUnits(amount, d, price))
 			}
 		}
 	}

@@ -11,15 +11,12 @@ import (
 // arithmetic. 100 characters hold any realistic token amount at 36 decimals.
 const maxUnitsLen = 100
 
-// FormatUnits is kassa.FormatUnits, kept here for callers of this package.
-func FormatUnits(units *big.Int, decimals int) string { return kassa.FormatUnits(units, decimals) }
-
 // ParseUnits reads a non-negative decimal amount of whole tokens, such as "12.5",
 // and returns it exactly in the token's smallest unit. It accepts digits with at most
 // one point and at most decimals digits after it ("12.50" is fine at 2 decimals,
 // "0.001" is not); signs, exponents, a leading or trailing point, redundant leading
 // zeros ("012") and text over 100 characters are refused with a KindInvalid error.
-// decimals must be 0..MaxDecimals. ParseUnits(FormatUnits(u, d), d) is u for every
+// decimals must be 0..MaxDecimals. ParseUnits(kassa.FormatUnits(u, d), d) is u for every
 // u >= 0.
 func ParseUnits(decimal string, decimals int) (*big.Int, error) {
 	if decimals < 0 || decimals > MaxDecimals {

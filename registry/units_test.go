@@ -41,12 +41,12 @@ func TestFormatUnits(t *testing.T) {
 		{"100000000000000000000000000000000000000000", 36, "100000"},
 	}
 	for _, tt := range tests {
-		if got := FormatUnits(bigInt(t, tt.units), tt.decimals); got != tt.want {
-			t.Errorf("FormatUnits(%s, %d) = %q, want %q", tt.units, tt.decimals, got, tt.want)
+		if got := kassa.FormatUnits(bigInt(t, tt.units), tt.decimals); got != tt.want {
+			t.Errorf("kassa.FormatUnits(%s, %d) = %q, want %q", tt.units, tt.decimals, got, tt.want)
 		}
 	}
-	if got := FormatUnits(nil, 6); got != "0" {
-		t.Errorf("FormatUnits(nil) = %q", got)
+	if got := kassa.FormatUnits(nil, 6); got != "0" {
+		t.Errorf("kassa.FormatUnits(nil) = %q", got)
 	}
 }
 
@@ -116,10 +116,10 @@ func TestUnitsRoundTrip(t *testing.T) {
 	for _, v := range values {
 		for _, d := range []int{0, 1, 2, 6, 8, 18, 36} {
 			u := bigInt(t, v)
-			s := FormatUnits(u, d)
+			s := kassa.FormatUnits(u, d)
 			back, err := ParseUnits(s, d)
 			if err != nil {
-				t.Errorf("ParseUnits(FormatUnits(%s, %d) = %q): %v", v, d, s, err)
+				t.Errorf("ParseUnits(kassa.FormatUnits(%s, %d) = %q): %v", v, d, s, err)
 				continue
 			}
 			if back.Cmp(u) != 0 {
@@ -152,7 +152,7 @@ func FuzzParseUnits(f *testing.F) {
 		if u.Sign() < 0 {
 			t.Fatalf("ParseUnits(%q, %d) = %s, negative", text, decimals, u)
 		}
-		s := FormatUnits(u, decimals)
+		s := kassa.FormatUnits(u, decimals)
 		want := text
 		if strings.Contains(want, ".") {
 			want = strings.TrimSuffix(strings.TrimRight(want, "0"), ".")
@@ -161,7 +161,7 @@ func FuzzParseUnits(f *testing.F) {
 			want = "0"
 		}
 		if s != want {
-			t.Fatalf("FormatUnits(ParseUnits(%q, %d)) = %q, want %q", text, decimals, s, want)
+			t.Fatalf("kassa.FormatUnits(ParseUnits(%q, %d)) = %q, want %q", text, decimals, s, want)
 		}
 		back, err := ParseUnits(s, decimals)
 		if err != nil || back.Cmp(u) != 0 {

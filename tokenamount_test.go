@@ -1,10 +1,8 @@
-package hdwallet
+package kassa
 
 import (
 	"math/big"
 	"testing"
-
-	"kassa"
 )
 
 // TestPaymentURI checks the exact EIP-681 strings for ERC-20 and native payments and
@@ -16,12 +14,12 @@ func TestPaymentURI(t *testing.T) {
 		usdtLower      = "0x337610d27c682e347c9cd60bd4b3b107c9d34ddd" // USDT on BSC testnet
 		usdt           = "0x337610d27c682E347C9cD60BD4b3b107C9d34dDd"
 	)
-	erc20 := kassa.Token{ID: 1, Type: kassa.TokenERC20, Symbol: "USDT", Address: usdtLower, Decimals: 18}
-	native := kassa.Token{ID: 2, Type: kassa.TokenNative, Symbol: "tBNB"}
+	erc20 := Token{ID: 1, Type: TokenERC20, Symbol: "USDT", Address: usdtLower, Decimals: 18}
+	native := Token{ID: 2, Type: TokenNative, Symbol: "tBNB"}
 	trillion := new(big.Int).Exp(big.NewInt(10), big.NewInt(30), nil) // 10^12 tokens of 18 decimals
 	tests := []struct {
 		name      string
-		token     kassa.Token
+		token     Token
 		chainID   int64
 		recipient string
 		units     *big.Int
@@ -36,8 +34,8 @@ func TestPaymentURI(t *testing.T) {
 		{"native zero", native, 1, recipient, big.NewInt(0), "ethereum:" + recipient + "@1?value=0"},
 		{"bad recipient", native, 97, "0x1234", big.NewInt(1), ""},
 		{"recipient with wrong checksum", native, 97, "0x9858efFD232B4033E47d90003D41EC34EcaEda94", big.NewInt(1), ""},
-		{"erc20 without contract", kassa.Token{ID: 3, Type: kassa.TokenERC20}, 97, recipient, big.NewInt(1), ""},
-		{"unknown token type", kassa.Token{ID: 4, Type: "bep2"}, 97, recipient, big.NewInt(1), ""},
+		{"erc20 without contract", Token{ID: 3, Type: TokenERC20}, 97, recipient, big.NewInt(1), ""},
+		{"unknown token type", Token{ID: 4, Type: "bep2"}, 97, recipient, big.NewInt(1), ""},
 		{"negative amount", native, 97, recipient, big.NewInt(-1), ""},
 		{"nil amount", native, 97, recipient, nil, ""},
 		{"zero chain id", native, 0, recipient, big.NewInt(1), ""},
