@@ -147,6 +147,8 @@ type APIKeyService interface {
 	// AuthenticateAPIKey finds the key for a secret. Unknown, revoked and expired keys
 	// give KindUnauthenticated errors.
 	AuthenticateAPIKey(ctx context.Context, secret string) (*APIKey, error)
+	// APIKey returns the merchant's key with id keyID (any status), or not found.
+	APIKey(ctx context.Context, merchantID int64, keyID string) (*APIKey, error)
 	// TouchAPIKey records that the key was used at t.
 	TouchAPIKey(ctx context.Context, keyID string, t time.Time) error
 }

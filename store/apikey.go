@@ -119,6 +119,23 @@ func (db *DB) APIKeys(ctx context.Context, merchantID int64, scope kassa.Scope) 
 	return out, rows.Err()
 }
 
+// APIKey returns the merchant's key with id keyID, whatever its status. Streams
+// call it to end when their key is revoked.
+func (db *DB) APIKey(ctx context.Context, merchantID int64, keyID string) (*kassa.APIKey, error) {
+	if !storable(keyID) {
+		return nil, kassa.NotFound("API key")
+	}
+	k, err := scanAPIKey(db.r.QueryRowContext(ctx, "SELECT "+apiKeyColumns+" FROM api_keys WHERE id = $1 AND merchant_id = $2",
+		keyID, merchantID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, kassa.NotFound("API key")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: api key: %w", err)
+	}
+	return k, nil
+}
+
 // RevokeAPIKey revokes one of the merchant's keys. Another merchant's key is not
 // found. Revoking twice keeps the first time and reason; an empty reason is stored as
 // DefaultRevokeReason.

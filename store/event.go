@@ -10,7 +10,7 @@ import (
 )
 
 // insertEvent writes an event to the outbox through q, normally the transaction of
-// the change it describes.
+// the change it describes, and queues its webhook deliveries there too.
 func insertEvent(ctx context.Context, q queryer, e *kassa.Event) error {
 	var obj struct {
 		ID *string `json:"id"`
@@ -25,8 +25,13 @@ func insertEvent(ctx context.Context, q queryer, e *kassa.Event) error {
 	return nil
 }
 
-// writeEvents builds events of the given types about object and writes them through q.
+// writeEvents builds events of the given types about object and writes them, with a
+// webhook delivery for every enabled endpoint that wants each, through q.
 func writeEvents(ctx context.Context, q queryer, merchantID int64, env kassa.Environment, object any, now time.Time, types ...string) error {
+	endpoints, err := enabledEndpoints(ctx, q, merchantID, env)
+	if err != nil {
+		return err
+	}
 	for _, typ := range types {
 		e, err := kassa.NewEvent(merchantID, env, typ, object, now)
 		if err != nil {
@@ -35,35 +40,120 @@ func writeEvents(ctx context.Context, q queryer, merchantID int64, env kassa.Env
 		if err := insertEvent(ctx, q, e); err != nil {
 			return err
 		}
+		for _, ep := range endpoints {
+			if ep.Wants(typ) {
+				if _, err := insertDelivery(ctx, q, ep, e, now); err != nil {
+					return err
+				}
+			}
+		}
 	}
 	return nil
 }
 
-// Events returns the merchant's most recent events, newest first (at most limit;
-// limit <= 0 means 100).
-func (db *DB) Events(ctx context.Context, merchantID int64, limit int) ([]*kassa.Event, error) {
-	if limit <= 0 {
-		limit = 100
+// eventColumns are the columns scanEvent reads; the feed position is per engine.
+func (db *DB) eventColumns() string {
+	pos := "0, seq"
+	if db.engine == EnginePostgres {
+		pos = "tx::text::bigint, seq"
 	}
-	rows, err := db.r.QueryContext(ctx, `SELECT id, merchant_id, environment, type, created_at, data
-		FROM events WHERE merchant_id = $1 ORDER BY seq DESC LIMIT $2`, merchantID, limit)
+	return pos + ", id, merchant_id, environment, type, created_at, data"
+}
+
+func scanEvent(s scanner) (*kassa.Event, error) {
+	var (
+		e       kassa.Event
+		env     string
+		created int64
+		data    string
+	)
+	if err := s.Scan(&e.Pos.Tx, &e.Pos.Seq, &e.ID, &e.MerchantID, &env, &e.Type, &created, &data); err != nil {
+		return nil, err
+	}
+	e.Environment, e.Created, e.Data = kassa.Environment(env), fromMicros(created), json.RawMessage(data)
+	return &e, nil
+}
+
+// queryEvents runs an event query and scans every row.
+func (db *DB) queryEvents(ctx context.Context, q string, args ...any) ([]*kassa.Event, error) {
+	rows, err := db.r.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("store: list events: %w", err)
+		return nil, fmt.Errorf("store: events: %w", err)
 	}
 	defer rows.Close()
 	out := []*kassa.Event{}
 	for rows.Next() {
-		var (
-			e       kassa.Event
-			env     string
-			created int64
-			data    string
-		)
-		if err := rows.Scan(&e.ID, &e.MerchantID, &env, &e.Type, &created, &data); err != nil {
-			return nil, fmt.Errorf("store: list events: %w", err)
+		e, err := scanEvent(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store: events: %w", err)
 		}
-		e.Environment, e.Created, e.Data = kassa.Environment(env), fromMicros(created), json.RawMessage(data)
-		out = append(out, &e)
+		out = append(out, e)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: events: %w", err)
+	}
+	return out, nil
+}
+
+// scopeTypes returns the known event types that scope may see and that match the
+// patterns (all when there are none).
+func scopeTypes(scope kassa.Scope, patterns []string) []string {
+	var out []string
+	for _, t := range kassa.EventTypes {
+		if kassa.EventScope(t) == scope && kassa.MatchEventTypes(patterns, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Event returns one event of the merchant in env that scope may see.
+func (db *DB) Event(ctx context.Context, merchantID int64, env kassa.Environment, scope kassa.Scope, id string) (*kassa.Event, error) {
+	if !kassa.ValidEventID(id) {
+		return nil, kassa.NotFound("event")
+	}
+	es, err := db.queryEvents(ctx, "SELECT "+db.eventColumns()+
+		" FROM events WHERE id = $1 AND merchant_id = $2 AND environment = $3", id, merchantID, string(env))
+	if err != nil {
+		return nil, err
+	}
+	if len(es) == 0 || kassa.EventScope(es[0].Type) != scope {
+		return nil, kassa.NotFound("event")
+	}
+	return es[0], nil
+}
+
+// PruneEvents deletes events created before before, and the webhook deliveries
+// (with their attempts) queued before it, in batches; it returns how many events.
+func (db *DB) PruneEvents(ctx context.Context, before time.Time) (int64, error) {
+	var total int64
+	for _, step := range []struct {
+		q      string
+		counts bool
+	}{
+		{"DELETE FROM webhook_deliveries WHERE id IN (SELECT id FROM webhook_deliveries WHERE created_at < $1 LIMIT 2000)", false},
+		{"DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE created_at < $1 LIMIT 2000)", true},
+	} {
+		for {
+			var n int64
+			err := db.write(ctx, func(w queryer) error {
+				res, err := w.ExecContext(ctx, step.q, micros(before))
+				if err != nil {
+					return err
+				}
+				n, err = res.RowsAffected()
+				return err
+			})
+			if err != nil {
+				return total, fmt.Errorf("store: prune events: %w", err)
+			}
+			if step.counts {
+				total += n
+			}
+			if n < 2000 || ctx.Err() != nil {
+				break
+			}
+		}
+	}
+	return total, nil
 }

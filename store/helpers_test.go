@@ -83,3 +83,11 @@ func must(t *testing.T, err error) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// recentEvents returns the fixture merchant's latest n devnet events of merchant
+// scope, newest first.
+func (f *fixture) recentEvents(n int) ([]*kassa.Event, error) {
+	es, _, err := f.db.Events(f.ctx, kassa.EventFilter{MerchantID: f.m.ID, Environment: kassa.Devnet,
+		Scope: kassa.ScopeMerchant, Limit: n})
+	return es, err
+}

@@ -88,7 +88,7 @@ func TestInvoiceCreatedEventInSameTransaction(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
 		f := newFixture(t, cfg)
 		inv := f.invoice(t, f.m, 2500, nil)
-		events, err := f.db.Events(f.ctx, f.m.ID, 10)
+		events, err := f.recentEvents(10)
 		must(t, err)
 		if len(events) != 1 {
 			t.Fatalf("%d events, want 1", len(events))
@@ -104,7 +104,7 @@ func TestInvoiceCreatedEventInSameTransaction(t *testing.T) {
 		// A refused create writes neither invoice nor event.
 		_, _, err = f.db.CreateInvoice(f.ctx, kassa.Principal{MerchantID: 987654, Environment: kassa.Devnet}, kassa.InvoiceCreate{Amount: 100})
 		wantErr(t, err, kassa.KindNotFound, "resource_missing")
-		if events, _ := f.db.Events(f.ctx, f.m.ID, 10); len(events) != 1 {
+		if events, _ := f.recentEvents(10); len(events) != 1 {
 			t.Fatalf("%d events after refused create, want 1", len(events))
 		}
 	})
@@ -168,7 +168,7 @@ func TestInvoiceCancel(t *testing.T) {
 		if jsonOf(t, got) != jsonOf(t, c) {
 			t.Fatalf("read back %s, want %s", jsonOf(t, got), jsonOf(t, c))
 		}
-		events, err := f.db.Events(f.ctx, f.m.ID, 10)
+		events, err := f.recentEvents(10)
 		must(t, err)
 		var types []string
 		for _, e := range events {
@@ -206,7 +206,7 @@ func TestInvoiceCancel(t *testing.T) {
 				wantErr(t, err, tt.kind, tt.code)
 			})
 		}
-		if events, _ := f.db.Events(f.ctx, f.m.ID, 10); len(events) != 5 {
+		if events, _ := f.recentEvents(10); len(events) != 5 {
 			t.Fatalf("%d events, want 5 (refused cancels write none)", len(events))
 		}
 	})

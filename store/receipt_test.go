@@ -29,7 +29,7 @@ func paymentInput(inv *kassa.Invoice, hash string, usd kassa.Millis, confirmed b
 // eventTypes returns the types of the merchant's newest n events, oldest first.
 func (f *fixture) eventTypes(t *testing.T, n int) []string {
 	t.Helper()
-	events, err := f.db.Events(f.ctx, f.m.ID, n)
+	events, err := f.recentEvents(n)
 	must(t, err)
 	out := make([]string, len(events))
 	for i, e := range events {

@@ -61,6 +61,9 @@ type DB struct {
 	// group batches SQLite write transactions into shared commits; nil on PostgreSQL.
 	group *groupCommit
 
+	// commits wakes in-process followers after write transactions commit.
+	commits notifier
+
 	dummyOnce sync.Once
 	dummyHash []byte
 }
@@ -254,6 +257,14 @@ func (db *DB) write(ctx context.Context, fn func(q queryer) error) error {
 // tx runs fn in a write transaction, committing when fn returns nil. On SQLite it
 // goes through the group commit.
 func (db *DB) tx(ctx context.Context, fn func(tx txq) error) error {
+	err := db.runTx(ctx, fn)
+	if err == nil {
+		db.commits.signal()
+	}
+	return err
+}
+
+func (db *DB) runTx(ctx context.Context, fn func(tx txq) error) error {
 	if db.group != nil {
 		return db.group.do(ctx, fn)
 	}
