@@ -31,6 +31,9 @@ type Config struct {
 	// Wallets derive deposit addresses, one per environment.
 	Wallets     map[kassa.Environment]kassa.AddressDeriver
 	Idempotency kassa.IdempotencyStore
+	Events      kassa.EventService              // the events API and stream replays
+	Stream      kassa.EventStream               // live events for WebSocket streams
+	Webhooks    kassa.WebhookService            // webhook endpoints and their delivery log
 	Health      func(ctx context.Context) error // store ping for /healthz and /readyz; nil: always ok
 	Limits      RateLimits
 	Logger      *slog.Logger     // nil: discard
@@ -143,6 +146,18 @@ func (s *server) routes() {
 	s.handle("POST /api/v1/invoices/{invoiceId}/cancel", s.merchantAuth(s.cancelInvoice))
 
 	s.handle("POST /api/v1/devnet/invoices/{invoiceId}/payments", s.merchantAuth(s.devnetPay))
+
+	s.handle("GET /api/v1/events", s.anyScopeAuth(s.listEvents))
+	s.handle("GET /api/v1/events/{eventId}", s.anyScopeAuth(s.getEvent))
+	s.handle("POST /api/v1/events/{eventId}/resend", s.merchantAuth(s.resendEvent))
+	s.handle("POST /api/v1/webhook-endpoints", s.merchantAuth(s.createEndpoint))
+	s.handle("GET /api/v1/webhook-endpoints", s.merchantAuth(s.listEndpoints))
+	s.handle("GET /api/v1/webhook-endpoints/{endpointId}", s.merchantAuth(s.getEndpoint))
+	s.handle("PATCH /api/v1/webhook-endpoints/{endpointId}", s.merchantAuth(s.updateEndpoint))
+	s.handle("DELETE /api/v1/webhook-endpoints/{endpointId}", s.merchantAuth(s.deleteEndpoint))
+	s.handle("POST /api/v1/webhook-endpoints/{endpointId}/rotate-secret", s.merchantAuth(s.rotateEndpointSecret))
+	s.handle("GET /api/v1/webhook-endpoints/{endpointId}/deliveries", s.merchantAuth(s.listDeliveries))
+	s.wsRoutes()
 
 	s.handle("GET /api/v1/payments/invoice", s.payorAuth(s.payorInvoice))
 	s.handle("GET /api/v1/payments/payment-status", s.payorAuth(s.paymentStatusHandler))

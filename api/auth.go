@@ -23,10 +23,15 @@ type authMode int
 const (
 	authMerchant authMode = iota // API key of merchant scope or dashboard JWT
 	authJWT                      // dashboard JWT only
+	authAnyScope                 // API key of either scope, or dashboard JWT (merchant scope)
 )
 
 // merchantAuth admits merchant-scope API keys and dashboard JWTs (MA).
 func (s *server) merchantAuth(h apiFunc) apiFunc { return s.authed(authMerchant, h) }
+
+// anyScopeAuth admits API keys of both scopes and dashboard JWTs: events and
+// WebSocket tokens, whose results depend on the key's scope.
+func (s *server) anyScopeAuth(h apiFunc) apiFunc { return s.authed(authAnyScope, h) }
 
 // jwtOnly admits dashboard JWTs only; a valid API key gets 403 jwt_required.
 func (s *server) jwtOnly(h apiFunc) apiFunc { return s.authed(authJWT, h) }
@@ -70,7 +75,7 @@ func (s *server) authenticate(r *http.Request, mode authMode) (kassa.Principal, 
 			return kassa.Principal{}, errPermission("jwt_required",
 				"This endpoint needs a dashboard token (Authorization: Bearer <jwt>), not an API key.")
 		}
-		if key.Scope != kassa.ScopeMerchant {
+		if key.Scope != kassa.ScopeMerchant && mode != authAnyScope {
 			return kassa.Principal{}, errPermission("wrong_key_scope",
 				"This endpoint needs a merchant-scope API key; a "+string(key.Scope)+"-scope key was sent.")
 		}

@@ -65,6 +65,7 @@ func newEnvClock(t *testing.T, cfg store.Config, clock *storetest.Clock, opts ..
 		Registry: registry.Default(), Rates: rates, Addresses: db, Wallets: wallets,
 		PublicURL: "http://pay.test", Secret: testSecret,
 		Merchants: db, Keys: db, Invoices: db, Payments: db, Payor: db, Idempotency: db, Health: db.Ping,
+		Events: db, Webhooks: db,
 		Limits: api.RateLimits{Rate: 1e6, Burst: 1e6, CreateRate: 1e6, CreateBurst: 1e6, LoginRate: 1e6, LoginBurst: 1e6},
 	}
 	if clock != nil {

@@ -138,10 +138,10 @@ func (db *DB) attachAttempts(ctx context.Context, ds []*kassa.WebhookDelivery) e
 	return rows.Err()
 }
 
-// ResendEvent queues the event again: for endpointID, which must be enabled, or
+// ResendEvent queues the event (of either scope: webhooks carry both) again: for endpointID, which must be enabled, or
 // for every enabled endpoint of the event's environment that wants its type.
 func (db *DB) ResendEvent(ctx context.Context, p kassa.Principal, eventID, endpointID string) ([]*kassa.WebhookDelivery, error) {
-	e, err := db.Event(ctx, p.MerchantID, p.Environment, p.Scope, eventID)
+	e, err := db.anyEvent(ctx, p.MerchantID, p.Environment, eventID)
 	if err != nil {
 		return nil, err
 	}

@@ -107,6 +107,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	handler := api.New(api.Config{
 		PublicURL: publicURL, Secret: secret, Logger: log, Limits: f.limits,
 		Merchants: db, Keys: db, Invoices: db, Payments: db, Payor: db, Idempotency: db, Health: db.Ping,
+		Events: db, Webhooks: db,
 		Registry: reg, Rates: rates, Addresses: db, Wallets: wallets,
 	})
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
@@ -189,7 +190,8 @@ func expiryLoop(ctx context.Context, db *store.DB, log *slog.Logger) {
 	}
 }
 
-// pruneLoop deletes expired idempotency keys every hour until ctx ends.
+// pruneLoop deletes expired idempotency keys, and events (with their webhook
+// deliveries) older than kassa.EventRetention, every hour until ctx ends.
 func pruneLoop(ctx context.Context, db *store.DB, log *slog.Logger) {
 	t := time.NewTicker(time.Hour)
 	defer t.Stop()
@@ -198,6 +200,11 @@ func pruneLoop(ctx context.Context, db *store.DB, log *slog.Logger) {
 			log.Warn("prune idempotency keys", "err", err)
 		} else if n > 0 {
 			log.Info("pruned idempotency keys", "count", n)
+		}
+		if n, err := db.PruneEvents(ctx, time.Now().Add(-kassa.EventRetention)); err != nil && ctx.Err() == nil {
+			log.Warn("prune events", "err", err)
+		} else if n > 0 {
+			log.Info("pruned events", "count", n)
 		}
 		select {
 		case <-ctx.Done():

@@ -1,0 +1,128 @@
+package api
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"kassa"
+)
+
+// eventList is the events list response of interface 2.8.
+type eventList struct {
+	Success bool `json:"success"`
+	Data    struct {
+		Object  string         `json:"object"`
+		Data    []*kassa.Event `json:"data"`
+		HasMore bool           `json:"has_more"`
+	} `json:"data"`
+}
+
+// listEvents answers GET /api/v1/events: the caller's events in its environment,
+// merchant events for merchant keys and commerce.* events for commerce keys.
+func (s *server) listEvents(w http.ResponseWriter, r *http.Request) error {
+	f, err := parseEventList(r.URL.Query(), principal(r.Context()))
+	if err != nil {
+		return err
+	}
+	events, more, err := s.cfg.Events.Events(r.Context(), f)
+	if err != nil {
+		return err
+	}
+	var out eventList
+	out.Success, out.Data.Object, out.Data.Data, out.Data.HasMore = true, "list", events, more
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// parseEventList reads the query of the events list.
+func parseEventList(q url.Values, p kassa.Principal) (kassa.EventFilter, error) {
+	f := kassa.EventFilter{MerchantID: p.MerchantID, Environment: p.Environment, Scope: p.Scope}
+	var err error
+	if f.Limit, err = intParam(q, "limit", defaultLimit, 1, maxLimit); err != nil {
+		return f, err
+	}
+	types, ok := commaList(q, "type")
+	if !ok {
+		return f, errInvalid("type", "invalid_event_type", "type must be a comma-separated list of event types.")
+	}
+	for _, t := range types {
+		if !kassa.ValidEventPattern(t) {
+			return f, errInvalid("type", "invalid_event_type", "Unknown event type "+strconv.Quote(t)+"; use a type such as invoice.paid or a family such as invoice.*.")
+		}
+	}
+	f.Types = types
+	if f.CreatedGTE, err = timeParam(q, "created_gte"); err != nil {
+		return f, err
+	}
+	if f.CreatedLTE, err = timeParam(q, "created_lte"); err != nil {
+		return f, err
+	}
+	for _, c := range []struct {
+		name string
+		dst  *string
+	}{{"starting_after", &f.StartingAfter}, {"ending_before", &f.EndingBefore}} {
+		v := queryValue(q, c.name)
+		if v != "" && !kassa.ValidEventID(v) {
+			return f, errInvalid(c.name, "invalid_cursor", c.name+" must be an event id (evt_…).")
+		}
+		*c.dst = v
+	}
+	return f, nil
+}
+
+// getEvent answers GET /api/v1/events/{eventId}.
+func (s *server) getEvent(w http.ResponseWriter, r *http.Request) error {
+	p := principal(r.Context())
+	e, err := s.cfg.Events.Event(r.Context(), p.MerchantID, p.Environment, p.Scope, r.PathValue("eventId"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, e)
+	return nil
+}
+
+// resendEvent answers POST /api/v1/events/{eventId}/resend: the event is queued
+// again for {endpoint_id}, or for every enabled endpoint that wants it, and the new
+// deliveries are returned (202: they run in the background).
+func (s *server) resendEvent(w http.ResponseWriter, r *http.Request) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	endpointID := ""
+	if len(body) > 0 {
+		fields, err := parseObject(body, "")
+		if err != nil {
+			return err
+		}
+		for _, f := range fields {
+			if f.key != "endpoint_id" {
+				return errUnknownParam(f.key)
+			}
+			if endpointID, err = reqString(f); err != nil {
+				return err
+			}
+		}
+	}
+	ds, err := s.cfg.Webhooks.ResendEvent(r.Context(), principal(r.Context()), r.PathValue("eventId"), endpointID)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusAccepted, listOf(ds, false))
+	return nil
+}
+
+// list is the plain list envelope.
+type list[T any] struct {
+	Object  string `json:"object"`
+	Data    []T    `json:"data"`
+	HasMore bool   `json:"has_more"`
+}
+
+func listOf[T any](items []T, more bool) list[T] {
+	if items == nil {
+		items = []T{}
+	}
+	return list[T]{Object: "list", Data: items, HasMore: more}
+}

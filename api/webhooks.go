@@ -1,0 +1,147 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"kassa"
+)
+
+// decodeEndpointInput reads a webhook endpoint create or update body. disabled is
+// accepted only on update.
+func decodeEndpointInput(r *http.Request, update bool) (kassa.WebhookEndpointInput, error) {
+	var in kassa.WebhookEndpointInput
+	body, err := readBody(r)
+	if err != nil {
+		return in, err
+	}
+	fields, err := parseObject(body, "")
+	if err != nil {
+		return in, err
+	}
+	for _, f := range fields {
+		switch f.key {
+		case "url":
+			var v string
+			if v, err = reqString(f); err == nil {
+				in.URL = &v
+			}
+		case "description":
+			in.Description, err = optString(f)
+			if in.Description == nil && err == nil {
+				in.Description = new(string)
+			}
+		case "enabled_events":
+			var v []string
+			if json.Unmarshal(f.raw, &v) != nil || v == nil {
+				err = errInvalidType(f.path, "an array of event type strings")
+			}
+			in.EnabledEvents = v
+		case "disabled":
+			if !update {
+				err = errUnknownParam(f.key)
+			} else {
+				in.Disabled, err = optBool(f)
+			}
+		default:
+			err = errUnknownParam(f.key)
+		}
+		if err != nil {
+			return in, err
+		}
+	}
+	return in, nil
+}
+
+// createEndpoint answers POST /api/v1/webhook-endpoints (201, with the secret).
+func (s *server) createEndpoint(w http.ResponseWriter, r *http.Request) error {
+	in, err := decodeEndpointInput(r, false)
+	if err != nil {
+		return err
+	}
+	e, err := s.cfg.Webhooks.CreateWebhookEndpoint(r.Context(), principal(r.Context()), in)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, kassa.SecretShown{WebhookEndpoint: e})
+	return nil
+}
+
+// listEndpoints answers GET /api/v1/webhook-endpoints: every endpoint of the
+// caller's environment, newest first.
+func (s *server) listEndpoints(w http.ResponseWriter, r *http.Request) error {
+	es, err := s.cfg.Webhooks.WebhookEndpoints(r.Context(), principal(r.Context()))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, listOf(es, false))
+	return nil
+}
+
+func (s *server) getEndpoint(w http.ResponseWriter, r *http.Request) error {
+	e, err := s.cfg.Webhooks.WebhookEndpoint(r.Context(), principal(r.Context()), r.PathValue("endpointId"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, e)
+	return nil
+}
+
+// updateEndpoint answers PATCH: url, description, enabled_events, disabled.
+func (s *server) updateEndpoint(w http.ResponseWriter, r *http.Request) error {
+	in, err := decodeEndpointInput(r, true)
+	if err != nil {
+		return err
+	}
+	e, err := s.cfg.Webhooks.UpdateWebhookEndpoint(r.Context(), principal(r.Context()), r.PathValue("endpointId"), in)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, e)
+	return nil
+}
+
+// deleteEndpoint answers DELETE with {id, object, deleted: true}.
+func (s *server) deleteEndpoint(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("endpointId")
+	if err := s.cfg.Webhooks.DeleteWebhookEndpoint(r.Context(), principal(r.Context()), id); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"id": id, "object": "webhook_endpoint", "deleted": true})
+	return nil
+}
+
+// rotateEndpointSecret answers POST .../rotate-secret with the endpoint and its new
+// secret; the old one keeps signing for 24 h.
+func (s *server) rotateEndpointSecret(w http.ResponseWriter, r *http.Request) error {
+	e, err := s.cfg.Webhooks.RotateWebhookSecret(r.Context(), principal(r.Context()), r.PathValue("endpointId"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, kassa.SecretShown{WebhookEndpoint: e})
+	return nil
+}
+
+// listDeliveries answers GET .../deliveries: the delivery log, newest first, each
+// delivery with its attempts.
+func (s *server) listDeliveries(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	f := kassa.DeliveryFilter{EndpointID: r.PathValue("endpointId"), EventID: queryValue(q, "event_id"),
+		StartingAfter: queryValue(q, "starting_after"), EndingBefore: queryValue(q, "ending_before")}
+	var err error
+	if f.Limit, err = intParam(q, "limit", defaultLimit, 1, maxLimit); err != nil {
+		return err
+	}
+	switch st := queryValue(q, "status"); st {
+	case "", kassa.DeliveryPending, kassa.DeliverySucceeded, kassa.DeliveryFailed:
+		f.Status = st
+	default:
+		return errInvalid("status", "invalid_status", "status must be pending, succeeded or failed.")
+	}
+	ds, more, err := s.cfg.Webhooks.WebhookDeliveries(r.Context(), principal(r.Context()), f)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, listOf(ds, more))
+	return nil
+}

