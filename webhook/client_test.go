@@ -1,0 +1,195 @@
+package webhook
+
+import (
+	"crypto/x509"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"kassa"
+)
+
+// testClient is a guarded client for env with short timeouts that trusts srv's
+// certificate when srv is a TLS server.
+func testClient(t *testing.T, env kassa.Environment, srv *httptest.Server) *http.Client {
+	t.Helper()
+	o := clientOptions{dialTimeout: 2 * time.Second, timeout: 5 * time.Second}
+	if srv != nil && srv.Certificate() != nil {
+		o.rootCAs = x509.NewCertPool()
+		o.rootCAs.AddCert(srv.Certificate())
+	}
+	c := newClient(env, o)
+	t.Cleanup(c.CloseIdleConnections)
+	return c
+}
+
+// countingServer answers 200 "ok" and counts the requests it gets.
+func countingServer(t *testing.T, tls bool) (*httptest.Server, *atomic.Int32) {
+	t.Helper()
+	var hits atomic.Int32
+	h := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		hits.Add(1)
+		_, _ = w.Write([]byte("ok"))
+	})
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the untrusted-certificate case
+	if tls {
+		srv.StartTLS()
+	} else {
+		srv.Start()
+	}
+	t.Cleanup(srv.Close)
+	return srv, &hits
+}
+
+func TestDialGuard(t *testing.T) {
+	tests := []struct {
+		addr    string
+		mainnet string // "" when allowed, else the class in the error
+		devnet  string
+	}{
+		{"93.184.216.34:443", "", ""},
+		{"[2606:2800:220:1:248:1893:25c8:1946]:443", "", ""},
+		{"127.0.0.1:80", "loopback", ""},
+		{"127.9.9.9:80", "loopback", ""},
+		{"[::1]:80", "loopback", ""},
+		{"[::ffff:127.0.0.1]:80", "loopback", ""},
+		{"10.0.0.1:443", "private", "private"},
+		{"172.16.5.4:443", "private", "private"},
+		{"192.168.1.1:443", "private", "private"},
+		{"[::ffff:192.168.1.1]:443", "private", "private"},
+		{"[fd00::1]:443", "private", "private"},
+		{"169.254.169.254:80", "link-local", "link-local"},
+		{"[fe80::1%eth0]:80", "link-local", "link-local"},
+		{"0.0.0.0:80", "unspecified", "unspecified"},
+		{"[::]:80", "unspecified", "unspecified"},
+		{"100.64.0.1:443", "carrier-grade NAT", "carrier-grade NAT"},
+		{"224.0.0.1:443", "link-local", "link-local"},
+		{"239.1.2.3:443", "multicast", "multicast"},
+		{"[ff0e::1]:443", "multicast", "multicast"},
+		{"0.1.2.3:443", "reserved", "reserved"},
+		{"255.255.255.255:443", "reserved", "reserved"},
+		{"240.0.0.1:443", "reserved", "reserved"},
+	}
+	for _, tt := range tests {
+		for env, want := range map[kassa.Environment]string{kassa.Mainnet: tt.mainnet, kassa.Devnet: tt.devnet} {
+			t.Run(string(env)+"/"+tt.addr, func(t *testing.T) {
+				g := &guard{env: env}
+				network := "tcp4"
+				if strings.HasPrefix(tt.addr, "[") && !strings.Contains(tt.addr, "ffff") {
+					network = "tcp6"
+				}
+				checkRefusal(t, g.control(network, tt.addr, nil), want)
+			})
+		}
+	}
+	t.Run("not tcp", func(t *testing.T) {
+		g := &guard{env: kassa.Devnet}
+		if err := g.control("udp4", "127.0.0.1:53", nil); err == nil {
+			t.Fatal("udp dial allowed")
+		}
+	})
+}
+
+// checkRefusal checks that err refuses with class want, or is nil when want is "".
+func checkRefusal(t *testing.T, err error, want string) {
+	t.Helper()
+	switch {
+	case want == "" && err != nil:
+		t.Fatalf("refused: %v", err)
+	case want != "" && err == nil:
+		t.Fatalf("allowed, want refused (%s)", want)
+	case want != "" && !strings.Contains(err.Error(), "is not allowed ("+want+")"):
+		t.Fatalf("error %q, want class %q", err, want)
+	}
+}
+
+// TestClientSSRF dials for real: allowed loopback requests reach the server,
+// refused ones fail in the dial guard before any packet is sent.
+func TestClientSSRF(t *testing.T) {
+	srv, hits := countingServer(t, false)
+	port := srv.URL[strings.LastIndex(srv.URL, ":"):]
+	tests := []struct {
+		name string
+		env  kassa.Environment
+		url  string
+		want string // error substring; "" when the request must succeed
+	}{
+		{"devnet loopback", kassa.Devnet, srv.URL, ""},
+		{"devnet localhost", kassa.Devnet, "http://localhost" + port, ""},
+		{"mainnet loopback", kassa.Mainnet, srv.URL, "address 127.0.0.1 is not allowed (loopback)"},
+		{"mainnet localhost", kassa.Mainnet, "http://localhost" + port, "is not allowed (loopback)"},
+		{"mainnet private", kassa.Mainnet, "http://10.255.255.1:9/", "address 10.255.255.1 is not allowed (private)"},
+		{"devnet private", kassa.Devnet, "http://10.255.255.1:9/", "address 10.255.255.1 is not allowed (private)"},
+		{"devnet metadata", kassa.Devnet, "http://169.254.169.254/latest", "is not allowed (link-local)"},
+		{"mainnet https private", kassa.Mainnet, "https://192.168.0.1/", "is not allowed (private)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := hits.Load()
+			resp, err := testClient(t, tt.env, nil).Post(tt.url, "application/json", strings.NewReader("{}"))
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("request failed: %v", err)
+				}
+				resp.Body.Close()
+				if hits.Load() != before+1 {
+					t.Fatal("request did not reach the server")
+				}
+				return
+			}
+			if err == nil {
+				resp.Body.Close()
+				t.Fatalf("request allowed, want %q", tt.want)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %q, want %q", err, tt.want)
+			}
+			if hits.Load() != before {
+				t.Fatal("a refused request reached the server")
+			}
+		})
+	}
+}
+
+func TestClientTLS(t *testing.T) {
+	srv, hits := countingServer(t, true)
+	resp, err := testClient(t, kassa.Devnet, srv).Post(srv.URL, "application/json", strings.NewReader("{}"))
+	if err != nil {
+		t.Fatalf("TLS request: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 || hits.Load() != 1 || resp.TLS == nil {
+		t.Fatalf("status %d, hits %d, TLS %v", resp.StatusCode, hits.Load(), resp.TLS != nil)
+	}
+	// Without the test certificate the handshake fails.
+	if _, err := testClient(t, kassa.Devnet, nil).Post(srv.URL, "application/json", nil); err == nil {
+		t.Fatal("untrusted certificate accepted")
+	}
+}
+
+func TestClientNoRedirectNoProxy(t *testing.T) {
+	target, hits := countingServer(t, false)
+	redirect := httptest.NewServer(http.RedirectHandler(target.URL, http.StatusTemporaryRedirect))
+	t.Cleanup(redirect.Close)
+	resp, err := testClient(t, kassa.Devnet, nil).Post(redirect.URL, "application/json", strings.NewReader("{}"))
+	if err != nil {
+		t.Fatalf("request: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusTemporaryRedirect || hits.Load() != 0 {
+		t.Fatalf("status %d, target hits %d: redirect followed", resp.StatusCode, hits.Load())
+	}
+	c := NewClient(kassa.Mainnet)
+	if tr := c.Transport.(*http.Transport); tr.Proxy != nil {
+		t.Fatal("NewClient uses a proxy")
+	}
+	if c.Timeout != kassa.WebhookTimeout {
+		t.Fatalf("timeout %v, want %v", c.Timeout, kassa.WebhookTimeout)
+	}
+}

@@ -1,0 +1,283 @@
+// Package webhook delivers queued webhook events: a worker claims due deliveries
+// from the durable queue, posts each, signed per Standard Webhooks, through an
+// SSRF-guarded client and records the attempt, which plans the retry.
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"kassa"
+)
+
+// Defaults of Worker's knobs.
+const (
+	DefaultWorkers = 8
+	DefaultBatch   = 32
+	DefaultLease   = time.Minute
+	DefaultPoll    = time.Second
+)
+
+const (
+	userAgent    = "Kassa-Webhooks/1"
+	drainBytes   = 64 << 10         // read past the excerpt so the connection can be reused
+	finishBudget = 10 * time.Second // recording an attempt; also the lease margin
+)
+
+// Worker sends due webhook deliveries. Its zero knobs take the defaults.
+type Worker struct {
+	Queue kassa.WebhookQueue
+	// Clients send per environment; a nil map or a missing environment uses
+	// NewClient.
+	Clients map[kassa.Environment]*http.Client
+	Log     *slog.Logger
+	Workers int           // concurrent senders, DefaultWorkers when 0
+	Batch   int           // deliveries claimed at once, DefaultBatch when 0
+	Lease   time.Duration // claim lease, DefaultLease when 0; raised to twice an attempt and its record
+	Poll    time.Duration // wait when the queue ran dry, DefaultPoll when 0
+	// Wake, when not nil, signals that new deliveries may be due.
+	Wake <-chan struct{}
+	Now  func() time.Time // time.Now when nil
+
+	timeout time.Duration // per attempt; kassa.WebhookTimeout when 0 (tests shorten it)
+	mu      sync.Mutex
+	made    map[kassa.Environment]*http.Client
+}
+
+// Run sends due deliveries until ctx ends: after a full batch it claims again at
+// once, otherwise it waits for Poll, Wake or the end of ctx. Attempts in flight when
+// ctx ends finish, and are recorded, before Run returns.
+func (w *Worker) Run(ctx context.Context) {
+	for {
+		n, err := w.RunOnce(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			w.log().Warn("webhook round", "err", err)
+		}
+		if err == nil && n >= w.batch() {
+			continue
+		}
+		t := time.NewTimer(w.poll())
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-w.Wake:
+			t.Stop()
+		case <-t.C:
+		}
+	}
+}
+
+// RunOnce claims one batch, sends its deliveries concurrently (at most Workers at
+// once) and records each attempt with Queue.FinishWebhookAttempt. It returns how
+// many were sent, with the claim error or the errors of recording (a delivery whose
+// attempt was not recorded is sent again when its lease runs out). Attempts use a
+// context detached from ctx's cancellation, bounded by the webhook timeout; once ctx
+// ends no new attempt starts. A delivery whose lease would run out before its
+// attempt could finish is left to be claimed again.
+func (w *Worker) RunOnce(ctx context.Context) (int, error) {
+	timeout := w.attemptTimeout()
+	deadline := time.Now().Add(w.lease())
+	jobs, err := w.Queue.ClaimWebhookJobs(ctx, w.batch(), w.lease())
+	if err != nil {
+		return 0, err
+	}
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		sent int
+		errs []error
+		sem  = make(chan struct{}, w.workers())
+	)
+	for _, job := range jobs {
+		select {
+		case <-ctx.Done():
+		case sem <- struct{}{}:
+		}
+		if ctx.Err() != nil || time.Until(deadline) < timeout+finishBudget {
+			break
+		}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			err := w.deliver(context.WithoutCancel(ctx), job)
+			mu.Lock()
+			defer mu.Unlock()
+			sent++
+			if err != nil {
+				errs = append(errs, err)
+			}
+		})
+	}
+	wg.Wait()
+	return sent, errors.Join(errs...)
+}
+
+// deliver sends one job and records the attempt.
+func (w *Worker) deliver(ctx context.Context, job *kassa.WebhookJob) error {
+	a, res := w.send(ctx, job)
+	d := &job.Delivery
+	if !a.Succeeded {
+		w.log().Info("webhook attempt failed", "delivery", d.ID, "endpoint", d.EndpointID,
+			"event", d.EventID, "attempt", a.Attempt, "status", a.StatusCode, "err", a.Error)
+	}
+	fctx, cancel := context.WithTimeout(ctx, finishBudget)
+	defer cancel()
+	if err := w.Queue.FinishWebhookAttempt(fctx, job, a, res); err != nil {
+		return fmt.Errorf("webhook delivery %s: recording attempt %d: %w", d.ID, a.Attempt, err)
+	}
+	return nil
+}
+
+// send makes one attempt of job: it posts the payload signed with every secret and
+// reports what came back. ctx should not be canceled by shutdown; send bounds it by
+// the webhook timeout.
+func (w *Worker) send(ctx context.Context, job *kassa.WebhookJob) (kassa.WebhookAttempt, kassa.WebhookResult) {
+	now := w.now()
+	a := kassa.WebhookAttempt{Attempt: job.Delivery.Attempts + 1, At: now}
+	fail := func(msg string) (kassa.WebhookAttempt, kassa.WebhookResult) {
+		a.Error = msg
+		return a, kassa.WebhookResult{Error: msg}
+	}
+	headers, err := kassa.WebhookHeaders(job.Secrets, job.Delivery.EventID, now, job.Payload)
+	if err != nil {
+		return fail("bad signing secret")
+	}
+	ctx, cancel := context.WithTimeout(ctx, w.attemptTimeout())
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, job.URL, bytes.NewReader(job.Payload))
+	if err != nil {
+		return fail("invalid url")
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", userAgent)
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	start := time.Now()
+	resp, err := w.client(job.Delivery.Environment).Do(req)
+	a.LatencyMS = time.Since(start).Milliseconds()
+	if err != nil {
+		return fail(describe(err, w.attemptTimeout()))
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, kassa.WebhookExcerptBytes))
+	_, _ = io.CopyN(io.Discard, resp.Body, drainBytes)
+	a.StatusCode, a.ResponseExcerpt = resp.StatusCode, excerpt(body)
+	res := kassa.WebhookResult{StatusCode: resp.StatusCode}
+	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
+		res.RetryAfter = retryAfter(resp.Header.Get("Retry-After"), now)
+	}
+	a.Succeeded = res.Succeeded()
+	return a, res
+}
+
+// describe renders a transport error for the delivery log, without the URL (it is
+// the merchant's and may carry a token); timeouts say so.
+func describe(err error, timeout time.Duration) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	var ne net.Error
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Sprintf("timeout: no response within %v", timeout)
+	case errors.As(err, &ne) && ne.Timeout():
+		return "timeout: " + err.Error()
+	}
+	return err.Error()
+}
+
+// excerpt makes the start of a response body storable text: valid UTF-8 without
+// NUL bytes (PostgreSQL text refuses them), at most kassa.WebhookExcerptBytes long.
+func excerpt(b []byte) string {
+	s := strings.ToValidUTF8(string(b), "\uFFFD")
+	s = strings.ReplaceAll(s, "\x00", "\uFFFD")
+	for len(s) > kassa.WebhookExcerptBytes {
+		_, size := utf8.DecodeLastRuneInString(s)
+		s = s[:len(s)-size]
+	}
+	return s
+}
+
+// retryAfter parses a Retry-After value, delta-seconds or an HTTP date, into a wait
+// from now capped at kassa.WebhookMaxRetryWait; 0 when absent, invalid or past.
+func retryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	var d time.Duration
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if secs < 0 {
+			return 0
+		}
+		d = time.Duration(min(secs, int64(kassa.WebhookMaxRetryWait/time.Second))) * time.Second
+	} else if t, err := http.ParseTime(v); err == nil {
+		d = t.Sub(now)
+	}
+	return max(0, min(d, kassa.WebhookMaxRetryWait))
+}
+
+// client returns the client for env, making a guarded one on first use when
+// Clients has none.
+func (w *Worker) client(env kassa.Environment) *http.Client {
+	if c := w.Clients[env]; c != nil {
+		return c
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.made[env] == nil {
+		if w.made == nil {
+			w.made = map[kassa.Environment]*http.Client{}
+		}
+		w.made[env] = NewClient(env)
+	}
+	return w.made[env]
+}
+
+func (w *Worker) attemptTimeout() time.Duration { return orDefault(w.timeout, kassa.WebhookTimeout) }
+func (w *Worker) workers() int                  { return orDefault(w.Workers, DefaultWorkers) }
+func (w *Worker) batch() int                    { return orDefault(w.Batch, DefaultBatch) }
+func (w *Worker) poll() time.Duration           { return orDefault(w.Poll, DefaultPoll) }
+
+// lease is the claim lease: long enough for at least one attempt and its record.
+func (w *Worker) lease() time.Duration {
+	return max(orDefault(w.Lease, DefaultLease), 2*(w.attemptTimeout()+finishBudget))
+}
+
+func (w *Worker) now() time.Time {
+	if w.Now != nil {
+		return w.Now()
+	}
+	return time.Now()
+}
+
+func (w *Worker) log() *slog.Logger {
+	if w.Log != nil {
+		return w.Log
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+func orDefault[T int | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
