@@ -169,8 +169,18 @@ func IsLoopbackHost(host string) bool {
 
 // PublicIP reports whether ip is a globally routable unicast address: not loopback,
 // private (RFC 1918, IPv6 ULA), link-local, unspecified, multicast, carrier-grade
-// NAT (100.64.0.0/10) or an IPv4-mapped form of those.
+// NAT (100.64.0.0/10), reserved (240.0.0.0/4), or an IPv4-mapped, NAT64 or 6to4 form
+// of those.
 func PublicIP(ip net.IP) bool {
+	if len(ip) == net.IPv6len && ip.To4() == nil {
+		// NAT64 (64:ff9b::/96) and 6to4 (2002::/16) carry an IPv4 address inside.
+		switch {
+		case ip[0] == 0 && ip[1] == 0x64 && ip[2] == 0xff && ip[3] == 0x9b && allZero(ip[4:12]):
+			return PublicIP(net.IP(ip[12:16]))
+		case ip[0] == 0x20 && ip[1] == 0x02:
+			return PublicIP(net.IP(ip[2:6]))
+		}
+	}
 	if v4 := ip.To4(); v4 != nil {
 		ip = v4
 		if v4[0] == 0 || (v4[0] == 100 && v4[1]&0xc0 == 64) || v4[0] >= 240 {
@@ -207,4 +217,13 @@ type DeliveryFilter struct {
 	StartingAfter string
 	EndingBefore  string
 	Limit         int
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
 }
