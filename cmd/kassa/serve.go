@@ -19,6 +19,7 @@ import (
 	"kassa/registry"
 	"kassa/settlement"
 	"kassa/store"
+	"kassa/webhook"
 )
 
 // shutdownTimeout bounds how long in-flight requests may take to finish on shutdown.
@@ -119,6 +120,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	settler := &settlement.Worker{Store: db, Registry: reg, Log: log,
 		Executors: map[kassa.Environment]kassa.SettlementExecutor{kassa.Devnet: settlement.Devnet{}}}
 	wg.Go(func() { settler.Run(workers, 2*time.Second) })
+	deliverer := &webhook.Worker{Queue: db, Log: log, Wake: db.Commits()}
+	wg.Go(func() { deliverer.Run(workers) })
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
