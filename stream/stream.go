@@ -1,0 +1,343 @@
+// Package stream follows the store's event feed and fans live events out to
+// subscribers (the WebSocket streams). One Hub per process reads the feed once,
+// whatever the number of subscribers; a subscriber that cannot keep up is dropped
+// rather than allowed to stall the others.
+//
+// # Resuming without gap or duplicate
+//
+// A subscription delivers exactly the events whose feed position is after the
+// hub's position at the moment Subscribe returned (S), in feed order: the hub
+// registers the subscriber under the same lock under which it advances its
+// position, and it only ever reads settled parts of the feed (FeedAfter holds back
+// events whose place could still be taken by a transaction in flight), so nothing
+// can later appear at or before S.
+//
+// A client resuming after event E therefore (1) subscribes, then (2) replays with
+// MerchantFeedAfter from E's position, page by page, until a page comes back short,
+// then (3) reads the subscription, skipping events whose position is not after the
+// last replayed one (L, or E's when the replay found nothing).
+//
+//   - No gap: the replay ends at the settled end of the feed as it was after
+//     Subscribe returned, which is at or after S (the hub read no further than the
+//     settled end). So the replay covers (E, L] with L ≥ every event at or before
+//     S, and the subscription covers everything after S: together, everything
+//     after E.
+//   - No duplicate: both sources are in feed order; live events at or before L
+//     were replayed and are skipped, the rest come after L and are new.
+//
+// ResumeAfter does steps 2 and 3's bookkeeping for callers.
+package stream
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"kassa"
+)
+
+// Defaults of Options.
+const (
+	DefaultPoll   = 200 * time.Millisecond
+	DefaultBuffer = 256
+	// PageSize is how many events one feed read returns at most.
+	PageSize = 1000
+)
+
+// ErrSlowConsumer ends a subscription whose buffer was full when an event came:
+// the subscriber fell too far behind. It may resume from the last event it saw.
+var ErrSlowConsumer = errors.New("stream: subscriber too slow; dropped")
+
+// ErrStopped ends every subscription when the hub's Run returns.
+var ErrStopped = errors.New("stream: hub stopped")
+
+// Options tune a Hub. Zero fields take the defaults.
+type Options struct {
+	// Wake is signalled after local commits (store.DB.Commits) so new events are
+	// read at once; nil: polling only.
+	Wake <-chan struct{}
+	// Poll is how often the feed is read without a wake-up; it is how events
+	// written by other instances on a shared PostgreSQL are seen. Default 200 ms.
+	Poll time.Duration
+	// Buffer is each subscriber's channel capacity; a subscriber whose buffer is
+	// full when an event comes is dropped with ErrSlowConsumer. Default 256.
+	Buffer int
+	// Logger reports feed read failures; nil: discard.
+	Logger *slog.Logger
+}
+
+// subKey is what a subscriber follows: one merchant's events in one environment
+// that one key scope may see.
+type subKey struct {
+	merchantID int64
+	env        kassa.Environment
+	scope      kassa.Scope
+}
+
+// Hub follows the feed and implements kassa.EventStream.
+type Hub struct {
+	feed kassa.EventService
+	opts Options
+	log  *slog.Logger
+
+	ready     chan struct{} // closed once Run has read the head of the feed, or stopped
+	readyOnce sync.Once
+
+	mu      sync.Mutex
+	pos     kassa.FeedPos // everything at or before pos has been fanned out
+	stopped bool
+	subs    map[subKey]map[*Sub]struct{}
+}
+
+// New returns a hub that follows feed. Call Run to start it; Subscribe waits
+// until Run has read the head of the feed.
+func New(feed kassa.EventService, opts Options) *Hub {
+	if opts.Poll <= 0 {
+		opts.Poll = DefaultPoll
+	}
+	if opts.Buffer <= 0 {
+		opts.Buffer = DefaultBuffer
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return &Hub{feed: feed, opts: opts, log: log, ready: make(chan struct{}), subs: map[subKey]map[*Sub]struct{}{}}
+}
+
+// Sub is one subscription; it implements kassa.Subscription.
+type Sub struct {
+	hub   *Hub
+	key   subKey
+	ch    chan *kassa.Event
+	start kassa.FeedPos
+	err   error // guarded by hub.mu
+	done  bool  // channel closed; guarded by hub.mu
+}
+
+// Events delivers the subscription's events in feed order; it is closed when the
+// subscription ends.
+func (s *Sub) Events() <-chan *kassa.Event { return s.ch }
+
+// Err tells why Events was closed: ErrSlowConsumer, ErrStopped, or nil after Close
+// (and while the subscription is open).
+func (s *Sub) Err() error {
+	s.hub.mu.Lock()
+	defer s.hub.mu.Unlock()
+	return s.err
+}
+
+// Start is the hub's position when the subscription began: it delivers exactly the
+// events after it.
+func (s *Sub) Start() kassa.FeedPos { return s.start }
+
+// Close ends the subscription and closes Events (if the hub has not already).
+func (s *Sub) Close() {
+	h := s.hub
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !s.done {
+		h.remove(s)
+		s.done = true
+		close(s.ch)
+	}
+}
+
+// Subscribe follows the events of one merchant in env that scope may see, from the
+// hub's current position. It waits until Run has read the head of the feed, so a
+// subscription always has a definite start (see the package comment); once Run
+// has returned it gives a closed subscription whose Err is ErrStopped.
+func (h *Hub) Subscribe(merchantID int64, env kassa.Environment, scope kassa.Scope) kassa.Subscription {
+	return h.subscribe(merchantID, env, scope)
+}
+
+func (h *Hub) subscribe(merchantID int64, env kassa.Environment, scope kassa.Scope) *Sub {
+	<-h.ready
+	s := &Sub{hub: h, key: subKey{merchantID, env, scope}, ch: make(chan *kassa.Event, h.opts.Buffer)}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s.start = h.pos
+	if h.stopped {
+		s.err, s.done = ErrStopped, true
+		close(s.ch)
+		return s
+	}
+	set := h.subs[s.key]
+	if set == nil {
+		set = map[*Sub]struct{}{}
+		h.subs[s.key] = set
+	}
+	set[s] = struct{}{}
+	return s
+}
+
+// remove takes s out of the index; h.mu is held.
+func (h *Hub) remove(s *Sub) {
+	if set := h.subs[s.key]; set != nil {
+		delete(set, s)
+		if len(set) == 0 {
+			delete(h.subs, s.key)
+		}
+	}
+}
+
+// Pos returns the hub's position: every event at or before it has been fanned out.
+func (h *Hub) Pos() kassa.FeedPos {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.pos
+}
+
+// Subscribers returns how many subscriptions are open.
+func (h *Hub) Subscribers() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, set := range h.subs {
+		n += len(set)
+	}
+	return n
+}
+
+// Run follows the feed until ctx ends, then closes every subscription with
+// ErrStopped. It starts at the head of the feed and reads after its position
+// whenever Options.Wake signals and every Options.Poll; a full page is followed by
+// the next read at once. Read failures are logged and retried at the next poll.
+// Run is meant to be called once.
+func (h *Hub) Run(ctx context.Context) {
+	defer h.stop()
+	ticker := time.NewTicker(h.opts.Poll)
+	defer ticker.Stop()
+	wait := func() bool {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-h.opts.Wake:
+		case <-ticker.C:
+		}
+		return true
+	}
+	for {
+		head, err := h.feed.FeedHead(ctx)
+		if err == nil {
+			h.mu.Lock()
+			h.pos = head
+			h.mu.Unlock()
+			h.readyOnce.Do(func() { close(h.ready) })
+			break
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		h.log.LogAttrs(ctx, slog.LevelWarn, "event stream: reading the feed head failed", slog.String("error", err.Error()))
+		if !wait() {
+			return
+		}
+	}
+	for {
+		h.mu.Lock()
+		pos := h.pos
+		h.mu.Unlock()
+		events, err := h.feed.FeedAfter(ctx, pos, PageSize)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			h.log.LogAttrs(ctx, slog.LevelWarn, "event stream: reading the feed failed", slog.String("error", err.Error()))
+		} else if len(events) > 0 {
+			h.fanOut(events)
+			if len(events) == PageSize {
+				continue
+			}
+		}
+		if !wait() {
+			return
+		}
+	}
+}
+
+// fanOut hands events to their subscribers and advances the position, under one
+// lock so that Subscribe sees either none or all of a batch. A subscriber whose
+// buffer is full is dropped; the loop never blocks.
+func (h *Hub) fanOut(events []*kassa.Event) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, e := range events {
+		for s := range h.subs[subKey{e.MerchantID, e.Environment, kassa.EventScope(e.Type)}] {
+			select {
+			case s.ch <- e:
+			default:
+				h.remove(s)
+				s.err, s.done = ErrSlowConsumer, true
+				close(s.ch)
+			}
+		}
+		h.pos = e.Pos
+	}
+}
+
+// stop closes every subscription with ErrStopped and refuses new ones.
+func (h *Hub) stop() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.stopped = true
+	for _, set := range h.subs {
+		for s := range set {
+			s.err, s.done = ErrStopped, true
+			close(s.ch)
+		}
+	}
+	h.subs = map[subKey]map[*Sub]struct{}{}
+	h.readyOnce.Do(func() { close(h.ready) })
+}
+
+// Replay is a resumed subscription's replay state: the position of the last event
+// handed to the client. Use it as the package comment says: after subscribing,
+// call Next until it reports done, then pass every live event through Fresh.
+type Replay struct {
+	feed       kassa.EventService
+	merchantID int64
+	env        kassa.Environment
+	scope      kassa.Scope
+	last       kassa.FeedPos
+	done       bool
+}
+
+// ResumeAfter starts the replay of one merchant's events in env seen by scope after
+// position after (the last event the client saw).
+func ResumeAfter(feed kassa.EventService, merchantID int64, env kassa.Environment, scope kassa.Scope, after kassa.FeedPos) *Replay {
+	return &Replay{feed: feed, merchantID: merchantID, env: env, scope: scope, last: after}
+}
+
+// Next returns the next page of the replay, in feed order, and whether the replay
+// is complete (this page was the last; it may be empty).
+func (r *Replay) Next(ctx context.Context) ([]*kassa.Event, bool, error) {
+	if r.done {
+		return nil, true, nil
+	}
+	events, err := r.feed.MerchantFeedAfter(ctx, r.merchantID, r.env, r.scope, r.last, PageSize)
+	if err != nil {
+		return nil, false, err
+	}
+	if len(events) > 0 {
+		r.last = events[len(events)-1].Pos
+	}
+	r.done = len(events) < PageSize
+	return events, r.done, nil
+}
+
+// Fresh reports whether a live event is new to the client, that is after the last
+// event replayed or passed before, and records it as passed.
+func (r *Replay) Fresh(e *kassa.Event) bool {
+	if !e.Pos.After(r.last) {
+		return false
+	}
+	r.last = e.Pos
+	return true
+}
+
+// Last is the position of the last event replayed or passed as fresh.
+func (r *Replay) Last() kassa.FeedPos { return r.last }
