@@ -3,6 +3,8 @@
 //	kassa serve [--dev] [--addr A] [--data-dir D] [--database-url URL] ...
 //	kassa merchant create --name N --email E --password P [--mainnet]
 //	kassa merchant enable-mainnet --id N
+//	kassa listen --forward-to URL [--api-key KEY] [--url URL]
+//	kassa trigger EVENT [--api-key KEY] [--url URL]
 package main
 
 import (
@@ -22,6 +24,10 @@ Usage:
   kassa serve [flags]                      run the service (--dev seeds a demo merchant)
   kassa merchant create --name N --email E --password P [--mainnet]
   kassa merchant enable-mainnet --id N
+  kassa listen --forward-to http://localhost:4242/webhooks [--api-key KEY]
+                                           forward the key's events, signed, to a local URL
+  kassa trigger invoice.paid [--api-key KEY]
+                                           create the devnet objects that emit an event
 
 Run "kassa serve -h" for the flags; each has an environment twin KASSA_<FLAG>.
 `
@@ -46,6 +52,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return serve(ctx, args[1:], stdout, stderr)
 	case "merchant":
 		return merchantCmd(ctx, args[1:], stdout, stderr)
+	case "listen":
+		return listen(ctx, args[1:], stdout, stderr)
+	case "trigger":
+		return trigger(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
