@@ -34,6 +34,9 @@ type serveFlags struct {
 	limits    api.RateLimits
 	registry  string
 	rates     string
+	// webhookWorkers is how many webhook deliveries this instance sends at once;
+	// 0 leaves delivery to other instances.
+	webhookWorkers int
 }
 
 func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
@@ -51,8 +54,12 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	fs.IntVar(&f.limits.Burst, "rate-burst", envInt("KASSA_RATE_BURST", d.Burst), "burst per API key (env KASSA_RATE_BURST)")
 	fs.Float64Var(&f.limits.CreateRate, "create-rate-limit", envFloat("KASSA_CREATE_RATE_LIMIT", d.CreateRate), "invoice creates per second per API key (env KASSA_CREATE_RATE_LIMIT)")
 	fs.IntVar(&f.limits.CreateBurst, "create-rate-burst", envInt("KASSA_CREATE_RATE_BURST", d.CreateBurst), "invoice create burst per API key (env KASSA_CREATE_RATE_BURST)")
+	fs.IntVar(&f.webhookWorkers, "webhook-workers", envInt("KASSA_WEBHOOK_WORKERS", webhook.DefaultWorkers), "concurrent webhook deliveries of this instance; 0 sends none (env KASSA_WEBHOOK_WORKERS)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
+	}
+	if f.webhookWorkers < 0 {
+		return nil, fmt.Errorf("--webhook-workers must be 0 or more")
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
@@ -120,8 +127,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	settler := &settlement.Worker{Store: db, Registry: reg, Log: log,
 		Executors: map[kassa.Environment]kassa.SettlementExecutor{kassa.Devnet: settlement.Devnet{}}}
 	wg.Go(func() { settler.Run(workers, 2*time.Second) })
-	deliverer := &webhook.Worker{Queue: db, Log: log, Wake: db.Commits()}
-	wg.Go(func() { deliverer.Run(workers) })
+	if f.webhookWorkers > 0 {
+		deliverer := &webhook.Worker{Queue: db, Log: log, Wake: db.Commits(), Workers: f.webhookWorkers,
+			Batch: 2 * f.webhookWorkers}
+		wg.Go(func() { deliverer.Run(workers) })
+	}
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
