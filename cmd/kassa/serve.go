@@ -19,6 +19,7 @@ import (
 	"kassa/registry"
 	"kassa/settlement"
 	"kassa/store"
+	"kassa/stream"
 	"kassa/webhook"
 )
 
@@ -112,16 +113,22 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("seed demo merchant: %w", err)
 		}
 	}
+	hub := stream.New(db, stream.Options{Wake: db.Commits(), Logger: log})
 	handler := api.New(api.Config{
 		PublicURL: publicURL, Secret: secret, Logger: log, Limits: f.limits,
 		Merchants: db, Keys: db, Invoices: db, Payments: db, Payor: db, Idempotency: db, Health: db.Ping,
-		Events: db, Webhooks: db,
+		Events: db, Webhooks: db, Stream: hub,
 		Registry: reg, Rates: rates, Addresses: db, Wallets: wallets,
 	})
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 
 	workers, stopWorkers := context.WithCancel(context.Background())
+	// Shutdown does not track hijacked WebSocket connections: stopping the hub ends
+	// every stream (close 1001) so clients reconnect elsewhere with since=.
+	streams, stopStreams := context.WithCancel(context.Background())
+	srv.RegisterOnShutdown(stopStreams)
 	var wg sync.WaitGroup
+	wg.Go(func() { hub.Run(streams) })
 	wg.Go(func() { pruneLoop(workers, db, log) })
 	wg.Go(func() { expiryLoop(workers, db, log) })
 	settler := &settlement.Worker{Store: db, Registry: reg, Log: log,
@@ -145,6 +152,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		err = srv.Shutdown(sctx)
 		cancel()
 	}
+	stopStreams()
 	stopWorkers()
 	wg.Wait()
 	if errors.Is(err, http.ErrServerClosed) {
