@@ -48,6 +48,8 @@ type Event struct {
 	Created     time.Time
 	Data        json.RawMessage // the object, e.g. an invoice in its canonical JSON
 	Pos         FeedPos         // place in the store's feed; zero until stored
+
+	encoded []byte // the API JSON once Encode has rendered it
 }
 
 // FeedPos orders committed events for streaming: every event committed later than

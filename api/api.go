@@ -92,11 +92,15 @@ type server struct {
 
 	touchMu sync.Mutex
 	touched map[string]time.Time // key id → last recorded use
+
+	keyCheckMu sync.Mutex
+	keyChecks  map[string]keyCheck // key id → latest status check of open streams
 }
 
 // New returns the HTTP handler of the merchant API.
 func New(cfg Config) http.Handler {
-	s := &server{cfg: cfg, log: cfg.Logger, now: cfg.Now, mux: http.NewServeMux(), touched: map[string]time.Time{}}
+	s := &server{cfg: cfg, log: cfg.Logger, now: cfg.Now, mux: http.NewServeMux(), touched: map[string]time.Time{},
+		keyChecks: map[string]keyCheck{}}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}

@@ -30,7 +30,6 @@ package stream
 
 import (
 	"context"
-	"errors"
 	"io"
 	"log/slog"
 	"sync"
@@ -47,13 +46,6 @@ const (
 	PageSize = 1000
 )
 
-// ErrSlowConsumer ends a subscription whose buffer was full when an event came:
-// the subscriber fell too far behind. It may resume from the last event it saw.
-var ErrSlowConsumer = errors.New("stream: subscriber too slow; dropped")
-
-// ErrStopped ends every subscription when the hub's Run returns.
-var ErrStopped = errors.New("stream: hub stopped")
-
 // Options tune a Hub. Zero fields take the defaults.
 type Options struct {
 	// Wake is signalled after local commits (store.DB.Commits) so new events are
@@ -63,7 +55,7 @@ type Options struct {
 	// written by other instances on a shared PostgreSQL are seen. Default 200 ms.
 	Poll time.Duration
 	// Buffer is each subscriber's channel capacity; a subscriber whose buffer is
-	// full when an event comes is dropped with ErrSlowConsumer. Default 256.
+	// full when an event comes is dropped with kassa.ErrSlowConsumer. Default 256.
 	Buffer int
 	// Logger reports feed read failures; nil: discard.
 	Logger *slog.Logger
@@ -122,7 +114,7 @@ type Sub struct {
 // subscription ends.
 func (s *Sub) Events() <-chan *kassa.Event { return s.ch }
 
-// Err tells why Events was closed: ErrSlowConsumer, ErrStopped, or nil after Close
+// Err tells why Events was closed: kassa.ErrSlowConsumer, kassa.ErrStreamStopped, or nil after Close
 // (and while the subscription is open).
 func (s *Sub) Err() error {
 	s.hub.mu.Lock()
@@ -149,7 +141,7 @@ func (s *Sub) Close() {
 // Subscribe follows the events of one merchant in env that scope may see, from the
 // hub's current position. It waits until Run has read the head of the feed, so a
 // subscription always has a definite start (see the package comment); once Run
-// has returned it gives a closed subscription whose Err is ErrStopped.
+// has returned it gives a closed subscription whose Err is kassa.ErrStreamStopped.
 func (h *Hub) Subscribe(merchantID int64, env kassa.Environment, scope kassa.Scope) kassa.Subscription {
 	return h.subscribe(merchantID, env, scope)
 }
@@ -161,7 +153,7 @@ func (h *Hub) subscribe(merchantID int64, env kassa.Environment, scope kassa.Sco
 	defer h.mu.Unlock()
 	s.start = h.pos
 	if h.stopped {
-		s.err, s.done = ErrStopped, true
+		s.err, s.done = kassa.ErrStreamStopped, true
 		close(s.ch)
 		return s
 	}
@@ -203,7 +195,7 @@ func (h *Hub) Subscribers() int {
 }
 
 // Run follows the feed until ctx ends, then closes every subscription with
-// ErrStopped. It starts at the head of the feed and reads after its position
+// kassa.ErrStreamStopped. It starts at the head of the feed and reads after its position
 // whenever Options.Wake signals and every Options.Poll; a full page is followed by
 // the next read at once. Read failures are logged and retried at the next poll.
 // Run is meant to be called once.
@@ -266,12 +258,13 @@ func (h *Hub) fanOut(events []*kassa.Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, e := range events {
+		e.Encode() // once per event, not once per subscriber
 		for s := range h.subs[subKey{e.MerchantID, e.Environment, kassa.EventScope(e.Type)}] {
 			select {
 			case s.ch <- e:
 			default:
 				h.remove(s)
-				s.err, s.done = ErrSlowConsumer, true
+				s.err, s.done = kassa.ErrSlowConsumer, true
 				close(s.ch)
 			}
 		}
@@ -279,65 +272,17 @@ func (h *Hub) fanOut(events []*kassa.Event) {
 	}
 }
 
-// stop closes every subscription with ErrStopped and refuses new ones.
+// stop closes every subscription with kassa.ErrStreamStopped and refuses new ones.
 func (h *Hub) stop() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.stopped = true
 	for _, set := range h.subs {
 		for s := range set {
-			s.err, s.done = ErrStopped, true
+			s.err, s.done = kassa.ErrStreamStopped, true
 			close(s.ch)
 		}
 	}
 	h.subs = map[subKey]map[*Sub]struct{}{}
 	h.readyOnce.Do(func() { close(h.ready) })
 }
-
-// Replay is a resumed subscription's replay state: the position of the last event
-// handed to the client. Use it as the package comment says: after subscribing,
-// call Next until it reports done, then pass every live event through Fresh.
-type Replay struct {
-	feed       kassa.EventService
-	merchantID int64
-	env        kassa.Environment
-	scope      kassa.Scope
-	last       kassa.FeedPos
-	done       bool
-}
-
-// ResumeAfter starts the replay of one merchant's events in env seen by scope after
-// position after (the last event the client saw).
-func ResumeAfter(feed kassa.EventService, merchantID int64, env kassa.Environment, scope kassa.Scope, after kassa.FeedPos) *Replay {
-	return &Replay{feed: feed, merchantID: merchantID, env: env, scope: scope, last: after}
-}
-
-// Next returns the next page of the replay, in feed order, and whether the replay
-// is complete (this page was the last; it may be empty).
-func (r *Replay) Next(ctx context.Context) ([]*kassa.Event, bool, error) {
-	if r.done {
-		return nil, true, nil
-	}
-	events, err := r.feed.MerchantFeedAfter(ctx, r.merchantID, r.env, r.scope, r.last, PageSize)
-	if err != nil {
-		return nil, false, err
-	}
-	if len(events) > 0 {
-		r.last = events[len(events)-1].Pos
-	}
-	r.done = len(events) < PageSize
-	return events, r.done, nil
-}
-
-// Fresh reports whether a live event is new to the client, that is after the last
-// event replayed or passed before, and records it as passed.
-func (r *Replay) Fresh(e *kassa.Event) bool {
-	if !e.Pos.After(r.last) {
-		return false
-	}
-	r.last = e.Pos
-	return true
-}
-
-// Last is the position of the last event replayed or passed as fresh.
-func (r *Replay) Last() kassa.FeedPos { return r.last }

@@ -244,7 +244,7 @@ func TestHubDropsSlowConsumerOnly(t *testing.T) {
 		if len(got) != 3 || got[0] != want[0] || got[2] != want[2] {
 			t.Errorf("slow got %v, want the first 3 of %v", got, want)
 		}
-		if !errors.Is(slow.Err(), stream.ErrSlowConsumer) {
+		if !errors.Is(slow.Err(), kassa.ErrSlowConsumer) {
 			t.Errorf("slow Err = %v", slow.Err())
 		}
 		if fast.Err() != nil {
@@ -375,7 +375,7 @@ func TestResumeWithoutGapOrDuplicate(t *testing.T) {
 
 		sub := f.hub.Subscribe(m.ID, kassa.Devnet, kassa.ScopeMerchant)
 		defer sub.Close()
-		replay := stream.ResumeAfter(f.db, m.ID, kassa.Devnet, kassa.ScopeMerchant, since.Pos)
+		replay := kassa.ResumeAfter(f.db, m.ID, kassa.Devnet, kassa.ScopeMerchant, since.Pos)
 		var got []*kassa.Event
 		for done := false; !done; {
 			var page []*kassa.Event
@@ -430,11 +430,11 @@ func TestHubStopClosesSubscriptions(t *testing.T) {
 	sub := hub.Subscribe(1, kassa.Devnet, kassa.ScopeMerchant)
 	cancel()
 	<-done
-	if _, ok := <-sub.Events(); ok || !errors.Is(sub.Err(), stream.ErrStopped) {
+	if _, ok := <-sub.Events(); ok || !errors.Is(sub.Err(), kassa.ErrStreamStopped) {
 		t.Fatalf("after stop: Err %v", sub.Err())
 	}
 	late := hub.Subscribe(1, kassa.Devnet, kassa.ScopeMerchant)
-	if _, ok := <-late.Events(); ok || !errors.Is(late.Err(), stream.ErrStopped) {
+	if _, ok := <-late.Events(); ok || !errors.Is(late.Err(), kassa.ErrStreamStopped) {
 		t.Fatalf("subscribe after stop: Err %v", late.Err())
 	}
 	sub.Close()

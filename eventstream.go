@@ -1,0 +1,85 @@
+package kassa
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+)
+
+// Reasons a Subscription's Events channel was closed.
+var (
+	// ErrSlowConsumer: the subscriber's buffer was full when an event came; it fell
+	// too far behind and may resume from the last event it saw.
+	ErrSlowConsumer = errors.New("event stream: subscriber too slow; dropped")
+	// ErrStreamStopped: the stream is shutting down.
+	ErrStreamStopped = errors.New("event stream: stopped")
+)
+
+// ReplayPage is how many events one replay read returns.
+const ReplayPage = 1000
+
+// Encode renders the event's API JSON once and keeps it, so an event fanned out to
+// many streams is encoded once; later calls return the kept bytes. Call it before
+// the event is shared between goroutines.
+func (e *Event) Encode() ([]byte, error) {
+	if e.encoded == nil {
+		b, err := json.Marshal(e)
+		if err != nil {
+			return nil, err
+		}
+		e.encoded = b
+	}
+	return e.encoded, nil
+}
+
+// Replay is a resumed stream's replay state: the position of the last event handed
+// to the client. Subscribe first, then call Next until it reports done, then pass
+// every live event through Fresh. Nothing is missed: the subscription holds every
+// event after the hub's position at Subscribe, and the replay reads every settled
+// event after the client's, up to the end of the feed, which is at or past the
+// hub's position. Nothing is sent twice: live events arrive in feed order, and
+// Fresh drops those at or before the last one replayed.
+type Replay struct {
+	feed       EventService
+	merchantID int64
+	env        Environment
+	scope      Scope
+	last       FeedPos
+	done       bool
+}
+
+// ResumeAfter starts the replay of one merchant's events in env seen by scope after
+// position after (the last event the client saw).
+func ResumeAfter(feed EventService, merchantID int64, env Environment, scope Scope, after FeedPos) *Replay {
+	return &Replay{feed: feed, merchantID: merchantID, env: env, scope: scope, last: after}
+}
+
+// Next returns the next page of the replay, in feed order, and whether the replay
+// is complete (this page was the last; it may be empty).
+func (r *Replay) Next(ctx context.Context) ([]*Event, bool, error) {
+	if r.done {
+		return nil, true, nil
+	}
+	events, err := r.feed.MerchantFeedAfter(ctx, r.merchantID, r.env, r.scope, r.last, ReplayPage)
+	if err != nil {
+		return nil, false, err
+	}
+	if len(events) > 0 {
+		r.last = events[len(events)-1].Pos
+	}
+	r.done = len(events) < ReplayPage
+	return events, r.done, nil
+}
+
+// Fresh reports whether a live event is new to the client, that is after the last
+// event replayed or passed before, and records it as passed.
+func (r *Replay) Fresh(e *Event) bool {
+	if !e.Pos.After(r.last) {
+		return false
+	}
+	r.last = e.Pos
+	return true
+}
+
+// Last is the position of the last event replayed or passed as fresh.
+func (r *Replay) Last() FeedPos { return r.last }
