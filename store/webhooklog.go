@@ -43,6 +43,9 @@ func (db *DB) WebhookDeliveries(ctx context.Context, p kassa.Principal, f kassa.
 	if f.Limit <= 0 {
 		limit = DefaultListLimit
 	}
+	if !storable(f.EventID) || !storable(f.Status) {
+		return []*kassa.WebhookDelivery{}, false, nil // matches nothing stored
+	}
 	w := &where{}
 	w.add("endpoint_id = %s", f.EndpointID)
 	if f.EventID != "" {
@@ -57,13 +60,17 @@ func (db *DB) WebhookDeliveries(ctx context.Context, p kassa.Principal, f kassa.
 		cursor, param, backward = f.EndingBefore, "ending_before", true
 	}
 	if cursor != "" {
+		// A cursor that cannot be stored matches nothing; checked before the query,
+		// which PostgreSQL would fail on bytes that are not UTF-8.
 		var n int
-		err := db.r.QueryRowContext(ctx, "SELECT COUNT(*) FROM webhook_deliveries WHERE id = $1 AND endpoint_id = $2",
-			cursor, f.EndpointID).Scan(&n)
-		if err != nil {
-			return nil, false, fmt.Errorf("store: delivery cursor: %w", err)
+		if storable(cursor) {
+			err := db.r.QueryRowContext(ctx, "SELECT COUNT(*) FROM webhook_deliveries WHERE id = $1 AND endpoint_id = $2",
+				cursor, f.EndpointID).Scan(&n)
+			if err != nil {
+				return nil, false, fmt.Errorf("store: delivery cursor: %w", err)
+			}
 		}
-		if n == 0 || !storable(cursor) {
+		if n == 0 {
 			return nil, false, kassa.Invalidf(param, "invalid_cursor", "%s is not a delivery id of this endpoint.", param)
 		}
 		if backward {
