@@ -150,7 +150,9 @@ func ValidateWebhookURL(raw string, env Environment) error {
 	if loopback {
 		return bad("Mainnet webhooks cannot target loopback addresses.")
 	}
-	if ip := net.ParseIP(host); ip != nil && !PublicIP(ip) {
+	// An IPv6 zone ("fe80::1%eth0") hides the address from net.ParseIP.
+	addr, _, _ := strings.Cut(host, "%")
+	if ip := net.ParseIP(addr); ip != nil && !PublicIP(ip) {
 		return bad("Mainnet webhooks cannot target private, loopback or link-local addresses.")
 	}
 	return nil
