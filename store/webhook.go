@@ -77,6 +77,16 @@ func (db *DB) CreateWebhookEndpoint(ctx context.Context, p kassa.Principal, in k
 	}
 	events, _ := json.Marshal(e.EnabledEvents)
 	err := db.tx(ctx, func(tx txq) error {
+		// The merchant row, locked, serializes concurrent creates so the count below
+		// cannot be passed (as CreateAPIKey does).
+		var id int64
+		err := tx.QueryRowContext(ctx, "SELECT id FROM merchants WHERE id = $1"+db.forUpdate(), p.MerchantID).Scan(&id)
+		if errors.Is(err, sql.ErrNoRows) {
+			return kassa.NotFound("merchant")
+		}
+		if err != nil {
+			return err
+		}
 		var n int
 		if err := tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM webhook_endpoints WHERE merchant_id = $1 AND environment = $2",
 			p.MerchantID, string(p.Environment)).Scan(&n); err != nil {
@@ -86,7 +96,7 @@ func (db *DB) CreateWebhookEndpoint(ctx context.Context, p kassa.Principal, in k
 			return kassa.Errorf(kassa.KindPermission, "endpoint_limit_reached",
 				"A merchant may have at most %d webhook endpoints per environment.", kassa.MaxWebhookEndpoints)
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO webhook_endpoints (id, merchant_id, environment, url, description,
+		_, err = tx.ExecContext(ctx, `INSERT INTO webhook_endpoints (id, merchant_id, environment, url, description,
 			enabled_events, status, secret, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)`,
 			e.ID, e.MerchantID, string(e.Environment), e.URL, e.Description, string(events), e.Status, e.Secret, micros(now))
 		return err
