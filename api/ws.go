@@ -157,4 +157,3 @@ func streamPath(scope kassa.Scope) string {
 	}
 	return "/ws/merchant/events"
 }
-
