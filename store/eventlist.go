@@ -63,15 +63,7 @@ func (db *DB) Events(ctx context.Context, f kassa.EventFilter) ([]*kassa.Event, 
 	if err != nil {
 		return nil, false, err
 	}
-	more := len(out) > limit
-	if more {
-		out = out[:limit]
-	}
-	if backward {
-		for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-			out[i], out[j] = out[j], out[i]
-		}
-	}
+	out, more := trimPage(out, limit, backward)
 	return out, more, nil
 }
 

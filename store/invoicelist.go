@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -162,15 +163,7 @@ func (db *DB) Invoices(ctx context.Context, f kassa.InvoiceFilter) ([]*kassa.Inv
 	if err := rows.Err(); err != nil {
 		return nil, false, fmt.Errorf("store: list invoices: %w", err)
 	}
-	more := len(out) > limit
-	if more {
-		out = out[:limit]
-	}
-	if backward {
-		for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-			out[i], out[j] = out[j], out[i]
-		}
-	}
+	out, more := trimPage(out, limit, backward)
 	return out, more, nil
 }
 
@@ -208,4 +201,18 @@ func (db *DB) InvoiceTotals(ctx context.Context, f kassa.InvoiceTotalsFilter) (*
 		return nil, fmt.Errorf("store: invoice totals: %w", err)
 	}
 	return t, nil
+}
+
+// trimPage cuts a page read with one row of look-ahead down to limit rows, reports
+// whether there were more, and turns a backward page (read oldest first) back to
+// newest first.
+func trimPage[T any](out []T, limit int, backward bool) ([]T, bool) {
+	more := len(out) > limit
+	if more {
+		out = out[:limit]
+	}
+	if backward {
+		slices.Reverse(out)
+	}
+	return out, more
 }

@@ -98,15 +98,7 @@ func (db *DB) WebhookDeliveries(ctx context.Context, p kassa.Principal, f kassa.
 	if err := rows.Err(); err != nil {
 		return nil, false, fmt.Errorf("store: webhook deliveries: %w", err)
 	}
-	more := len(out) > limit
-	if more {
-		out = out[:limit]
-	}
-	if backward {
-		for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-			out[i], out[j] = out[j], out[i]
-		}
-	}
+	out, more := trimPage(out, limit, backward)
 	return out, more, db.attachAttempts(ctx, out)
 }
 
