@@ -1,10 +1,14 @@
 // Command kassa-load measures Kassa over HTTP from a second process on loopback.
 //
 //	kassa-load echo [-addr 127.0.0.1:0]          serve a bare net/http JSON echo (the baseline)
-//	kassa-load run -url U -mode create|list|echo -key K [-c 16] [-d 10s]
+//	kassa-load run -url U -mode create|list|echo -key K [-c 16] [-d 10s] [-max N]
+//	kassa-load ws -url U -key K -clients N -events M [-rate 20] [-d 5m]
+//	kassa-load receiver [-addr 127.0.0.1:0] [-d 30m]   a loopback webhook receiver
+//	kassa-load hookwait -url RECEIVER -want N [-d 3m]  wait for N deliveries, print deliveries/s
 //
 // run prints requests per second and latency percentiles. Its loop is bounded by
-// -d and by -max requests, so it always stops by itself.
+// -d and by -max requests, so it always stops by itself. ws measures the WebSocket
+// event fan-out (ws.go); receiver and hookwait measure webhook delivery (receiver.go).
 package main
 
 import (
@@ -28,7 +32,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: kassa-load echo|run [flags]")
+		fmt.Fprintln(os.Stderr, "usage: kassa-load echo|run|ws|receiver|hookwait [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -37,6 +41,12 @@ func main() {
 		err = echo(os.Args[2:])
 	case "run":
 		err = run(os.Args[2:])
+	case "ws":
+		err = wsLoad(os.Args[2:])
+	case "receiver":
+		err = receiver(os.Args[2:])
+	case "hookwait":
+		err = hookWait(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown command %q", os.Args[1])
 	}

@@ -1,0 +1,224 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// wsLoad runs "kassa-load ws": it opens -clients WebSocket connections to the
+// merchant event stream, waits until all are open, creates -events invoices at
+// -rate per second and measures, for every client and every invoice.created frame,
+// the time from just before the invoice's POST was sent to the frame's arrival.
+// Everything is bounded by -d: connections, creates and the wait for the last
+// frames together never take longer.
+func wsLoad(args []string) error {
+	fs := flag.NewFlagSet("ws", flag.ExitOnError)
+	base := fs.String("url", "http://127.0.0.1:8080", "base URL of the server (http or ws)")
+	key := fs.String("key", "", "merchant API key")
+	clients := fs.Int("clients", 1000, "WebSocket connections to open")
+	events := fs.Int("events", 100, "invoices to create (each emits invoice.created)")
+	rate := fs.Float64("rate", 20, "invoice creates per second")
+	inflight := fs.Int("c", 2, "creates in flight at most")
+	ramp := fs.Int("ramp", 200, "connections dialled at once while ramping up")
+	dur := fs.Duration("d", 5*time.Minute, "stop after this long whatever happened")
+	settle := fs.Duration("settle", 30*time.Second, "after the last create, wait at most this long for missing frames")
+	fs.Parse(args)
+	if *key == "" || *clients < 1 || *events < 1 || *rate <= 0 || *inflight < 1 || *ramp < 1 {
+		return errors.New("ws: -key is required; -clients, -events, -rate, -c and -ramp must be positive")
+	}
+	httpBase := strings.TrimRight(*base, "/")
+	wsURL := strings.Replace(strings.Replace(httpBase, "https://", "wss://", 1), "http://", "ws://", 1) + "/ws/merchant/events"
+	httpBase = strings.Replace(strings.Replace(httpBase, "wss://", "https://", 1), "ws://", "http://", 1)
+
+	ctx, cancel := context.WithTimeout(context.Background(), *dur)
+	defer cancel()
+	readCtx, stopReading := context.WithCancel(ctx)
+	defer stopReading()
+
+	// Connect, 'ramp' at a time, and start each client's reader at once.
+	epoch := time.Now()
+	cs := make([]*wsClient, *clients)
+	var (
+		wg       sync.WaitGroup
+		frames   atomic.Int64 // invoice.created frames received, all clients
+		dialErrs = map[string]int{}
+	)
+	dialStart := time.Now()
+	for lo := 0; lo < *clients && ctx.Err() == nil; lo += *ramp {
+		hi := min(lo+*ramp, *clients)
+		errs := make([]error, hi-lo)
+		var dw sync.WaitGroup
+		for i := lo; i < hi; i++ {
+			dw.Go(func() { cs[i], errs[i-lo] = dialClient(ctx, wsURL, *key) })
+		}
+		dw.Wait()
+		for i := lo; i < hi; i++ {
+			if errs[i-lo] != nil {
+				dialErrs[shortErr(errs[i-lo])]++
+				continue
+			}
+			c := cs[i]
+			c.frames = &frames
+			c.epoch = epoch
+			c.recs = make([]wsRec, 0, *events)
+			wg.Go(func() { c.read(readCtx) })
+		}
+	}
+	connected := 0
+	for _, c := range cs {
+		if c != nil {
+			connected++
+		}
+	}
+	fmt.Printf("ws: clients=%d connected=%d dial_failed=%d connect_time=%.1fs\n",
+		*clients, connected, *clients-connected, time.Since(dialStart).Seconds())
+	for e, n := range dialErrs {
+		fmt.Printf("ws: dial error x%d: %s\n", n, e)
+	}
+	if connected == 0 {
+		return errors.New("ws: no connection could be opened")
+	}
+	time.Sleep(500 * time.Millisecond) // let the last subscriptions register with the hub
+
+	cr := createInvoices(ctx, httpBase, *key, *events, *rate, *inflight, epoch)
+	want := int64(connected) * int64(cr.ok())
+
+	// Wait for the frames, bounded by -settle after the last create and by -d.
+	// A run with no new frame for 5 s while some are missing has lost them.
+	settleEnd := time.Now().Add(*settle)
+	last, lastChange := frames.Load(), time.Now()
+	for ctx.Err() == nil && time.Now().Before(settleEnd) && last < want && openClients(cs) > 0 &&
+		time.Since(lastChange) < 5*time.Second {
+		time.Sleep(20 * time.Millisecond)
+		if n := frames.Load(); n != last {
+			last, lastChange = n, time.Now()
+		}
+	}
+	stopReading()
+	for _, c := range cs {
+		if c != nil {
+			c.conn.CloseNow()
+		}
+	}
+	wg.Wait()
+	return wsReport(cs, cr, *clients, connected)
+}
+
+// wsClient is one stream connection and what it received. Only its own reader
+// goroutine writes to it until the run ends, so recording takes no shared lock.
+type wsClient struct {
+	conn   *websocket.Conn
+	frames *atomic.Int64
+	epoch  time.Time
+	recs   []wsRec
+	other  int          // frames of other types
+	bad    int          // frames that could not be parsed
+	closed atomic.Bool  // the reader ended before the run did
+	end    string       // why the reader ended early (close code and reason)
+	endAt  atomic.Int64 // when, since epoch
+}
+
+// wsRec is one invoice.created frame: the invoice and when its frame arrived.
+type wsRec struct {
+	id string
+	at time.Duration // since epoch
+}
+
+func dialClient(ctx context.Context, url, key string) (*wsClient, error) {
+	dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	var err error
+	for attempt := 0; attempt < 3; attempt++ {
+		var c *websocket.Conn
+		var resp *http.Response
+		c, resp, err = websocket.Dial(dctx, url, &websocket.DialOptions{
+			HTTPHeader: http.Header{"X-Api-Key": {key}},
+		})
+		if err == nil {
+			c.SetReadLimit(1 << 20)
+			return &wsClient{conn: c}, nil
+		}
+		if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
+			b, _ := io.ReadAll(io.LimitReader(resp.Body, 300))
+			err = fmt.Errorf("HTTP %d: %s", resp.StatusCode, bytes.TrimSpace(b))
+			if resp.StatusCode/100 == 4 && resp.StatusCode != http.StatusTooManyRequests {
+				return nil, err
+			}
+		}
+		if dctx.Err() != nil {
+			break
+		}
+		time.Sleep(time.Duration(attempt+1) * 200 * time.Millisecond)
+	}
+	return nil, err
+}
+
+// read records frames until the connection or ctx ends.
+func (c *wsClient) read(ctx context.Context) {
+	var buf bytes.Buffer
+	for {
+		_, r, err := c.conn.Reader(ctx)
+		if err == nil {
+			buf.Reset()
+			_, err = buf.ReadFrom(r)
+		}
+		if err != nil {
+			if ctx.Err() == nil {
+				c.end = closeReason(err)
+				c.endAt.Store(int64(time.Since(c.epoch)))
+				c.closed.Store(true)
+			}
+			return
+		}
+		at := time.Since(c.epoch)
+		typ, id, ok := eventTypeAndObjectID(buf.Bytes())
+		switch {
+		case !ok:
+			c.bad++
+		case typ == "invoice.created":
+			c.recs = append(c.recs, wsRec{id: id, at: at})
+			c.frames.Add(1)
+		default:
+			c.other++
+		}
+	}
+}
+
+func openClients(cs []*wsClient) int {
+	n := 0
+	for _, c := range cs {
+		if c != nil && !c.closed.Load() {
+			n++
+		}
+	}
+	return n
+}
+
+// closeReason renders why a stream ended: the close frame's code and reason, or
+// the transport error.
+func closeReason(err error) string {
+	var ce websocket.CloseError
+	if errors.As(err, &ce) {
+		return fmt.Sprintf("close %d %q", int(ce.Code), ce.Reason)
+	}
+	return shortErr(err)
+}
+
+func shortErr(err error) string {
+	s := err.Error()
+	if len(s) > 120 {
+		s = s[:120] + "…"
+	}
+	return s
+}
