@@ -2,7 +2,6 @@ package kassa
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 )
 
@@ -23,7 +22,7 @@ const ReplayPage = 1000
 // the event is shared between goroutines.
 func (e *Event) Encode() ([]byte, error) {
 	if e.encoded == nil {
-		b, err := json.Marshal(e)
+		b, err := e.MarshalJSON() // not json.Marshal: it would compact and HTML-escape the bytes again
 		if err != nil {
 			return nil, err
 		}

@@ -32,68 +32,129 @@ func insertDelivery(ctx context.Context, q queryer, ep *kassa.WebhookEndpoint, e
 	return d, nil
 }
 
-// ClaimWebhookJobs leases up to limit due deliveries of enabled endpoints. On
-// PostgreSQL the rows are taken FOR UPDATE SKIP LOCKED, so concurrent workers and
-// instances split the queue; SQLite's single writer does the same. The lease token
-// is new per claim, so a worker whose lease ran out cannot finish the job.
+// ClaimWebhookJobs leases up to limit due deliveries. The due rows are picked from
+// the deliveries alone (the partial index on next_attempt_at), FOR UPDATE SKIP
+// LOCKED on PostgreSQL, so concurrent workers and instances split the queue and a
+// claim costs the same with ten or a million queued; SQLite's single writer does
+// the same. Then their endpoints and events are read. One lease token per claim:
+// a worker whose lease ran out cannot finish the jobs. A due delivery whose
+// endpoint was disabled meanwhile, or whose event was pruned, is failed instead of
+// sent, so it never blocks the head of the queue.
 func (db *DB) ClaimWebhookJobs(ctx context.Context, limit int, lease time.Duration) ([]*kassa.WebhookJob, error) {
 	var jobs []*kassa.WebhookJob
 	now := db.clock()
+	token := kassa.RandomToken(16)
 	err := db.tx(ctx, func(tx txq) error {
 		jobs = nil
 		lock := ""
 		if db.engine == EnginePostgres {
-			lock = " FOR UPDATE OF d SKIP LOCKED"
+			lock = " FOR UPDATE SKIP LOCKED"
 		}
+		ids, err := queryStrings(ctx, tx, `SELECT id FROM webhook_deliveries
+			WHERE status = $1 AND next_attempt_at <= $2 AND (lease_until IS NULL OR lease_until <= $2)
+			ORDER BY next_attempt_at LIMIT $3`+lock, kassa.DeliveryPending, micros(now), limit)
+		if err != nil || len(ids) == 0 {
+			return err
+		}
+		w := &where{}
+		w.in("d.id", ids)
 		rows, err := tx.QueryContext(ctx, `SELECT d.id, d.endpoint_id, d.merchant_id, d.environment, d.event_id,
-			d.event_type, d.attempts, d.created_at, e.url, e.secret, e.previous_secret, e.previous_secret_until, ev.data,
-			ev.created_at
-			FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id JOIN events ev ON ev.id = d.event_id
-			WHERE d.status = $1 AND d.next_attempt_at <= $2 AND (d.lease_until IS NULL OR d.lease_until <= $2)
-			AND e.status = $3 ORDER BY d.next_attempt_at LIMIT $4`+lock,
-			kassa.DeliveryPending, micros(now), kassa.EndpointEnabled, limit)
+			d.event_type, d.attempts, d.created_at, e.status, e.url, e.secret, e.previous_secret, e.previous_secret_until,
+			COALESCE(ev.data, ''), COALESCE(ev.created_at, 0)
+			FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+			LEFT JOIN events ev ON ev.id = d.event_id`+
+			w.String()+" ORDER BY d.next_attempt_at", w.args...)
 		if err != nil {
 			return fmt.Errorf("store: claim webhook deliveries: %w", err)
 		}
 		defer rows.Close()
+		var stale []string
 		for rows.Next() {
-			var (
-				j                  kassa.WebhookJob
-				env, data          string
-				created, evCreated int64
-				ep                 kassa.WebhookEndpoint
-				prev               sql.Null[string]
-				prevUntil          sql.Null[int64]
-			)
-			d := &j.Delivery
-			if err := rows.Scan(&d.ID, &d.EndpointID, &d.MerchantID, &env, &d.EventID, &d.EventType, &d.Attempts,
-				&created, &j.URL, &ep.Secret, &prev, &prevUntil, &data, &evCreated); err != nil {
-				return fmt.Errorf("store: claim webhook deliveries: %w", err)
-			}
-			d.Environment, d.Status, d.CreatedAt = kassa.Environment(env), kassa.DeliveryPending, fromMicros(created)
-			ep.PreviousSecret, ep.PreviousSecretUntil = prev.V, timeOrNil(prevUntil)
-			j.Secrets = ep.SigningSecrets(now)
-			ev := kassa.Event{ID: d.EventID, Type: d.EventType, Created: fromMicros(evCreated), Data: []byte(data)}
-			if j.Payload, err = ev.MarshalJSON(); err != nil {
+			j, status, err := scanWebhookJob(rows, now)
+			if err != nil {
 				return err
 			}
-			j.Lease = kassa.RandomToken(16)
-			jobs = append(jobs, &j)
+			if status != kassa.EndpointEnabled || j.Payload == nil {
+				stale = append(stale, j.Delivery.ID)
+				continue
+			}
+			j.Lease = token
+			jobs = append(jobs, j)
 		}
 		if err := rows.Err(); err != nil {
-			return err
+			return fmt.Errorf("store: claim webhook deliveries: %w", err)
 		}
 		rows.Close()
-		until := micros(now.Add(lease))
-		for _, j := range jobs {
-			if _, err := tx.ExecContext(ctx, "UPDATE webhook_deliveries SET lease = $1, lease_until = $2 WHERE id = $3",
-				j.Lease, until, j.Delivery.ID); err != nil {
-				return fmt.Errorf("store: claim webhook delivery: %w", err)
+		if len(stale) > 0 {
+			w := &where{}
+			set := "status = " + w.arg(kassa.DeliveryFailed) + ", next_attempt_at = NULL"
+			w.in("id", stale)
+			if _, err := tx.ExecContext(ctx, "UPDATE webhook_deliveries SET "+set+w.String(), w.args...); err != nil {
+				return fmt.Errorf("store: fail stale webhook deliveries: %w", err)
 			}
+		}
+		if len(jobs) == 0 {
+			return nil
+		}
+		w = &where{}
+		set := "lease = " + w.arg(token) + ", lease_until = " + w.arg(micros(now.Add(lease)))
+		claimed := make([]string, len(jobs))
+		for i, j := range jobs {
+			claimed[i] = j.Delivery.ID
+		}
+		w.in("id", claimed)
+		if _, err := tx.ExecContext(ctx, "UPDATE webhook_deliveries SET "+set+w.String(), w.args...); err != nil {
+			return fmt.Errorf("store: claim webhook deliveries: %w", err)
 		}
 		return nil
 	})
 	return jobs, err
+}
+
+// scanWebhookJob reads one claimed delivery with its endpoint's status, URL and secrets
+// and its event, rendered as the API shows it.
+func scanWebhookJob(rows *sql.Rows, now time.Time) (*kassa.WebhookJob, string, error) {
+	var (
+		j                  kassa.WebhookJob
+		env, data, status  string
+		created, evCreated int64
+		ep                 kassa.WebhookEndpoint
+		prev               sql.Null[string]
+		prevUntil          sql.Null[int64]
+	)
+	d := &j.Delivery
+	if err := rows.Scan(&d.ID, &d.EndpointID, &d.MerchantID, &env, &d.EventID, &d.EventType, &d.Attempts,
+		&created, &status, &j.URL, &ep.Secret, &prev, &prevUntil, &data, &evCreated); err != nil {
+		return nil, "", fmt.Errorf("store: claim webhook deliveries: %w", err)
+	}
+	d.Environment, d.Status, d.CreatedAt = kassa.Environment(env), kassa.DeliveryPending, fromMicros(created)
+	ep.PreviousSecret, ep.PreviousSecretUntil = prev.V, timeOrNil(prevUntil)
+	j.Secrets = ep.SigningSecrets(now)
+	if data == "" { // the event was pruned
+		return &j, status, nil
+	}
+	ev := kassa.Event{ID: d.EventID, Type: d.EventType, Created: fromMicros(evCreated), Data: []byte(data)}
+	payload, err := ev.MarshalJSON()
+	j.Payload = payload
+	return &j, status, err
+}
+
+// queryStrings runs a query of one text column and returns its values.
+func queryStrings(ctx context.Context, q queryer, query string, args ...any) ([]string, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, fmt.Errorf("store: %w", err)
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
 }
 
 // FinishWebhookAttempt logs attempt a of a claimed job and applies
@@ -119,26 +180,35 @@ func (db *DB) FinishWebhookAttempt(ctx context.Context, job *kassa.WebhookJob, a
 		if status != kassa.DeliveryPending || lease.V != job.Lease {
 			return kassa.Errorf(kassa.KindConflict, "lease_lost", "Delivery %s is no longer held by this worker.", job.Delivery.ID)
 		}
-		ep, err := scanEndpoint(tx.QueryRowContext(ctx, "SELECT "+endpointColumns+" FROM webhook_endpoints WHERE id = $1"+
-			db.forUpdate(), job.Delivery.EndpointID))
-		if err != nil {
-			return fmt.Errorf("store: finish webhook attempt: endpoint: %w", err)
-		}
+		// The endpoint is locked only when the attempt changes it (its failure record
+		// or status), so successful deliveries to one endpoint do not queue on its row.
 		now := db.clock()
 		a.Attempt = attempts + 1
+		ep, err := db.webhookEndpointByID(ctx, tx, job.Delivery.EndpointID, false)
+		if err != nil {
+			return err
+		}
+		plan := kassa.PlanWebhook(a.Attempt, res, ep.FailingSince, now, kassa.Jitter)
+		changes := plan.Disable != "" || !sameTime(ep.FailingSince, plan.FailingSince)
+		if changes {
+			if ep, err = db.webhookEndpointByID(ctx, tx, job.Delivery.EndpointID, true); err != nil {
+				return err
+			}
+			plan = kassa.PlanWebhook(a.Attempt, res, ep.FailingSince, now, kassa.Jitter)
+			changes = plan.Disable != "" || !sameTime(ep.FailingSince, plan.FailingSince)
+		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, status_code,
 			latency_ms, response_excerpt, error, succeeded) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
 			job.Delivery.ID, a.Attempt, micros(a.At), nullIfZero(a.StatusCode), a.LatencyMS,
 			strings.ToValidUTF8(strings.ReplaceAll(a.ResponseExcerpt, "\x00", ""), ""), nullIfEmpty(a.Error), a.Succeeded); err != nil {
 			return fmt.Errorf("store: log webhook attempt: %w", err)
 		}
-		plan := kassa.PlanWebhook(a.Attempt, res, ep.FailingSince, now, kassa.Jitter)
 		if _, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET status = $1, attempts = $2, next_attempt_at = $3,
 			lease = NULL, lease_until = NULL, updated_at = $4 WHERE id = $5`,
 			plan.Status, a.Attempt, nullMicros(plan.NextAttemptAt), micros(now), job.Delivery.ID); err != nil {
 			return fmt.Errorf("store: finish webhook attempt: %w", err)
 		}
-		if plan.Disable == "" && sameTime(ep.FailingSince, plan.FailingSince) {
+		if !changes {
 			return nil
 		}
 		ep.FailingSince = plan.FailingSince
@@ -165,4 +235,17 @@ func nullIfZero(n int) any {
 		return nil
 	}
 	return n
+}
+
+// webhookEndpointByID reads an endpoint through q, locked for update when lock is set.
+func (db *DB) webhookEndpointByID(ctx context.Context, q queryer, id string, lock bool) (*kassa.WebhookEndpoint, error) {
+	suffix := ""
+	if lock {
+		suffix = db.forUpdate()
+	}
+	ep, err := scanEndpoint(q.QueryRowContext(ctx, "SELECT "+endpointColumns+" FROM webhook_endpoints WHERE id = $1"+suffix, id))
+	if err != nil {
+		return nil, fmt.Errorf("store: webhook endpoint %s: %w", id, err)
+	}
+	return ep, nil
 }
