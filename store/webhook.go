@@ -102,7 +102,7 @@ func (db *DB) CreateWebhookEndpoint(ctx context.Context, p kassa.Principal, in k
 		return err
 	})
 	if err != nil {
-		if _, ok := err.(*kassa.Error); ok {
+		if errors.As(err, new(*kassa.Error)) {
 			return nil, err
 		}
 		return nil, fmt.Errorf("store: create webhook endpoint: %w", err)
