@@ -23,6 +23,7 @@ const (
 	KindGone            ErrorKind = "gone"            // the object is past its life: 410
 	KindTooLarge        ErrorKind = "too_large"       // body over the limit: 413
 	KindRateLimited     ErrorKind = "rate_limited"    // too many requests: 429
+	KindUnavailable     ErrorKind = "unavailable"     // an upstream failed or timed out: 503
 	KindInternal        ErrorKind = "internal"        // our fault: 500, details never shown
 )
 

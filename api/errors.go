@@ -28,6 +28,7 @@ var errorTable = map[kassa.ErrorKind]errorClass{
 	kassa.KindGone:            {http.StatusGone, "invalid_request_error"},
 	kassa.KindTooLarge:        {http.StatusRequestEntityTooLarge, "invalid_request_error"},
 	kassa.KindRateLimited:     {http.StatusTooManyRequests, "rate_limit_error"},
+	kassa.KindUnavailable:     {http.StatusServiceUnavailable, "api_error"},
 	kassa.KindInternal:        {http.StatusInternalServerError, "api_error"},
 }
 
