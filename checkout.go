@@ -44,6 +44,7 @@ type LineItem struct {
 	UnitPrice Millis
 	Retailer  string
 	Fresh     bool
+	Status    string // an Item* value once the item belongs to an order
 }
 
 // LineTotal is UnitPrice × Quantity.

@@ -34,6 +34,8 @@ type Config struct {
 	Events      kassa.EventService              // the events API and stream replays
 	Stream      kassa.EventStream               // live events for WebSocket streams
 	Webhooks    kassa.WebhookService            // webhook endpoints and their delivery log
+	Commerce    kassa.CommerceService           // search, checkout and orders (/api/commerce); nil: no commerce routes
+	Catalog     kassa.Catalog                   // retailers per environment, for /api/commerce/status
 	Health      func(ctx context.Context) error // store ping for /healthz and /readyz; nil: always ok
 	Limits      RateLimits
 	Logger      *slog.Logger     // nil: discard
@@ -173,6 +175,9 @@ func (s *server) routes() {
 	s.handle("POST /api/v1/payments/submit-form", s.payorAuth(s.submitForm))
 	s.handle("GET /api/v1/payments/customer-email", s.payorAuth(s.getCustomerEmail))
 	s.handle("POST /api/v1/payments/customer-email", s.payorAuth(s.setCustomerEmail))
+	if s.cfg.Commerce != nil {
+		s.commerceRoutes()
+	}
 }
 
 // health answers /healthz and /readyz from the store ping.

@@ -24,6 +24,7 @@ const (
 	authMerchant authMode = iota // API key of merchant scope or dashboard JWT
 	authJWT                      // dashboard JWT only
 	authAnyScope                 // API key of either scope, or dashboard JWT (merchant scope)
+	authCommerce                 // API key of commerce scope only
 )
 
 // merchantAuth admits merchant-scope API keys and dashboard JWTs (MA).
@@ -64,6 +65,9 @@ func (s *server) authenticate(r *http.Request, mode authMode) (kassa.Principal, 
 		secret, hasAuth = bearer, false
 	}
 	switch {
+	case hasAuth && mode == authCommerce:
+		return kassa.Principal{}, errPermission("wrong_key_scope",
+			"The commerce API needs a commerce-scope API key (x-commerce-api-key or x-api-key), not a dashboard token.")
 	case hasAuth:
 		return s.tokenPrincipal(r, bearer, mode)
 	case secret != "":
@@ -75,7 +79,11 @@ func (s *server) authenticate(r *http.Request, mode authMode) (kassa.Principal, 
 			return kassa.Principal{}, errPermission("jwt_required",
 				"This endpoint needs a dashboard token (Authorization: Bearer <jwt>), not an API key.")
 		}
-		if key.Scope != kassa.ScopeMerchant && mode != authAnyScope {
+		if mode == authCommerce && key.Scope != kassa.ScopeCommerce {
+			return kassa.Principal{}, errPermission("wrong_key_scope",
+				"The commerce API needs a commerce-scope API key; a "+string(key.Scope)+"-scope key was sent.")
+		}
+		if key.Scope != kassa.ScopeMerchant && mode != authAnyScope && mode != authCommerce {
 			return kassa.Principal{}, errPermission("wrong_key_scope",
 				"This endpoint needs a merchant-scope API key; a "+string(key.Scope)+"-scope key was sent.")
 		}
@@ -83,7 +91,7 @@ func (s *server) authenticate(r *http.Request, mode authMode) (kassa.Principal, 
 			Scope: key.Scope, KeyID: key.ID}, nil
 	default:
 		return kassa.Principal{}, errUnauthenticated("missing_credentials",
-			"No credentials were sent: use the x-api-key header or Authorization: Bearer <jwt>.")
+			"No credentials were sent: use the x-api-key header (x-commerce-api-key on the commerce API) or Authorization: Bearer <jwt>.")
 	}
 }
 

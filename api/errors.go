@@ -76,14 +76,28 @@ func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 			slog.String("path", r.URL.Path), slog.String("error", err.Error()))
 	}
 	status, body := classify(err, id)
+	if isCommerce(r) {
+		writeJSON(w, status, commerceError{Error: body.Error})
+		return
+	}
 	writeJSON(w, status, body)
+}
+
+// commerceError is the error body of the commerce API: its {success, data}
+// envelope with success false and the same error object.
+type commerceError struct {
+	Success bool        `json:"success"`
+	Error   errorDetail `json:"error"`
 }
 
 // writeErrorStatus renders an error whose status is outside the kind table (405).
 func writeErrorStatus(w http.ResponseWriter, r *http.Request, status int, typ, code, msg string) {
-	writeJSON(w, status, errorEnvelope{Error: errorDetail{
-		Type: typ, Code: code, Message: msg, RequestID: requestID(r.Context()),
-	}})
+	d := errorDetail{Type: typ, Code: code, Message: msg, RequestID: requestID(r.Context())}
+	if isCommerce(r) {
+		writeJSON(w, status, commerceError{Error: d})
+		return
+	}
+	writeJSON(w, status, errorEnvelope{Error: d})
 }
 
 // marshal encodes v as JSON without HTML escaping (payment URLs keep their '&').

@@ -77,7 +77,10 @@ func (db *DB) expireInvoice(ctx context.Context, merchantID int64, id string) (b
 			return fmt.Errorf("store: expire invoice: %w", err)
 		}
 		inv.Status, expired = kassa.StatusExpired, true
-		return writeEvents(ctx, tx, merchantID, inv.Environment, inv, now, kassa.EventInvoiceUpdated, kassa.EventInvoiceExpired)
+		if err := writeEvents(ctx, tx, merchantID, inv.Environment, inv, now, kassa.EventInvoiceUpdated, kassa.EventInvoiceExpired); err != nil {
+			return err
+		}
+		return db.followInvoice(ctx, tx, inv, "", now)
 	})
 	return expired, err
 }

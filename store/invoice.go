@@ -97,39 +97,8 @@ func (db *DB) CreateInvoice(ctx context.Context, p kassa.Principal, c kassa.Invo
 		responseBody []byte
 	)
 	err := db.tx(ctx, func(tx txq) error {
-		m, err := db.merchant(ctx, tx, p.MerchantID, "")
-		if err != nil {
-			return err
-		}
-		if p.Environment == kassa.Mainnet && !m.MainnetEnabled {
-			return &kassa.Error{Kind: kassa.KindPermission, Code: "mainnet_not_enabled",
-				Message: "Mainnet access is not enabled for this merchant; request it first."}
-		}
-		now := db.clock()
-		inv = newInvoice(m, p.Environment, c, now)
-		var questions any
-		if inv.Questions != nil {
-			b, err := json.Marshal(inv.Questions)
-			if err != nil {
-				return fmt.Errorf("store: invoice questions: %w", err)
-			}
-			questions = string(b)
-		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO invoices (id, merchant_id, environment, status, invoice_type,
-			currency, amount, amount_paid, amount_pending, description, customer_id, customer_email,
-			invoice_title, invoice_footer, payment_return_url, payment_return_url_enabled,
-			receiver_override_enabled, receiver_override_address, questions, metadata, commerce_order_id,
-			session_token_hash, expires_at, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, 0, 0, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`,
-			inv.ID, inv.MerchantID, string(inv.Environment), string(inv.Status), inv.Type, inv.Currency, int64(inv.Amount),
-			nullString(inv.Description), nullString(inv.CustomerID), nullString(inv.CustomerEmail),
-			inv.InvoiceTitle, inv.InvoiceFooter, nullString(inv.PaymentReturnURL), inv.PaymentReturnURLEnabled,
-			inv.ReceiverOverrideEnabled, nullString(inv.ReceiverOverrideAddress), questions, string(inv.Metadata),
-			nullString(inv.CommerceOrderID), kassa.HashSecret(token), micros(inv.ExpiresAt), micros(inv.CreatedAt))
-		if err != nil {
-			return fmt.Errorf("store: create invoice: %w", err)
-		}
-		if err := writeEvents(ctx, tx, inv.MerchantID, inv.Environment, inv, now, kassa.EventInvoiceCreated); err != nil {
+		var err error
+		if inv, err = db.insertInvoice(ctx, tx, p, c, token); err != nil {
 			return err
 		}
 		if iw == nil {
@@ -149,6 +118,47 @@ func (db *DB) CreateInvoice(ctx context.Context, p kassa.Principal, c kassa.Invo
 		iw.Save(status, responseBody)
 	}
 	return inv, token, nil
+}
+
+// insertInvoice stores a new invoice of a validated request and its
+// invoice.created event through tx, checking the merchant's mainnet access.
+func (db *DB) insertInvoice(ctx context.Context, tx txq, p kassa.Principal, c kassa.InvoiceCreate, token string) (*kassa.Invoice, error) {
+	m, err := db.merchant(ctx, tx, p.MerchantID, "")
+	if err != nil {
+		return nil, err
+	}
+	if p.Environment == kassa.Mainnet && !m.MainnetEnabled {
+		return nil, &kassa.Error{Kind: kassa.KindPermission, Code: "mainnet_not_enabled",
+			Message: "Mainnet access is not enabled for this merchant; request it first."}
+	}
+	now := db.clock()
+	inv := newInvoice(m, p.Environment, c, now)
+	var questions any
+	if inv.Questions != nil {
+		b, err := json.Marshal(inv.Questions)
+		if err != nil {
+			return nil, fmt.Errorf("store: invoice questions: %w", err)
+		}
+		questions = string(b)
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO invoices (id, merchant_id, environment, status, invoice_type,
+		currency, amount, amount_paid, amount_pending, description, customer_id, customer_email,
+		invoice_title, invoice_footer, payment_return_url, payment_return_url_enabled,
+		receiver_override_enabled, receiver_override_address, questions, metadata, commerce_order_id,
+		session_token_hash, expires_at, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, 0, 0, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`,
+		inv.ID, inv.MerchantID, string(inv.Environment), string(inv.Status), inv.Type, inv.Currency, int64(inv.Amount),
+		nullString(inv.Description), nullString(inv.CustomerID), nullString(inv.CustomerEmail),
+		inv.InvoiceTitle, inv.InvoiceFooter, nullString(inv.PaymentReturnURL), inv.PaymentReturnURLEnabled,
+		inv.ReceiverOverrideEnabled, nullString(inv.ReceiverOverrideAddress), questions, string(inv.Metadata),
+		nullString(inv.CommerceOrderID), kassa.HashSecret(token), micros(inv.ExpiresAt), micros(inv.CreatedAt))
+	if err != nil {
+		return nil, fmt.Errorf("store: create invoice: %w", err)
+	}
+	if err := writeEvents(ctx, tx, inv.MerchantID, inv.Environment, inv, now, kassa.EventInvoiceCreated); err != nil {
+		return nil, err
+	}
+	return inv, nil
 }
 
 // checkStorable refuses text the domain validation lets through but a TEXT column
@@ -250,26 +260,36 @@ func (db *DB) CancelInvoice(ctx context.Context, p kassa.Principal, id string) (
 				"This invoice is in %s; a %s credential cannot cancel it.", inv.Environment, p.Environment)
 		}
 		now := db.clock()
-		if err := kassa.CheckCancel(inv.EffectiveStatus(now)); err != nil {
+		inv.Status = inv.EffectiveStatus(now)
+		if err := cancelInvoiceTx(ctx, tx, inv, now); err != nil {
 			return err
 		}
-		var receipts int
-		if err := tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM receipts WHERE invoice_id = $1", inv.ID).Scan(&receipts); err != nil {
-			return fmt.Errorf("store: cancel invoice: %w", err)
-		}
-		if receipts > 0 {
-			return kassa.Errorf(kassa.KindConflict, "invoice_has_payments",
-				"This invoice has received payments (%d); it cannot be canceled.", receipts)
-		}
-		if _, err := tx.ExecContext(ctx, "UPDATE invoices SET status = $1, canceled_at = $2 WHERE id = $3 AND merchant_id = $4",
-			string(kassa.StatusCanceled), micros(now), id, merchantID); err != nil {
-			return fmt.Errorf("store: cancel invoice: %w", err)
-		}
-		inv.Status, inv.CanceledAt = kassa.StatusCanceled, &now
-		return writeEvents(ctx, tx, merchantID, inv.Environment, inv, now, kassa.EventInvoiceCanceled, kassa.EventInvoiceUpdated)
+		return db.followInvoice(ctx, tx, inv, "", now)
 	})
 	if err != nil {
 		return nil, err
 	}
 	return inv, nil
+}
+
+// cancelInvoiceTx cancels an unpaid invoice without receipts through tx and writes
+// invoice.canceled and invoice.updated; inv.Status must be its effective status.
+func cancelInvoiceTx(ctx context.Context, tx txq, inv *kassa.Invoice, now time.Time) error {
+	if err := kassa.CheckCancel(inv.Status); err != nil {
+		return err
+	}
+	var receipts int
+	if err := tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM receipts WHERE invoice_id = $1", inv.ID).Scan(&receipts); err != nil {
+		return fmt.Errorf("store: cancel invoice: %w", err)
+	}
+	if receipts > 0 {
+		return kassa.Errorf(kassa.KindConflict, "invoice_has_payments",
+			"This invoice has received payments (%d); it cannot be canceled.", receipts)
+	}
+	if _, err := tx.ExecContext(ctx, "UPDATE invoices SET status = $1, canceled_at = $2 WHERE id = $3 AND merchant_id = $4",
+		string(kassa.StatusCanceled), micros(now), inv.ID, inv.MerchantID); err != nil {
+		return fmt.Errorf("store: cancel invoice: %w", err)
+	}
+	inv.Status, inv.CanceledAt = kassa.StatusCanceled, &now
+	return writeEvents(ctx, tx, inv.MerchantID, inv.Environment, inv, now, kassa.EventInvoiceCanceled, kassa.EventInvoiceUpdated)
 }

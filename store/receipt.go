@@ -250,7 +250,10 @@ func (db *DB) saveRecomputed(ctx context.Context, tx txq, inv *kassa.Invoice, al
 		}
 	}
 	inv.Status = inv.EffectiveStatus(now)
-	return writeEvents(ctx, tx, inv.MerchantID, inv.Environment, inv, now, types...)
+	if err := writeEvents(ctx, tx, inv.MerchantID, inv.Environment, inv, now, types...); err != nil {
+		return err
+	}
+	return db.followInvoice(ctx, tx, inv, rec.TxHash, now)
 }
 
 func sameTime(a, b *time.Time) bool {

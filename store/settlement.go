@@ -120,7 +120,11 @@ func (db *DB) FinishSettlement(ctx context.Context, receiptID string, status kas
 			return fmt.Errorf("store: finish settlement: %w", err)
 		}
 		r.Settlement, r.SettlementTxHash = status, stringOrNil(sql.Null[string]{V: txHash, Valid: txHash != ""})
-		return writeEvents(ctx, tx, r.MerchantID, r.Environment, r, db.clock(), kassa.EventPaymentUpdated)
+		now := db.clock()
+		if err := writeEvents(ctx, tx, r.MerchantID, r.Environment, r, now, kassa.EventPaymentUpdated); err != nil {
+			return err
+		}
+		return db.followSettlement(ctx, tx, r, now)
 	})
 }
 

@@ -1,0 +1,150 @@
+package api
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"kassa"
+)
+
+// The commerce API (/api/commerce, interface 4.6): commerce-scope keys only, every
+// answer in the {success, data} envelope, errors as {success: false, error}.
+
+func (s *server) commerceRoutes() {
+	ca := s.commerceAuth
+	s.handle("GET /api/commerce/status", ca(s.commerceStatus))
+	s.handle("GET /api/commerce/search", ca(s.search))
+	s.handle("POST /api/commerce/merchant/checkout/estimate", ca(s.checkoutEstimate))
+	s.handle("POST /api/commerce/merchant/checkout/address", ca(s.checkoutAddress))
+	s.handle("POST /api/commerce/merchant/checkout/invoice", ca(s.idempotent(idempotencyOptions{}, s.checkoutInvoice)))
+	s.handle("GET /api/commerce/merchant/orders", ca(s.listOrders))
+	s.handle("GET /api/commerce/merchant/orders/{orderId}", ca(s.getOrder))
+	s.handle("POST /api/commerce/merchant/orders/{orderId}/cancel",
+		ca(s.idempotent(idempotencyOptions{required: true}, s.cancelOrder)))
+	s.handle("GET /api/commerce/merchant/payments/{orderId}/status", ca(s.orderPaymentStatus))
+	s.handle("POST /api/commerce/devnet/orders/{orderId}/simulate", ca(s.simulateOrder))
+}
+
+// commerceAuth admits commerce-scope API keys (x-commerce-api-key or x-api-key).
+func (s *server) commerceAuth(h apiFunc) apiFunc { return s.authed(authCommerce, h) }
+
+// commerceOK writes the success envelope.
+func commerceOK(w http.ResponseWriter, status int, data any) {
+	writeJSON(w, status, map[string]any{"success": true, "data": data})
+}
+
+// isCommerce reports whether a request is on the commerce API, whose errors carry
+// the {success: false} envelope.
+func isCommerce(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/api/commerce/") }
+
+// commerceStatus serves GET /api/commerce/status: whether commerce is enabled for
+// the key, and what it can use.
+func (s *server) commerceStatus(w http.ResponseWriter, r *http.Request) error {
+	p := principal(r.Context())
+	retailers := []map[string]any{}
+	for _, name := range kassa.Retailers {
+		_, err := s.cfg.Catalog.Retailer(p.Environment, name)
+		retailers = append(retailers, map[string]any{"id": name, "supported": err == nil,
+			"default": name == kassa.DefaultRetailer})
+	}
+	commerceOK(w, http.StatusOK, map[string]any{
+		"enabled": true, "merchantId": p.MerchantID, "networkEnvironment": p.Environment,
+		"scope": p.Scope, "retailers": retailers, "simulation": p.Environment == kassa.Devnet,
+	})
+	return nil
+}
+
+// orderID reads and checks the {orderId} path value.
+func orderID(r *http.Request) (string, error) {
+	id := r.PathValue("orderId")
+	if !kassa.ValidUUID(id) {
+		return "", errInvalid("orderId", "invalid_order_id", "orderId must be a UUID.")
+	}
+	return id, nil
+}
+
+func (s *server) getOrder(w http.ResponseWriter, r *http.Request) error {
+	id, err := orderID(r)
+	if err != nil {
+		return err
+	}
+	o, err := s.cfg.Commerce.Order(r.Context(), principal(r.Context()), id)
+	if err != nil {
+		return err
+	}
+	commerceOK(w, http.StatusOK, map[string]any{"order": o.JSON(s.now())})
+	return nil
+}
+
+// listOrders serves GET /api/commerce/merchant/orders?customer_id=|wallet_address=
+// with limit and cursors, newest first.
+func (s *server) listOrders(w http.ResponseWriter, r *http.Request) error {
+	p := principal(r.Context())
+	q := r.URL.Query()
+	f := kassa.OrderFilter{MerchantID: p.MerchantID, Environment: p.Environment}
+	var err error
+	if f.Limit, err = intParam(q, "limit", defaultLimit, 1, maxLimit); err != nil {
+		return err
+	}
+	for _, v := range []struct {
+		name string
+		dst  **string
+	}{{"customer_id", &f.CustomerID}, {"wallet_address", &f.WalletAddress},
+		{"starting_after", &f.StartingAfter}, {"ending_before", &f.EndingBefore}} {
+		if val := queryValue(q, v.name); val != "" {
+			if len(val) > 255 || !utf8.ValidString(val) {
+				return errInvalid(v.name, "invalid_"+v.name, v.name+" must be at most 255 characters of text.")
+			}
+			*v.dst = &val
+		}
+	}
+	if f.WalletAddress != nil {
+		if err := kassa.CheckEVMAddress("wallet_address", *f.WalletAddress); err != nil {
+			return err
+		}
+	}
+	orders, more, err := s.cfg.Commerce.Orders(r.Context(), f)
+	if err != nil {
+		return err
+	}
+	now := s.now()
+	out := make([]kassa.OrderJSON, len(orders))
+	for i, o := range orders {
+		out[i] = o.JSON(now)
+	}
+	commerceOK(w, http.StatusOK, listOf(out, more))
+	return nil
+}
+
+// orderPaymentStatus serves GET /api/commerce/merchant/payments/{orderId}/status:
+// the order's payment, with its invoice's amounts.
+func (s *server) orderPaymentStatus(w http.ResponseWriter, r *http.Request) error {
+	id, err := orderID(r)
+	if err != nil {
+		return err
+	}
+	p := principal(r.Context())
+	o, err := s.cfg.Commerce.Order(r.Context(), p, id)
+	if err != nil {
+		return err
+	}
+	inv, err := s.cfg.Invoices.Invoice(r.Context(), p.MerchantID, o.InvoiceID)
+	if err != nil {
+		return err
+	}
+	j := o.JSON(s.now())
+	commerceOK(w, http.StatusOK, map[string]any{
+		"orderId": o.ID, "invoiceId": inv.ID, "orderStatus": o.Status, "invoiceStatus": inv.Status,
+		"payment": j.Payment, "amountUsd": inv.Amount.Cents(), "amountPaidUsd": inv.AmountPaid.Cents(),
+		"amountRemainingUsd": inv.AmountRemaining().Cents(), "amountPendingUsd": inv.AmountPending.Cents(),
+		"expiresAt": kassa.FormatTime(inv.ExpiresAt), "paidAt": optTime(inv.PaidAt),
+	})
+	return nil
+}
+
+// commercePath is the relative path of a commerce endpoint for an order.
+func commercePath(format, id string) string {
+	return strings.Replace(format, "{orderId}", url.PathEscape(id), 1)
+}

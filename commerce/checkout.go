@@ -1,0 +1,192 @@
+package commerce
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"kassa"
+)
+
+// Service is the commerce API: it runs the three checkout steps against a
+// retailer catalog and the order store, and applies order changes through the
+// domain's lifecycle rules. It implements kassa.CommerceService.
+type Service struct {
+	Catalog kassa.Catalog
+	Store   kassa.OrderStore
+	Now     func() time.Time // nil: time.Now
+}
+
+var _ kassa.CommerceService = (*Service)(nil)
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now().UTC().Truncate(time.Microsecond)
+	}
+	return time.Now().UTC().Truncate(time.Microsecond)
+}
+
+// Search runs a product search in the caller's environment through the cache.
+func (s *Service) Search(ctx context.Context, p kassa.Principal, q kassa.SearchQuery) (*kassa.SearchPage, error) {
+	return s.Catalog.Search(ctx, p.Environment, q)
+}
+
+// CacheStats reports the search cache.
+func (s *Service) CacheStats() kassa.CacheStats { return s.Catalog.CacheStats() }
+
+// Estimate prices a cart (step 1): every item is looked up at its retailer and
+// its price checked again, then priced by kassa.PriceEstimate. Valid 30 minutes.
+func (s *Service) Estimate(ctx context.Context, p kassa.Principal, r kassa.EstimateRequest) (*kassa.Estimate, error) {
+	if err := kassa.CheckBuyer(r.Buyer); err != nil {
+		return nil, err
+	}
+	if err := kassa.CheckCart(r.Items); err != nil {
+		return nil, err
+	}
+	retailer, err := s.Catalog.Retailer(p.Environment, r.Items[0].Retailer)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(r.Items))
+	for i, it := range r.Items {
+		ids[i] = it.ProductID
+	}
+	prices, err := retailer.PriceCheck(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	items := make([]kassa.LineItem, len(r.Items))
+	for i, it := range r.Items {
+		price, ok := prices[it.ProductID]
+		if !ok {
+			return nil, kassa.Invalidf(fmt.Sprintf("items[%d].product_id", i), "product_not_found",
+				"No product %q at %s.", it.ProductID, retailer.Name())
+		}
+		prod, err := retailer.Product(ctx, it.ProductID)
+		if err != nil {
+			if kassa.ErrorKindOf(err) == kassa.KindNotFound {
+				return nil, kassa.Invalidf(fmt.Sprintf("items[%d].product_id", i), "product_not_found",
+					"No product %q at %s.", it.ProductID, retailer.Name())
+			}
+			return nil, err
+		}
+		items[i] = kassa.LineItem{ProductID: prod.ID, Title: prod.Title, ImageURL: prod.Image, Quantity: it.Quantity,
+			UnitPrice: price, Retailer: retailer.Name(), Fresh: prod.Fresh, Status: kassa.ItemPending}
+	}
+	now := s.now()
+	pr := kassa.PriceEstimate(items)
+	e := &kassa.Estimate{ID: kassa.NewTimeUUID(now), MerchantID: p.MerchantID, Environment: p.Environment,
+		Buyer: r.Buyer, Retailer: retailer.Name(), Items: items, Subtotal: pr.Subtotal,
+		ShippingEstimate: pr.ShippingEstimate, Tax: pr.Tax, CommerceFee: pr.CommerceFee, Total: pr.Total,
+		CreatedAt: now, ExpiresAt: now.Add(kassa.EstimateTTL)}
+	if err := s.Store.SaveEstimate(ctx, e); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// estimate loads a live estimate of the caller for a checkout step.
+func (s *Service) estimate(ctx context.Context, p kassa.Principal, id, customerID string) (*kassa.Estimate, error) {
+	e, err := s.Store.Estimate(ctx, p.MerchantID, p.Environment, id)
+	if kassa.ErrorKindOf(err) == kassa.KindNotFound {
+		return nil, kassa.Invalidf("estimateId", "estimate_not_found", "No estimate %q for this merchant.", id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !s.now().Before(e.ExpiresAt) {
+		return nil, kassa.Invalidf("estimateId", "estimate_expired",
+			"This estimate expired at %s; request a new one.", kassa.FormatTime(e.ExpiresAt))
+	}
+	if e.Buyer.CustomerID != "" && customerID != e.Buyer.CustomerID {
+		return nil, kassa.Invalidf("customer_id", "customer_mismatch", "customer_id does not match the estimate's customer.")
+	}
+	return e, nil
+}
+
+// Address validates and standardises a shipping address for an estimate (step 2)
+// and prices the shipping options for its cart.
+func (s *Service) Address(ctx context.Context, p kassa.Principal, r kassa.CheckoutAddressRequest) (*kassa.ShippingAddress, error) {
+	e, err := s.estimate(ctx, p, r.EstimateID, r.CustomerID)
+	if err != nil {
+		return nil, err
+	}
+	std, err := kassa.StandardizeAddress(r.Address)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	a := &kassa.ShippingAddress{ID: kassa.NewTimeUUID(now), MerchantID: p.MerchantID, Environment: p.Environment,
+		EstimateID: e.ID, CustomerID: r.CustomerID, Address: std, Options: kassa.ShippingOptions(e.Items), ValidatedAt: now}
+	if err := s.Store.SaveShippingAddress(ctx, a); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// CreateOrder turns an estimate and an address into an invoice and an order (step
+// 3), stored in one transaction.
+func (s *Service) CreateOrder(ctx context.Context, p kassa.Principal, r kassa.OrderInvoiceRequest) (*kassa.CreatedOrder, error) {
+	if r.RefundAddress != nil {
+		if err := kassa.CheckEVMAddress("refundDestinationWalletAddressBsc", *r.RefundAddress); err != nil {
+			return nil, err
+		}
+	}
+	e, err := s.estimate(ctx, p, r.EstimateID, r.CustomerID)
+	if err != nil {
+		return nil, err
+	}
+	a, err := s.Store.ShippingAddress(ctx, p.MerchantID, p.Environment, r.AddressID)
+	if err != nil || a.EstimateID != e.ID {
+		if err == nil || kassa.ErrorKindOf(err) == kassa.KindNotFound {
+			return nil, kassa.Invalidf("addressId", "address_not_found", "No address %q for this estimate.", r.AddressID)
+		}
+		return nil, err
+	}
+	optID := r.ShippingOptionID
+	if optID == "" {
+		optID = "standard"
+	}
+	opt, err := kassa.ShippingOptionByID(a.Options, optID)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	o := newOrder(p, e, a, opt, now)
+	if r.RefundAddress != nil {
+		o.RefundAddress = *r.RefundAddress
+	}
+	desc := fmt.Sprintf("Order %s: %d item(s) from %s", o.ID, len(o.Items), o.Retailer)
+	meta, _ := json.Marshal(map[string]string{"commerce_order_id": o.ID, "estimate_id": e.ID})
+	c := kassa.InvoiceCreate{Amount: o.Total, Description: &desc, Metadata: meta}
+	if r.CustomerID != "" {
+		c.CustomerID = &r.CustomerID
+	}
+	if a.Address.Email != "" {
+		c.CustomerEmail = &a.Address.Email
+	}
+	inv, token, err := s.Store.CreateOrder(ctx, p, kassa.OrderCreate{Order: o, Invoice: c})
+	if err != nil {
+		return nil, err
+	}
+	return &kassa.CreatedOrder{Order: o, Invoice: inv, SessionToken: token}, nil
+}
+
+// newOrder builds the pending order of a checkout.
+func newOrder(p kassa.Principal, e *kassa.Estimate, a *kassa.ShippingAddress, opt kassa.ShippingOption, now time.Time) *kassa.Order {
+	items := append([]kassa.LineItem(nil), e.Items...)
+	o := &kassa.Order{ID: kassa.NewTimeUUID(now), MerchantID: p.MerchantID, Environment: p.Environment,
+		EstimateID: e.ID, Retailer: e.Retailer, Buyer: e.Buyer, Status: kassa.OrderPendingPayment,
+		Substatus: kassa.SubAwaitingPayment, Items: items, Address: *a, Shipping: opt,
+		Subtotal: e.Subtotal, Tax: e.Tax, CommerceFee: e.CommerceFee, Total: kassa.OrderTotal(e, opt),
+		Payment:      kassa.OrderPayment{Status: kassa.OrderPaymentUnpaid},
+		Cancellation: kassa.CancellationNone, Refund: kassa.Refund{Status: kassa.RefundNone},
+		WalletAddress: e.Buyer.WalletAddress, WalletNetwork: e.Buyer.WalletNetwork,
+		Timeline:  []kassa.TimelineEntry{{Status: kassa.OrderPendingPayment, Timestamp: now, Message: "Order created; awaiting payment."}},
+		CreatedAt: now, UpdatedAt: now}
+	if e.Buyer.CustomerID == "" {
+		o.Buyer.CustomerID = a.CustomerID
+	}
+	return o
+}

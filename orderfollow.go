@@ -1,0 +1,66 @@
+package kassa
+
+import "time"
+
+// The order follows its invoice and its settlement by itself: these are the
+// changes the store applies when the invoice or a receipt changes, in the same
+// transaction.
+
+// orderPaymentStatus maps an invoice status to the order's payment status.
+var orderPaymentStatus = map[InvoiceStatus]string{
+	StatusUnpaid: OrderPaymentUnpaid, StatusUnderpaid: OrderPaymentUnderpaid, StatusPaid: OrderPaymentPaid,
+	StatusExpired: OrderPaymentExpired, StatusCanceled: OrderPaymentCanceled,
+}
+
+// FollowInvoice brings an order waiting for payment in line with its invoice (its
+// effective status): paid moves it to payment_confirmed, an expired or canceled
+// invoice cancels it, partial money shows as an underpaid payment. txHash is the
+// transfer that made the change, if any. Orders past pending_payment keep their
+// payment as it is: a paid invoice does not change again by itself.
+func (o *Order) FollowInvoice(inv *Invoice, txHash string, now time.Time) {
+	if o.Status != OrderPendingPayment {
+		return
+	}
+	if inv.PayerWalletAddress != nil && o.WalletAddress == "" {
+		o.WalletAddress = *inv.PayerWalletAddress
+		if inv.PayerWalletNetwork != nil {
+			o.WalletNetwork = *inv.PayerWalletNetwork
+		}
+	}
+	var st Step
+	switch inv.Status {
+	case StatusPaid:
+		st = Step{To: OrderPaymentConfirmed, TxHash: txHash}
+	case StatusExpired:
+		st = Step{To: OrderCancelled, Substatus: SubPaymentExpired, Message: "The invoice expired before it was paid."}
+	case StatusCanceled:
+		st = Step{To: OrderCancelled, Substatus: SubPaymentCanceled, Message: "The invoice was canceled."}
+	default:
+		if s := orderPaymentStatus[inv.Status]; s != o.Payment.Status {
+			o.Payment.Status, o.UpdatedAt = s, now
+		}
+		if txHash != "" && o.Payment.TxHash != txHash {
+			o.Payment.TxHash, o.UpdatedAt = txHash, now
+		}
+		return
+	}
+	if inv.Status != StatusPaid {
+		o.Payment.Status = orderPaymentStatus[inv.Status]
+	}
+	_ = o.Advance(st, now) // every step above is allowed from pending_payment
+}
+
+// FollowSettlement records a settled, failed or manual settlement of the order's
+// money; when all of it is settled, a confirmed order moves to payment_settled.
+func (o *Order) FollowSettlement(status SettlementStatus, txHash, network string, allSettled bool, now time.Time) {
+	if o.Payment.SettlementStatus == string(status) && o.Payment.SettlementTxHash == txHash &&
+		!(allSettled && o.Status == OrderPaymentConfirmed) {
+		return
+	}
+	o.Payment.SettlementStatus, o.Payment.SettlementTxHash, o.Payment.SettlementNetwork = string(status), txHash, network
+	o.UpdatedAt = now
+	if allSettled && o.Status == OrderPaymentConfirmed {
+		_ = o.Advance(Step{To: OrderPaymentSettled}, now)
+		o.Payment.SettlementStatus = string(status)
+	}
+}

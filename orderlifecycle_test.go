@@ -1,0 +1,252 @@
+package kassa
+
+import (
+	"slices"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+
+// testOrder returns an order in status s, paid or not, with a $100 total and a
+// $2.50 fee.
+func testOrder(t *testing.T, s OrderStatus, paid bool) *Order {
+	t.Helper()
+	o := &Order{ID: "0193a1b2-0000-7000-8000-000000000001", Environment: Devnet, Status: s,
+		Total: 100_000, CommerceFee: 2_500, WalletAddress: "0x52908400098527886E0F7030069857D2E4169EE7",
+		Payment: OrderPayment{Status: OrderPaymentUnpaid}, Refund: Refund{Status: RefundNone},
+		Cancellation: CancellationNone, Items: []LineItem{{ProductID: "p1", Quantity: 1, Status: ItemPending}}}
+	if paid {
+		o.Payment.Status = OrderPaymentPaid
+	}
+	return o
+}
+
+func TestCanMoveEveryPair(t *testing.T) {
+	allowed := map[OrderStatus][]OrderStatus{
+		OrderPendingPayment:   {OrderPaymentConfirmed, OrderCancelled, OrderFailed},
+		OrderPaymentConfirmed: {OrderPaymentSettled, OrderCancelled, OrderFailed},
+		OrderPaymentSettled:   {OrderPlaced, OrderCancelled, OrderFailed},
+		OrderPlaced:           {OrderShipped, OrderFailed},
+		OrderShipped:          {OrderDeliveryConfirmed, OrderFailed},
+		OrderFailed:           {OrderRefunded},
+		OrderCancelled:        {OrderRefunded},
+	}
+	for _, from := range OrderStatuses {
+		for _, to := range OrderStatuses {
+			for _, paid := range []bool{false, true} {
+				want := slices.Contains(allowed[from], to) && (to != OrderRefunded || paid)
+				if got := CanMove(from, to, paid); got != want {
+					t.Errorf("CanMove(%s, %s, paid=%v) = %v, want %v", from, to, paid, got, want)
+				}
+				o := testOrder(t, from, paid)
+				err := o.Advance(Step{To: to}, t0)
+				if want != (err == nil) {
+					t.Errorf("Advance %s → %s (paid=%v): err %v, want allowed=%v", from, to, paid, err, want)
+				}
+				if err != nil && ErrorCode(err) != "invalid_transition" {
+					t.Errorf("Advance %s → %s: code %q, want invalid_transition", from, to, ErrorCode(err))
+				}
+			}
+		}
+	}
+}
+
+func TestCanCancelBeforePlaced(t *testing.T) {
+	for _, s := range OrderStatuses {
+		want := s == OrderPendingPayment || s == OrderPaymentConfirmed || s == OrderPaymentSettled
+		if CanCancel(s) != want {
+			t.Errorf("CanCancel(%s) = %v, want %v", s, !want, want)
+		}
+	}
+}
+
+func TestTransitionPath(t *testing.T) {
+	tests := []struct {
+		from   OrderStatus
+		paid   bool
+		target OrderStatus
+		want   []OrderStatus // nil: invalid_transition
+	}{
+		{OrderPendingPayment, false, OrderPaymentConfirmed, []OrderStatus{OrderPaymentConfirmed}},
+		{OrderPendingPayment, false, OrderDeliveryConfirmed, []OrderStatus{OrderPaymentConfirmed, OrderPaymentSettled,
+			OrderPlaced, OrderShipped, OrderDeliveryConfirmed}},
+		{OrderPendingPayment, false, OrderShipped, []OrderStatus{OrderPaymentConfirmed, OrderPaymentSettled, OrderPlaced, OrderShipped}},
+		{OrderPendingPayment, false, OrderCancelled, []OrderStatus{OrderCancelled}},
+		{OrderPendingPayment, false, OrderFailed, []OrderStatus{OrderFailed}},
+		{OrderPendingPayment, false, OrderRefunded, []OrderStatus{OrderPaymentConfirmed, OrderCancelled, OrderRefunded}},
+		{OrderPaymentSettled, true, OrderRefunded, []OrderStatus{OrderCancelled, OrderRefunded}},
+		{OrderPlaced, true, OrderRefunded, []OrderStatus{OrderFailed, OrderRefunded}},
+		{OrderShipped, true, OrderDeliveryConfirmed, []OrderStatus{OrderDeliveryConfirmed}},
+		{OrderPlaced, true, OrderCancelled, nil},
+		{OrderPlaced, true, OrderPaymentConfirmed, nil},
+		{OrderDeliveryConfirmed, true, OrderRefunded, nil},
+		{OrderDeliveryConfirmed, true, OrderFailed, nil},
+		{OrderRefunded, true, OrderRefunded, nil},
+		{OrderCancelled, false, OrderRefunded, nil},
+		{OrderFailed, false, OrderRefunded, nil},
+		{OrderShipped, true, OrderShipped, nil},
+	}
+	for _, tt := range tests {
+		o := testOrder(t, tt.from, tt.paid)
+		got, err := TransitionPath(o, tt.target)
+		if tt.want == nil {
+			if ErrorCode(err) != "invalid_transition" || ErrorKindOf(err) != KindConflict {
+				t.Errorf("%s(paid=%v) → %s: path %v, err %v; want 409 invalid_transition", tt.from, tt.paid, tt.target, got, err)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(got, tt.want) {
+			t.Errorf("%s(paid=%v) → %s: %v, %v; want %v", tt.from, tt.paid, tt.target, got, err, tt.want)
+			continue
+		}
+		for _, to := range got { // the path is walkable step by step
+			if err := o.Advance(Step{To: to}, t0); err != nil {
+				t.Errorf("%s → %s: walking the path: %v", tt.from, tt.target, err)
+			}
+		}
+		if len(o.Timeline) != len(got) || o.Status != tt.target {
+			t.Errorf("%s → %s: timeline %d entries, status %s", tt.from, tt.target, len(o.Timeline), o.Status)
+		}
+	}
+}
+
+func TestAdvanceEffects(t *testing.T) {
+	t.Run("paid order cancelled owes total less fee", func(t *testing.T) {
+		o := testOrder(t, OrderPaymentSettled, true)
+		if err := o.Advance(Step{To: OrderCancelled}, t0); err != nil {
+			t.Fatal(err)
+		}
+		if o.Refund.Status != RefundPending || o.Refund.Amount != 97_500 || o.Refund.Fee != 2_500 ||
+			o.Refund.Destination != o.WalletAddress || o.Cancellation != CancellationCancelled || o.Substatus != SubRefundPending {
+			t.Errorf("refund %+v, cancellation %s, substatus %s", o.Refund, o.Cancellation, o.Substatus)
+		}
+		if o.Items[0].Status != ItemCancelled {
+			t.Errorf("item status %s", o.Items[0].Status)
+		}
+		if err := o.Advance(Step{To: OrderRefunded, TxHash: "0xabc"}, t0); err != nil {
+			t.Fatal(err)
+		}
+		if o.Refund.Status != RefundCompleted || o.Refund.TxHash != "0xabc" || o.Items[0].Status != ItemRefunded {
+			t.Errorf("after refund: %+v", o.Refund)
+		}
+	})
+	t.Run("unpaid order cancelled owes nothing", func(t *testing.T) {
+		o := testOrder(t, OrderPendingPayment, false)
+		if err := o.Advance(Step{To: OrderCancelled}, t0); err != nil {
+			t.Fatal(err)
+		}
+		if o.Refund.Status != RefundNone || o.Substatus != SubCancelledByRequest {
+			t.Errorf("refund %+v substatus %s", o.Refund, o.Substatus)
+		}
+	})
+	t.Run("refund address wins over wallet", func(t *testing.T) {
+		o := testOrder(t, OrderPlaced, true)
+		o.RefundAddress = "0x0000000000000000000000000000000000000001"
+		if err := o.Advance(Step{To: OrderFailed}, t0); err != nil {
+			t.Fatal(err)
+		}
+		if o.Refund.Destination != o.RefundAddress || o.Substatus != SubPlacementFailed {
+			t.Errorf("refund %+v substatus %s", o.Refund, o.Substatus)
+		}
+	})
+	t.Run("placed awaits tracking, items processing", func(t *testing.T) {
+		o := testOrder(t, OrderPaymentSettled, true)
+		if err := o.Advance(Step{To: OrderPlaced}, t0); err != nil {
+			t.Fatal(err)
+		}
+		if o.Substatus != SubAwaitingTracking || o.Items[0].Status != ItemProcessing {
+			t.Errorf("substatus %s item %s", o.Substatus, o.Items[0].Status)
+		}
+	})
+	t.Run("delivery marks shipments delivered", func(t *testing.T) {
+		o := testOrder(t, OrderPlaced, true)
+		_ = o.Advance(Step{To: OrderShipped, Shipments: []Shipment{{ShipmentID: "s1", DeliveryStatus: "in_transit"}}}, t0)
+		if err := o.Advance(Step{To: OrderDeliveryConfirmed}, t0); err != nil {
+			t.Fatal(err)
+		}
+		if o.Shipments[0].DeliveryStatus != "delivered" || o.Items[0].Status != ItemDelivered {
+			t.Errorf("shipments %+v", o.Shipments)
+		}
+		if !o.Status.Final(true) {
+			t.Error("delivery_confirmed should be final")
+		}
+	})
+}
+
+func TestFollowInvoice(t *testing.T) {
+	wallet := "0x52908400098527886E0F7030069857D2E4169EE7"
+	network := "bsc-testnet"
+	tests := []struct {
+		name     string
+		status   OrderStatus
+		inv      InvoiceStatus
+		want     OrderStatus
+		wantPay  string
+		wantSub  string
+		timeline int
+	}{
+		{"paid confirms", OrderPendingPayment, StatusPaid, OrderPaymentConfirmed, OrderPaymentPaid, SubAwaitingSettlement, 1},
+		{"underpaid shows", OrderPendingPayment, StatusUnderpaid, OrderPendingPayment, OrderPaymentUnderpaid, "", 0},
+		{"expired cancels", OrderPendingPayment, StatusExpired, OrderCancelled, OrderPaymentExpired, SubPaymentExpired, 1},
+		{"canceled cancels", OrderPendingPayment, StatusCanceled, OrderCancelled, OrderPaymentCanceled, SubPaymentCanceled, 1},
+		{"unpaid stays", OrderPendingPayment, StatusUnpaid, OrderPendingPayment, OrderPaymentUnpaid, "", 0},
+		{"later orders ignore", OrderPlaced, StatusExpired, OrderPlaced, OrderPaymentPaid, "", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := testOrder(t, tt.status, tt.status != OrderPendingPayment)
+			o.WalletAddress = ""
+			inv := &Invoice{Status: tt.inv, PayerWalletAddress: &wallet, PayerWalletNetwork: &network}
+			o.FollowInvoice(inv, "0xfeed", t0)
+			if o.Status != tt.want || o.Payment.Status != tt.wantPay || len(o.Timeline) != tt.timeline ||
+				(tt.wantSub != "" && o.Substatus != tt.wantSub) {
+				t.Errorf("got %s/%s sub %s timeline %d", o.Status, o.Payment.Status, o.Substatus, len(o.Timeline))
+			}
+			if tt.status == OrderPendingPayment && o.WalletAddress != wallet {
+				t.Errorf("wallet %q", o.WalletAddress)
+			}
+			if tt.want == OrderPaymentConfirmed && o.Payment.TxHash != "0xfeed" {
+				t.Errorf("tx hash %q", o.Payment.TxHash)
+			}
+		})
+	}
+}
+
+func TestFollowSettlement(t *testing.T) {
+	o := testOrder(t, OrderPaymentConfirmed, true)
+	o.FollowSettlement(SettlementProcessing, "", "bsc-testnet", false, t0)
+	if o.Status != OrderPaymentConfirmed || o.Payment.SettlementStatus != "processing" {
+		t.Fatalf("after processing: %s %s", o.Status, o.Payment.SettlementStatus)
+	}
+	o.FollowSettlement(SettlementSettled, "0xs", "bsc-testnet", true, t0)
+	if o.Status != OrderPaymentSettled || o.Payment.SettlementTxHash != "0xs" || o.Substatus != SubAwaitingPlacement {
+		t.Fatalf("after settled: %s %+v", o.Status, o.Payment)
+	}
+}
+
+func TestCheckSimulate(t *testing.T) {
+	bsc, eth, other := "bsc", "ethereum", "solana"
+	good, bad := "0x52908400098527886E0F7030069857D2E4169EE7", "not-an-address"
+	tests := []struct {
+		name string
+		r    SimulateRequest
+		code string
+	}{
+		{"ok", SimulateRequest{TransitionTo: OrderShipped}, ""},
+		{"missing", SimulateRequest{}, "missing_param"},
+		{"pending is no target", SimulateRequest{TransitionTo: OrderPendingPayment}, "invalid_transition_target"},
+		{"unknown", SimulateRequest{TransitionTo: "teleported"}, "invalid_transition_target"},
+		{"bsc wallet ok", SimulateRequest{TransitionTo: OrderPaymentConfirmed, WalletNetwork: &bsc, WalletAddress: &good}, ""},
+		{"bsc wallet bad", SimulateRequest{TransitionTo: OrderPaymentConfirmed, WalletNetwork: &bsc, WalletAddress: &bad}, "invalid_address"},
+		{"eth wallet bad", SimulateRequest{TransitionTo: OrderPaymentConfirmed, WalletNetwork: &eth, WalletAddress: &bad}, "invalid_address"},
+		{"other network free form", SimulateRequest{TransitionTo: OrderPaymentConfirmed, WalletNetwork: &other, WalletAddress: &bad}, ""},
+		{"tracking url", SimulateRequest{TransitionTo: OrderShipped, Tracking: &Tracking{CarrierTrackingURL: "ftp://x"}}, "invalid_url"},
+	}
+	for _, tt := range tests {
+		err := CheckSimulate(tt.r)
+		if ErrorCode(err) != tt.code {
+			t.Errorf("%s: code %q, want %q (%v)", tt.name, ErrorCode(err), tt.code, err)
+		}
+	}
+}

@@ -1,0 +1,348 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"kassa"
+)
+
+// Compile-time check that DB keeps commerce data.
+var _ kassa.OrderStore = (*DB)(nil)
+
+// SaveEstimate stores a checkout estimate.
+func (db *DB) SaveEstimate(ctx context.Context, e *kassa.Estimate) error {
+	data, err := json.Marshal(e)
+	if err != nil {
+		return fmt.Errorf("store: estimate: %w", err)
+	}
+	return db.write(ctx, func(q queryer) error {
+		_, err := q.ExecContext(ctx, `INSERT INTO checkout_estimates (id, merchant_id, environment, data, created_at, expires_at)
+			VALUES ($1, $2, $3, $4, $5, $6)`, e.ID, e.MerchantID, string(e.Environment), string(data),
+			micros(e.CreatedAt), micros(e.ExpiresAt))
+		if err != nil {
+			return fmt.Errorf("store: save estimate: %w", err)
+		}
+		return nil
+	})
+}
+
+// Estimate returns one of the merchant's estimates in env.
+func (db *DB) Estimate(ctx context.Context, merchantID int64, env kassa.Environment, id string) (*kassa.Estimate, error) {
+	var e kassa.Estimate
+	if err := db.document(ctx, db.r, "checkout_estimates", merchantID, env, id, "estimate", &e); err != nil {
+		return nil, err
+	}
+	return &e, nil
+}
+
+// SaveShippingAddress stores a standardised checkout address.
+func (db *DB) SaveShippingAddress(ctx context.Context, a *kassa.ShippingAddress) error {
+	data, err := json.Marshal(a)
+	if err != nil {
+		return fmt.Errorf("store: address: %w", err)
+	}
+	return db.write(ctx, func(q queryer) error {
+		_, err := q.ExecContext(ctx, `INSERT INTO checkout_addresses (id, merchant_id, environment, estimate_id, data, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6)`, a.ID, a.MerchantID, string(a.Environment), a.EstimateID, string(data),
+			micros(a.ValidatedAt))
+		if err != nil {
+			return fmt.Errorf("store: save address: %w", err)
+		}
+		return nil
+	})
+}
+
+// ShippingAddress returns one of the merchant's checkout addresses in env.
+func (db *DB) ShippingAddress(ctx context.Context, merchantID int64, env kassa.Environment, id string) (*kassa.ShippingAddress, error) {
+	var a kassa.ShippingAddress
+	if err := db.document(ctx, db.r, "checkout_addresses", merchantID, env, id, "address", &a); err != nil {
+		return nil, err
+	}
+	return &a, nil
+}
+
+// document loads the JSON data column of one row of table owned by the merchant in
+// env into v. Ids that are not UUIDs cannot exist: they are not found.
+func (db *DB) document(ctx context.Context, q queryer, table string, merchantID int64, env kassa.Environment,
+	id, resource string, v any) error {
+	if !kassa.ValidUUID(id) {
+		return kassa.NotFound(resource)
+	}
+	var data string
+	err := q.QueryRowContext(ctx, "SELECT data FROM "+table+" WHERE id = $1 AND merchant_id = $2 AND environment = $3",
+		id, merchantID, string(env)).Scan(&data)
+	if errors.Is(err, sql.ErrNoRows) {
+		return kassa.NotFound(resource)
+	}
+	if err != nil {
+		return fmt.Errorf("store: load %s: %w", resource, err)
+	}
+	if err := json.Unmarshal([]byte(data), v); err != nil {
+		return fmt.Errorf("store: decode %s: %w", resource, err)
+	}
+	return nil
+}
+
+// CreateOrder stores the order's invoice and then the order, with invoice.created
+// and commerce.order.created, in one transaction. Behind the idempotency layer the
+// response is saved in the same transaction.
+func (db *DB) CreateOrder(ctx context.Context, p kassa.Principal, c kassa.OrderCreate) (*kassa.Invoice, string, error) {
+	if err := c.Invoice.Validate(); err != nil {
+		return nil, "", err
+	}
+	if err := checkStorable(c.Invoice); err != nil {
+		return nil, "", err
+	}
+	o := c.Order
+	c.Invoice.CommerceOrderID = &o.ID
+	token := kassa.NewSessionToken()
+	iw := kassa.IdempotentWriteFrom(ctx)
+	if iw != nil && iw.Respond == nil {
+		iw = nil
+	}
+	var (
+		inv    *kassa.Invoice
+		status int
+		body   []byte
+	)
+	err := db.tx(ctx, func(tx txq) error {
+		var err error
+		if inv, err = db.insertInvoice(ctx, tx, p, c.Invoice, token); err != nil {
+			return err
+		}
+		o.InvoiceID, o.CreatedAt, o.UpdatedAt = inv.ID, inv.CreatedAt, inv.CreatedAt
+		data, err := json.Marshal((*orderRecord)(o))
+		if err != nil {
+			return fmt.Errorf("store: order: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO orders (id, merchant_id, environment, invoice_id, status,
+			customer_id, wallet_address, data, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+			o.ID, o.MerchantID, string(o.Environment), o.InvoiceID, string(o.Status), emptyNil(o.Buyer.CustomerID),
+			emptyNil(o.Buyer.WalletAddress), string(data), micros(o.CreatedAt), micros(o.UpdatedAt)); err != nil {
+			return fmt.Errorf("store: create order: %w", err)
+		}
+		if err := writeEvents(ctx, tx, o.MerchantID, o.Environment, o, inv.CreatedAt, kassa.EventOrderCreated); err != nil {
+			return err
+		}
+		if iw == nil {
+			return nil
+		}
+		if status, body, err = iw.Respond(kassa.CreatedOrder{Order: o, Invoice: inv, SessionToken: token}); err != nil {
+			return err
+		}
+		return completeIdempotency(ctx, tx, iw.Scope, status, body)
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	if iw != nil {
+		iw.Save(status, body)
+	}
+	return inv, token, nil
+}
+
+func emptyNil(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// Order returns one of the merchant's orders.
+func (db *DB) Order(ctx context.Context, merchantID int64, id string) (*kassa.Order, error) {
+	return db.order(ctx, db.r, merchantID, id, "")
+}
+
+func (db *DB) order(ctx context.Context, q queryer, merchantID int64, id, lock string) (*kassa.Order, error) {
+	if !kassa.ValidUUID(id) {
+		return nil, kassa.NotFound("order")
+	}
+	o, err := scanOrder(q.QueryRowContext(ctx, "SELECT data FROM orders WHERE id = $1 AND merchant_id = $2"+lock, id, merchantID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, kassa.NotFound("order")
+	}
+	return o, err
+}
+
+func scanOrder(s scanner) (*kassa.Order, error) {
+	var data string
+	if err := s.Scan(&data); err != nil {
+		return nil, err
+	}
+	var o kassa.Order
+	if err := json.Unmarshal([]byte(data), (*orderRecord)(&o)); err != nil {
+		return nil, fmt.Errorf("store: decode order: %w", err)
+	}
+	return &o, nil
+}
+
+// orderRecord is an order as the store keeps it: every field, encoded by
+// encoding/json's defaults rather than as the API snapshot kassa.Order renders.
+type orderRecord kassa.Order
+
+// saveOrder writes a changed order and its commerce.order.updated event through tx.
+func saveOrder(ctx context.Context, tx queryer, o *kassa.Order, now time.Time) error {
+	data, err := json.Marshal((*orderRecord)(o))
+	if err != nil {
+		return fmt.Errorf("store: order: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE orders SET status = $1, wallet_address = COALESCE(wallet_address, $2),
+		data = $3, updated_at = $4, lease_until = NULL WHERE id = $5 AND merchant_id = $6`,
+		string(o.Status), emptyNil(o.WalletAddress), string(data), micros(o.UpdatedAt), o.ID, o.MerchantID); err != nil {
+		return fmt.Errorf("store: update order: %w", err)
+	}
+	return writeEvents(ctx, tx, o.MerchantID, o.Environment, o, now, kassa.EventOrderUpdated)
+}
+
+// ChangeOrder locks the order and its invoice, applies change and writes the result
+// with its events in one transaction; an unchanged order writes nothing.
+func (db *DB) ChangeOrder(ctx context.Context, merchantID int64, id string, change kassa.OrderChange) (*kassa.Order, error) {
+	var o *kassa.Order
+	err := db.tx(ctx, func(tx txq) error {
+		var err error
+		if o, err = db.order(ctx, tx, merchantID, id, db.forUpdate()); err != nil {
+			return err
+		}
+		inv, err := db.invoice(ctx, tx, merchantID, o.InvoiceID, db.forUpdate())
+		if err != nil {
+			return err
+		}
+		now := db.clock()
+		inv.Status = inv.EffectiveStatus(now)
+		before, _ := json.Marshal((*orderRecord)(o))
+		action, err := change(o, inv, now)
+		if err != nil {
+			return err
+		}
+		if action == kassa.InvoiceCancel {
+			if err := cancelInvoiceTx(ctx, tx, inv, now); err != nil {
+				return err
+			}
+		}
+		if after, _ := json.Marshal((*orderRecord)(o)); string(after) == string(before) {
+			return nil
+		}
+		return saveOrder(ctx, tx, o, now)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// Orders returns a page of the merchant's orders in the filter's environment,
+// newest first, filtered by customer id or wallet.
+func (db *DB) Orders(ctx context.Context, f kassa.OrderFilter) ([]*kassa.Order, bool, error) {
+	if f.StartingAfter != nil && f.EndingBefore != nil {
+		return nil, false, kassa.Invalidf("ending_before", "invalid_cursor",
+			"starting_after and ending_before cannot be used together.")
+	}
+	for _, s := range []*string{f.CustomerID, f.WalletAddress, f.StartingAfter, f.EndingBefore} {
+		if s != nil && !storable(*s) {
+			return nil, false, kassa.Invalidf("customer_id", "invalid_parameter", "Filters must be valid UTF-8 text.")
+		}
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = DefaultListLimit
+	}
+	limit = min(limit, MaxListLimit)
+	w := &where{}
+	w.add("merchant_id = %s", f.MerchantID)
+	w.add("environment = %s", string(f.Environment))
+	if f.CustomerID != nil {
+		w.add("customer_id = %s", *f.CustomerID)
+	}
+	if f.WalletAddress != nil {
+		w.add("LOWER(wallet_address) = LOWER(%s)", *f.WalletAddress)
+	}
+	order := " ORDER BY created_at DESC, id DESC"
+	cursor, param, backward := f.StartingAfter, "starting_after", false
+	if f.EndingBefore != nil {
+		cursor, param, backward = f.EndingBefore, "ending_before", true
+	}
+	if cursor != nil {
+		badCursor := kassa.Invalidf(param, "invalid_cursor", "%s is not an order id of this merchant.", param)
+		if !kassa.ValidUUID(*cursor) {
+			return nil, false, badCursor
+		}
+		var created int64
+		err := db.r.QueryRowContext(ctx, "SELECT created_at FROM orders WHERE id = $1 AND merchant_id = $2",
+			*cursor, f.MerchantID).Scan(&created)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, false, badCursor
+		}
+		if err != nil {
+			return nil, false, fmt.Errorf("store: order cursor: %w", err)
+		}
+		if backward {
+			w.add("(created_at > %s OR (created_at = %s AND id > %s))", created, created, *cursor)
+			order = " ORDER BY created_at ASC, id ASC"
+		} else {
+			w.add("(created_at < %s OR (created_at = %s AND id < %s))", created, created, *cursor)
+		}
+	}
+	rows, err := db.r.QueryContext(ctx, "SELECT data FROM orders"+w.String()+order+" LIMIT "+strconv.Itoa(limit+1), w.args...)
+	if err != nil {
+		return nil, false, fmt.Errorf("store: list orders: %w", err)
+	}
+	defer rows.Close()
+	out := []*kassa.Order{}
+	for rows.Next() {
+		o, err := scanOrder(rows)
+		if err != nil {
+			return nil, false, fmt.Errorf("store: list orders: %w", err)
+		}
+		out = append(out, o)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, false, fmt.Errorf("store: list orders: %w", err)
+	}
+	out, more := trimPage(out, limit, backward)
+	return out, more, nil
+}
+
+// OrdersToPlace leases up to limit settled mainnet orders for placement.
+func (db *DB) OrdersToPlace(ctx context.Context, limit int, lease time.Duration) ([]*kassa.Order, error) {
+	var out []*kassa.Order
+	lock := ""
+	if db.engine == EnginePostgres {
+		lock = " FOR UPDATE SKIP LOCKED"
+	}
+	err := db.tx(ctx, func(tx txq) error {
+		out = nil
+		now := db.clock()
+		rows, err := tx.QueryContext(ctx, `SELECT data FROM orders WHERE environment = $1 AND status = $2
+			AND (lease_until IS NULL OR lease_until < $3) ORDER BY created_at LIMIT `+strconv.Itoa(limit)+lock,
+			string(kassa.Mainnet), string(kassa.OrderPaymentSettled), micros(now))
+		if err != nil {
+			return fmt.Errorf("store: orders to place: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			o, err := scanOrder(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, o)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		rows.Close()
+		for _, o := range out {
+			if _, err := tx.ExecContext(ctx, "UPDATE orders SET lease_until = $1 WHERE id = $2",
+				micros(now.Add(lease)), o.ID); err != nil {
+				return fmt.Errorf("store: lease order: %w", err)
+			}
+		}
+		return nil
+	})
+	return out, err
+}
