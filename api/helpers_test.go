@@ -48,7 +48,12 @@ func newEnvClock(t *testing.T, cfg store.Config, clock *storetest.Clock, opts ..
 	if clock != nil {
 		cfg.Now = clock.Now
 	}
-	db := storetest.Open(t, cfg)
+	return newEnvOn(t, storetest.Open(t, cfg), clock, opts...)
+}
+
+// newEnvOn serves the API over an open store.
+func newEnvOn(t *testing.T, db *store.DB, clock *storetest.Clock, opts ...envOption) *testEnv {
+	t.Helper()
 	rates, err := registry.LoadStatic("", time.Now())
 	if err != nil {
 		t.Fatal(err)

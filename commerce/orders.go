@@ -80,57 +80,68 @@ func (s *Service) Cancel(ctx context.Context, p kassa.Principal, id string, r ka
 }
 
 // Simulate moves a devnet order to r.TransitionTo through every stage between,
-// each with its timeline entry and commerce.order.updated event. The payment
-// stage must already have happened through the order's invoice (the HTTP layer
-// pays it with a devnet payment first), so invoice and order agree.
+// each in its own transaction with its timeline entry and commerce.order.updated
+// event. The payment stage must already have happened through the order's
+// invoice (the HTTP layer pays it with a devnet payment first), so invoice and
+// order agree.
 func (s *Service) Simulate(ctx context.Context, p kassa.Principal, id string, r kassa.SimulateRequest) (*kassa.Order, error) {
 	if p.Environment != kassa.Devnet {
 		return nil, kassa.Errorf(kassa.KindPermission, "devnet_only", "Order simulation is available on devnet only.")
 	}
-	return s.change(ctx, p, id, func(o *kassa.Order, inv *kassa.Invoice, now time.Time) (kassa.InvoiceAction, error) {
+	var path []kassa.OrderStatus
+	o, err := s.change(ctx, p, id, func(o *kassa.Order, inv *kassa.Invoice, now time.Time) (kassa.InvoiceAction, error) {
 		if o.Environment != kassa.Devnet {
 			return kassa.InvoiceKeep, kassa.Errorf(kassa.KindPermission, "devnet_only", "Only devnet orders can be simulated.")
 		}
-		path, err := kassa.TransitionPath(o, r.TransitionTo)
+		var err error
+		path, err = kassa.TransitionPath(o, r.TransitionTo)
 		if err != nil {
 			return kassa.InvoiceKeep, err
 		}
-		action := kassa.InvoiceKeep
-		for _, to := range path {
-			st := kassa.Step{To: to, Message: "Simulated: " + string(to) + "."}
-			switch to {
-			case kassa.OrderPaymentConfirmed:
-				if inv.Status != kassa.StatusPaid {
-					return action, kassa.Errorf(kassa.KindConflict, "invalid_transition",
-						"The order's invoice is %s; it cannot be paid now.", inv.Status)
-				}
-			case kassa.OrderPlaced:
-				o.RetailerOrderID = "devnet-" + o.ID[:8]
-			case kassa.OrderShipped:
-				st.Shipments = []kassa.Shipment{devnetShipment(o, r.Tracking, now)}
-			case kassa.OrderDeliveryConfirmed:
-				if len(o.Shipments) == 0 {
-					st.Shipments = []kassa.Shipment{devnetShipment(o, r.Tracking, now)}
-				}
-			case kassa.OrderCancelled:
-				if inv.Status == kassa.StatusUnpaid && inv.AmountPending == 0 {
-					action, o.Payment.Status = kassa.InvoiceCancel, kassa.OrderPaymentCanceled
-				}
-			case kassa.OrderRefunded:
-				st.TxHash = randomHash()
-			}
-			if err := o.Advance(st, now); err != nil {
-				return action, err
-			}
+		return s.simulateStep(o, inv, path[0], r, now)
+	})
+	for i := 1; err == nil && i < len(path); i++ {
+		to := path[i]
+		o, err = s.Store.ChangeOrder(ctx, p.MerchantID, id, func(o *kassa.Order, inv *kassa.Invoice, now time.Time) (kassa.InvoiceAction, error) {
+			return s.simulateStep(o, inv, to, r, now)
+		})
+	}
+	return o, err
+}
+
+// simulateStep applies one simulated stage to a locked order.
+func (s *Service) simulateStep(o *kassa.Order, inv *kassa.Invoice, to kassa.OrderStatus, r kassa.SimulateRequest,
+	now time.Time) (kassa.InvoiceAction, error) {
+	action := kassa.InvoiceKeep
+	st := kassa.Step{To: to, Message: "Simulated: " + string(to) + "."}
+	switch to {
+	case kassa.OrderPaymentConfirmed:
+		if inv.Status != kassa.StatusPaid {
+			return action, kassa.Errorf(kassa.KindConflict, "invalid_transition",
+				"The order's invoice is %s; it cannot be paid now.", inv.Status)
 		}
-		if r.WalletAddress != nil {
-			o.WalletAddress = *r.WalletAddress
+	case kassa.OrderPlaced:
+		o.RetailerOrderID = "devnet-" + o.ID[:8]
+	case kassa.OrderShipped:
+		st.Shipments = []kassa.Shipment{devnetShipment(o, r.Tracking, now)}
+	case kassa.OrderDeliveryConfirmed:
+		if len(o.Shipments) == 0 {
+			st.Shipments = []kassa.Shipment{devnetShipment(o, r.Tracking, now)}
 		}
+	case kassa.OrderCancelled:
+		if inv.Status == kassa.StatusUnpaid && inv.AmountPending == 0 {
+			action, o.Payment.Status = kassa.InvoiceCancel, kassa.OrderPaymentCanceled
+		}
+	case kassa.OrderRefunded:
+		st.TxHash = randomHash()
+	}
+	if r.WalletAddress != nil && to == kassa.OrderPaymentConfirmed {
+		o.WalletAddress = *r.WalletAddress
 		if r.WalletNetwork != nil {
 			o.WalletNetwork = *r.WalletNetwork
 		}
-		return action, nil
-	})
+	}
+	return action, o.Advance(st, now)
 }
 
 // devnetShipment is the shipment a simulated order ships in, from the request's
