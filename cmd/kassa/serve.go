@@ -15,6 +15,7 @@ import (
 
 	"kassa"
 	"kassa/api"
+	"kassa/commerce"
 	"kassa/hdwallet"
 	"kassa/registry"
 	"kassa/settlement"
@@ -38,6 +39,8 @@ type serveFlags struct {
 	// webhookWorkers is how many webhook deliveries this instance sends at once;
 	// 0 leaves delivery to other instances.
 	webhookWorkers int
+	// retailerURL and retailerKey configure the mainnet upstream retailer API.
+	retailerURL, retailerKey, retailerName string
 }
 
 func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
@@ -56,7 +59,13 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	fs.Float64Var(&f.limits.CreateRate, "create-rate-limit", envFloat("KASSA_CREATE_RATE_LIMIT", d.CreateRate), "invoice creates per second per API key (env KASSA_CREATE_RATE_LIMIT)")
 	fs.IntVar(&f.limits.CreateBurst, "create-rate-burst", envInt("KASSA_CREATE_RATE_BURST", d.CreateBurst), "invoice create burst per API key (env KASSA_CREATE_RATE_BURST)")
 	fs.IntVar(&f.webhookWorkers, "webhook-workers", envInt("KASSA_WEBHOOK_WORKERS", webhook.DefaultWorkers), "concurrent webhook deliveries of this instance; 0 sends none (env KASSA_WEBHOOK_WORKERS)")
+	fs.StringVar(&f.retailerURL, "retailer-url", envOr("KASSA_RETAILER_URL", ""), "base URL of the upstream retailer API serving mainnet commerce; empty: no mainnet retailer (env KASSA_RETAILER_URL)")
+	fs.StringVar(&f.retailerKey, "retailer-key", envOr("KASSA_RETAILER_KEY", ""), "API key of the upstream retailer (env KASSA_RETAILER_KEY)")
+	fs.StringVar(&f.retailerName, "retailer-name", envOr("KASSA_RETAILER_NAME", kassa.DefaultRetailer), "which retailer the upstream API is (env KASSA_RETAILER_NAME)")
 	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if err := kassa.CheckRetailer("--retailer-name", f.retailerName); err != nil {
 		return nil, err
 	}
 	if f.webhookWorkers < 0 {
@@ -114,11 +123,14 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	hub := stream.New(db, stream.Options{Wake: db.Commits(), Logger: log})
+	catalog := newCatalog(f)
+	shop := &commerce.Service{Catalog: catalog, Store: db}
 	handler := api.New(api.Config{
 		PublicURL: publicURL, Secret: secret, Logger: log, Limits: f.limits,
 		Merchants: db, Keys: db, Invoices: db, Payments: db, Payor: db, Idempotency: db, Health: db.Ping,
 		Events: db, Webhooks: db, Stream: hub,
 		Registry: reg, Rates: rates, Addresses: db, Wallets: wallets,
+		Commerce: shop, Catalog: catalog,
 	})
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 
@@ -134,6 +146,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	settler := &settlement.Worker{Store: db, Registry: reg, Log: log,
 		Executors: map[kassa.Environment]kassa.SettlementExecutor{kassa.Devnet: settlement.Devnet{}}}
 	wg.Go(func() { settler.Run(workers, 2*time.Second) })
+	wg.Go(func() { shop.RunPlacer(workers, 5*time.Second, log) })
 	if f.webhookWorkers > 0 {
 		deliverer := &webhook.Worker{Queue: db, Log: log, Wake: db.Commits(), Workers: f.webhookWorkers,
 			Batch: 2 * f.webhookWorkers}
@@ -233,4 +246,18 @@ func pruneLoop(ctx context.Context, db *store.DB, log *slog.Logger) {
 		case <-t.C:
 		}
 	}
+}
+
+// newCatalog builds the retailers: the built-in catalogs on devnet, the upstream
+// retailer API on mainnet when one is configured.
+func newCatalog(f *serveFlags) *commerce.Catalog {
+	rs := map[kassa.Environment][]kassa.Retailer{}
+	for _, name := range kassa.Retailers {
+		rs[kassa.Devnet] = append(rs[kassa.Devnet], commerce.NewBuiltin(name))
+	}
+	if f.retailerURL != "" {
+		rs[kassa.Mainnet] = []kassa.Retailer{commerce.NewUpstream(commerce.UpstreamConfig{
+			Name: f.retailerName, BaseURL: f.retailerURL, APIKey: f.retailerKey})}
+	}
+	return commerce.NewCatalog(commerce.CatalogConfig{Retailers: rs})
 }
