@@ -1,0 +1,235 @@
+package store_test
+
+import (
+	"errors"
+	"math/big"
+	"testing"
+	"time"
+
+	"kassa"
+	"kassa/store"
+	"kassa/store/storetest"
+)
+
+// newOrder stores a pending devnet order of merchant m with its invoice.
+func (f *fixture) newOrder(t *testing.T, m *kassa.Merchant, customer string) (*kassa.Order, *kassa.Invoice) {
+	t.Helper()
+	now := f.clock.Now()
+	o := &kassa.Order{ID: kassa.NewTimeUUID(now), MerchantID: m.ID, Environment: kassa.Devnet, Retailer: kassa.RetailerAmazon,
+		Buyer: kassa.Buyer{CustomerID: customer}, Status: kassa.OrderPendingPayment, Substatus: kassa.SubAwaitingPayment,
+		Items: []kassa.LineItem{{ProductID: "B0X", Quantity: 1, UnitPrice: 10_000, Status: kassa.ItemPending}},
+		Subtotal: 10_000, Tax: 830, CommerceFee: 500, Total: 17_320,
+		Shipping:     kassa.ShippingOption{ID: "standard", Price: 5_990},
+		Payment:      kassa.OrderPayment{Status: kassa.OrderPaymentUnpaid},
+		Cancellation: kassa.CancellationNone, Refund: kassa.Refund{Status: kassa.RefundNone},
+		Timeline:     []kassa.TimelineEntry{{Status: kassa.OrderPendingPayment, Timestamp: now, Message: "created"}}}
+	inv, token, err := f.db.CreateOrder(f.ctx, principal(m), kassa.OrderCreate{Order: o, Invoice: kassa.InvoiceCreate{Amount: o.Total, CustomerID: &customer}})
+	must(t, err)
+	if token == "" || inv.CommerceOrderID == nil || *inv.CommerceOrderID != o.ID || o.InvoiceID != inv.ID {
+		t.Fatalf("invoice %+v for order %s", inv, o.ID)
+	}
+	return o, inv
+}
+
+func (f *fixture) payOrder(t *testing.T, inv *kassa.Invoice, amount kassa.Millis) {
+	t.Helper()
+	_, _, err := f.db.IngestPayment(f.ctx, kassa.PaymentInput{MerchantID: inv.MerchantID, InvoiceID: inv.ID,
+		Network: "bsc-testnet", TxHash: "0x" + kassa.NewUUID() + "00", TokenID: 1, FromAddress: "0x52908400098527886E0F7030069857D2E4169EE7",
+		AmountUnits: big.NewInt(int64(amount)), AmountUSD: amount, Confirmations: 12, Confirmed: true})
+	must(t, err)
+}
+
+func (f *fixture) order(t *testing.T, m *kassa.Merchant, id string) *kassa.Order {
+	t.Helper()
+	o, err := f.db.Order(f.ctx, m.ID, id)
+	must(t, err)
+	return o
+}
+
+func TestOrderCreateAndIsolation(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		f := newFixture(t, cfg)
+		o, _ := f.newOrder(t, f.m, "cus_1")
+		got := f.order(t, f.m, o.ID)
+		if got.Status != kassa.OrderPendingPayment || got.Total != 17_320 || len(got.Timeline) != 1 || got.InvoiceID != o.InvoiceID {
+			t.Fatalf("stored %+v", got)
+		}
+		other := f.merchant(t, "other@example.com")
+		_, err := f.db.Order(f.ctx, other.ID, o.ID)
+		wantErr(t, err, kassa.KindNotFound, "resource_missing")
+		_, err = f.db.ChangeOrder(f.ctx, other.ID, o.ID, func(*kassa.Order, *kassa.Invoice, time.Time) (kassa.InvoiceAction, error) {
+			t.Fatal("change ran for another merchant")
+			return kassa.InvoiceKeep, nil
+		})
+		wantErr(t, err, kassa.KindNotFound, "resource_missing")
+		evs, _, err := f.db.Events(f.ctx, kassa.EventFilter{MerchantID: f.m.ID, Environment: kassa.Devnet, Scope: kassa.ScopeCommerce, Limit: 10})
+		must(t, err)
+		if len(evs) != 1 || evs[0].Type != kassa.EventOrderCreated {
+			t.Fatalf("events %v", evs)
+		}
+	})
+}
+
+func TestOrderCreateIsAtomic(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		f := newFixture(t, cfg)
+		o, _ := f.newOrder(t, f.m, "cus_1")
+		// The same order id again: the order insert fails after the invoice insert.
+		dup := *o
+		dup.Timeline = nil
+		amount := kassa.Millis(1_000)
+		_, _, err := f.db.CreateOrder(f.ctx, principal(f.m), kassa.OrderCreate{Order: &dup, Invoice: kassa.InvoiceCreate{Amount: amount}})
+		if err == nil {
+			t.Fatal("duplicate order stored")
+		}
+		invs, _, err := f.db.Invoices(f.ctx, kassa.InvoiceFilter{MerchantID: f.m.ID, Limit: 10})
+		must(t, err)
+		if len(invs) != 1 {
+			t.Fatalf("%d invoices: the failed order left its invoice behind", len(invs))
+		}
+	})
+}
+
+func TestOrderFollowsItsInvoice(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		f := newFixture(t, cfg)
+
+		// Paid: confirmed in the payment's transaction, with the payer's wallet.
+		o, inv := f.newOrder(t, f.m, "cus_1")
+		f.payOrder(t, inv, 5_000)
+		if got := f.order(t, f.m, o.ID); got.Status != kassa.OrderPendingPayment || got.Payment.Status != kassa.OrderPaymentUnderpaid {
+			t.Fatalf("after part: %s/%s", got.Status, got.Payment.Status)
+		}
+		f.payOrder(t, inv, 12_320)
+		got := f.order(t, f.m, o.ID)
+		if got.Status != kassa.OrderPaymentConfirmed || !got.Paid() || got.WalletAddress == "" || got.Payment.TxHash == "" {
+			t.Fatalf("after payment: %+v", got)
+		}
+
+		// Settled: once every receipt is.
+		jobs, err := f.db.ClaimSettlements(f.ctx, 10)
+		must(t, err)
+		if len(jobs) != 2 {
+			t.Fatalf("%d settlement jobs", len(jobs))
+		}
+		must(t, f.db.FinishSettlement(f.ctx, jobs[0].ReceiptID, kassa.SettlementSettled, "0xs1", ""))
+		if got = f.order(t, f.m, o.ID); got.Status != kassa.OrderPaymentConfirmed {
+			t.Fatalf("settled with a receipt left: %s", got.Status)
+		}
+		must(t, f.db.FinishSettlement(f.ctx, jobs[1].ReceiptID, kassa.SettlementSettled, "0xs2", ""))
+		if got = f.order(t, f.m, o.ID); got.Status != kassa.OrderPaymentSettled || got.Payment.SettlementTxHash != "0xs2" {
+			t.Fatalf("after settlement: %s %+v", got.Status, got.Payment)
+		}
+
+		// Expired: the sweeper cancels the order with its invoice.
+		o2, _ := f.newOrder(t, f.m, "cus_2")
+		f.clock.Advance(13 * time.Hour)
+		_, err = f.db.ExpireInvoices(f.ctx, 100)
+		must(t, err)
+		if got = f.order(t, f.m, o2.ID); got.Status != kassa.OrderCancelled || got.Substatus != kassa.SubPaymentExpired ||
+			got.Payment.Status != kassa.OrderPaymentExpired {
+			t.Fatalf("after expiry: %s %s %s", got.Status, got.Substatus, got.Payment.Status)
+		}
+
+		// Canceled by the merchant through the invoice API: the order follows.
+		o3, inv3 := f.newOrder(t, f.m, "cus_3")
+		_, err = f.db.CancelInvoice(f.ctx, principal(f.m), inv3.ID)
+		must(t, err)
+		if got = f.order(t, f.m, o3.ID); got.Status != kassa.OrderCancelled || got.Substatus != kassa.SubPaymentCanceled {
+			t.Fatalf("after invoice cancel: %s %s", got.Status, got.Substatus)
+		}
+	})
+}
+
+func TestChangeOrder(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		f := newFixture(t, cfg)
+		o, inv := f.newOrder(t, f.m, "cus_1")
+		count := func() int {
+			t.Helper()
+			evs, _, err := f.db.Events(f.ctx, kassa.EventFilter{MerchantID: f.m.ID, Environment: kassa.Devnet,
+				Scope: kassa.ScopeCommerce, Limit: 100})
+			must(t, err)
+			return len(evs)
+		}
+		// No change: nothing written.
+		_, err := f.db.ChangeOrder(f.ctx, f.m.ID, o.ID, func(*kassa.Order, *kassa.Invoice, time.Time) (kassa.InvoiceAction, error) {
+			return kassa.InvoiceKeep, nil
+		})
+		must(t, err)
+		if count() != 1 {
+			t.Fatalf("a no-op change wrote an event")
+		}
+		// A failing change rolls everything back, the invoice cancel included.
+		boom := errors.New("boom")
+		_, err = f.db.ChangeOrder(f.ctx, f.m.ID, o.ID, func(o *kassa.Order, _ *kassa.Invoice, now time.Time) (kassa.InvoiceAction, error) {
+			_ = o.Advance(kassa.Step{To: kassa.OrderCancelled}, now)
+			return kassa.InvoiceCancel, boom
+		})
+		if !errors.Is(err, boom) {
+			t.Fatalf("err %v", err)
+		}
+		if got, _ := f.db.Invoice(f.ctx, f.m.ID, inv.ID); got.Status != kassa.StatusUnpaid || count() != 1 {
+			t.Fatalf("failed change left invoice %s and %d events", got.Status, count())
+		}
+		// Cancel with the invoice: both in one transaction, with their events.
+		got, err := f.db.ChangeOrder(f.ctx, f.m.ID, o.ID, func(o *kassa.Order, _ *kassa.Invoice, now time.Time) (kassa.InvoiceAction, error) {
+			return kassa.InvoiceCancel, o.Advance(kassa.Step{To: kassa.OrderCancelled}, now)
+		})
+		must(t, err)
+		if inv2, _ := f.db.Invoice(f.ctx, f.m.ID, inv.ID); got.Status != kassa.OrderCancelled || inv2.Status != kassa.StatusCanceled || count() != 2 {
+			t.Fatalf("cancel: order %s invoice %s events %d", got.Status, inv2.Status, count())
+		}
+	})
+}
+
+func TestOrdersList(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		f := newFixture(t, cfg)
+		var ids []string
+		for i := 0; i < 5; i++ {
+			customer := "a"
+			if i%2 == 1 {
+				customer = "b"
+			}
+			o, _ := f.newOrder(t, f.m, customer)
+			ids = append([]string{o.ID}, ids...) // newest first
+			f.clock.Advance(time.Second)
+		}
+		list := func(fl kassa.OrderFilter) ([]string, bool) {
+			t.Helper()
+			fl.MerchantID, fl.Environment = f.m.ID, kassa.Devnet
+			os, more, err := f.db.Orders(f.ctx, fl)
+			must(t, err)
+			var out []string
+			for _, o := range os {
+				out = append(out, o.ID)
+			}
+			return out, more
+		}
+		got, more := list(kassa.OrderFilter{Limit: 2})
+		if len(got) != 2 || got[0] != ids[0] || got[1] != ids[1] || !more {
+			t.Fatalf("page 1 %v %v", got, more)
+		}
+		got, more = list(kassa.OrderFilter{Limit: 2, StartingAfter: &ids[1]})
+		if len(got) != 2 || got[0] != ids[2] || !more {
+			t.Fatalf("page 2 %v", got)
+		}
+		got, more = list(kassa.OrderFilter{Limit: 10, EndingBefore: &ids[2]})
+		if len(got) != 2 || got[0] != ids[0] || more {
+			t.Fatalf("backward %v %v", got, more)
+		}
+		b := "b"
+		if got, _ = list(kassa.OrderFilter{Limit: 10, CustomerID: &b}); len(got) != 2 {
+			t.Fatalf("customer b: %v", got)
+		}
+		bogus := kassa.NewUUID()
+		_, _, err := f.db.Orders(f.ctx, kassa.OrderFilter{MerchantID: f.m.ID, Environment: kassa.Devnet, StartingAfter: &bogus})
+		wantErr(t, err, kassa.KindInvalid, "invalid_cursor")
+		os, _, err := f.db.Orders(f.ctx, kassa.OrderFilter{MerchantID: f.m.ID, Environment: kassa.Mainnet})
+		must(t, err)
+		if len(os) != 0 {
+			t.Fatalf("mainnet sees devnet orders: %d", len(os))
+		}
+	})
+}
