@@ -17,12 +17,12 @@ func (f *fixture) newOrder(t *testing.T, m *kassa.Merchant, customer string) (*k
 	now := f.clock.Now()
 	o := &kassa.Order{ID: kassa.NewTimeUUID(now), MerchantID: m.ID, Environment: kassa.Devnet, Retailer: kassa.RetailerAmazon,
 		Buyer: kassa.Buyer{CustomerID: customer}, Status: kassa.OrderPendingPayment, Substatus: kassa.SubAwaitingPayment,
-		Items: []kassa.LineItem{{ProductID: "B0X", Quantity: 1, UnitPrice: 10_000, Status: kassa.ItemPending}},
+		Items:    []kassa.LineItem{{ProductID: "B0X", Quantity: 1, UnitPrice: 10_000, Status: kassa.ItemPending}},
 		Subtotal: 10_000, Tax: 830, CommerceFee: 500, Total: 17_320,
 		Shipping:     kassa.ShippingOption{ID: "standard", Price: 5_990},
 		Payment:      kassa.OrderPayment{Status: kassa.OrderPaymentUnpaid},
 		Cancellation: kassa.CancellationNone, Refund: kassa.Refund{Status: kassa.RefundNone},
-		Timeline:     []kassa.TimelineEntry{{Status: kassa.OrderPendingPayment, Timestamp: now, Message: "created"}}}
+		Timeline: []kassa.TimelineEntry{{Status: kassa.OrderPendingPayment, Timestamp: now, Message: "created"}}}
 	inv, token, err := f.db.CreateOrder(f.ctx, principal(m), kassa.OrderCreate{Order: o, Invoice: kassa.InvoiceCreate{Amount: o.Total, CustomerID: &customer}})
 	must(t, err)
 	if token == "" || inv.CommerceOrderID == nil || *inv.CommerceOrderID != o.ID || o.InvoiceID != inv.ID {
