@@ -1,7 +1,7 @@
 // Command kassa-load measures Kassa over HTTP from a second process on loopback.
 //
 //	kassa-load echo [-addr 127.0.0.1:0]          serve a bare net/http JSON echo (the baseline)
-//	kassa-load run -url U -mode create|list|echo -key K [-c 16] [-d 10s] [-max N]
+//	kassa-load run -url U -mode create|list|echo|search-cached|search-cold -key K [-c 16] [-d 10s] [-max N]
 //	kassa-load ws -url U -key K -clients N -events M [-rate 20] [-d 5m]
 //	kassa-load receiver [-addr 127.0.0.1:0] [-d 30m]   a loopback webhook receiver
 //	kassa-load hookwait -url RECEIVER -want N [-d 3m]  wait for N deliveries, print deliveries/s
@@ -25,6 +25,7 @@ import (
 	"os/signal"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"kassa"
@@ -86,6 +87,10 @@ func echo(args []string) error {
 	return nil
 }
 
+// searchWords are the queries of search-cold: common words and two-word phrases.
+var searchWords = []string{"water+bottle", "organic", "wireless+headphones", "cast+iron", "usb+cable", "tent",
+	"running+shoes", "coffee+maker", "backpack", "milk", "blue", "stainless+steel", "air+purifier", "keyboard"}
+
 // result is one finished request.
 type result struct {
 	latency time.Duration
@@ -95,8 +100,9 @@ type result struct {
 func run(args []string) error {
 	fs := flag.NewFlagSet("run", flag.ExitOnError)
 	base := fs.String("url", "http://127.0.0.1:8080", "base URL of the server")
-	mode := fs.String("mode", "create", "create (POST /api/v1/invoices), list (GET /api/v1/invoices?limit=10) or echo (POST /echo)")
-	key := fs.String("key", "", "merchant API key (create, list)")
+	mode := fs.String("mode", "create", "create (POST /api/v1/invoices), list (GET /api/v1/invoices?limit=10), echo (POST /echo), "+
+		"search-cached (one product search, answered from the cache) or search-cold (every search distinct, so the cache misses)")
+	key := fs.String("key", "", "merchant API key (create, list) or commerce key (search-*)")
 	conc := fs.Int("c", 16, "concurrent connections")
 	dur := fs.Duration("d", 10*time.Second, "how long to send load")
 	maxReq := fs.Int("max", 2_000_000, "stop after this many requests")
@@ -105,9 +111,18 @@ func run(args []string) error {
 	tr := &http.Transport{MaxIdleConns: *conc, MaxIdleConnsPerHost: *conc, DisableCompression: true}
 	client := &http.Client{Transport: tr, Timeout: 30 * time.Second}
 	body := []byte(`{"amount_usd": 12.5, "description": "load test", "metadata": {"run": "kassa-load"}}`)
+	var seq atomic.Int64
 	newReq := func() *http.Request {
 		var req *http.Request
 		switch *mode {
+		case "search-cached":
+			req, _ = http.NewRequest("GET", *base+"/api/commerce/search?q=water+bottle&limit=20", nil)
+		case "search-cold":
+			// A distinct maxPrice makes every query a new cache key: the full search runs.
+			n := seq.Add(1)
+			q := searchWords[n%int64(len(searchWords))]
+			req, _ = http.NewRequest("GET", fmt.Sprintf("%s/api/commerce/search?q=%s&limit=20&maxPrice=%d.%03d",
+				*base, q, 500+n/1000, n%1000), nil)
 		case "create":
 			req, _ = http.NewRequest("POST", *base+"/api/v1/invoices", bytes.NewReader(body))
 			req.Header.Set("Idempotency-Key", kassa.NewUUID())
