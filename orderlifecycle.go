@@ -166,6 +166,9 @@ func (o *Order) Advance(st Step, now time.Time) error {
 		if st.TxHash != "" {
 			o.Payment.TxHash = st.TxHash
 		}
+		if o.Payment.SettlementStatus == "" {
+			o.Payment.SettlementStatus = string(SettlementPending)
+		}
 	case OrderPaymentSettled:
 		o.Payment.SettlementStatus = string(SettlementSettled)
 	case OrderShipped, OrderDeliveryConfirmed:
