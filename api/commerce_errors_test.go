@@ -66,8 +66,21 @@ func TestCommerceAuthAndValidation(t *testing.T) {
 			}
 		})
 	}
+	// Mainnet: no simulation, and no retailer unless one is configured.
+	mkey := s.createKey(`{"name":"live","scope":"commerce","environment":"mainnet"}`)["api_key"].(string)
+	live := map[string]string{"X-Commerce-Api-Key": mkey}
+	r := e.do(request{method: "POST", path: "/api/commerce/devnet/orders/00000000-0000-4000-8000-000000000000/simulate",
+		body: `{"transitionTo":"shipped"}`, headers: live})
+	expectError(t, r, 403, "permission_error", "devnet_only", "")
+	r = e.do(request{method: "GET", path: "/api/commerce/search?q=milk", headers: live})
+	expectError(t, r, 400, "invalid_request_error", "retailer_not_supported", "retailer")
+	st := data(t, e.do(request{method: "GET", path: "/api/commerce/status", headers: live}))
+	if st["enabled"] != true || st["networkEnvironment"] != "mainnet" || st["simulation"] != false {
+		t.Errorf("status %v", st)
+	}
+
 	// A valid estimate with x-api-key carrying the commerce key works too.
-	r := e.do(request{method: "POST", path: "/api/commerce/merchant/checkout/estimate", body: est, headers: withKey(s.ckey)})
+	r = e.do(request{method: "POST", path: "/api/commerce/merchant/checkout/estimate", body: est, headers: withKey(s.ckey)})
 	expectStatus(t, r, 200)
 }
 
