@@ -1,0 +1,144 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"kassa"
+)
+
+// search serves GET /api/commerce/search (interface 2.9, 4.6).
+func (s *server) search(w http.ResponseWriter, r *http.Request) error {
+	q, err := parseSearch(r)
+	if err != nil {
+		return err
+	}
+	page, err := s.cfg.Commerce.Search(r.Context(), principal(r.Context()), q)
+	if err != nil {
+		return err
+	}
+	products := make([]productJSON, len(page.Products))
+	for i, p := range page.Products {
+		products[i] = newProductJSON(p)
+	}
+	total := page.TotalPages(q.Limit)
+	st := s.cfg.Commerce.CacheStats()
+	writeJSON(w, http.StatusOK, map[string]any{
+		"success": true,
+		"data": map[string]any{
+			"products": products,
+			"pagination": map[string]any{"page": q.Page, "totalPages": total, "totalResults": page.TotalResults,
+				"hasNext": q.Page < total, "limit": q.Limit},
+			"query": q.Query, "retailer": q.Retailer,
+		},
+		"meta": map[string]any{"timestamp": kassa.FormatTime(s.now()), "cacheStats": map[string]any{
+			"hits": st.Hits, "misses": st.Misses, "size": st.Size, "maxSize": st.MaxSize, "evictions": st.Evictions,
+			"hitRate": json.Number(strconv.FormatFloat(st.HitRate(), 'f', 4, 64)), "ttlSeconds": int(st.TTL.Seconds()),
+		}},
+	})
+	return nil
+}
+
+type productJSON struct {
+	ProductID   string      `json:"productId"`
+	Title       string      `json:"title"`
+	Price       json.Number `json:"price"`
+	Image       string      `json:"image"`
+	Rating      json.Number `json:"rating"`
+	ReviewCount int         `json:"reviewCount"`
+	Fresh       bool        `json:"fresh"`
+	Retailer    string      `json:"retailer"`
+	URL         string      `json:"url"`
+}
+
+func newProductJSON(p kassa.Product) productJSON {
+	rating := strconv.Itoa(int(p.Rating)/10) + "." + strconv.Itoa(int(p.Rating)%10)
+	return productJSON{p.ID, p.Title, usd(p.Price), p.Image, json.Number(rating), p.ReviewCount, p.Fresh, p.Retailer, p.URL}
+}
+
+// parseSearch validates the search query (interface 4.6 and 8).
+func parseSearch(r *http.Request) (kassa.SearchQuery, error) {
+	v := r.URL.Query()
+	q := kassa.SearchQuery{Query: strings.TrimSpace(v.Get("q")), Retailer: kassa.DefaultRetailer}
+	switch n := len([]rune(q.Query)); {
+	case !v.Has("q") || n == 0:
+		return q, errInvalid("q", "missing_param", "q is required: the words to search for.")
+	case n > kassa.MaxSearchQueryLen || !validText(q.Query):
+		return q, errInvalid("q", "invalid_query", "q must be 1 to 200 characters of text.")
+	}
+	var err error
+	if q.Page, err = intParam(v, "page", 1, 1, kassa.MaxSearchPage); err != nil {
+		return q, err
+	}
+	if q.Limit, err = intParam(v, "limit", kassa.DefaultSearchLimit, 1, kassa.MaxSearchLimit); err != nil {
+		return q, err
+	}
+	if v.Has("retailer") {
+		q.Retailer = strings.TrimSpace(v.Get("retailer"))
+		if err := kassa.CheckRetailer("retailer", q.Retailer); err != nil {
+			return q, err
+		}
+	}
+	if q.MinPrice, err = priceParam(v.Get("minPrice"), v.Has("minPrice"), "minPrice"); err != nil {
+		return q, err
+	}
+	if q.MaxPrice, err = priceParam(v.Get("maxPrice"), v.Has("maxPrice"), "maxPrice"); err != nil {
+		return q, err
+	}
+	if q.MinPrice != nil && q.MaxPrice != nil && *q.MinPrice > *q.MaxPrice {
+		return q, errInvalid("minPrice", "invalid_price_range", "minPrice must not be above maxPrice.")
+	}
+	return q, nil
+}
+
+// priceParam reads a USD price filter: a non-negative decimal, exact to the milli
+// (rounded half up beyond), at most 1,000,000,000.
+func priceParam(s string, present bool, name string) (*kassa.Millis, error) {
+	if !present {
+		return nil, nil
+	}
+	bad := errInvalid(name, "invalid_"+strings.ToLower(name[:3])+"_price", name+" must be a number >= 0 (USD).")
+	s = strings.TrimSpace(s)
+	whole, frac, _ := strings.Cut(s, ".")
+	if whole == "" && frac == "" || len(whole) > 10 || !digits(whole) || !digits(frac) {
+		return nil, bad
+	}
+	m := int64(0)
+	for _, c := range whole {
+		m = m*10 + int64(c-'0')
+	}
+	m *= 1000
+	for i := 0; i < 3; i++ {
+		d := int64(0)
+		if i < len(frac) {
+			d = int64(frac[i] - '0')
+		}
+		m += d * []int64{100, 10, 1}[i]
+	}
+	if len(frac) > 3 && frac[3] >= '5' {
+		m++
+	}
+	v := kassa.Millis(m)
+	return &v, nil
+}
+
+func digits(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// validText reports whether s has no control characters.
+func validText(s string) bool {
+	for _, c := range s {
+		if c < 0x20 || c == 0x7f || c == 0xfffd {
+			return false
+		}
+	}
+	return true
+}
