@@ -30,11 +30,7 @@ type estimateItemJSON struct {
 
 // checkoutEstimate serves step 1: a priced cart, valid 30 minutes.
 func (s *server) checkoutEstimate(w http.ResponseWriter, r *http.Request) error {
-	body, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	req, err := decodeEstimate(body)
+	req, err := decodeRequest(r, decodeEstimate)
 	if err != nil {
 		return err
 	}
@@ -78,11 +74,7 @@ type shippingOptionJSON struct {
 // checkoutAddress serves step 2: the address validated and standardised, and the
 // shipping options for the cart.
 func (s *server) checkoutAddress(w http.ResponseWriter, r *http.Request) error {
-	body, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	req, err := decodeCheckoutAddress(body)
+	req, err := decodeRequest(r, decodeCheckoutAddress)
 	if err != nil {
 		return err
 	}
@@ -145,11 +137,7 @@ func (s *server) orderCreated(c kassa.CreatedOrder) map[string]any {
 // checkoutInvoice serves step 3: the invoice and the order, in one transaction.
 // Behind the optional idempotency layer the store saves this response with them.
 func (s *server) checkoutInvoice(w http.ResponseWriter, r *http.Request) error {
-	body, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	req, err := decodeOrderInvoice(body)
+	req, err := decodeRequest(r, decodeOrderInvoice)
 	if err != nil {
 		return err
 	}
@@ -180,11 +168,7 @@ func (s *server) cancelOrder(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	body, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	req, err := decodeCancel(body)
+	req, err := decodeRequest(r, decodeCancel)
 	if err != nil {
 		return err
 	}
@@ -204,11 +188,7 @@ func (s *server) simulateOrder(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	body, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	req, err := decodeSimulate(body)
+	req, err := decodeRequest(r, decodeSimulate)
 	if err != nil {
 		return err
 	}

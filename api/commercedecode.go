@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
 	"strconv"
 
 	"kassa"
@@ -26,6 +27,26 @@ func decodeFields(body []byte, set func(f field) (bool, error)) error {
 		}
 		if !known {
 			return errUnknownParam(f.path)
+		}
+	}
+	return nil
+}
+
+// decodeRequest reads the request body and decodes it with decode.
+func decodeRequest[T any](r *http.Request, decode func([]byte) (T, error)) (T, error) {
+	body, err := readBody(r)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return decode(body)
+}
+
+// requireFields returns missing_param for the first of keys not in got.
+func requireFields(got map[string]bool, keys ...string) error {
+	for _, k := range keys {
+		if !got[k] {
+			return errMissing(k)
 		}
 	}
 	return nil
@@ -118,10 +139,8 @@ func decodeCartItem(f field) (kassa.CartItem, error) {
 			return it, errUnknownParam(g.path)
 		}
 	}
-	for _, k := range []string{"product_id", "quantity"} {
-		if !got[k] {
-			return it, errMissing(f.path + "." + k)
-		}
+	if err := requireFields(got, "product_id", "quantity"); err != nil {
+		return it, errMissing(f.path + "." + kassa.AsError(err).Param)
 	}
 	return it, nil
 }
@@ -144,12 +163,7 @@ func decodeCheckoutAddress(body []byte) (kassa.CheckoutAddressRequest, error) {
 	if err != nil {
 		return r, err
 	}
-	for _, k := range []string{"estimateId", "address"} {
-		if !got[k] {
-			return r, errMissing(k)
-		}
-	}
-	return r, nil
+	return r, requireFields(got, "estimateId", "address")
 }
 
 func decodeAddress(f field, a *kassa.AddressInput) error {
@@ -204,12 +218,7 @@ func decodeOrderInvoice(body []byte) (kassa.OrderInvoiceRequest, error) {
 	if err != nil {
 		return r, err
 	}
-	for _, k := range []string{"customer_id", "estimateId", "addressId"} {
-		if !got[k] {
-			return r, errMissing(k)
-		}
-	}
-	return r, nil
+	return r, requireFields(got, "customer_id", "estimateId", "addressId")
 }
 
 func decodeCancel(body []byte) (kassa.CancelRequest, error) {

@@ -87,37 +87,45 @@ func (db *DB) CreateInvoice(ctx context.Context, p kassa.Principal, c kassa.Invo
 		return nil, "", err
 	}
 	token := kassa.NewSessionToken()
+	var inv *kassa.Invoice
+	err := db.idempotentTx(ctx, func(tx txq) (any, error) {
+		var err error
+		inv, err = db.insertInvoice(ctx, tx, p, c, token)
+		return kassa.CreatedInvoice{Invoice: inv, SessionToken: token}, err
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	return inv, token, nil
+}
+
+// idempotentTx runs fn in a write transaction. Behind the idempotency layer (a
+// kassa.IdempotentWrite with Respond set in ctx) the response rendered from fn's
+// result is saved in the same transaction: one commit, and no change a crash could
+// leave without its saved response.
+func (db *DB) idempotentTx(ctx context.Context, fn func(tx txq) (any, error)) error {
 	iw := kassa.IdempotentWriteFrom(ctx)
 	if iw != nil && iw.Respond == nil {
 		iw = nil
 	}
 	var (
-		inv          *kassa.Invoice
-		status       int
-		responseBody []byte
+		status int
+		body   []byte
 	)
 	err := db.tx(ctx, func(tx txq) error {
-		var err error
-		if inv, err = db.insertInvoice(ctx, tx, p, c, token); err != nil {
+		result, err := fn(tx)
+		if err != nil || iw == nil {
 			return err
 		}
-		if iw == nil {
-			return nil
-		}
-		// The idempotent response is saved with the invoice: one commit, and no
-		// invoice whose key a crash could leave without its response.
-		if status, responseBody, err = iw.Respond(kassa.CreatedInvoice{Invoice: inv, SessionToken: token}); err != nil {
+		if status, body, err = iw.Respond(result); err != nil {
 			return err
 		}
-		return completeIdempotency(ctx, tx, iw.Scope, status, responseBody)
+		return completeIdempotency(ctx, tx, iw.Scope, status, body)
 	})
-	if err != nil {
-		return nil, "", err
+	if err == nil && iw != nil {
+		iw.Save(status, body)
 	}
-	if iw != nil {
-		iw.Save(status, responseBody)
-	}
-	return inv, token, nil
+	return err
 }
 
 // insertInvoice stores a new invoice of a validated request and its

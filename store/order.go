@@ -102,47 +102,28 @@ func (db *DB) CreateOrder(ctx context.Context, p kassa.Principal, c kassa.OrderC
 	o := c.Order
 	c.Invoice.CommerceOrderID = &o.ID
 	token := kassa.NewSessionToken()
-	iw := kassa.IdempotentWriteFrom(ctx)
-	if iw != nil && iw.Respond == nil {
-		iw = nil
-	}
-	var (
-		inv    *kassa.Invoice
-		status int
-		body   []byte
-	)
-	err := db.tx(ctx, func(tx txq) error {
+	var inv *kassa.Invoice
+	err := db.idempotentTx(ctx, func(tx txq) (any, error) {
 		var err error
 		if inv, err = db.insertInvoice(ctx, tx, p, c.Invoice, token); err != nil {
-			return err
+			return nil, err
 		}
 		o.InvoiceID, o.CreatedAt, o.UpdatedAt = inv.ID, inv.CreatedAt, inv.CreatedAt
 		data, err := json.Marshal((*orderRecord)(o))
 		if err != nil {
-			return fmt.Errorf("store: order: %w", err)
+			return nil, fmt.Errorf("store: order: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO orders (id, merchant_id, environment, invoice_id, status,
 			customer_id, wallet_address, data, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
 			o.ID, o.MerchantID, string(o.Environment), o.InvoiceID, string(o.Status), emptyNil(o.Buyer.CustomerID),
 			emptyNil(o.Buyer.WalletAddress), string(data), micros(o.CreatedAt), micros(o.UpdatedAt)); err != nil {
-			return fmt.Errorf("store: create order: %w", err)
+			return nil, fmt.Errorf("store: create order: %w", err)
 		}
-		if err := writeEvents(ctx, tx, o.MerchantID, o.Environment, o, inv.CreatedAt, kassa.EventOrderCreated); err != nil {
-			return err
-		}
-		if iw == nil {
-			return nil
-		}
-		if status, body, err = iw.Respond(kassa.CreatedOrder{Order: o, Invoice: inv, SessionToken: token}); err != nil {
-			return err
-		}
-		return completeIdempotency(ctx, tx, iw.Scope, status, body)
+		err = writeEvents(ctx, tx, o.MerchantID, o.Environment, o, inv.CreatedAt, kassa.EventOrderCreated)
+		return kassa.CreatedOrder{Order: o, Invoice: inv, SessionToken: token}, err
 	})
 	if err != nil {
 		return nil, "", err
-	}
-	if iw != nil {
-		iw.Save(status, body)
 	}
 	return inv, token, nil
 }
