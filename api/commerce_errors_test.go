@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -9,9 +10,7 @@ import (
 )
 
 func TestCommerceAuthAndValidation(t *testing.T) {
-	e := newEnv(t, storetest.SQLiteConfig(t))
-	db := e.db
-	e = newEnvOn(t, db, nil, withCommerce(db, nil))
+	e, _ := newCommerceEnv(t, storetest.SQLiteConfig(t))
 	s := e.newShopper()
 	est := `{"customer_id":"c","items":[{"product_id":"B000000003","quantity":1}]}`
 	tests := []struct {
@@ -26,7 +25,7 @@ func TestCommerceAuthAndValidation(t *testing.T) {
 		{"jwt", "GET", "/api/commerce/status", "", s.jwt(), 403, "wrong_key_scope", ""},
 		{"bad key", "GET", "/api/commerce/search?q=milk", "", map[string]string{"X-Commerce-Api-Key": "kassa_devnet_commerce_nope"}, 401, "invalid_api_key", ""},
 		{"q missing", "GET", "/api/commerce/search", "", nil, 400, "missing_param", "q"},
-		{"q too long", "GET", "/api/commerce/search?q=" + string(make([]byte, 0)) + repeat("a", 201), "", nil, 400, "invalid_query", "q"},
+		{"q too long", "GET", "/api/commerce/search?q=" + strings.Repeat("a", 201), "", nil, 400, "invalid_query", "q"},
 		{"page 0", "GET", "/api/commerce/search?q=milk&page=0", "", nil, 400, "invalid_page", "page"},
 		{"page 101", "GET", "/api/commerce/search?q=milk&page=101", "", nil, 400, "invalid_page", "page"},
 		{"limit 51", "GET", "/api/commerce/search?q=milk&limit=51", "", nil, 400, "invalid_limit", "limit"},
@@ -84,20 +83,9 @@ func TestCommerceAuthAndValidation(t *testing.T) {
 	expectStatus(t, r, 200)
 }
 
-func repeat(s string, n int) string {
-	out := ""
-	for i := 0; i < n; i++ {
-		out += s
-	}
-	return out
-}
-
 func TestCommerceCancel(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
-		clock := storetest.NewClock(time.Now())
-		cfg.Now = clock.Now
-		db := storetest.Open(t, cfg)
-		e := newEnvOn(t, db, clock, withCommerce(db, clock))
+		e, clock := newCommerceEnv(t, cfg)
 		s := e.newShopper()
 		items := `[{"product_id":"B000000003","quantity":3}]`
 		cancel := func(id, body string) *response {

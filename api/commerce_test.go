@@ -98,6 +98,15 @@ func withCommerce(db *store.DB, clock *storetest.Clock) envOption {
 	}
 }
 
+// newCommerceEnv serves the API with commerce over cfg, store and API sharing a clock.
+func newCommerceEnv(t *testing.T, cfg store.Config) (*testEnv, *storetest.Clock) {
+	t.Helper()
+	clock := storetest.NewClock(time.Now())
+	cfg.Now = clock.Now
+	db := storetest.Open(t, cfg)
+	return newEnvOn(t, db, clock, withCommerce(db, clock)), clock
+}
+
 // shopper is a merchant with a commerce key.
 type shopper struct {
 	*merchant
@@ -150,10 +159,7 @@ func order(t *testing.T, r *response) map[string]any {
 
 func TestCommerceCheckoutToDelivered(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
-		clock := storetest.NewClock(time.Now())
-		cfg.Now = clock.Now
-		db := storetest.Open(t, cfg)
-		e := newEnvOn(t, db, clock, withCommerce(db, clock))
+		e, _ := newCommerceEnv(t, cfg)
 		s := e.newShopper()
 
 		// Step 1: prices from the retailer, cents exact.
