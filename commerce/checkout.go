@@ -99,7 +99,12 @@ func (s *Service) estimate(ctx context.Context, p kassa.Principal, id, customerI
 		return nil, kassa.Invalidf("estimateId", "estimate_expired",
 			"This estimate expired at %s; request a new one.", kassa.FormatTime(e.ExpiresAt))
 	}
-	if e.Buyer.CustomerID != "" && customerID != e.Buyer.CustomerID {
+	if customerID != "" {
+		if err := kassa.CheckBuyer(kassa.Buyer{CustomerID: customerID}); err != nil {
+			return nil, err
+		}
+	}
+	if e.Buyer.CustomerID != "" && customerID != "" && customerID != e.Buyer.CustomerID {
 		return nil, kassa.Invalidf("customer_id", "customer_mismatch", "customer_id does not match the estimate's customer.")
 	}
 	return e, nil

@@ -186,12 +186,26 @@ func saveOrder(ctx context.Context, tx queryer, o *kassa.Order, now time.Time) e
 func (db *DB) ChangeOrder(ctx context.Context, merchantID int64, id string, change kassa.OrderChange) (*kassa.Order, error) {
 	var o *kassa.Order
 	err := db.tx(ctx, func(tx txq) error {
-		var err error
-		if o, err = db.order(ctx, tx, merchantID, id, db.forUpdate()); err != nil {
+		// Lock the invoice before the order, as payments, expiry and invoice cancels
+		// do (they change the invoice, then follow it to the order): one lock order,
+		// so PostgreSQL never deadlocks between them. An order's invoice never changes.
+		if !kassa.ValidUUID(id) {
+			return kassa.NotFound("order")
+		}
+		var invoiceID string
+		err := tx.QueryRowContext(ctx, "SELECT invoice_id FROM orders WHERE id = $1 AND merchant_id = $2",
+			id, merchantID).Scan(&invoiceID)
+		if errors.Is(err, sql.ErrNoRows) {
+			return kassa.NotFound("order")
+		}
+		if err != nil {
+			return fmt.Errorf("store: change order: %w", err)
+		}
+		inv, err := db.invoice(ctx, tx, merchantID, invoiceID, db.forUpdate())
+		if err != nil {
 			return err
 		}
-		inv, err := db.invoice(ctx, tx, merchantID, o.InvoiceID, db.forUpdate())
-		if err != nil {
+		if o, err = db.order(ctx, tx, merchantID, id, db.forUpdate()); err != nil {
 			return err
 		}
 		now := db.clock()

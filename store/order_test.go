@@ -3,6 +3,7 @@ package store_test
 import (
 	"errors"
 	"math/big"
+	"sync"
 	"testing"
 	"time"
 
@@ -230,6 +231,63 @@ func TestOrdersList(t *testing.T) {
 		must(t, err)
 		if len(os) != 0 {
 			t.Fatalf("mainnet sees devnet orders: %d", len(os))
+		}
+	})
+}
+
+// TestOrderCancelRacesPayment runs an order cancel against a payment of its
+// invoice, many times at once: the two lock invoice then order in the same order,
+// so neither deadlocks, and each pair ends one way or the other, never half.
+func TestOrderCancelRacesPayment(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		f := newFixture(t, cfg)
+		const n = 10
+		type pair struct {
+			o   *kassa.Order
+			inv *kassa.Invoice
+		}
+		pairs := make([]pair, n)
+		for i := range pairs {
+			pairs[i].o, pairs[i].inv = f.newOrder(t, f.m, "cus")
+		}
+		errs := make(chan error, 2*n)
+		var wg sync.WaitGroup
+		for _, p := range pairs {
+			wg.Go(func() {
+				_, err := f.db.ChangeOrder(f.ctx, f.m.ID, p.o.ID, func(o *kassa.Order, inv *kassa.Invoice, now time.Time) (kassa.InvoiceAction, error) {
+					o.FollowInvoice(inv, "", now)
+					if inv.Status != kassa.StatusUnpaid {
+						return kassa.InvoiceKeep, kassa.Errorf(kassa.KindConflict, "paid", "paid first")
+					}
+					return kassa.InvoiceCancel, o.Advance(kassa.Step{To: kassa.OrderCancelled}, now)
+				})
+				if err != nil && kassa.ErrorCode(err) != "paid" {
+					errs <- err
+				}
+			})
+			wg.Go(func() {
+				_, _, err := f.db.IngestPayment(f.ctx, kassa.PaymentInput{MerchantID: f.m.ID, InvoiceID: p.inv.ID,
+					Network: "bsc-testnet", TxHash: "0x" + kassa.NewUUID(), TokenID: 1, FromAddress: "0x52908400098527886E0F7030069857D2E4169EE7",
+					AmountUnits: big.NewInt(1), AmountUSD: p.inv.Amount, Confirmations: 12, Confirmed: true})
+				if err != nil {
+					errs <- err
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Errorf("unexpected error: %v", err)
+		}
+		for _, p := range pairs {
+			o := f.order(t, f.m, p.o.ID)
+			inv, err := f.db.Invoice(f.ctx, f.m.ID, p.inv.ID)
+			must(t, err)
+			cancelled := o.Status == kassa.OrderCancelled && inv.Status == kassa.StatusCanceled
+			paid := o.Status == kassa.OrderPaymentConfirmed && inv.Status == kassa.StatusPaid
+			if !cancelled && !paid {
+				t.Errorf("order %s with invoice %s", o.Status, inv.Status)
+			}
 		}
 	})
 }
