@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"math/big"
 	"net/http"
 	"time"
@@ -35,37 +36,47 @@ func (s *server) paymentAddress(w http.ResponseWriter, r *http.Request, inv *kas
 	if err != nil {
 		return err
 	}
+	out, err := s.lockAddress(r.Context(), inv, tokenID)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// lockAddress locks tokenID for the invoice and returns its deposit address and
+// quote: the payor API and the payment page both pay through it.
+func (s *server) lockAddress(ctx context.Context, inv *kassa.Invoice, tokenID int64) (paymentAddressJSON, error) {
 	wallet := s.cfg.Wallets[inv.Environment]
 	if s.cfg.Registry == nil || s.cfg.Rates == nil || s.cfg.Addresses == nil || wallet == nil {
-		return errPermission("payments_unavailable", "Payments are not configured for this environment.")
+		return paymentAddressJSON{}, errPermission("payments_unavailable", "Payments are not configured for this environment.")
 	}
 	tok, ok := s.cfg.Registry.Token(inv.Environment, tokenID)
 	if !ok {
-		return errInvalid("token_id", "invalid_token", "No token of this invoice's environment has this id.")
+		return paymentAddressJSON{}, errInvalid("token_id", "invalid_token", "No token of this invoice's environment has this id.")
 	}
 	network, _ := s.cfg.Registry.Network(inv.Environment, tok.Network)
 	req := kassa.AddressRequest{MerchantID: inv.MerchantID, InvoiceID: inv.ID, Token: tok,
 		Derive: func(index uint32) (string, error) { return wallet.Address(network, index) },
 		Quote: func(remaining kassa.Millis) (*big.Int, *big.Rat, time.Time, error) {
-			rate, err := s.cfg.Rates.Rate(r.Context(), tok)
+			rate, err := s.cfg.Rates.Rate(ctx, tok)
 			if err != nil {
 				return nil, nil, time.Time{}, err
 			}
 			return kassa.TokenUnits(remaining, tok.Decimals, rate.USDPerToken), rate.USDPerToken, s.now().Add(quoteLock), nil
 		}}
-	addr, _, err := s.cfg.Addresses.LockPaymentAddress(r.Context(), req)
+	addr, _, err := s.cfg.Addresses.LockPaymentAddress(ctx, req)
 	if err != nil {
-		return err
+		return paymentAddressJSON{}, err
 	}
 	uri, err := kassa.PaymentURI(tok, network.ChainID, addr.Address, addr.AmountUnits)
 	if err != nil {
-		return err
+		return paymentAddressJSON{}, err
 	}
-	writeJSON(w, http.StatusOK, paymentAddressJSON{Address: addr.Address, Network: tok.Network, ChainID: network.ChainID,
+	return paymentAddressJSON{Address: addr.Address, Network: tok.Network, ChainID: network.ChainID,
 		TokenID: tok.ID, TokenSymbol: tok.Symbol, TokenAddress: tok.Address, TokenDecimals: tok.Decimals,
 		AmountToken: kassa.FormatUnits(addr.AmountUnits, tok.Decimals), AmountTokenUnits: addr.AmountUnits.String(),
-		Rate: addr.USDPerToken.FloatString(8), ExpiresAt: kassa.FormatTime(addr.ExpiresAt), PaymentURI: uri})
-	return nil
+		Rate: addr.USDPerToken.FloatString(8), ExpiresAt: kassa.FormatTime(addr.ExpiresAt), PaymentURI: uri}, nil
 }
 
 func decodeTokenID(r *http.Request) (int64, error) {
