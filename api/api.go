@@ -178,6 +178,7 @@ func (s *server) routes() {
 	if s.cfg.Commerce != nil {
 		s.commerceRoutes()
 	}
+	s.pageRoutes()
 }
 
 // health answers /healthz and /readyz from the store ping.

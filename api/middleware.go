@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net/http"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"kassa"
@@ -109,6 +110,9 @@ func checkBody(r *http.Request) error {
 		return nil
 	}
 	mt, _, err := mime.ParseMediaType(ct)
+	if err == nil && mt == "application/x-www-form-urlencoded" && strings.HasPrefix(r.URL.Path, "/pay/") {
+		return nil // the payment page's forms, which work without JavaScript
+	}
 	if err != nil || mt != "application/json" {
 		return errInvalid("", "invalid_content_type", "Content-Type must be application/json.")
 	}

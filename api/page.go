@@ -1,0 +1,185 @@
+package api
+
+import (
+	"bytes"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"kassa"
+)
+
+// The hosted payment page (/pay/{invoiceId}?session=…&signature=…). It is
+// rendered on the server, so amount, address and status show without JavaScript;
+// its forms post back here, and pay.js makes the same changes through the payor API
+// and follows the invoice live. It knows the payor only by the payment session.
+
+// pageCSP allows nothing but this origin's own script, styles and images: no
+// inline script or style, no other host, no framing.
+const pageCSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
+	"form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+
+func (s *server) pageRoutes() {
+	s.mux.HandleFunc("GET /pay/assets/{hash}/{name...}", serveAsset)
+	s.mux.HandleFunc("GET /static/tokens/{file}", serveAsset)
+	s.mux.HandleFunc("GET /pay/{invoiceId}", s.payPage)
+	s.mux.HandleFunc("POST /pay/{invoiceId}/token", s.pagePost(s.pageToken))
+	s.mux.HandleFunc("POST /pay/{invoiceId}/answers", s.pagePost(s.pageAnswers))
+	s.mux.HandleFunc("POST /pay/{invoiceId}/email", s.pagePost(s.pageEmail))
+	s.mux.HandleFunc("GET /pay/{invoiceId}/qr.png", s.pageQR)
+	s.mux.HandleFunc("GET /pay/{invoiceId}/events", s.pageEvents)
+}
+
+// pageSession finds the invoice of the session in the request's query or form.
+// It answers the error page itself and returns nil when the session is missing,
+// bad (401) or unknown, ended or for another invoice (404).
+func (s *server) pageSession(w http.ResponseWriter, r *http.Request) (*kassa.Invoice, string) {
+	token, sig := r.FormValue("session"), r.FormValue("signature")
+	lang := pageLang(r)
+	if token == "" || sig == "" || !s.signer.Verify(token, sig) {
+		s.pageError(w, r, http.StatusUnauthorized, catalog(lang).ErrSession)
+		return nil, ""
+	}
+	var inv *kassa.Invoice
+	err := errSessionNotFound()
+	if s.cfg.Payor != nil {
+		inv, err = s.cfg.Payor.InvoiceBySession(r.Context(), token)
+	}
+	if err != nil || inv.ID != r.PathValue("invoiceId") {
+		if err != nil && kassa.ErrorKindOf(err) != kassa.KindNotFound {
+			s.log.Error("payment page", "request_id", requestID(r.Context()), "error", err.Error())
+			s.pageError(w, r, http.StatusInternalServerError, internalMessage)
+			return nil, ""
+		}
+		s.pageError(w, r, http.StatusNotFound, catalog(lang).ErrNotFound)
+		return nil, ""
+	}
+	return inv, token
+}
+
+// pageHeaders are set on every HTML answer: the page carries a session, so it is
+// never cached, never framed and never leaks its URL in a Referer.
+func pageHeaders(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Security-Policy", pageCSP)
+	h.Set("Cache-Control", "no-store")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Vary", "Accept-Encoding, Accept-Language")
+}
+
+// pageError renders the error page: the reason, no invoice data.
+func (s *server) pageError(w http.ResponseWriter, r *http.Request, status int, msg string) {
+	lang := pageLang(r)
+	var buf bytes.Buffer
+	_ = errorTmpl.Execute(&buf, map[string]any{"Lang": lang, "T": catalog(lang), "Asset": assetURL, "Message": msg})
+	pageHeaders(w)
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// renderPage writes the page of inv with status, gzipped when accepted.
+func (s *server) renderPage(w http.ResponseWriter, r *http.Request, inv *kassa.Invoice, token string, status int, notice, failure string) {
+	v, err := s.buildPage(r.Context(), inv, token, pageLang(r))
+	if err != nil {
+		code, _ := classify(err, "")
+		if code == http.StatusInternalServerError {
+			s.log.Error("payment page", "request_id", requestID(r.Context()), "error", err.Error())
+			s.pageError(w, r, code, internalMessage)
+			return
+		}
+		s.pageError(w, r, code, kassa.AsError(err).Message)
+		return
+	}
+	v.Notice, v.Error = notice, failure
+	var buf bytes.Buffer
+	if err := pageTmpl.Execute(&buf, v); err != nil {
+		s.log.Error("payment page template", "error", err.Error())
+		s.pageError(w, r, http.StatusInternalServerError, internalMessage)
+		return
+	}
+	pageHeaders(w)
+	var gz []byte
+	if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+		gz = gzipBytes(buf.Bytes())
+		w.Header().Set("Content-Encoding", "gzip")
+	}
+	w.WriteHeader(status)
+	if gz != nil {
+		_, _ = w.Write(gz)
+		return
+	}
+	_, _ = w.Write(buf.Bytes())
+}
+
+// payPage serves GET /pay/{invoiceId}.
+func (s *server) payPage(w http.ResponseWriter, r *http.Request) {
+	inv, token := s.pageSession(w, r)
+	if inv == nil {
+		return
+	}
+	s.renderPage(w, r, inv, token, http.StatusOK, "", "")
+}
+
+// pagePost wraps the page's form handlers: the session comes from the form; a
+// handler's error shows on the page (400 and the like); success goes back to the
+// page (303), so a reload never posts twice.
+func (s *server) pagePost(h func(r *http.Request, inv *kassa.Invoice) error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := r.ParseForm(); err != nil {
+			s.pageError(w, r, http.StatusBadRequest, "The form could not be read.")
+			return
+		}
+		inv, token := s.pageSession(w, r)
+		if inv == nil {
+			return
+		}
+		if err := h(r, inv); err != nil {
+			e := kassa.AsError(err)
+			if e.Kind == kassa.KindInternal {
+				s.log.Error("payment page form", "request_id", requestID(r.Context()), "error", err.Error())
+			}
+			status, _ := classify(err, "")
+			if fresh, ferr := s.cfg.Payor.InvoiceBySession(r.Context(), token); ferr == nil {
+				inv = fresh
+			}
+			s.renderPage(w, r, inv, token, status, "", e.Message)
+			return
+		}
+		v := "/pay/" + inv.ID + "?session=" + url.QueryEscape(token) + "&signature=" + url.QueryEscape(s.signer.Sign(token)) +
+			"&lang=" + pageLang(r)
+		http.Redirect(w, r, v, http.StatusSeeOther)
+	}
+}
+
+func (s *server) pageToken(r *http.Request, inv *kassa.Invoice) error {
+	id, err := strconv.ParseInt(r.PostFormValue("token_id"), 10, 64)
+	if err != nil {
+		return errInvalid("token_id", "invalid_token", "Choose a token.")
+	}
+	_, err = s.lockAddress(r.Context(), inv, id)
+	return err
+}
+
+func (s *server) pageAnswers(r *http.Request, inv *kassa.Invoice) error {
+	var rs []kassa.FormResponse
+	for _, q := range inv.Questions {
+		if v := strings.TrimSpace(r.PostFormValue("q." + q.ID)); v != "" {
+			rs = append(rs, kassa.FormResponse{QuestionID: q.ID, Response: v})
+		}
+	}
+	_, err := s.cfg.Payor.SubmitForm(r.Context(), inv.MerchantID, inv.ID, rs)
+	return err
+}
+
+func (s *server) pageEmail(r *http.Request, inv *kassa.Invoice) error {
+	email := strings.TrimSpace(r.PostFormValue("email"))
+	if err := kassa.CheckEmail("email", email); err != nil {
+		return err
+	}
+	_, err := s.cfg.Payor.SetCustomerEmail(r.Context(), inv.MerchantID, inv.ID, email)
+	return err
+}

@@ -1,0 +1,107 @@
+package api
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"html/template"
+	"io/fs"
+	"mime"
+	"net/http"
+	"path"
+	"strings"
+)
+
+// pageFiles are the payment page's templates, styles, script and token icons,
+// built into the binary: the page makes no request to any other host.
+//
+//go:embed page
+var pageFiles embed.FS
+
+// asset is one static file, kept plain and gzipped.
+type asset struct {
+	body, gz []byte
+	ctype    string
+	hash     string // first 12 hex digits of its SHA-256: the cache-busting part of its URL
+}
+
+var (
+	assets    = map[string]*asset{} // by name: "pay.css", "tokens/usdt.svg"
+	pageTmpl  = template.Must(template.ParseFS(pageFiles, "page/pay.html"))
+	errorTmpl = template.Must(template.ParseFS(pageFiles, "page/error.html"))
+)
+
+func init() {
+	err := fs.WalkDir(pageFiles, "page", func(p string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() || strings.HasSuffix(p, ".html") {
+			return err
+		}
+		body, err := pageFiles.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(body)
+		a := &asset{body: body, gz: gzipBytes(body), ctype: mime.TypeByExtension(path.Ext(p)), hash: hex.EncodeToString(sum[:6])}
+		if a.ctype == "" {
+			a.ctype = "application/octet-stream"
+		}
+		assets[strings.TrimPrefix(p, "page/")] = a
+		return nil
+	})
+	if err != nil {
+		panic(err)
+	}
+}
+
+func gzipBytes(b []byte) []byte {
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	_, _ = zw.Write(b)
+	_ = zw.Close()
+	return buf.Bytes()
+}
+
+// assetURL is the cache-busted URL of an asset: its content hash is in the path,
+// so it can be cached for a year and a new build is fetched at once.
+func assetURL(name string) string {
+	a, ok := assets[name]
+	if !ok {
+		panic("payment page: no asset " + name)
+	}
+	return "/pay/assets/" + a.hash + "/" + name
+}
+
+// serveAsset serves /pay/assets/{hash}/{name...} (immutable) and the token icons
+// under /static/tokens/ that the registry's icon_uri values name.
+func serveAsset(w http.ResponseWriter, r *http.Request) {
+	name, hash := r.PathValue("name"), r.PathValue("hash")
+	if strings.HasPrefix(r.URL.Path, "/static/") {
+		name = strings.TrimPrefix(r.URL.Path, "/static/")
+	}
+	a, ok := assets[name]
+	if !ok || (hash != "" && hash != a.hash) {
+		http.NotFound(w, r)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", a.ctype)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Vary", "Accept-Encoding")
+	if hash != "" {
+		h.Set("Cache-Control", "public, max-age=31536000, immutable")
+	} else {
+		h.Set("Cache-Control", "public, max-age=86400")
+	}
+	writeMaybeGzip(w, r, a.body, a.gz)
+}
+
+// writeMaybeGzip writes body, gzipped when the client accepts it.
+func writeMaybeGzip(w http.ResponseWriter, r *http.Request, body, gz []byte) {
+	if gz != nil && strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+		w.Header().Set("Content-Encoding", "gzip")
+		body = gz
+	}
+	_, _ = w.Write(body)
+}
