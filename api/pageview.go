@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"html/template"
 	"net/url"
 	"strings"
 	"time"
@@ -39,6 +40,8 @@ type pageView struct {
 	Network  string // display name of the locked token's network
 	QRURL    string
 	Payments []paymentView
+	// WalletURI is the EIP-681 link; html/template would refuse its ethereum: scheme.
+	WalletURI template.URL
 }
 
 type langLink struct {
@@ -174,6 +177,9 @@ func (s *server) pageTokens(ctx context.Context, inv *kassa.Invoice, v *pageView
 		return err
 	}
 	v.Address = &addr
+	if strings.HasPrefix(addr.PaymentURI, "ethereum:") {
+		v.WalletURI = template.URL(addr.PaymentURI) // built by kassa.PaymentURI from checked parts
+	}
 	v.QRURL = "/pay/" + inv.ID + "/qr.png?" + url.Values{"session": {v.Session}, "signature": {v.Signature}}.Encode()
 	return nil
 }
