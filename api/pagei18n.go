@@ -14,6 +14,7 @@ type messages struct {
 	StateWaiting, StateDetected, StatePartial, StatePaid, StateExpired, StateCanceled    string
 	Confirmations, Refresh, Language, ErrTitle, ErrSession, ErrNotFound, Payment, Status string
 	NoScriptRefresh, Change, Saved, Answered                                             string
+	ReceiptPending, ReceiptConfirmed, ReceiptReview                                      string
 }
 
 var english = messages{
@@ -32,6 +33,7 @@ var english = messages{
 	ErrNotFound: "This payment session has ended or does not exist. Ask the shop for a new payment link.",
 	Payment:     "Payment", Status: "Status", NoScriptRefresh: "This page updates itself with JavaScript; without it, refresh to see new payments.",
 	Change: "Change", Saved: "Saved.", Answered: "Thank you, your answers are saved.",
+	ReceiptPending: "pending", ReceiptConfirmed: "confirmed", ReceiptReview: "under review by the shop",
 }
 
 var spanish = messages{
@@ -50,6 +52,7 @@ var spanish = messages{
 	ErrNotFound: "Esta sesión de pago terminó o no existe. Pida a la tienda un enlace nuevo.",
 	Payment:     "Pago", Status: "Estado", NoScriptRefresh: "Esta página se actualiza con JavaScript; sin él, actualícela para ver pagos nuevos.",
 	Change: "Cambiar", Saved: "Guardado.", Answered: "Gracias, sus respuestas están guardadas.",
+	ReceiptPending: "pendiente", ReceiptConfirmed: "confirmado", ReceiptReview: "en revisión por la tienda",
 }
 
 // languages are the page's languages, English first (the default).
@@ -87,4 +90,15 @@ func pageLang(r *http.Request) string {
 func (m messages) StatusText(state string) string {
 	return map[string]string{"waiting": m.StateWaiting, "detected": m.StateDetected, "partial": m.StatePartial,
 		"paid": m.StatePaid, "expired": m.StateExpired, "canceled": m.StateCanceled}[state]
+}
+
+// ReceiptText names a receipt status for the payor.
+func (m messages) ReceiptText(status string) string {
+	switch status {
+	case "pending":
+		return m.ReceiptPending
+	case "confirmed", "underpaid":
+		return m.ReceiptConfirmed
+	}
+	return m.ReceiptReview
 }

@@ -66,6 +66,7 @@ type tokenView struct {
 type paymentView struct {
 	Status        string
 	TxHash        string
+	Short         string // the hash shortened for display
 	Confirmations int
 	Needed        int
 }
@@ -136,7 +137,10 @@ func (s *server) buildPage(ctx context.Context, inv *kassa.Invoice, token, lang 
 		return nil, err
 	}
 	for _, r := range rs {
-		pv := paymentView{Status: string(r.Status), TxHash: r.TxHash, Confirmations: r.Confirmations}
+		pv := paymentView{Status: string(r.Status), TxHash: r.TxHash, Short: r.TxHash, Confirmations: r.Confirmations}
+		if len(r.TxHash) > 16 {
+			pv.Short = r.TxHash[:10] + "…" + r.TxHash[len(r.TxHash)-6:]
+		}
 		if n, ok := s.cfg.Registry.Network(inv.Environment, r.Network); ok {
 			pv.Needed = n.Confirmations
 		}

@@ -85,10 +85,19 @@
     var list = $("payments");
     list.textContent = "";
     (st.payments || []).forEach(function (p) {
-      var li = document.createElement("li");
-      li.textContent = p.tx_hash + " " + p.status + (p.status === "pending" ? " · " + p.confirmations + " " + d.tConfirmations : "");
+      var li = document.createElement("li"), tx = document.createElement("span");
+      tx.className = "tx";
+      tx.title = p.tx_hash;
+      tx.textContent = p.tx_hash.slice(0, 10) + "…" + p.tx_hash.slice(-6);
+      li.appendChild(tx);
+      li.appendChild(document.createTextNode(" " + (d["tReceipt" + p.status.charAt(0).toUpperCase() + p.status.slice(1).replace("_", "")] || p.status) +
+        (p.status === "pending" ? " · " + p.confirmations + " " + d.tConfirmations : "")));
       list.appendChild(li);
     });
+    if (next === "partial") {
+      var change = document.querySelector("details.change");
+      if (change) change.hidden = true;
+    }
     if (next === "partial" && state !== "partial" && d.token) {
       // What is still owed changed: a fresh quote in the same token.
       api("POST", "payment-address", { token_id: Number(d.token) }).then(function (a) {

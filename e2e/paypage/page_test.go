@@ -1,0 +1,191 @@
+package paypage
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// browser starts headless Chromium for one test, or skips when there is none
+// (never in CI, where .ci/run installs it).
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	path := os.Getenv("KASSA_CHROMIUM")
+	if path == "" {
+		path, _ = exec.LookPath("chromium")
+	}
+	if path == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("chromium is not installed; .ci/run installs the Debian package chromium")
+		}
+		t.Skip("chromium not installed (apt-get install chromium); the payment page browser tests skip")
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox,
+		chromedp.Flag("disable-gpu", true), chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.Flag("ignore-certificate-errors", true),
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900))
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
+	t.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc() })
+	return ctx
+}
+
+// do runs chromedp steps and fails the test on error.
+func do(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// get runs one action that returns a value and fails the test on error.
+func get[T any](t *testing.T, ctx context.Context, what string, a chromedp.Action[T]) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, a)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	return v
+}
+
+// css is a CSS selector.
+func css(s string) chromedp.CSS { return chromedp.CSS(s) }
+
+// waitText waits until the element's text contains want.
+func waitText(t *testing.T, ctx context.Context, sel, want string) {
+	t.Helper()
+	js := `(function(){var e=document.querySelector(` + quote(sel) + `);return !!e && e.textContent.indexOf(` + quote(want) + `)>=0})()`
+	get(t, ctx, "wait for "+sel+" to say "+want, chromedp.Poll[bool](js, chromedp.WithPollingTimeout(30*time.Second)))
+}
+
+func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `\'`) + "'" }
+
+// shot keeps a screenshot of the page at 1280 and 375 pixels wide when
+// KASSA_SCREENSHOTS names a folder.
+func shot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	dir := os.Getenv("KASSA_SCREENSHOTS")
+	if dir == "" {
+		return
+	}
+	for _, w := range []int64{1280, 375} {
+		do(t, ctx, "viewport", chromedp.EmulateViewport(w, 800), chromedp.Sleep(300*time.Millisecond))
+		png := get(t, ctx, "screenshot", chromedp.FullScreenshot(100))
+		if err := os.WriteFile(filepath.Join(dir, name+"-"+itoa(w)+".png"), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	do(t, ctx, "reset viewport", chromedp.ResetViewport())
+}
+
+func itoa(n int64) string {
+	if n == 0 {
+		return "0"
+	}
+	s := ""
+	for ; n > 0; n /= 10 {
+		s = string(rune('0'+n%10)) + s
+	}
+	return s
+}
+
+// TestPayInBrowser answers the questions, chooses a token, sees the address and
+// QR, pays half and sees "send the rest" arrive live, pays the rest and sees
+// "paid" and the redirect to the shop.
+func TestPayInBrowser(t *testing.T) {
+	ctx := browser(t)
+	k := startKassa(t)
+	shop := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte("<!doctype html><title>Shop</title><h1>Thanks for your order</h1>"))
+	}))
+	defer shop.Close()
+	payURL, id := k.invoice(t, map[string]any{"amount_usd": 20, "description": "Two ceramic mugs",
+		"invoice_title": "Northwind Goods", "invoice_footer": "Northwind Goods · help@northwind.example",
+		"payment_return_url": shop.URL + "/thanks",
+		"questions": map[string]any{"questions": []any{map[string]any{"id": "size", "question": "Mug size?",
+			"type": "text", "validation": map[string]any{"required": true}}}}})
+
+	do(t, ctx, "open the page", chromedp.Navigate(payURL), chromedp.WaitVisible(css("#questions")))
+	waitText(t, ctx, "#expires", ":") // the countdown runs
+	shot(t, ctx, "1-questions")
+	do(t, ctx, "answer", chromedp.SendKeys(css("#q-size"), "Large"), chromedp.Click(css("#questions button[type=submit]")),
+		chromedp.WaitVisible(css("#tokens")))
+	shot(t, ctx, "2-tokens")
+	do(t, ctx, "choose USDT", chromedp.Click(css("#tokens input[value='1']")), chromedp.Click(css("#tokens button[type=submit]")),
+		chromedp.WaitVisible(css("#address")))
+	deposit := get(t, ctx, "deposit address", chromedp.Text(css("#deposit")))
+	wallet := get(t, ctx, "wallet link", chromedp.AttributeValue(css("#wallet"), "href")).Value
+	qrWidth := get(t, ctx, "QR image", chromedp.Poll[int](`document.getElementById('qr').complete && document.getElementById('qr').naturalWidth`))
+	if !strings.HasPrefix(deposit, "0x") || len(deposit) != 42 || !strings.HasPrefix(wallet, "ethereum:") || qrWidth < 100 {
+		t.Fatalf("address %q, wallet link %q, QR width %d", deposit, wallet, qrWidth)
+	}
+	waitText(t, ctx, "#amount-token", "20 USDT")
+	shot(t, ctx, "3-address")
+
+	k.pay(t, id, 10)
+	waitText(t, ctx, "#status-text", "send the rest")
+	waitText(t, ctx, "#amount-token", "10 USDT") // a fresh quote for what is left
+	waitText(t, ctx, "#remaining", "$10.00")
+	shot(t, ctx, "4-partial")
+
+	k.pay(t, id, 0)
+	waitText(t, ctx, "#status-text", "Paid")
+	do(t, ctx, "receipt", chromedp.WaitVisible(css("#receipt")))
+	shot(t, ctx, "5-paid")
+	// The page sends the payor back to the shop by itself.
+	loc := ""
+	for end := time.Now().Add(15 * time.Second); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+		if l, err := chromedp.Run(ctx, chromedp.Location()); err == nil && strings.HasPrefix(l, shop.URL+"/thanks") {
+			loc = l
+			break
+		}
+	}
+	if loc == "" {
+		t.Fatal("the paid page did not return to the shop")
+	}
+	if h1 := get(t, ctx, "shop page", chromedp.Text(css("h1"))); h1 != "Thanks for your order" {
+		t.Fatalf("shop page says %q", h1)
+	}
+}
+
+// TestExpiredAndBadLinksInBrowser: an expired invoice says so and offers nothing
+// to pay; a link with a bad signature shows the error page and no invoice data.
+func TestExpiredAndBadLinksInBrowser(t *testing.T) {
+	ctx := browser(t)
+	k := startKassa(t)
+	payURL, _ := k.invoice(t, map[string]any{"amount_usd": 7, "expires_in": 1000, "invoice_title": "Northwind Goods"})
+	time.Sleep(1200 * time.Millisecond)
+	do(t, ctx, "open the expired page", chromedp.Navigate(payURL))
+	waitText(t, ctx, "#status-text", "expired")
+	offers := get(t, ctx, "nothing to pay", chromedp.Evaluate[bool](`!!document.getElementById('tokens')||!!document.getElementById('address')`))
+	if offers {
+		t.Fatal("an expired invoice still offers a way to pay")
+	}
+	shot(t, ctx, "6-expired")
+
+	bad := payURL[:strings.LastIndex(payURL, "=")+1] + strings.Repeat("0", 64)
+	resp, err := http.Get(bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("bad signature: HTTP %d, want 401", resp.StatusCode)
+	}
+	do(t, ctx, "open a bad link", chromedp.Navigate(bad))
+	body := get(t, ctx, "error page", chromedp.Text(css("main")))
+	if !strings.Contains(body, "does not work") || strings.Contains(body, "7.00") {
+		t.Fatalf("error page: %q", body)
+	}
+	shot(t, ctx, "7-bad-link")
+}
