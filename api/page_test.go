@@ -9,7 +9,10 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
+	"kassa/api"
+	"kassa/registry"
 	"kassa/store/storetest"
 )
 
@@ -241,5 +244,25 @@ func TestPaymentPageEvents(t *testing.T) {
 		if strings.HasPrefix(lines.Text(), "data: ") {
 			t.Fatalf("stream went on: %q", lines.Text())
 		}
+	}
+}
+
+// TestPaymentPageUnavailableToken: a token without a rate is shown, disabled,
+// with the reason, and cannot be chosen.
+func TestPaymentPageUnavailableToken(t *testing.T) {
+	rates, err := registry.NewStatic(map[string]string{"tBNB": "600"}, time.Now()) // no SepoliaETH price
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, storetest.SQLiteConfig(t), func(c *api.Config) { c.Rates = rates })
+	m := e.newMerchant(false)
+	inv := m.createInvoice(`{"amount_usd": 3}`)
+	u, _ := url.Parse(inv["payment_url"].(string))
+	_, page := e.pageReq("GET", u.RequestURI(), nil, nil)
+	contains(t, page, "SepoliaETH", "Unavailable: No rate is available for SepoliaETH")
+	i := strings.Index(page, "SepoliaETH")
+	label := page[strings.LastIndex(page[:i], "<label"):i]
+	if !strings.Contains(label, "disabled") || !strings.Contains(label, `class="token off"`) {
+		t.Fatalf("SepoliaETH is not disabled: %s", label)
 	}
 }
