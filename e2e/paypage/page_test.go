@@ -130,6 +130,12 @@ func TestPayInBrowser(t *testing.T) {
 		t.Fatalf("address %q, wallet link %q, QR width %d", deposit, wallet, qrWidth)
 	}
 	waitText(t, ctx, "#amount-token", "20 USDT")
+	// From 320 px wide nothing sticks out sideways.
+	do(t, ctx, "narrow viewport", chromedp.EmulateViewport(320, 640), chromedp.Sleep(200*time.Millisecond))
+	if w := get(t, ctx, "page width", chromedp.Evaluate[int](`document.documentElement.scrollWidth`)); w > 320 {
+		t.Errorf("at 320 px the page is %d px wide", w)
+	}
+	do(t, ctx, "reset viewport", chromedp.ResetViewport())
 	shot(t, ctx, "3-address")
 
 	k.pay(t, id, 10)
