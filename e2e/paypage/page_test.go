@@ -8,9 +8,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 )
 
@@ -115,6 +117,18 @@ func TestPayInBrowser(t *testing.T) {
 		"questions": map[string]any{"questions": []any{map[string]any{"id": "size", "question": "Mug size?",
 			"type": "text", "validation": map[string]any{"required": true}}}}})
 
+	// Record every request the page makes: all must go to Kassa (until the shop).
+	var mu sync.Mutex
+	var requested []string
+	if err := chromedp.Listen(ctx, func(ev any) {
+		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
+			mu.Lock()
+			requested = append(requested, e.Request.URL)
+			mu.Unlock()
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
 	do(t, ctx, "open the page", chromedp.Navigate(payURL), chromedp.WaitVisible(css("#questions")))
 	waitText(t, ctx, "#expires", ":") // the countdown runs
 	shot(t, ctx, "1-questions")
@@ -137,6 +151,17 @@ func TestPayInBrowser(t *testing.T) {
 	}
 	do(t, ctx, "reset viewport", chromedp.ResetViewport())
 	shot(t, ctx, "3-address")
+
+	mu.Lock()
+	for _, u := range requested {
+		if !strings.HasPrefix(u, k.url+"/") {
+			t.Errorf("the page requested %s: only Kassa's own URLs are allowed", u)
+		}
+	}
+	if len(requested) < 5 {
+		t.Errorf("only %d requests seen: %v", len(requested), requested)
+	}
+	mu.Unlock()
 
 	k.pay(t, id, 10)
 	waitText(t, ctx, "#status-text", "send the rest")
