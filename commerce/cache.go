@@ -14,7 +14,7 @@ import (
 // Cache defaults.
 const (
 	DefaultCacheTTL  = 5 * time.Minute
-	DefaultCacheSize = 10_000
+	DefaultCacheSize = 2_000
 )
 
 // CatalogConfig says which retailers serve each environment and how searches are

@@ -291,3 +291,28 @@ func TestOrderCancelRacesPayment(t *testing.T) {
 		}
 	})
 }
+
+func TestPruneCheckout(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		f := newFixture(t, cfg)
+		now := f.clock.Now()
+		e := &kassa.Estimate{ID: kassa.NewTimeUUID(now), MerchantID: f.m.ID, Environment: kassa.Devnet,
+			CreatedAt: now, ExpiresAt: now.Add(kassa.EstimateTTL)}
+		must(t, f.db.SaveEstimate(f.ctx, e))
+		a := &kassa.ShippingAddress{ID: kassa.NewTimeUUID(now), MerchantID: f.m.ID, Environment: kassa.Devnet,
+			EstimateID: e.ID, ValidatedAt: now}
+		must(t, f.db.SaveShippingAddress(f.ctx, a))
+		n, err := f.db.PruneCheckout(f.ctx, now)
+		must(t, err)
+		if n != 0 {
+			t.Fatalf("pruned %d fresh rows", n)
+		}
+		n, err = f.db.PruneCheckout(f.ctx, now.Add(time.Second))
+		must(t, err)
+		if n != 2 {
+			t.Fatalf("pruned %d, want 2", n)
+		}
+		_, err = f.db.Estimate(f.ctx, f.m.ID, kassa.Devnet, e.ID)
+		wantErr(t, err, kassa.KindNotFound, "resource_missing")
+	})
+}

@@ -240,6 +240,11 @@ func pruneLoop(ctx context.Context, db *store.DB, log *slog.Logger) {
 		} else if n > 0 {
 			log.Info("pruned events", "count", n)
 		}
+		if n, err := db.PruneCheckout(ctx, time.Now().Add(-store.CheckoutRetention)); err != nil && ctx.Err() == nil {
+			log.Warn("prune checkout", "err", err)
+		} else if n > 0 {
+			log.Info("pruned checkout estimates and addresses", "count", n)
+		}
 		select {
 		case <-ctx.Done():
 			return
