@@ -277,29 +277,13 @@ const CheckoutRetention = 7 * 24 * time.Hour
 // PruneCheckout deletes estimates and addresses made before before, in batches.
 // Orders keep their own copies of both.
 func (db *DB) PruneCheckout(ctx context.Context, before time.Time) (int64, error) {
-	var total int64
-	for _, q := range []string{
-		"DELETE FROM checkout_addresses WHERE id IN (SELECT id FROM checkout_addresses WHERE created_at < $1 LIMIT 2000)",
-		"DELETE FROM checkout_estimates WHERE id IN (SELECT id FROM checkout_estimates WHERE created_at < $1 LIMIT 2000)",
-	} {
-		for {
-			var n int64
-			err := db.write(ctx, func(w queryer) error {
-				res, err := w.ExecContext(ctx, q, micros(before))
-				if err != nil {
-					return err
-				}
-				n, err = res.RowsAffected()
-				return err
-			})
-			if err != nil {
-				return total, fmt.Errorf("store: prune checkout: %w", err)
-			}
-			total += n
-			if n < 2000 {
-				break
-			}
-		}
+	a, err := db.deleteBatches(ctx, "checkout_addresses", "id", before)
+	if err != nil {
+		return a, fmt.Errorf("store: prune checkout: %w", err)
 	}
-	return total, nil
+	e, err := db.deleteBatches(ctx, "checkout_estimates", "id", before)
+	if err != nil {
+		return a + e, fmt.Errorf("store: prune checkout: %w", err)
+	}
+	return a + e, nil
 }
