@@ -44,6 +44,15 @@ type AddressService interface {
 	// fresh quote once the last one expired or what is owed changed (a partial
 	// payment).
 	LockPaymentAddress(ctx context.Context, req AddressRequest) (*PaymentAddress, *Invoice, error)
+	// PaymentAddress returns the invoice's address on network as last quoted, or
+	// nil when it has none; it only reads.
+	PaymentAddress(ctx context.Context, invoiceID, network string) (*PaymentAddress, error)
+}
+
+// QuoteCurrent reports whether a, quoted for token, still holds at now for an
+// invoice that owes remaining: same token, not expired, same amount.
+func (a *PaymentAddress) QuoteCurrent(token int64, remaining Millis, now time.Time) bool {
+	return a != nil && a.TokenID == token && now.Before(a.ExpiresAt) && a.AmountUSD == remaining
 }
 
 // CheckTokenLock says whether an invoice in status s, locked to token locked (nil:

@@ -69,6 +69,11 @@ func (s *server) lockAddress(ctx context.Context, inv *kassa.Invoice, tokenID in
 	if err != nil {
 		return paymentAddressJSON{}, err
 	}
+	return quoteJSON(tok, network, addr)
+}
+
+// quoteJSON renders a deposit address and its quote.
+func quoteJSON(tok kassa.Token, network kassa.Network, addr *kassa.PaymentAddress) (paymentAddressJSON, error) {
 	uri, err := kassa.PaymentURI(tok, network.ChainID, addr.Address, addr.AmountUnits)
 	if err != nil {
 		return paymentAddressJSON{}, err
@@ -77,6 +82,24 @@ func (s *server) lockAddress(ctx context.Context, inv *kassa.Invoice, tokenID in
 		TokenID: tok.ID, TokenSymbol: tok.Symbol, TokenAddress: tok.Address, TokenDecimals: tok.Decimals,
 		AmountToken: kassa.FormatUnits(addr.AmountUnits, tok.Decimals), AmountTokenUnits: addr.AmountUnits.String(),
 		Rate: addr.USDPerToken.FloatString(8), ExpiresAt: kassa.FormatTime(addr.ExpiresAt), PaymentURI: uri}, nil
+}
+
+// currentAddress is the invoice's address in its locked token: read as it is
+// while its quote holds, quoted again (a write) only when it does not.
+func (s *server) currentAddress(ctx context.Context, inv *kassa.Invoice) (paymentAddressJSON, error) {
+	if s.cfg.Registry != nil {
+		if tok, ok := s.cfg.Registry.Token(inv.Environment, *inv.LockedTokenID); ok {
+			network, _ := s.cfg.Registry.Network(inv.Environment, tok.Network)
+			addr, err := s.cfg.Addresses.PaymentAddress(ctx, inv.ID, tok.Network)
+			if err != nil {
+				return paymentAddressJSON{}, err
+			}
+			if addr.QuoteCurrent(tok.ID, inv.AmountRemaining(), s.now()) {
+				return quoteJSON(tok, network, addr)
+			}
+		}
+	}
+	return s.lockAddress(ctx, inv, *inv.LockedTokenID)
 }
 
 func decodeTokenID(r *http.Request) (int64, error) {

@@ -19,7 +19,7 @@ func (s *server) pageQR(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	a, err := s.lockAddress(r.Context(), inv, *inv.LockedTokenID)
+	a, err := s.currentAddress(r.Context(), inv)
 	if err != nil {
 		code, _ := classify(err, "")
 		http.Error(w, http.StatusText(code), code)

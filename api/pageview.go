@@ -176,7 +176,7 @@ func (s *server) pageTokens(ctx context.Context, inv *kassa.Invoice, v *pageView
 	if inv.LockedTokenID == nil || !open || v.NeedAnswers {
 		return nil
 	}
-	addr, err := s.lockAddress(ctx, inv, *inv.LockedTokenID)
+	addr, err := s.currentAddress(ctx, inv)
 	if err != nil {
 		return err
 	}

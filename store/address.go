@@ -48,7 +48,7 @@ func (db *DB) lockPaymentAddress(ctx context.Context, req kassa.AddressRequest) 
 		}
 		if addr == nil {
 			addr, err = db.newPaymentAddress(ctx, tx, inv, req, now)
-		} else if addr.TokenID != req.Token.ID || !now.Before(addr.ExpiresAt) || addr.AmountUSD != inv.AmountRemaining() {
+		} else if !addr.QuoteCurrent(req.Token.ID, inv.AmountRemaining(), now) {
 			err = requote(ctx, tx, inv, addr, req)
 		}
 		if err != nil {
@@ -69,6 +69,12 @@ func (db *DB) lockPaymentAddress(ctx context.Context, req kassa.AddressRequest) 
 		return nil, nil, err
 	}
 	return addr, inv, nil
+}
+
+// PaymentAddress returns the invoice's address on network as last quoted, nil
+// when there is none. The caller has found the invoice for its merchant.
+func (db *DB) PaymentAddress(ctx context.Context, invoiceID, network string) (*kassa.PaymentAddress, error) {
+	return paymentAddress(ctx, db.r, invoiceID, network)
 }
 
 func paymentAddress(ctx context.Context, q queryer, invoiceID, network string) (*kassa.PaymentAddress, error) {
