@@ -1,4 +1,4 @@
-package paypage
+package main
 
 import (
 	"context"
@@ -14,7 +14,40 @@ import (
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+
+	"kassa"
+	"kassa/store/storetest"
 )
+
+// The payment page's browser tests: the real binary in headless Chromium, driven
+// through the DevTools protocol (chromedp). They need Debian's chromium
+// (/usr/bin/chromium), which .ci/run installs; without it, and outside CI, they
+// skip. KASSA_SCREENSHOTS=$PWD/docs/page keeps a screenshot of each state at 1280
+// and 375 pixels wide in that folder.
+
+// pageInvoice creates a devnet invoice with the demo merchant key and returns
+// its payment URL and id.
+func pageInvoice(t *testing.T, k *instance, body map[string]any) (string, string) {
+	t.Helper()
+	var out struct {
+		PaymentURL string `json:"payment_url"`
+		InvoiceID  string `json:"invoice_id"`
+	}
+	auth := map[string]string{"x-api-key": k.merchantKey, "Idempotency-Key": kassa.NewUUID()}
+	wantStatus(t, call(t, "POST", k.url+"/api/v1/invoices", auth, body, &out), 201)
+	return out.PaymentURL, out.InvoiceID
+}
+
+// devnetPay pays amount USD of an invoice on devnet, or what is left when 0.
+func devnetPay(t *testing.T, k *instance, id string, amount float64) {
+	t.Helper()
+	body := map[string]any{}
+	if amount > 0 {
+		body["amount_usd"] = amount
+	}
+	wantStatus(t, call(t, "POST", k.url+"/api/v1/devnet/invoices/"+id+"/payments",
+		map[string]string{"x-api-key": k.merchantKey}, body, nil), 201)
+}
 
 // browser starts headless Chromium for one test, or skips when there is none
 // (never in CI, where .ci/run installs it).
@@ -106,12 +139,12 @@ func itoa(n int64) string {
 // "paid" and the redirect to the shop.
 func TestPayInBrowser(t *testing.T) {
 	ctx := browser(t)
-	k := startKassa(t)
+	k := startKassa(t, storetest.SQLiteConfig(t))
 	shop := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte("<!doctype html><title>Shop</title><h1>Thanks for your order</h1>"))
 	}))
 	defer shop.Close()
-	payURL, id := k.invoice(t, map[string]any{"amount_usd": 20, "description": "Two ceramic mugs",
+	payURL, id := pageInvoice(t, k, map[string]any{"amount_usd": 20, "description": "Two ceramic mugs",
 		"invoice_title": "Northwind Goods", "invoice_footer": "Northwind Goods · help@northwind.example",
 		"payment_return_url": shop.URL + "/thanks",
 		"questions": map[string]any{"questions": []any{map[string]any{"id": "size", "question": "Mug size?",
@@ -163,13 +196,13 @@ func TestPayInBrowser(t *testing.T) {
 	}
 	mu.Unlock()
 
-	k.pay(t, id, 10)
+	devnetPay(t, k, id, 10)
 	waitText(t, ctx, "#status-text", "send the rest")
 	waitText(t, ctx, "#amount-token", "10 USDT") // a fresh quote for what is left
 	waitText(t, ctx, "#remaining", "$10.00")
 	shot(t, ctx, "4-partial")
 
-	k.pay(t, id, 0)
+	devnetPay(t, k, id, 0)
 	waitText(t, ctx, "#status-text", "Paid")
 	do(t, ctx, "receipt", chromedp.WaitVisible(css("#receipt")))
 	shot(t, ctx, "5-paid")
@@ -193,8 +226,8 @@ func TestPayInBrowser(t *testing.T) {
 // to pay; a link with a bad signature shows the error page and no invoice data.
 func TestExpiredAndBadLinksInBrowser(t *testing.T) {
 	ctx := browser(t)
-	k := startKassa(t)
-	payURL, _ := k.invoice(t, map[string]any{"amount_usd": 7, "expires_in": 1000, "invoice_title": "Northwind Goods"})
+	k := startKassa(t, storetest.SQLiteConfig(t))
+	payURL, _ := pageInvoice(t, k, map[string]any{"amount_usd": 7, "expires_in": 1000, "invoice_title": "Northwind Goods"})
 	time.Sleep(1200 * time.Millisecond)
 	do(t, ctx, "open the expired page", chromedp.Navigate(payURL))
 	waitText(t, ctx, "#status-text", "expired")
