@@ -24,9 +24,9 @@ func (s *server) pageRoutes() {
 	s.mux.HandleFunc("GET /pay/assets/{hash}/{name...}", serveAsset)
 	s.mux.HandleFunc("GET /static/tokens/{file}", serveAsset)
 	s.mux.HandleFunc("GET /pay/{invoiceId}", s.payPage)
-	s.mux.HandleFunc("POST /pay/{invoiceId}/token", s.pagePost(s.pageToken))
-	s.mux.HandleFunc("POST /pay/{invoiceId}/answers", s.pagePost(s.pageAnswers))
-	s.mux.HandleFunc("POST /pay/{invoiceId}/email", s.pagePost(s.pageEmail))
+	s.mux.HandleFunc("POST /pay/{invoiceId}/token", s.pagePost("token", s.pageToken))
+	s.mux.HandleFunc("POST /pay/{invoiceId}/answers", s.pagePost("answers", s.pageAnswers))
+	s.mux.HandleFunc("POST /pay/{invoiceId}/email", s.pagePost("email", s.pageEmail))
 	s.mux.HandleFunc("GET /pay/{invoiceId}/qr.png", s.pageQR)
 	s.mux.HandleFunc("GET /pay/{invoiceId}/events", s.pageEvents)
 }
@@ -121,13 +121,20 @@ func (s *server) payPage(w http.ResponseWriter, r *http.Request) {
 	if inv == nil {
 		return
 	}
-	s.renderPage(w, r, inv, token, http.StatusOK, "", "")
+	notice := ""
+	switch t := catalog(pageLang(r)); r.URL.Query().Get("done") {
+	case "answers":
+		notice = t.Answered
+	case "email":
+		notice = t.Saved
+	}
+	s.renderPage(w, r, inv, token, http.StatusOK, notice, "")
 }
 
 // pagePost wraps the page's form handlers: the session comes from the form; a
 // handler's error shows on the page (400 and the like); success goes back to the
-// page (303), so a reload never posts twice.
-func (s *server) pagePost(h func(r *http.Request, inv *kassa.Invoice) error) http.HandlerFunc {
+// page (303, with done naming the form for its notice), so a reload never posts twice.
+func (s *server) pagePost(done string, h func(r *http.Request, inv *kassa.Invoice) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if err := r.ParseForm(); err != nil {
 			s.pageError(w, r, http.StatusBadRequest, "The form could not be read.")
@@ -150,7 +157,7 @@ func (s *server) pagePost(h func(r *http.Request, inv *kassa.Invoice) error) htt
 			return
 		}
 		v := "/pay/" + inv.ID + "?session=" + url.QueryEscape(token) + "&signature=" + url.QueryEscape(s.signer.Sign(token)) +
-			"&lang=" + pageLang(r)
+			"&lang=" + pageLang(r) + "&done=" + done
 		http.Redirect(w, r, v, http.StatusSeeOther)
 	}
 }

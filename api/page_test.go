@@ -100,8 +100,8 @@ func TestPaymentPageWithoutJavaScript(t *testing.T) {
 	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), "/pay/"+id+"?") {
 		t.Fatalf("answers: %d %s", resp.StatusCode, resp.Header.Get("Location"))
 	}
-	_, page = e.pageReq("GET", path, nil, nil)
-	contains(t, page, `id="tokens"`, "USDT", "BNB Smart Chain Testnet", "/static/tokens/usdt.svg")
+	_, page = e.pageReq("GET", resp.Header.Get("Location"), nil, nil)
+	contains(t, page, "your answers are saved", `id="tokens"`, "USDT", "BNB Smart Chain Testnet", "/static/tokens/usdt.svg")
 
 	// A bad choice shows on the page with 400; a good one shows the address.
 	bad := url.Values{"token_id": {"999"}, "session": {session}, "signature": {sig}}
@@ -116,6 +116,12 @@ func TestPaymentPageWithoutJavaScript(t *testing.T) {
 	}
 	_, page = e.pageReq("GET", path, nil, nil)
 	contains(t, page, `id="deposit">0x`, "20 USDT", `href="ethereum:0x`, "/qr.png?")
+	resp, _ = e.pageReq("POST", "/pay/"+id+"/email", url.Values{"email": {"payor@example.com"}, "session": {session}, "signature": {sig}}, nil)
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("email: %d", resp.StatusCode)
+	}
+	_, page = e.pageReq("GET", resp.Header.Get("Location"), nil, nil)
+	contains(t, page, "Saved.", `value="payor@example.com"`)
 	resp, png := e.pageReq("GET", "/pay/"+id+"/qr.png?"+creds.Encode(), nil, nil)
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "image/png" || !strings.HasPrefix(png, "\x89PNG") {
 		t.Fatalf("qr: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))

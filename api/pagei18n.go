@@ -12,7 +12,7 @@ type messages struct {
 	Required, ChooseToken, Unavailable, SendExactly, ToAddress, OnNetwork, Copy, Copied  string
 	OpenWallet, RateLocked, ScanQR, Email, EmailHelp, Save, Receipt, Return, Redirecting string
 	StateWaiting, StateDetected, StatePartial, StatePaid, StateExpired, StateCanceled    string
-	Confirmations, Refresh, Language, ErrTitle, ErrSession, ErrNotFound, Payment, Status string
+	Confirmations, Refresh, Language, ErrTitle, ErrSession, ErrNotFound                  string
 	NoScriptRefresh, Change, Saved, Answered                                             string
 	ReceiptPending, ReceiptConfirmed, ReceiptReview                                      string
 }
@@ -29,10 +29,10 @@ var english = messages{
 	StatePartial: "Partly paid: send the rest in the same token", StatePaid: "Paid. Thank you!",
 	StateExpired: "This invoice has expired", StateCanceled: "This invoice was canceled",
 	Confirmations: "confirmations", Refresh: "Refresh", Language: "Language", ErrTitle: "This payment link does not work",
-	ErrSession:  "The link is incomplete or its signature is wrong. Ask the shop for a new payment link.",
-	ErrNotFound: "This payment session has ended or does not exist. Ask the shop for a new payment link.",
-	Payment:     "Payment", Status: "Status", NoScriptRefresh: "This page updates itself with JavaScript; without it, refresh to see new payments.",
-	Change: "Change", Saved: "Saved.", Answered: "Thank you, your answers are saved.",
+	ErrSession:      "The link is incomplete or its signature is wrong. Ask the shop for a new payment link.",
+	ErrNotFound:     "This payment session has ended or does not exist. Ask the shop for a new payment link.",
+	NoScriptRefresh: "This page updates itself with JavaScript; without it, refresh to see new payments.",
+	Change:          "Change", Saved: "Saved.", Answered: "Thank you, your answers are saved.",
 	ReceiptPending: "pending", ReceiptConfirmed: "confirmed", ReceiptReview: "under review by the shop",
 }
 
@@ -48,10 +48,10 @@ var spanish = messages{
 	StatePartial: "Pago parcial: envíe el resto con el mismo token", StatePaid: "Pagado. ¡Gracias!",
 	StateExpired: "Esta factura ha vencido", StateCanceled: "Esta factura fue cancelada",
 	Confirmations: "confirmaciones", Refresh: "Actualizar", Language: "Idioma", ErrTitle: "Este enlace de pago no funciona",
-	ErrSession:  "El enlace está incompleto o su firma es incorrecta. Pida a la tienda un enlace nuevo.",
-	ErrNotFound: "Esta sesión de pago terminó o no existe. Pida a la tienda un enlace nuevo.",
-	Payment:     "Pago", Status: "Estado", NoScriptRefresh: "Esta página se actualiza con JavaScript; sin él, actualícela para ver pagos nuevos.",
-	Change: "Cambiar", Saved: "Guardado.", Answered: "Gracias, sus respuestas están guardadas.",
+	ErrSession:      "El enlace está incompleto o su firma es incorrecta. Pida a la tienda un enlace nuevo.",
+	ErrNotFound:     "Esta sesión de pago terminó o no existe. Pida a la tienda un enlace nuevo.",
+	NoScriptRefresh: "Esta página se actualiza con JavaScript; sin él, actualícela para ver pagos nuevos.",
+	Change:          "Cambiar", Saved: "Guardado.", Answered: "Gracias, sus respuestas están guardadas.",
 	ReceiptPending: "pendiente", ReceiptConfirmed: "confirmado", ReceiptReview: "en revisión por la tienda",
 }
 
