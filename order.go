@@ -192,6 +192,9 @@ type SimulateRequest struct {
 	Tracking      *Tracking
 	WalletAddress *string
 	WalletNetwork *string
+	// Paid says the caller paid the order's invoice for this simulation just
+	// before, so an order found at payment_confirmed already reached that stage.
+	Paid bool
 }
 
 // Tracking is the simulate request's tracking object: the shipment to record when

@@ -201,7 +201,7 @@ func (s *server) simulateOrder(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if path, err := kassa.TransitionPath(o, req.TransitionTo); err == nil && path[0] == kassa.OrderPaymentConfirmed {
-		if err := s.payOrderInvoice(r, o, req.WalletAddress); err != nil {
+		if req.Paid, err = s.payOrderInvoice(r, o, req.WalletAddress); err != nil {
 			return err
 		}
 	}
@@ -214,25 +214,26 @@ func (s *server) simulateOrder(w http.ResponseWriter, r *http.Request) error {
 }
 
 // payOrderInvoice pays what the order's invoice still owes with a confirmed
-// devnet payment, from wallet when it is an EVM address.
-func (s *server) payOrderInvoice(r *http.Request, o *kassa.Order, wallet *string) error {
+// devnet payment, from wallet when it is an EVM address, and reports whether it
+// paid (an invoice that cannot be paid is left for Simulate to refuse).
+func (s *server) payOrderInvoice(r *http.Request, o *kassa.Order, wallet *string) (bool, error) {
 	inv, err := s.cfg.Invoices.Invoice(r.Context(), o.MerchantID, o.InvoiceID)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if inv.Status != kassa.StatusUnpaid && inv.Status != kassa.StatusUnderpaid {
-		return nil // Simulate refuses what cannot be paid
+		return false, nil
 	}
 	if s.cfg.Registry == nil || s.cfg.Rates == nil || s.cfg.Payments == nil {
-		return errPermission("devnet_only", "Simulated payments are not configured.")
+		return false, errPermission("devnet_only", "Simulated payments are not configured.")
 	}
 	in, err := s.devnetInput(r, inv, devnetPaymentRequest{confirmed: true})
 	if err != nil {
-		return err
+		return false, err
 	}
 	if wallet != nil && kassa.CheckEVMAddress("walletAddress", *wallet) == nil {
 		in.FromAddress = *wallet
 	}
 	_, _, err = s.cfg.Payments.IngestPayment(r.Context(), in)
-	return err
+	return err == nil, err
 }

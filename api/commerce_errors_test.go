@@ -126,6 +126,19 @@ func TestCommerceCancel(t *testing.T) {
 			t.Fatalf("refunded %v", o)
 		}
 
+		// Simulating the payment alone pays the invoice and records the wallet named.
+		res = s.checkout(t, items, "")
+		id = res["orderId"].(string)
+		sim := `{"transitionTo":"payment_confirmed","walletNetwork":"bsc","walletAddress":"0x52908400098527886E0F7030069857D2E4169EE7"}`
+		o = order(t, s.call("POST", "/api/commerce/devnet/orders/"+id+"/simulate", sim))
+		if o["status"] != "payment_confirmed" || o["walletNetwork"] != "bsc" || o["payment"].(map[string]any)["status"] != "paid" {
+			t.Fatalf("simulated payment %v", o)
+		}
+		if inv := s.get("/api/v1/invoices/" + res["invoiceId"].(string)).obj(t); inv["status"] != "paid" {
+			t.Fatalf("invoice after simulated payment: %v", inv["status"])
+		}
+		expectError(t, s.call("POST", "/api/commerce/devnet/orders/"+id+"/simulate", sim), 409, "conflict_error", "invalid_transition", "")
+
 		// Placed: too late to cancel.
 		clock.Advance(time.Second) // the newest order is newest by time, not by id
 		res = s.checkout(t, items, "")

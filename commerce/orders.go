@@ -95,8 +95,16 @@ func (s *Service) Simulate(ctx context.Context, p kassa.Principal, id string, r 
 		}
 		var err error
 		path, err = kassa.TransitionPath(o, r.TransitionTo)
+		if err != nil && r.Paid && o.Status == r.TransitionTo && r.TransitionTo == kassa.OrderPaymentConfirmed {
+			// The payment made for this simulation was the whole of it.
+			applyWallet(o, r)
+			return kassa.InvoiceKeep, nil
+		}
 		if err != nil {
 			return kassa.InvoiceKeep, err
+		}
+		if r.Paid && o.Status == kassa.OrderPaymentConfirmed {
+			applyWallet(o, r)
 		}
 		return s.simulateStep(o, inv, path[0], r, now)
 	})
@@ -135,13 +143,20 @@ func (s *Service) simulateStep(o *kassa.Order, inv *kassa.Invoice, to kassa.Orde
 	case kassa.OrderRefunded:
 		st.TxHash = randomHash()
 	}
-	if r.WalletAddress != nil && to == kassa.OrderPaymentConfirmed {
-		o.WalletAddress = *r.WalletAddress
-		if r.WalletNetwork != nil {
-			o.WalletNetwork = *r.WalletNetwork
-		}
+	if to == kassa.OrderPaymentConfirmed {
+		applyWallet(o, r)
 	}
 	return action, o.Advance(st, now)
+}
+
+// applyWallet records the payor wallet a payment simulation names.
+func applyWallet(o *kassa.Order, r kassa.SimulateRequest) {
+	if r.WalletAddress != nil {
+		o.WalletAddress = *r.WalletAddress
+	}
+	if r.WalletNetwork != nil {
+		o.WalletNetwork = *r.WalletNetwork
+	}
 }
 
 // devnetShipment is the shipment a simulated order ships in, from the request's
