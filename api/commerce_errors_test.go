@@ -137,7 +137,14 @@ func TestCommerceCancel(t *testing.T) {
 		if inv := s.get("/api/v1/invoices/" + res["invoiceId"].(string)).obj(t); inv["status"] != "paid" {
 			t.Fatalf("invoice after simulated payment: %v", inv["status"])
 		}
+		// Asking again for a stage devnet reaches by itself is no conflict; going back is.
+		if o = order(t, s.call("POST", "/api/commerce/devnet/orders/"+id+"/simulate", sim)); o["status"] != "payment_confirmed" {
+			t.Fatalf("again: %v", o["status"])
+		}
+		order(t, s.call("POST", "/api/commerce/devnet/orders/"+id+"/simulate", `{"transitionTo":"placed"}`))
 		expectError(t, s.call("POST", "/api/commerce/devnet/orders/"+id+"/simulate", sim), 409, "conflict_error", "invalid_transition", "")
+		expectError(t, s.call("POST", "/api/commerce/devnet/orders/"+id+"/simulate", `{"transitionTo":"placed"}`), 409,
+			"conflict_error", "invalid_transition", "")
 
 		// Placed: too late to cancel.
 		clock.Advance(time.Second) // the newest order is newest by time, not by id
