@@ -141,7 +141,12 @@ func standardZIP(s string) (string, error) {
 	return "", Invalidf("address.zip_code", "invalid_zip_code", "address.zip_code must be a ZIP code: 12345 or 12345-6789.")
 }
 
+// standardPhone writes a US number (10 digits, or 11 starting with 1) in E.164,
+// "+14155550100", and any other number of 7 to 15 digits as "+" and its digits
+// when it was given with a "+", else as its digits. Letters and other marks are
+// refused.
 func standardPhone(s string) (string, error) {
+	bad := Invalidf("address.phone", "invalid_phone", "address.phone must be a phone number: digits, spaces, +, (, ), - or dots.")
 	var d strings.Builder
 	for _, r := range s {
 		switch {
@@ -149,17 +154,22 @@ func standardPhone(s string) (string, error) {
 			d.WriteRune(r)
 		case strings.ContainsRune(" ()-.+", r):
 		default:
-			return "", Invalidf("address.phone", "invalid_phone", "address.phone must be a US phone number.")
+			return "", bad
 		}
 	}
 	n := d.String()
-	if len(n) == 11 && n[0] == '1' {
-		n = n[1:]
+	plus := strings.HasPrefix(strings.TrimSpace(s), "+")
+	switch {
+	case len(n) == 11 && n[0] == '1':
+		return "+" + n, nil
+	case len(n) == 10 && !plus:
+		return "+1" + n, nil
+	case len(n) >= 7 && len(n) <= 15 && plus:
+		return "+" + n, nil
+	case len(n) >= 7 && len(n) <= 15:
+		return n, nil
 	}
-	if len(n) != 10 || n[0] < '2' {
-		return "", Invalidf("address.phone", "invalid_phone", "address.phone must be a US phone number of 10 digits.")
-	}
-	return "+1" + n, nil
+	return "", bad
 }
 
 func allDigits(s string) bool {

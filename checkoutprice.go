@@ -20,10 +20,10 @@ type EstimatePrice struct {
 	Subtotal, ShippingEstimate, Tax, CommerceFee, Total Millis
 }
 
-// basisPoints returns bp/10000 of m, rounded half away from zero to the cent.
+// basisPoints returns bp/10000 of a non-negative m, rounded half up to the cent
+// in one step (rounding to the milli first could move a cent).
 func basisPoints(m Millis, bp int64) Millis {
-	millis := (int64(m)*bp + 5_000) / 10_000
-	return roundCents(Millis(millis))
+	return Millis((int64(m)*bp + 50_000) / 100_000 * 10)
 }
 
 // PriceEstimate prices a cart: subtotal, standard shipping, estimated tax, the

@@ -1,0 +1,73 @@
+package kassa
+
+import (
+	"strings"
+	"testing"
+)
+
+func validAddress() AddressInput {
+	return AddressInput{FirstName: "ada", LastName: "LOVELACE", StreetAddress: "12  main street", City: "san francisco",
+		State: "California", ZipCode: "941031234", Country: "U.S.A.", Phone: "(415) 555-0100", Email: "ada@example.com"}
+}
+
+func TestStandardizeAddress(t *testing.T) {
+	got, err := StandardizeAddress(validAddress())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := AddressInput{FirstName: "Ada", LastName: "Lovelace", StreetAddress: "12 Main St", City: "San Francisco",
+		State: "CA", ZipCode: "94103-1234", Country: "US", Phone: "+14155550100", Email: "ada@example.com"}
+	if got != want {
+		t.Fatalf("got  %+v\nwant %+v", got, want)
+	}
+	tests := []struct {
+		name   string
+		mod    func(a *AddressInput)
+		field  string // the standardised field to check, or the error param
+		want   string // its value, or the error code
+		failed bool
+	}{
+		{"line 2 abbreviations", func(a *AddressInput) { a.AddressLine2 = "apartment 4b north" }, "line2", "Apt 4B N", false},
+		{"state code any case", func(a *AddressInput) { a.State = "ny" }, "state", "NY", false},
+		{"state with spaces", func(a *AddressInput) { a.State = "district of columbia" }, "state", "DC", false},
+		{"zip 5", func(a *AddressInput) { a.ZipCode = "02139" }, "zip", "02139", false},
+		{"zip+4 with space", func(a *AddressInput) { a.ZipCode = "02139 4307" }, "zip", "02139-4307", false},
+		{"unicode name", func(a *AddressInput) { a.FirstName = "josé"; a.LastName = "NÚÑEZ" }, "name", "José Núñez", false},
+		{"hyphenated name kept", func(a *AddressInput) { a.LastName = "Smith-Jones" }, "name", "Ada Smith-Jones", false},
+		{"international phone", func(a *AddressInput) { a.Phone = "+44 20 7946 0958" }, "phone", "+442079460958", false},
+		{"short local phone", func(a *AddressInput) { a.Phone = "555-0100" }, "phone", "5550100", false},
+		{"no phone", func(a *AddressInput) { a.Phone = "" }, "phone", "", false},
+		{"missing city", func(a *AddressInput) { a.City = "  " }, "address.city", "missing_param", true},
+		{"bad state", func(a *AddressInput) { a.State = "Ontario" }, "address.state", "invalid_state", true},
+		{"bad zip", func(a *AddressInput) { a.ZipCode = "9410" }, "address.zip_code", "invalid_zip_code", true},
+		{"letters in zip", func(a *AddressInput) { a.ZipCode = "94I03" }, "address.zip_code", "invalid_zip_code", true},
+		{"canada", func(a *AddressInput) { a.Country = "Canada" }, "address.country", "unsupported_country", true},
+		{"gibberish country", func(a *AddressInput) { a.Country = "Narnia" }, "address.country", "invalid_country", true},
+		{"phone letters", func(a *AddressInput) { a.Phone = "call me" }, "address.phone", "invalid_phone", true},
+		{"bad email", func(a *AddressInput) { a.Email = "ada@" }, "address.email", "invalid_email", true},
+		{"NUL", func(a *AddressInput) { a.LastName = "Love\x00lace" }, "address.last_name", "invalid_last_name", true},
+		{"huge", func(a *AddressInput) { a.StreetAddress = strings.Repeat("x", 10_000) }, "address.street_address", "field_too_long", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := validAddress()
+			tt.mod(&a)
+			got, err := StandardizeAddress(a)
+			if tt.failed {
+				e := AsError(err)
+				if err == nil || e.Code != tt.want || e.Param != tt.field {
+					t.Fatalf("err %v, want %s on %s", err, tt.want, tt.field)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := map[string]string{"line2": got.AddressLine2, "state": got.State, "zip": got.ZipCode,
+				"name": got.FirstName + " " + got.LastName, "phone": got.Phone}[tt.field]
+			if v != tt.want {
+				t.Fatalf("%s = %q, want %q", tt.field, v, tt.want)
+			}
+		})
+	}
+}
