@@ -26,7 +26,7 @@ func StandardizeAddress(in AddressInput) (AddressInput, error) {
 		switch {
 		case len(*f.v) > 255:
 			return in, Invalidf(param, "field_too_long", "%s must be at most 255 characters.", param)
-		case !storableText(*f.v):
+		case !PlainText(*f.v):
 			return in, Invalidf(param, "invalid_"+f.name, "%s must be text without control characters.", param)
 		case f.required && *f.v == "":
 			return in, Invalidf(param, "missing_param", "Missing required parameter: %s.", param)

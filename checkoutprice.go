@@ -100,7 +100,7 @@ func CheckCart(items []CartItem) error {
 	for i, it := range items {
 		p := "items[" + strconv.Itoa(i) + "]"
 		switch {
-		case it.ProductID == "" || len(it.ProductID) > 255 || !storableText(it.ProductID):
+		case it.ProductID == "" || len(it.ProductID) > 255 || !PlainText(it.ProductID):
 			return Invalidf(p+".product_id", "invalid_product_id", "%s.product_id must be 1 to 255 characters.", p)
 		case it.Quantity < MinItemQuantity || it.Quantity > MaxItemQuantity:
 			return Invalidf(p+".quantity", "invalid_quantity", "%s.quantity must be between 1 and 99.", p)
@@ -121,7 +121,7 @@ func CheckCart(items []CartItem) error {
 // CheckBuyer checks who checks out: a customer id, or a wallet address with its
 // network.
 func CheckBuyer(b Buyer) error {
-	if len(b.CustomerID) > 255 || !storableText(b.CustomerID) {
+	if len(b.CustomerID) > 255 || !PlainText(b.CustomerID) {
 		return Invalidf("customer_id", "invalid_customer_id", "customer_id must be at most 255 characters of text.")
 	}
 	switch {
@@ -133,7 +133,7 @@ func CheckBuyer(b Buyer) error {
 		return Invalidf("wallet_address", "missing_param", "wallet_address is required with wallet_network.")
 	}
 	if b.WalletNetwork != "" {
-		if len(b.WalletNetwork) > 64 || !storableText(b.WalletNetwork) {
+		if len(b.WalletNetwork) > 64 || !PlainText(b.WalletNetwork) {
 			return Invalidf("wallet_network", "invalid_wallet_network", "wallet_network must be a network name of at most 64 characters.")
 		}
 		return CheckEVMAddress("wallet_address", b.WalletAddress)

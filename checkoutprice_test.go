@@ -1,6 +1,9 @@
 package kassa
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestPriceEstimate(t *testing.T) {
 	item := func(price Millis, qty int, fresh bool) LineItem {
@@ -109,6 +112,25 @@ func TestMillisNumberAndCents(t *testing.T) {
 		}
 		if got := tt.m.Cents(); got != tt.cents {
 			t.Errorf("%d.Cents() = %q, want %q", tt.m, got, tt.cents)
+		}
+	}
+}
+
+func TestParsePrice(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Millis
+		ok   bool
+	}{
+		{"12", 12_000, true}, {"12.5", 12_500, true}, {".5", 500, true}, {"5.", 5_000, true}, {"0", 0, true},
+		{"19.999", 19_999, true}, {"0.0005", 1, true}, {"0.0004", 0, true}, {"9999999999.999", 9_999_999_999_999, true},
+		{"", 0, false}, {".", 0, false}, {"-1", 0, false}, {"+1", 0, false}, {"1e3", 0, false}, {" 1", 0, false},
+		{"1.2.3", 0, false}, {"12345678901", 0, false}, {"1." + strings.Repeat("0", 70), 0, false}, {"NaN", 0, false},
+	}
+	for _, tt := range tests {
+		got, ok := ParsePrice(tt.in)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("ParsePrice(%q) = %d, %v; want %d, %v", tt.in, got, ok, tt.want, tt.ok)
 		}
 	}
 }

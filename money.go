@@ -139,3 +139,23 @@ func leadingDigits(s string) (digits, rest string) {
 	}
 	return s[:i], s[i:]
 }
+
+// ParsePrice reads a non-negative plain decimal of US dollars ("12", "12.5",
+// ".5") exactly, rounding half up beyond the milli. It allows at most 10 whole
+// digits and 64 characters, and no sign, exponent or spaces: search filters and
+// upstream retailer prices use it.
+func ParsePrice(text string) (Millis, bool) {
+	whole, frac, _ := strings.Cut(text, ".")
+	if len(text) > maxNumberLen || (whole == "" && frac == "") || len(whole) > 10 ||
+		(whole != "" && !allDigits(whole)) || (frac != "" && !allDigits(frac)) {
+		return 0, false
+	}
+	var m int64
+	for _, c := range whole + (frac + "000")[:3] {
+		m = m*10 + int64(c-'0')
+	}
+	if len(frac) > 3 && frac[3] >= '5' {
+		m++
+	}
+	return Millis(m), true
+}

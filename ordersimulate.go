@@ -27,7 +27,7 @@ func CheckSimulate(r SimulateRequest) error {
 		}
 		return Invalidf("transitionTo", "invalid_transition_target", "transitionTo must be one of %s.", strings.Join(names, ", "))
 	}
-	if r.WalletNetwork != nil && (len(*r.WalletNetwork) > 64 || !storableText(*r.WalletNetwork)) {
+	if r.WalletNetwork != nil && (len(*r.WalletNetwork) > 64 || !PlainText(*r.WalletNetwork)) {
 		return Invalidf("walletNetwork", "invalid_wallet_network", "walletNetwork must be a network name of at most 64 characters.")
 	}
 	if r.WalletAddress != nil {
@@ -39,7 +39,7 @@ func CheckSimulate(r SimulateRequest) error {
 			if err := CheckEVMAddress("walletAddress", *r.WalletAddress); err != nil {
 				return err
 			}
-		} else if len(*r.WalletAddress) > 128 || !storableText(*r.WalletAddress) {
+		} else if len(*r.WalletAddress) > 128 || !PlainText(*r.WalletAddress) {
 			return Invalidf("walletAddress", "invalid_wallet_address", "walletAddress must be at most 128 characters.")
 		}
 	}
@@ -59,8 +59,9 @@ func CheckSimulate(r SimulateRequest) error {
 	return nil
 }
 
-// storableText reports whether s is UTF-8 text without NUL or other control characters.
-func storableText(s string) bool {
+// PlainText reports whether s is valid UTF-8 text without NUL or other control
+// characters: what names, ids and queries may hold.
+func PlainText(s string) bool {
 	for _, r := range s {
 		if r < 0x20 || r == 0x7f || r == 0xfffd {
 			return false

@@ -65,7 +65,7 @@ func parseSearch(r *http.Request) (kassa.SearchQuery, error) {
 	switch n := len([]rune(q.Query)); {
 	case !v.Has("q") || n == 0:
 		return q, errInvalid("q", "missing_param", "q is required: the words to search for.")
-	case n > kassa.MaxSearchQueryLen || !validText(q.Query):
+	case n > kassa.MaxSearchQueryLen || !kassa.PlainText(q.Query):
 		return q, errInvalid("q", "invalid_query", "q must be 1 to 200 characters of text.")
 	}
 	var err error
@@ -99,46 +99,9 @@ func priceParam(s string, present bool, name string) (*kassa.Millis, error) {
 	if !present {
 		return nil, nil
 	}
-	bad := errInvalid(name, "invalid_"+strings.ToLower(name[:3])+"_price", name+" must be a number >= 0 (USD).")
-	s = strings.TrimSpace(s)
-	whole, frac, _ := strings.Cut(s, ".")
-	if whole == "" && frac == "" || len(whole) > 10 || !digits(whole) || !digits(frac) {
-		return nil, bad
+	m, ok := kassa.ParsePrice(strings.TrimSpace(s))
+	if !ok {
+		return nil, errInvalid(name, "invalid_"+strings.ToLower(name[:3])+"_price", name+" must be a number >= 0 (USD).")
 	}
-	m := int64(0)
-	for _, c := range whole {
-		m = m*10 + int64(c-'0')
-	}
-	m *= 1000
-	for i := 0; i < 3; i++ {
-		d := int64(0)
-		if i < len(frac) {
-			d = int64(frac[i] - '0')
-		}
-		m += d * []int64{100, 10, 1}[i]
-	}
-	if len(frac) > 3 && frac[3] >= '5' {
-		m++
-	}
-	v := kassa.Millis(m)
-	return &v, nil
-}
-
-func digits(s string) bool {
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// validText reports whether s has no control characters.
-func validText(s string) bool {
-	for _, c := range s {
-		if c < 0x20 || c == 0x7f || c == 0xfffd {
-			return false
-		}
-	}
-	return true
+	return &m, nil
 }

@@ -155,11 +155,11 @@ func (u *Upstream) product(w wireProduct) (kassa.Product, error) {
 		ReviewCount: w.ReviewCount, Fresh: w.Fresh, Retailer: u.name, URL: w.URL}, nil
 }
 
-// parseAmount reads a non-negative decimal string exactly into thousandths.
+// parseAmount reads a price of the wire format, a decimal string.
 func parseAmount(s string) (kassa.Millis, error) {
-	m, err := priceParse(s)
-	if err != nil {
-		return 0, err
+	m, ok := kassa.ParsePrice(s)
+	if !ok {
+		return 0, errors.New("commerce: not a decimal amount")
 	}
 	return m, nil
 }
@@ -269,31 +269,4 @@ func (u *Upstream) Tracking(ctx context.Context, id string) ([]kassa.Shipment, e
 			CarrierTrackingURL: s.TrackingURL, DeliveryStatus: s.Status, RetailerTrackingNumber: id, ObtainedAt: now})
 	}
 	return ships, nil
-}
-
-var errAmount = errors.New("commerce: not a decimal amount")
-
-// priceParse reads "12", "12.5" or "12.345" (at most 12 integer digits, 3 decimals).
-func priceParse(s string) (kassa.Millis, error) {
-	whole, frac, _ := stringsCut(s, '.')
-	if whole == "" || len(whole) > 12 || len(frac) > 3 {
-		return 0, errAmount
-	}
-	var m int64
-	for _, c := range whole + (frac + "000")[:3] {
-		if c < '0' || c > '9' {
-			return 0, errAmount
-		}
-		m = m*10 + int64(c-'0')
-	}
-	return kassa.Millis(m), nil
-}
-
-func stringsCut(s string, sep byte) (string, string, bool) {
-	for i := 0; i < len(s); i++ {
-		if s[i] == sep {
-			return s[:i], s[i+1:], true
-		}
-	}
-	return s, "", false
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -116,22 +117,11 @@ func shot(t *testing.T, ctx context.Context, name string) {
 	for _, w := range []int64{1280, 375} {
 		do(t, ctx, "viewport", chromedp.EmulateViewport(w, 800), chromedp.Sleep(300*time.Millisecond))
 		png := get(t, ctx, "screenshot", chromedp.FullScreenshot(100))
-		if err := os.WriteFile(filepath.Join(dir, name+"-"+itoa(w)+".png"), png, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, name+"-"+strconv.FormatInt(w, 10)+".png"), png, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	do(t, ctx, "reset viewport", chromedp.ResetViewport())
-}
-
-func itoa(n int64) string {
-	if n == 0 {
-		return "0"
-	}
-	s := ""
-	for ; n > 0; n /= 10 {
-		s = string(rune('0'+n%10)) + s
-	}
-	return s
 }
 
 // TestPayInBrowser answers the questions, chooses a token, sees the address and
