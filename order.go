@@ -119,6 +119,16 @@ type Order struct {
 // Paid reports whether the order's invoice money has been received.
 func (o *Order) Paid() bool { return o.Payment.Status == OrderPaymentPaid }
 
+// HoldsMoney reports whether the order holds money of the shopper that a refund
+// can return: it was paid, or part of it was received before its invoice expired.
+func (o *Order) HoldsMoney() bool { return o.Paid() || o.Refund.Status == RefundPending }
+
+// CanCancelNow reports whether a cancel would be accepted now: the retailer does
+// not have the order yet and no payment is part way (underpaid or unconfirmed).
+func (o *Order) CanCancelNow() bool {
+	return CanCancel(o.Status) && o.Payment.Status != OrderPaymentUnderpaid
+}
+
 // OrderFilter selects a merchant's orders for a list, newest first.
 type OrderFilter struct {
 	MerchantID    int64

@@ -48,6 +48,12 @@ func (o *Order) FollowInvoice(inv *Invoice, txHash string, now time.Time) {
 		o.Payment.Status = orderPaymentStatus[inv.Status]
 	}
 	_ = o.Advance(st, now) // every step above is allowed from pending_payment
+	if inv.Status == StatusExpired && inv.AmountPaid > 0 {
+		// Part of the money came before the invoice expired: it goes back whole
+		// (nothing was bought, so no commerce fee), and refunded can follow.
+		o.Refund = o.RefundQuote(now)
+		o.Refund.Status, o.Refund.Amount, o.Refund.Fee = RefundPending, inv.AmountPaid, 0
+	}
 }
 
 // FollowSettlement records a settled, failed or manual settlement of the order's

@@ -147,7 +147,7 @@ func (o *Order) JSON(now time.Time) OrderJSON {
 		CreatedAt: FormatTime(o.CreatedAt), UpdatedAt: FormatTime(o.UpdatedAt),
 		CustomerID: strOrNil(o.Buyer.CustomerID), WalletAddress: strOrNil(o.WalletAddress),
 		WalletNetwork: strOrNil(o.WalletNetwork), Status: o.Status, Substatus: o.Substatus,
-		Actions: orderActions{CanCancel: CanCancel(o.Status)},
+		Actions: orderActions{CanCancel: o.CanCancelNow()},
 		Payment: orderPaymentJSON{Status: o.Payment.Status, TxHash: strOrNil(o.Payment.TxHash),
 			Settlement: settlementJSON{Status: strOrNil(o.Payment.SettlementStatus),
 				TxHash: strOrNil(o.Payment.SettlementTxHash), Network: strOrNil(o.Payment.SettlementNetwork)}},

@@ -17,6 +17,7 @@ const (
 	SubInTransit          = "IN_TRANSIT"
 	SubDelivered          = "DELIVERED"
 	SubPlacementFailed    = "PLACEMENT_FAILED"
+	SubFailedUnpaid       = "FAILED_BEFORE_PAYMENT"
 	SubCancelledByRequest = "CANCELLED_BY_MERCHANT"
 	SubPaymentExpired     = "PAYMENT_EXPIRED"
 	SubPaymentCanceled    = "INVOICE_CANCELED"
@@ -34,7 +35,8 @@ const (
 	ItemRefunded   = "refunded"
 )
 
-// nextStatuses is the transition graph. Refunded also needs a paid order.
+// nextStatuses is the transition graph. Refunded also needs an order that holds
+// money (HoldsMoney).
 var nextStatuses = map[OrderStatus][]OrderStatus{
 	OrderPendingPayment:   {OrderPaymentConfirmed, OrderCancelled, OrderFailed},
 	OrderPaymentConfirmed: {OrderPaymentSettled, OrderCancelled, OrderFailed},
@@ -45,8 +47,8 @@ var nextStatuses = map[OrderStatus][]OrderStatus{
 	OrderCancelled:        {OrderRefunded},
 }
 
-// CanMove reports whether an order in status from, paid or not, may move to to in
-// one step.
+// CanMove reports whether an order in status from, holding the shopper's money or
+// not, may move to to in one step.
 func CanMove(from, to OrderStatus, paid bool) bool {
 	if to == OrderRefunded && !paid {
 		return false
@@ -89,7 +91,7 @@ func TransitionPath(o *Order, target OrderStatus) ([]OrderStatus, error) {
 		s    OrderStatus
 		paid bool
 	}
-	start := node{o.Status, o.Paid()}
+	start := node{o.Status, o.HoldsMoney()}
 	prev := map[node]node{start: start}
 	queue := []node{start}
 	for len(queue) > 0 {
@@ -157,7 +159,7 @@ var itemStatus = map[OrderStatus]string{
 // as Total − CommerceFee, to RefundAddress or else the payor's wallet); a
 // refunded order records the refund's transaction.
 func (o *Order) Advance(st Step, now time.Time) error {
-	if !CanMove(o.Status, st.To, o.Paid()) {
+	if !CanMove(o.Status, st.To, o.HoldsMoney()) {
 		return errInvalidTransition(o.Status, st.To)
 	}
 	switch st.To {
@@ -190,6 +192,8 @@ func (o *Order) Advance(st Step, now time.Time) error {
 			if st.Substatus == "" && st.To == OrderCancelled {
 				st.Substatus = SubRefundPending
 			}
+		} else if st.Substatus == "" && st.To == OrderFailed {
+			st.Substatus = SubFailedUnpaid
 		}
 	case OrderRefunded:
 		o.Refund.Status = RefundCompleted
@@ -216,8 +220,11 @@ func (o *Order) Advance(st Step, now time.Time) error {
 
 // RefundQuote is what cancelling the order now would refund: the total less the
 // commerce fee, to the refund address given at checkout or cancel, else the
-// wallet that paid.
+// wallet that paid. Once a refund is recorded, the quote is that refund.
 func (o *Order) RefundQuote(now time.Time) Refund {
+	if o.Refund.Status != RefundNone {
+		return o.Refund
+	}
 	dest := o.RefundAddress
 	if dest == "" {
 		dest = o.WalletAddress

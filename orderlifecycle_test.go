@@ -140,6 +140,22 @@ func TestAdvanceEffects(t *testing.T) {
 			t.Errorf("refund %+v substatus %s", o.Refund, o.Substatus)
 		}
 	})
+	t.Run("unpaid order failed says so", func(t *testing.T) {
+		o := testOrder(t, OrderPendingPayment, false)
+		if err := o.Advance(Step{To: OrderFailed}, t0); err != nil {
+			t.Fatal(err)
+		}
+		if o.Refund.Status != RefundNone || o.Substatus != SubFailedUnpaid || o.CanCancelNow() {
+			t.Errorf("refund %+v substatus %s", o.Refund, o.Substatus)
+		}
+	})
+	t.Run("part paid order cannot be cancelled yet", func(t *testing.T) {
+		o := testOrder(t, OrderPendingPayment, false)
+		o.Payment.Status = OrderPaymentUnderpaid
+		if o.CanCancelNow() || !testOrder(t, OrderPendingPayment, false).CanCancelNow() {
+			t.Error("CanCancelNow of an underpaid order")
+		}
+	})
 	t.Run("refund address wins over wallet", func(t *testing.T) {
 		o := testOrder(t, OrderPlaced, true)
 		o.RefundAddress = "0x0000000000000000000000000000000000000001"
@@ -178,27 +194,40 @@ func TestFollowInvoice(t *testing.T) {
 	wallet := "0x52908400098527886E0F7030069857D2E4169EE7"
 	network := "bsc-testnet"
 	tests := []struct {
-		name     string
-		status   OrderStatus
-		inv      InvoiceStatus
-		want     OrderStatus
-		wantPay  string
-		wantSub  string
-		timeline int
+		name       string
+		status     OrderStatus
+		inv        InvoiceStatus
+		paid       Millis // the invoice's amount_paid
+		want       OrderStatus
+		wantPay    string
+		wantSub    string
+		timeline   int
+		wantRefund Millis // a refund owed (pending), or 0 for none
 	}{
-		{"paid confirms", OrderPendingPayment, StatusPaid, OrderPaymentConfirmed, OrderPaymentPaid, SubAwaitingSettlement, 1},
-		{"underpaid shows", OrderPendingPayment, StatusUnderpaid, OrderPendingPayment, OrderPaymentUnderpaid, "", 0},
-		{"expired cancels", OrderPendingPayment, StatusExpired, OrderCancelled, OrderPaymentExpired, SubPaymentExpired, 1},
-		{"canceled cancels", OrderPendingPayment, StatusCanceled, OrderCancelled, OrderPaymentCanceled, SubPaymentCanceled, 1},
-		{"unpaid stays", OrderPendingPayment, StatusUnpaid, OrderPendingPayment, OrderPaymentUnpaid, "", 0},
-		{"later orders ignore", OrderPlaced, StatusExpired, OrderPlaced, OrderPaymentPaid, "", 0},
+		{"paid confirms", OrderPendingPayment, StatusPaid, 100_000, OrderPaymentConfirmed, OrderPaymentPaid, SubAwaitingSettlement, 1, 0},
+		{"underpaid shows", OrderPendingPayment, StatusUnderpaid, 40_000, OrderPendingPayment, OrderPaymentUnderpaid, "", 0, 0},
+		{"expired cancels", OrderPendingPayment, StatusExpired, 0, OrderCancelled, OrderPaymentExpired, SubPaymentExpired, 1, 0},
+		{"expired part paid owes the part", OrderPendingPayment, StatusExpired, 40_000, OrderCancelled, OrderPaymentExpired, SubPaymentExpired, 1, 40_000},
+		{"canceled cancels", OrderPendingPayment, StatusCanceled, 0, OrderCancelled, OrderPaymentCanceled, SubPaymentCanceled, 1, 0},
+		{"unpaid stays", OrderPendingPayment, StatusUnpaid, 0, OrderPendingPayment, OrderPaymentUnpaid, "", 0, 0},
+		{"later orders ignore", OrderPlaced, StatusExpired, 100_000, OrderPlaced, OrderPaymentPaid, "", 0, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			o := testOrder(t, tt.status, tt.status != OrderPendingPayment)
 			o.WalletAddress = ""
-			inv := &Invoice{Status: tt.inv, PayerWalletAddress: &wallet, PayerWalletNetwork: &network}
+			inv := &Invoice{Status: tt.inv, AmountPaid: tt.paid, PayerWalletAddress: &wallet, PayerWalletNetwork: &network}
 			o.FollowInvoice(inv, "0xfeed", t0)
+			owed := Millis(0)
+			if o.Refund.Status == RefundPending {
+				owed = o.Refund.Amount
+			}
+			if owed != tt.wantRefund || (owed > 0 && (o.Refund.Fee != 0 || o.Refund.Destination != wallet)) {
+				t.Errorf("refund %+v, want %d pending", o.Refund, tt.wantRefund)
+			}
+			if _, err := TransitionPath(o, OrderRefunded); o.Status == OrderCancelled && (err == nil) != (tt.wantRefund > 0) {
+				t.Errorf("refunded of a cancelled order owing %d: %v", tt.wantRefund, err)
+			}
 			if o.Status != tt.want || o.Payment.Status != tt.wantPay || len(o.Timeline) != tt.timeline ||
 				(tt.wantSub != "" && o.Substatus != tt.wantSub) {
 				t.Errorf("got %s/%s sub %s timeline %d", o.Status, o.Payment.Status, o.Substatus, len(o.Timeline))

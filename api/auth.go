@@ -58,17 +58,22 @@ func (s *server) authenticate(r *http.Request, mode authMode) (kassa.Principal, 
 		return kassa.Principal{}, err
 	}
 	secret := r.Header.Get("X-Api-Key")
-	if secret == "" {
-		secret = r.Header.Get("X-Commerce-Api-Key")
+	if c := r.Header.Get("X-Commerce-Api-Key"); c != "" && (secret == "" || mode == authCommerce) {
+		secret = c // the commerce header is the commerce API's own
 	}
 	if hasAuth && strings.HasPrefix(bearer, "kassa_") {
 		secret, hasAuth = bearer, false
 	}
 	switch {
-	case hasAuth && mode == authCommerce:
+	case hasAuth && mode == authCommerce && secret == "":
+		// A token that is not valid is 401 like anywhere else; a valid one is
+		// the wrong kind of credential here.
+		if _, err := s.parseToken(bearer); err != nil {
+			return kassa.Principal{}, err
+		}
 		return kassa.Principal{}, errPermission("wrong_key_scope",
 			"The commerce API needs a commerce-scope API key (x-commerce-api-key or x-api-key), not a dashboard token.")
-	case hasAuth:
+	case hasAuth && mode != authCommerce:
 		return s.tokenPrincipal(r, bearer, mode)
 	case secret != "":
 		key, err := s.authenticateKey(r.Context(), secret)

@@ -79,7 +79,7 @@ func (s *server) getOrder(w http.ResponseWriter, r *http.Request) error {
 }
 
 // listOrders serves GET /api/commerce/merchant/orders?customer_id=|wallet_address=
-// with limit and cursors, newest first.
+// (customerId, walletAddress and wallet too) with limit and cursors, newest first.
 func (s *server) listOrders(w http.ResponseWriter, r *http.Request) error {
 	p := principal(r.Context())
 	q := r.URL.Query()
@@ -89,11 +89,19 @@ func (s *server) listOrders(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	for _, v := range []struct {
-		name string
-		dst  **string
-	}{{"customer_id", &f.CustomerID}, {"wallet_address", &f.WalletAddress},
-		{"starting_after", &f.StartingAfter}, {"ending_before", &f.EndingBefore}} {
-		if val := queryValue(q, v.name); val != "" {
+		name    string
+		aliases []string // the camelCase the commerce API's bodies use, and wallet
+		dst     **string
+	}{{"customer_id", []string{"customerId"}, &f.CustomerID},
+		{"wallet_address", []string{"walletAddress", "wallet"}, &f.WalletAddress},
+		{"starting_after", nil, &f.StartingAfter}, {"ending_before", nil, &f.EndingBefore}} {
+		val := queryValue(q, v.name)
+		for _, a := range v.aliases {
+			if val == "" {
+				val = queryValue(q, a)
+			}
+		}
+		if val != "" {
 			if len(val) > 255 || !utf8.ValidString(val) {
 				return errInvalid(v.name, "invalid_"+v.name, v.name+" must be at most 255 characters of text.")
 			}

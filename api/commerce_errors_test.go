@@ -23,6 +23,10 @@ func TestCommerceAuthAndValidation(t *testing.T) {
 		{"no key", "GET", "/api/commerce/search?q=milk", "", map[string]string{}, 401, "missing_credentials", ""},
 		{"merchant key", "GET", "/api/commerce/search?q=milk", "", withKey(s.key), 403, "wrong_key_scope", ""},
 		{"jwt", "GET", "/api/commerce/status", "", s.jwt(), 403, "wrong_key_scope", ""},
+		{"bad jwt", "GET", "/api/commerce/status", "", map[string]string{"Authorization": "Bearer garbage"}, 401, "invalid_token", ""},
+		{"invoice null customer", "POST", "/api/commerce/merchant/checkout/invoice", `{"customer_id":null,"estimateId":"00000000-0000-4000-8000-000000000000","addressId":"00000000-0000-4000-8000-000000000000"}`, nil, 400, "missing_param", "customer_id"},
+		{"invoice empty customer", "POST", "/api/commerce/merchant/checkout/invoice", `{"customer_id":"","estimateId":"00000000-0000-4000-8000-000000000000","addressId":"00000000-0000-4000-8000-000000000000"}`, nil, 400, "missing_param", "customer_id"},
+		{"bad wallet filter", "GET", "/api/commerce/merchant/orders?wallet=0x12", "", nil, 400, "invalid_address", "wallet_address"},
 		{"bad key", "GET", "/api/commerce/search?q=milk", "", map[string]string{"X-Commerce-Api-Key": "kassa_devnet_commerce_nope"}, 401, "invalid_api_key", ""},
 		{"q missing", "GET", "/api/commerce/search", "", nil, 400, "missing_param", "q"},
 		{"q too long", "GET", "/api/commerce/search?q=" + strings.Repeat("a", 201), "", nil, 400, "invalid_query", "q"},
@@ -78,8 +82,16 @@ func TestCommerceAuthAndValidation(t *testing.T) {
 		t.Errorf("status %v", st)
 	}
 
-	// A valid estimate with x-api-key carrying the commerce key works too.
+	// A valid estimate with x-api-key carrying the commerce key works too, and
+	// x-commerce-api-key is the commerce API's own when both are sent.
 	r = e.do(request{method: "POST", path: "/api/commerce/merchant/checkout/estimate", body: est, headers: withKey(s.ckey)})
+	expectStatus(t, r, 200)
+	r = e.do(request{method: "GET", path: "/api/commerce/status",
+		headers: map[string]string{"X-Api-Key": s.key, "X-Commerce-Api-Key": s.ckey}})
+	expectStatus(t, r, 200)
+	// Empty optional search filters are absent ones.
+	r = e.do(request{method: "GET", path: "/api/commerce/search?q=milk&retailer=&minPrice=&maxPrice=",
+		headers: map[string]string{"X-Commerce-Api-Key": s.ckey}})
 	expectStatus(t, r, 200)
 }
 

@@ -75,16 +75,16 @@ func parseSearch(r *http.Request) (kassa.SearchQuery, error) {
 	if q.Limit, err = intParam(v, "limit", kassa.DefaultSearchLimit, 1, kassa.MaxSearchLimit); err != nil {
 		return q, err
 	}
-	if v.Has("retailer") {
-		q.Retailer = strings.TrimSpace(v.Get("retailer"))
+	if r := strings.TrimSpace(v.Get("retailer")); r != "" { // empty, like absent, is the default
+		q.Retailer = r
 		if err := kassa.CheckRetailer("retailer", q.Retailer); err != nil {
 			return q, err
 		}
 	}
-	if q.MinPrice, err = priceParam(v.Get("minPrice"), v.Has("minPrice"), "minPrice"); err != nil {
+	if q.MinPrice, err = priceParam(v.Get("minPrice"), "minPrice"); err != nil {
 		return q, err
 	}
-	if q.MaxPrice, err = priceParam(v.Get("maxPrice"), v.Has("maxPrice"), "maxPrice"); err != nil {
+	if q.MaxPrice, err = priceParam(v.Get("maxPrice"), "maxPrice"); err != nil {
 		return q, err
 	}
 	if q.MinPrice != nil && q.MaxPrice != nil && *q.MinPrice > *q.MaxPrice {
@@ -94,12 +94,12 @@ func parseSearch(r *http.Request) (kassa.SearchQuery, error) {
 }
 
 // priceParam reads a USD price filter: a non-negative decimal, exact to the milli
-// (rounded half up beyond), at most 1,000,000,000.
-func priceParam(s string, present bool, name string) (*kassa.Millis, error) {
-	if !present {
+// (rounded half up beyond), at most 1,000,000,000. Empty is absent.
+func priceParam(s string, name string) (*kassa.Millis, error) {
+	if s = strings.TrimSpace(s); s == "" {
 		return nil, nil
 	}
-	m, ok := kassa.ParsePrice(strings.TrimSpace(s))
+	m, ok := kassa.ParsePrice(s)
 	if !ok {
 		return nil, errInvalid(name, "invalid_"+strings.ToLower(name[:3])+"_price", name+" must be a number >= 0 (USD).")
 	}

@@ -133,6 +133,9 @@ func (s *Service) Address(ctx context.Context, p kassa.Principal, r kassa.Checko
 // CreateOrder turns an estimate and an address into an invoice and an order (step
 // 3), stored in one transaction.
 func (s *Service) CreateOrder(ctx context.Context, p kassa.Principal, r kassa.OrderInvoiceRequest) (*kassa.CreatedOrder, error) {
+	if r.CustomerID == "" {
+		return nil, kassa.Invalidf("customer_id", "missing_param", "customer_id is required.")
+	}
 	if r.RefundAddress != nil {
 		if err := kassa.CheckEVMAddress("refundDestinationWalletAddressBsc", *r.RefundAddress); err != nil {
 			return nil, err
@@ -158,7 +161,7 @@ func (s *Service) CreateOrder(ctx context.Context, p kassa.Principal, r kassa.Or
 		return nil, err
 	}
 	now := s.now()
-	o := newOrder(p, e, a, opt, now)
+	o := newOrder(p, e, r.CustomerID, a, opt, now)
 	if r.RefundAddress != nil {
 		o.RefundAddress = *r.RefundAddress
 	}
@@ -178,8 +181,9 @@ func (s *Service) CreateOrder(ctx context.Context, p kassa.Principal, r kassa.Or
 	return &kassa.CreatedOrder{Order: o, Invoice: inv, SessionToken: token}, nil
 }
 
-// newOrder builds the pending order of a checkout.
-func newOrder(p kassa.Principal, e *kassa.Estimate, a *kassa.ShippingAddress, opt kassa.ShippingOption, now time.Time) *kassa.Order {
+// newOrder builds the pending order of a checkout; customerID is step 3's, which
+// equals the estimate's customer when the estimate named one.
+func newOrder(p kassa.Principal, e *kassa.Estimate, customerID string, a *kassa.ShippingAddress, opt kassa.ShippingOption, now time.Time) *kassa.Order {
 	items := append([]kassa.LineItem(nil), e.Items...)
 	o := &kassa.Order{ID: kassa.NewTimeUUID(now), MerchantID: p.MerchantID, Environment: p.Environment,
 		EstimateID: e.ID, Retailer: e.Retailer, Buyer: e.Buyer, Status: kassa.OrderPendingPayment,
@@ -190,8 +194,6 @@ func newOrder(p kassa.Principal, e *kassa.Estimate, a *kassa.ShippingAddress, op
 		WalletAddress: e.Buyer.WalletAddress, WalletNetwork: e.Buyer.WalletNetwork,
 		Timeline:  []kassa.TimelineEntry{{Status: kassa.OrderPendingPayment, Timestamp: now, Message: "Order created; awaiting payment."}},
 		CreatedAt: now, UpdatedAt: now}
-	if e.Buyer.CustomerID == "" {
-		o.Buyer.CustomerID = a.CustomerID
-	}
+	o.Buyer.CustomerID = customerID
 	return o
 }

@@ -60,8 +60,7 @@ func (s *Service) Cancel(ctx context.Context, p kassa.Principal, id string, r ka
 		action := kassa.InvoiceKeep
 		switch {
 		case inv.Status == kassa.StatusUnderpaid || inv.AmountPending > 0:
-			return action, kassa.Errorf(kassa.KindConflict, "payment_in_progress",
-				"This order's invoice has money pending or partly paid; cancel once it is paid or expired.")
+			return action, errPaymentInProgress()
 		case inv.Status == kassa.StatusUnpaid:
 			action = kassa.InvoiceCancel
 		case o.Paid() && o.RefundAddress == "" && o.WalletAddress == "":
@@ -77,6 +76,11 @@ func (s *Service) Cancel(ctx context.Context, p kassa.Principal, id string, r ka
 		}
 		return action, o.Advance(kassa.Step{To: kassa.OrderCancelled, Message: msg}, now)
 	})
+}
+
+func errPaymentInProgress() error {
+	return kassa.Errorf(kassa.KindConflict, "payment_in_progress",
+		"This order's invoice has money pending or partly paid; cancel once it is paid or expired.")
 }
 
 // Simulate moves a devnet order to r.TransitionTo through every stage between,
@@ -146,8 +150,15 @@ func (s *Service) simulateStep(o *kassa.Order, inv *kassa.Invoice, to kassa.Orde
 		if len(o.Shipments) == 0 {
 			st.Shipments = []kassa.Shipment{devnetShipment(o, r.Tracking, now)}
 		}
-	case kassa.OrderCancelled:
-		if inv.Status == kassa.StatusUnpaid && inv.AmountPending == 0 {
+	case kassa.OrderCancelled, kassa.OrderFailed:
+		// An order that ends before it is paid takes its invoice with it, so no
+		// payment can arrive for an order that is over; money part way blocks it,
+		// as it blocks a cancel.
+		switch {
+		case o.Status != kassa.OrderPendingPayment:
+		case inv.Status == kassa.StatusUnderpaid || inv.AmountPending > 0:
+			return action, errPaymentInProgress()
+		case inv.Status == kassa.StatusUnpaid:
 			action, o.Payment.Status = kassa.InvoiceCancel, kassa.OrderPaymentCanceled
 		}
 	case kassa.OrderRefunded:

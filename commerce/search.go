@@ -14,7 +14,6 @@ import (
 // the last query word also matches as a prefix ("blue jea" finds "Blue Jeans").
 type searchIndex struct {
 	products []kassa.Product
-	titles   []string           // lower-cased titles, for phrase matches
 	postings map[string][]int32 // word → product indices, ascending
 	vocab    []string           // every indexed word, sorted, for prefix lookups
 	quality  []float64          // rating × log(reviews), the tie-breaker
@@ -41,9 +40,8 @@ func fold(w string) string {
 
 func newSearchIndex(products []kassa.Product) *searchIndex {
 	ix := &searchIndex{products: products, postings: map[string][]int32{}, words: map[int32][]string{},
-		titles: make([]string, len(products)), quality: make([]float64, len(products))}
+		quality: make([]float64, len(products))}
 	for i, p := range products {
-		ix.titles[i] = strings.ToLower(p.Title)
 		ix.quality[i] = float64(p.Rating) * math.Log1p(float64(p.ReviewCount))
 		words := tokenize(p.Title)
 		ix.words[int32(i)] = words
@@ -99,6 +97,26 @@ func intersect(a, b []int32) []int32 {
 	return out
 }
 
+// inSequence reports whether the query words stand in the title words one after
+// another (the last as a prefix, as it may be half typed). It works on folded
+// words, so every query sharing a cache entry ranks the same.
+func inSequence(title, words []string) bool {
+	for start := 0; start+len(words) <= len(title); start++ {
+		ok := true
+		for j, w := range words {
+			t := title[start+j]
+			if t != w && (j < len(words)-1 || !strings.HasPrefix(t, w)) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
 // search returns one page of products matching every word of q within its price
 // range, ranked: the exact phrase in the title first, then titles whose words
 // match earliest, then rating × log(reviews), then id.
@@ -125,14 +143,13 @@ func (ix *searchIndex) search(q kassa.SearchQuery) *kassa.SearchPage {
 		phrase bool
 		pos    int
 	}
-	phrase := strings.ToLower(strings.Join(strings.Fields(q.Query), " "))
 	var found []scored
 	for _, i := range hits {
 		p := ix.products[i]
 		if (q.MinPrice != nil && p.Price < *q.MinPrice) || (q.MaxPrice != nil && p.Price > *q.MaxPrice) {
 			continue
 		}
-		found = append(found, scored{i, strings.Contains(ix.titles[i], phrase), ix.position(i, words)})
+		found = append(found, scored{i, inSequence(ix.words[i], words), ix.position(i, words)})
 	}
 	sort.Slice(found, func(a, b int) bool {
 		x, y := found[a], found[b]

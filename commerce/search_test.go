@@ -95,6 +95,18 @@ func TestSearchRanking(t *testing.T) {
 		}
 		seenNonPhrase = seenNonPhrase || !has
 	}
+	// Queries that share a cache entry (the same folded words) rank alike.
+	for _, q := range []string{"Water-Bottles", "  water   BOTTLE ", "water bottles"} {
+		other := search(t, b, kassa.SearchQuery{Query: q, Limit: 50})
+		if len(other.Products) != len(page.Products) {
+			t.Fatalf("%q: %d products, want %d", q, len(other.Products), len(page.Products))
+		}
+		for i := range other.Products {
+			if other.Products[i].ID != page.Products[i].ID {
+				t.Fatalf("%q ranks %s at %d, %q ranks %s", q, other.Products[i].ID, i, "water bottle", page.Products[i].ID)
+			}
+		}
+	}
 	if none := search(t, b, kassa.SearchQuery{Query: "quantum zebra"}); none.TotalResults != 0 || len(none.Products) != 0 {
 		t.Fatalf("nonsense matched %d", none.TotalResults)
 	}

@@ -64,14 +64,17 @@ func NewUpstream(cfg UpstreamConfig) *Upstream {
 // Name is the retailer's name.
 func (u *Upstream) Name() string { return u.name }
 
+const pricesPath = "/v1/prices"
+
 func unavailable(msg string) error {
 	return &kassa.Error{Kind: kassa.KindUnavailable, Code: "retailer_unavailable", Message: msg}
 }
 
-// call sends one request and decodes a 2xx JSON answer into out.
+// call sends one request and decodes a 2xx JSON answer into out. Reads (GETs
+// and the price check, a POST only for its list of ids) are tried twice.
 func (u *Upstream) call(ctx context.Context, method, path string, body any, idemKey string, out any) error {
 	attempts := 1
-	if method == http.MethodGet {
+	if method == http.MethodGet || path == pricesPath {
 		attempts = 2
 	}
 	var err error
@@ -206,7 +209,7 @@ func (u *Upstream) PriceCheck(ctx context.Context, ids []string) (map[string]kas
 	var out struct {
 		Prices map[string]string `json:"prices"`
 	}
-	if err := u.call(ctx, http.MethodPost, "/v1/prices", map[string]any{"ids": ids}, "", &out); err != nil {
+	if err := u.call(ctx, http.MethodPost, pricesPath, map[string]any{"ids": ids}, "", &out); err != nil {
 		return nil, err
 	}
 	prices := make(map[string]kassa.Millis, len(out.Prices))

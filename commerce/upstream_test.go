@@ -163,6 +163,14 @@ func TestUpstreamFaults(t *testing.T) {
 			}
 		})
 	}
+	t.Run("the price check is a read: retried once", func(t *testing.T) {
+		f := newFakeRetailer(t)
+		f.setFault("503", 1)
+		prices, err := newTestUpstream(f, f.key).PriceCheck(context.Background(), []string{"A1"})
+		if err != nil || prices["A1"] != 89_990 || f.calls.Load() != 2 {
+			t.Fatalf("%v %v after %d calls", prices, err, f.calls.Load())
+		}
+	})
 	t.Run("placement is not retried on 503", func(t *testing.T) {
 		f := newFakeRetailer(t)
 		f.setFault("503", -1)

@@ -109,6 +109,9 @@ func (db *DB) CreateOrder(ctx context.Context, p kassa.Principal, c kassa.OrderC
 			return nil, err
 		}
 		o.InvoiceID, o.CreatedAt, o.UpdatedAt = inv.ID, inv.CreatedAt, inv.CreatedAt
+		if len(o.Timeline) > 0 {
+			o.Timeline[0].Timestamp = inv.CreatedAt // the order's first entry is its creation
+		}
 		data, err := json.Marshal((*orderRecord)(o))
 		if err != nil {
 			return nil, fmt.Errorf("store: order: %w", err)
