@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/big"
 	"net/http"
+	"strings"
 	"time"
 
 	"kassa"
@@ -44,9 +45,37 @@ func (s *server) paymentAddress(w http.ResponseWriter, r *http.Request, inv *kas
 	return nil
 }
 
+// requiredUnanswered reports whether a required question of inv has no answer yet.
+func requiredUnanswered(inv *kassa.Invoice) bool {
+	answered := map[string]bool{}
+	for _, r := range inv.FormResponses {
+		if strings.TrimSpace(r.Response) != "" {
+			answered[r.QuestionID] = true
+		}
+	}
+	for _, q := range inv.Questions {
+		if q.Validation.Required && !answered[q.ID] {
+			return true
+		}
+	}
+	return false
+}
+
+// errAnswersRequired refuses a token choice while a required question is
+// unanswered: the merchant asked before being paid.
+func errAnswersRequired() error {
+	return &kassa.Error{Kind: kassa.KindConflict, Code: "answers_required", Param: "responses",
+		Message: "Answer the invoice's required questions (POST /api/v1/payments/submit-form) before choosing a token."}
+}
+
 // lockAddress locks tokenID for the invoice and returns its deposit address and
-// quote: the payor API and the payment page both pay through it.
+// quote: the payor API and the payment page both pay through it. An open invoice
+// with a required question unanswered gets none (409 answers_required); a paid or
+// ended one is refused by the store.
 func (s *server) lockAddress(ctx context.Context, inv *kassa.Invoice, tokenID int64) (paymentAddressJSON, error) {
+	if (inv.Status == kassa.StatusUnpaid || inv.Status == kassa.StatusUnderpaid) && requiredUnanswered(inv) {
+		return paymentAddressJSON{}, errAnswersRequired()
+	}
 	wallet := s.cfg.Wallets[inv.Environment]
 	if s.cfg.Registry == nil || s.cfg.Rates == nil || s.cfg.Addresses == nil || wallet == nil {
 		return paymentAddressJSON{}, errPermission("payments_unavailable", "Payments are not configured for this environment.")
@@ -84,20 +113,31 @@ func quoteJSON(tok kassa.Token, network kassa.Network, addr *kassa.PaymentAddres
 		Rate: addr.USDPerToken.FloatString(8), ExpiresAt: kassa.FormatTime(addr.ExpiresAt), PaymentURI: uri}, nil
 }
 
+// heldQuote is the invoice's address in its locked token with the quote it was
+// last given, when that quote still holds (same token, not expired, for what is
+// still owed); ok is false otherwise. It only reads.
+func (s *server) heldQuote(ctx context.Context, inv *kassa.Invoice) (out paymentAddressJSON, ok bool, err error) {
+	if s.cfg.Registry == nil || s.cfg.Addresses == nil || inv.LockedTokenID == nil {
+		return out, false, nil
+	}
+	tok, found := s.cfg.Registry.Token(inv.Environment, *inv.LockedTokenID)
+	if !found {
+		return out, false, nil
+	}
+	network, _ := s.cfg.Registry.Network(inv.Environment, tok.Network)
+	addr, err := s.cfg.Addresses.PaymentAddress(ctx, inv.ID, tok.Network)
+	if err != nil || !addr.QuoteCurrent(tok.ID, inv.AmountRemaining(), s.now()) {
+		return out, false, err
+	}
+	out, err = quoteJSON(tok, network, addr)
+	return out, err == nil, err
+}
+
 // currentAddress is the invoice's address in its locked token: read as it is
 // while its quote holds, quoted again (a write) only when it does not.
 func (s *server) currentAddress(ctx context.Context, inv *kassa.Invoice) (paymentAddressJSON, error) {
-	if s.cfg.Registry != nil {
-		if tok, ok := s.cfg.Registry.Token(inv.Environment, *inv.LockedTokenID); ok {
-			network, _ := s.cfg.Registry.Network(inv.Environment, tok.Network)
-			addr, err := s.cfg.Addresses.PaymentAddress(ctx, inv.ID, tok.Network)
-			if err != nil {
-				return paymentAddressJSON{}, err
-			}
-			if addr.QuoteCurrent(tok.ID, inv.AmountRemaining(), s.now()) {
-				return quoteJSON(tok, network, addr)
-			}
-		}
+	if out, ok, err := s.heldQuote(ctx, inv); ok || err != nil {
+		return out, err
 	}
 	return s.lockAddress(ctx, inv, *inv.LockedTokenID)
 }

@@ -79,3 +79,37 @@ func TestPaymentAddress(t *testing.T) {
 		expectError(t, lock(`{"token_id": 1}`), 409, "conflict_error", "invoice_paid", "")
 	})
 }
+
+// TestPaymentAddressWaitsForAnswers: while a required question is unanswered no
+// token can be chosen (409 answers_required on responses); optional questions
+// never hold the payor back.
+func TestPaymentAddressWaitsForAnswers(t *testing.T) {
+	e := newEnv(t, storetest.SQLiteConfig(t))
+	m := e.newMerchant(false)
+	created := m.createInvoice(`{"amount_usd": 10, "questions": {"questions": [
+		{"id": "size", "question": "Which size?", "type": "text", "validation": {"required": true}},
+		{"id": "note", "question": "A note?", "type": "text", "validation": {"required": false}}]}}`)
+	ps := session(created)
+	lock := func(h map[string]string) *response {
+		t.Helper()
+		return e.do(request{method: "POST", path: "/api/v1/payments/payment-address", body: `{"token_id": 1}`, headers: h})
+	}
+	expectError(t, lock(ps), 409, "conflict_error", "answers_required", "responses")
+	if v := e.do(request{method: "GET", path: "/api/v1/payments/invoice", headers: ps}).obj(t); v["locked_token_id"] != nil {
+		t.Fatalf("refused, yet locked to %v", v["locked_token_id"])
+	}
+	// Answering only the optional question is refused by submit-form itself.
+	r := e.do(request{method: "POST", path: "/api/v1/payments/submit-form", headers: ps,
+		body: `{"responses": [{"question_id": "note", "response": "hi"}]}`})
+	expectError(t, r, 400, "invalid_request_error", "missing_response", "responses")
+	expectError(t, lock(ps), 409, "conflict_error", "answers_required", "responses")
+	r = e.do(request{method: "POST", path: "/api/v1/payments/submit-form", headers: ps,
+		body: `{"responses": [{"question_id": "size", "response": "L"}]}`})
+	expectStatus(t, r, 200)
+	expectStatus(t, lock(ps), 200)
+
+	// Only optional questions: a token may be chosen without answering.
+	optional := session(m.createInvoice(`{"amount_usd": 3, "questions": {"questions": [
+		{"id": "note", "question": "A note?", "type": "text", "validation": {"required": false}}]}}`))
+	expectStatus(t, lock(optional), 200)
+}
