@@ -60,6 +60,7 @@ type paymentStatus struct {
 	AmountRemaining        kassa.Millis        `json:"amount_remaining"`
 	AmountRemainingDecimal string              `json:"amount_remaining_decimal"`
 	AmountPending          kassa.Millis        `json:"amount_pending"`
+	PaidAt                 *string             `json:"paid_at"`
 	Payments               []paymentSummary    `json:"payments"`
 }
 
@@ -69,6 +70,8 @@ type paymentSummary struct {
 	Network       string              `json:"network"`
 	AmountToken   string              `json:"amount_token"`
 	Confirmations int                 `json:"confirmations"`
+	// ConfirmationsRequired is how many its network needs before it counts.
+	ConfirmationsRequired int `json:"confirmations_required"`
 }
 
 // paymentStatusHandler serves GET /api/v1/payments/payment-status for polling pages.
@@ -91,11 +94,26 @@ func (s *server) paymentStatusOf(r *http.Request, inv *kassa.Invoice) (paymentSt
 	out := paymentStatus{Status: inv.Status, AmountPaid: inv.AmountPaid, AmountPaidDecimal: inv.AmountPaid.Decimal(),
 		AmountRemaining: rem, AmountRemainingDecimal: rem.Decimal(), AmountPending: inv.AmountPending,
 		Payments: make([]paymentSummary, 0, len(rs))}
+	if inv.PaidAt != nil {
+		t := kassa.FormatTime(*inv.PaidAt)
+		out.PaidAt = &t
+	}
 	for _, p := range rs {
 		out.Payments = append(out.Payments, paymentSummary{Status: p.Status, TxHash: p.TxHash, Network: p.Network,
-			AmountToken: p.AmountUnits.String(), Confirmations: p.Confirmations})
+			AmountToken: p.AmountUnits.String(), Confirmations: p.Confirmations,
+			ConfirmationsRequired: s.confirmationsNeeded(inv.Environment, p.Network)})
 	}
 	return out, nil
+}
+
+// confirmationsNeeded is how many confirmations a payment on network needs.
+func (s *server) confirmationsNeeded(env kassa.Environment, network string) int {
+	if s.cfg.Registry != nil {
+		if n, ok := s.cfg.Registry.Network(env, network); ok {
+			return n.Confirmations
+		}
+	}
+	return 0
 }
 
 // receipts loads an invoice's receipts, newest first (at most 100).

@@ -97,6 +97,13 @@ func TestPayorEndpoints(t *testing.T) {
 			payments[0].(map[string]any)["amount_token"] != "10000000000000000000" {
 			t.Fatalf("payment status %s", r.body)
 		}
+		// The page shows "3/3 confirmations" and the receipt's date from these.
+		if p := payments[0].(map[string]any); p["confirmations"] != float64(3) || p["confirmations_required"] != float64(3) {
+			t.Errorf("confirmations %v of %v", p["confirmations"], p["confirmations_required"])
+		}
+		if at, _ := st["paid_at"].(string); at != kassa.FormatTime(clock.Now()) {
+			t.Errorf("paid_at %q, want %s", at, kassa.FormatTime(clock.Now()))
+		}
 		expectError(t, post(`{"email": "late@example.com"}`), 400, "invalid_request_error", "invoice_paid", "email")
 
 		// An expired invoice: 410 on the email; after the session's grace, 404.
