@@ -91,10 +91,11 @@ func (s *server) renderPage(w http.ResponseWriter, r *http.Request, inv *kassa.I
 			s.pageError(w, r, code, internalMessage)
 			return
 		}
-		s.pageError(w, r, code, kassa.AsError(err).Message)
+		s.pageError(w, r, code, catalog(pageLang(r)).ErrorText(err))
 		return
 	}
 	v.Notice, v.Error = notice, failure
+	v.Watched = r.Method == http.MethodGet && r.URL.Query().Get("watch") == "1"
 	var buf bytes.Buffer
 	if err := pageTmpl.Execute(&buf, v); err != nil {
 		s.log.Error("payment page template", "error", err.Error())
@@ -137,7 +138,7 @@ func (s *server) payPage(w http.ResponseWriter, r *http.Request) {
 func (s *server) pagePost(done string, h func(r *http.Request, inv *kassa.Invoice) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if err := r.ParseForm(); err != nil {
-			s.pageError(w, r, http.StatusBadRequest, "The form could not be read.")
+			s.pageError(w, r, http.StatusBadRequest, catalog(pageLang(r)).FormUnreadable)
 			return
 		}
 		inv, token := s.pageSession(w, r)
@@ -153,7 +154,7 @@ func (s *server) pagePost(done string, h func(r *http.Request, inv *kassa.Invoic
 			if fresh, ferr := s.cfg.Payor.InvoiceBySession(r.Context(), token); ferr == nil {
 				inv = fresh
 			}
-			s.renderPage(w, r, inv, token, status, "", e.Message)
+			s.renderPage(w, r, inv, token, status, "", catalog(pageLang(r)).ErrorText(err))
 			return
 		}
 		v := "/pay/" + inv.ID + "?session=" + url.QueryEscape(token) + "&signature=" + url.QueryEscape(s.signer.Sign(token)) +
@@ -162,6 +163,8 @@ func (s *server) pagePost(done string, h func(r *http.Request, inv *kassa.Invoic
 	}
 }
 
+// pageToken locks the chosen token, as POST /api/v1/payments/payment-address
+// does: not while a required question is unanswered (409 answers_required).
 func (s *server) pageToken(r *http.Request, inv *kassa.Invoice) error {
 	id, err := strconv.ParseInt(r.PostFormValue("token_id"), 10, 64)
 	if err != nil {
@@ -171,9 +174,14 @@ func (s *server) pageToken(r *http.Request, inv *kassa.Invoice) error {
 	return err
 }
 
+// pageAnswers stores the form's answers; "skip" (offered when every question is
+// optional) sends none.
 func (s *server) pageAnswers(r *http.Request, inv *kassa.Invoice) error {
 	var rs []kassa.FormResponse
 	for _, q := range inv.Questions {
+		if r.PostFormValue("skip") != "" {
+			break
+		}
 		if v := strings.TrimSpace(r.PostFormValue("q." + q.ID)); v != "" {
 			rs = append(rs, kassa.FormResponse{QuestionID: q.ID, Response: v})
 		}

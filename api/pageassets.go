@@ -74,7 +74,8 @@ func assetURL(name string) string {
 }
 
 // serveAsset serves /pay/assets/{hash}/{name...} (immutable) and the token icons
-// under /static/tokens/ that the registry's icon_uri values name.
+// under /static/tokens/ that the registry's icon_uri values name (cached for a
+// day; the page and available-tokens link the content-hashed URLs instead).
 func serveAsset(w http.ResponseWriter, r *http.Request) {
 	name, hash := r.PathValue("name"), r.PathValue("hash")
 	if strings.HasPrefix(r.URL.Path, "/static/") {

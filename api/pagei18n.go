@@ -1,58 +1,96 @@
 package api
 
 import (
+	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
+
+	"kassa"
 )
 
 // messages are the payment page's words in one language. The script gets the
 // ones it needs through data attributes, so it never carries a language of its own.
 type messages struct {
 	PageTitle, Pay, Amount, Due, Paid, Remaining, TimeLeft, Expired, Questions, Continue string
-	Required, ChooseToken, Unavailable, SendExactly, ToAddress, OnNetwork, Copy, Copied  string
-	OpenWallet, RateLocked, ScanQR, Email, EmailHelp, Save, Receipt, Return, Redirecting string
+	Required, Optional, Skip, ChooseToken, Unavailable, SendPayment, SendExactly         string
+	ToAddress, OnNetwork, Copy, Copied, OpenWallet, RateLocked, Until, ScanQR, Email     string
+	EmailHelp, Save, Receipt, Return, Redirecting, Date, Invoice, Token                  string
 	StateWaiting, StateDetected, StatePartial, StatePaid, StateExpired, StateCanceled    string
-	Confirmations, Refresh, Language, ErrTitle, ErrSession, ErrNotFound                  string
-	NoScriptRefresh, Change, Saved, Answered                                             string
+	DetectedHint, Confirmations, Refresh, Language, ErrTitle, ErrSession, ErrNotFound    string
+	NoScriptRefresh, Change, Saved, Answered, Day, Days, FormUnreadable, Generic         string
 	ReceiptPending, ReceiptConfirmed, ReceiptReview                                      string
+	// NoRate names why a token without a rate cannot be chosen: symbol, network.
+	NoRate string
+	// Errors are the page's words for API error codes; a code not listed shows the
+	// API's own (English) message in English and Generic in other languages.
+	Errors map[string]string
 }
 
 var english = messages{
 	PageTitle: "Pay invoice", Pay: "Pay", Amount: "Amount", Due: "Amount due", Paid: "Paid", Remaining: "Left to pay",
 	TimeLeft: "Time left", Expired: "Expired", Questions: "A few questions first", Continue: "Continue",
-	Required: "required", ChooseToken: "Choose how to pay", Unavailable: "Unavailable",
-	SendExactly: "Send exactly", ToAddress: "To this address", OnNetwork: "Network", Copy: "Copy", Copied: "Copied",
-	OpenWallet: "Open in wallet", RateLocked: "Price locked for", ScanQR: "Scan with your wallet",
-	Email: "Email for your receipt (optional)", EmailHelp: "We send the receipt here once paid.", Save: "Save",
+	Required: "required", Optional: "optional", Skip: "Skip", ChooseToken: "Choose how to pay", Unavailable: "Unavailable",
+	SendPayment: "Send the payment", SendExactly: "Send exactly", ToAddress: "To this address", OnNetwork: "Network",
+	Copy: "Copy", Copied: "Copied", OpenWallet: "Open in wallet", RateLocked: "Price locked for", Until: "until",
+	ScanQR: "Scan with your wallet", Email: "Email for your receipt (optional)",
+	EmailHelp: "We send the receipt here once paid.", Save: "Save",
 	Receipt: "Receipt", Return: "Back to the shop", Redirecting: "Taking you back to the shop…",
-	StateWaiting: "Waiting for your payment", StateDetected: "Payment detected, waiting for confirmations",
+	Date: "Date", Invoice: "Invoice", Token: "Token",
+	StateWaiting: "Waiting for your payment", StateDetected: "Payment detected",
 	StatePartial: "Partly paid: send the rest in the same token", StatePaid: "Paid. Thank you!",
 	StateExpired: "This invoice has expired", StateCanceled: "This invoice was canceled",
+	DetectedHint:  "Nothing more to send for now: this page updates once the payment is confirmed.",
 	Confirmations: "confirmations", Refresh: "Refresh", Language: "Language", ErrTitle: "This payment link does not work",
 	ErrSession:      "The link is incomplete or its signature is wrong. Ask the shop for a new payment link.",
 	ErrNotFound:     "This payment session has ended or does not exist. Ask the shop for a new payment link.",
 	NoScriptRefresh: "This page updates itself with JavaScript; without it, refresh to see new payments.",
-	Change:          "Change", Saved: "Saved.", Answered: "Thank you, your answers are saved.",
+	Change:          "Change", Saved: "Saved.", Answered: "Thank you, your answers are saved.", Day: "day", Days: "days",
+	FormUnreadable: "The form could not be read.", Generic: "Something went wrong. Please try again.",
 	ReceiptPending: "pending", ReceiptConfirmed: "confirmed", ReceiptReview: "under review by the shop",
+	NoRate: "No rate is available for %s on %s.",
 }
 
 var spanish = messages{
 	PageTitle: "Pagar factura", Pay: "Pagar", Amount: "Importe", Due: "Importe a pagar", Paid: "Pagado", Remaining: "Falta pagar",
 	TimeLeft: "Tiempo restante", Expired: "Vencida", Questions: "Antes, unas preguntas", Continue: "Continuar",
-	Required: "obligatorio", ChooseToken: "Elija cómo pagar", Unavailable: "No disponible",
-	SendExactly: "Envíe exactamente", ToAddress: "A esta dirección", OnNetwork: "Red", Copy: "Copiar", Copied: "Copiado",
-	OpenWallet: "Abrir en la billetera", RateLocked: "Precio fijado durante", ScanQR: "Escanee con su billetera",
-	Email: "Correo para el recibo (opcional)", EmailHelp: "Le enviaremos el recibo aquí cuando se pague.", Save: "Guardar",
+	Required: "obligatorio", Optional: "opcional", Skip: "Omitir", ChooseToken: "Elija cómo pagar", Unavailable: "No disponible",
+	SendPayment: "Envíe el pago", SendExactly: "Envíe exactamente", ToAddress: "A esta dirección", OnNetwork: "Red",
+	Copy: "Copiar", Copied: "Copiado", OpenWallet: "Abrir en la billetera", RateLocked: "Precio fijado durante", Until: "hasta las",
+	ScanQR: "Escanee con su billetera", Email: "Correo para el recibo (opcional)",
+	EmailHelp: "Le enviaremos el recibo aquí cuando se pague.", Save: "Guardar",
 	Receipt: "Recibo", Return: "Volver a la tienda", Redirecting: "Volviendo a la tienda…",
-	StateWaiting: "Esperando su pago", StateDetected: "Pago detectado, esperando confirmaciones",
+	Date: "Fecha", Invoice: "Factura", Token: "Token",
+	StateWaiting: "Esperando su pago", StateDetected: "Pago detectado",
 	StatePartial: "Pago parcial: envíe el resto con el mismo token", StatePaid: "Pagado. ¡Gracias!",
 	StateExpired: "Esta factura ha vencido", StateCanceled: "Esta factura fue cancelada",
+	DetectedHint:  "No hace falta enviar nada más por ahora: esta página se actualiza cuando se confirme el pago.",
 	Confirmations: "confirmaciones", Refresh: "Actualizar", Language: "Idioma", ErrTitle: "Este enlace de pago no funciona",
 	ErrSession:      "El enlace está incompleto o su firma es incorrecta. Pida a la tienda un enlace nuevo.",
 	ErrNotFound:     "Esta sesión de pago terminó o no existe. Pida a la tienda un enlace nuevo.",
 	NoScriptRefresh: "Esta página se actualiza con JavaScript; sin él, actualícela para ver pagos nuevos.",
-	Change:          "Cambiar", Saved: "Guardado.", Answered: "Gracias, sus respuestas están guardadas.",
+	Change:          "Cambiar", Saved: "Guardado.", Answered: "Gracias, sus respuestas están guardadas.", Day: "día", Days: "días",
+	FormUnreadable: "No se pudo leer el formulario.", Generic: "Algo salió mal. Inténtelo de nuevo.",
 	ReceiptPending: "pendiente", ReceiptConfirmed: "confirmado", ReceiptReview: "en revisión por la tienda",
+	NoRate: "No hay cotización disponible para %s en %s.",
+	Errors: map[string]string{
+		"answers_required":     "Responda primero las preguntas obligatorias.",
+		"missing_response":     "Responda las preguntas obligatorias.",
+		"invalid_response":     "Una respuesta no tiene el formato esperado.",
+		"unknown_question":     "Las respuestas no corresponden a las preguntas de esta factura.",
+		"duplicate_response":   "Las respuestas no corresponden a las preguntas de esta factura.",
+		"no_questions":         "Esta factura no tiene preguntas.",
+		"invalid_token":        "Elija uno de los tokens de la lista.",
+		"token_locked":         "Esta factura está pagada en parte: pague el resto con el mismo token.",
+		"rate_unavailable":     "No hay cotización disponible para este token ahora. Elija otro.",
+		"payments_unavailable": "Los pagos no están disponibles ahora.",
+		"invalid_email":        "Escriba una dirección de correo válida.",
+		"invoice_paid":         "Esta factura ya está pagada.",
+		"invoice_expired":      "Esta factura ha vencido.",
+		"invoice_canceled":     "Esta factura fue cancelada.",
+		"session_not_found":    "Esta sesión de pago terminó o no existe.",
+	},
 }
 
 // languages are the page's languages, English first (the default).
@@ -84,6 +122,55 @@ func pageLang(r *http.Request) string {
 		}
 	}
 	return "en"
+}
+
+// ErrorText is what the page says about err: its words for the error's code, else
+// the API's message in English and a general sentence in other languages.
+func (m messages) ErrorText(err error) string {
+	e := kassa.AsError(err)
+	if t, ok := m.Errors[e.Code]; ok {
+		return t
+	}
+	if m.Errors == nil && e.Kind != kassa.KindInternal {
+		return e.Message
+	}
+	return m.Generic
+}
+
+// errorsJSON gives the script the page's words for error codes ("_": any other).
+func (m messages) errorsJSON() string {
+	all := map[string]string{"_": m.Generic}
+	for k, v := range m.Errors {
+		all[k] = v
+	}
+	b, _ := json.Marshal(all)
+	return string(b)
+}
+
+// Left says how long remains, in whole minutes rounded up: "29 days 23 h",
+// "11 h 59 min", "15 min"; Expired once nothing is left. The script counts the
+// seconds down in the same words.
+func (m messages) Left(d time.Duration) string {
+	if d <= 0 {
+		return m.Expired
+	}
+	mins := int((d + time.Minute - 1) / time.Minute)
+	days, h, mm := mins/1440, mins/60%24, mins%60
+	switch {
+	case days > 0:
+		return m.DayCount(days) + " " + strconv.Itoa(h) + " h"
+	case h > 0:
+		return strconv.Itoa(h) + " h " + strconv.Itoa(mm) + " min"
+	}
+	return strconv.Itoa(mm) + " min"
+}
+
+// DayCount is "1 day", "2 days".
+func (m messages) DayCount(n int) string {
+	if n == 1 {
+		return "1 " + m.Day
+	}
+	return strconv.Itoa(n) + " " + m.Days
 }
 
 // StatusText is the status sentence of a page state.

@@ -4,25 +4,29 @@ import (
 	"net/http"
 
 	"rsc.io/qr"
-
-	"kassa"
 )
 
-// pageQR serves GET /pay/{invoiceId}/qr.png: the QR code of the EIP-681 payment
-// URI of the invoice's locked token, drawn here (no QR service is asked).
+// pageQR serves GET /pay/{invoiceId}/qr.png?…&quote=<expires_at>: the QR code of
+// the EIP-681 payment URI of the quote the page shows, drawn here (no QR service
+// is asked). It only reads: the quote must still hold (404 when the invoice has
+// none), and when quote names one, be that one (409 when it was replaced since),
+// so the code never asks for another amount than the page beside it.
 func (s *server) pageQR(w http.ResponseWriter, r *http.Request) {
 	inv, _ := s.pageSession(w, r)
 	if inv == nil {
 		return
 	}
-	if inv.LockedTokenID == nil || (inv.Status != kassa.StatusUnpaid && inv.Status != kassa.StatusUnderpaid) {
-		http.NotFound(w, r)
-		return
-	}
-	a, err := s.currentAddress(r.Context(), inv)
-	if err != nil {
+	a, ok, err := s.heldQuote(r.Context(), inv)
+	switch {
+	case err != nil:
 		code, _ := classify(err, "")
 		http.Error(w, http.StatusText(code), code)
+		return
+	case !ok || inv.Status.Final():
+		http.Error(w, "No current quote: reload the page.", http.StatusNotFound)
+		return
+	case r.URL.Query().Has("quote") && r.URL.Query().Get("quote") != a.ExpiresAt:
+		http.Error(w, "This quote was replaced: reload the page.", http.StatusConflict)
 		return
 	}
 	code, err := qr.Encode(a.PaymentURI, qr.M)

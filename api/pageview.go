@@ -2,8 +2,10 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"html/template"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,25 +23,39 @@ type pageView struct {
 	Session   string // the payment session, for forms and the script's API calls
 	Signature string
 	PageURL   string // this page, session included, for links back to it
+	Errors    string // the page's words for API error codes, JSON, for the script
 
 	Title, Description, Footer string
 	Amount, Paid, Remaining    string // USD, two decimals
-	Pending                    bool
+	RemainingMillis            int64
 	State                      string // waiting, detected, partial, paid, expired, canceled
+	Open                       bool   // waiting, detected or partial: something may still be paid
+	StatusText                 string
 	ExpiresAt                  time.Time
+	TimeLeft                   string // "11 h 59 min": what the script's countdown starts from
 	ReturnURL                  string // where to send the payor once paid; "" for none
+	// Watched: the page was reloaded by itself (no JavaScript) while open, so once
+	// paid it returns to the shop on its own as the script does.
+	Watched bool
+	PaidAt  string // "2026-11-23 14:05 UTC" once paid
 
-	Questions   []questionView
-	NeedAnswers bool // required questions are unanswered: the payor answers first
-	Email       string
-	Notice      string // the outcome of a form the payor just sent
-	Error       string
+	Questions     []questionView
+	NeedAnswers   bool // required questions are unanswered: the payor answers first
+	ShowQuestions bool // the questions come first: required ones unanswered, or none sent yet
+	AllOptional   bool // no question is required: the payor may skip them
+	Email         string
+	Notice        string // the outcome of a form the payor just sent
+	Error         string
 
-	Tokens   []tokenView
-	Address  *paymentAddressJSON
-	Network  string // display name of the locked token's network
-	QRURL    string
-	Payments []paymentView
+	Tokens     []tokenView
+	Address    *paymentAddressJSON
+	Symbol     string // the locked token's symbol
+	Network    string // display name of the locked token's network
+	QRURL      string // the QR of the quote shown
+	QRBase     string // the QR's URL without the quote, for the script
+	QuoteLeft  string // "15 min"
+	QuoteUntil string // "14:05"
+	Payments   []paymentView
 	// WalletURI is the EIP-681 link; html/template would refuse its ethereum: scheme.
 	WalletURI template.URL
 }
@@ -71,7 +87,14 @@ type paymentView struct {
 	Needed        int
 }
 
-// pageState names what the payor should be told about the invoice now.
+// Progress is "1/3 confirmations", on the server as in the script.
+func (p paymentView) Progress(t messages) string {
+	return strconv.Itoa(p.Confirmations) + "/" + strconv.Itoa(p.Needed) + " " + t.Confirmations
+}
+
+// pageState names what the payor should be told about the invoice now. Money
+// seen but not confirmed comes first while the invoice is open: nothing more is
+// asked of the payor until it counts.
 func pageState(inv *kassa.Invoice) string {
 	switch inv.Status {
 	case kassa.StatusPaid:
@@ -80,11 +103,12 @@ func pageState(inv *kassa.Invoice) string {
 		return "expired"
 	case kassa.StatusCanceled:
 		return "canceled"
-	case kassa.StatusUnderpaid:
-		return "partial"
 	}
 	if inv.AmountPending > 0 {
 		return "detected"
+	}
+	if inv.Status == kassa.StatusUnderpaid {
+		return "partial"
 	}
 	return "waiting"
 }
@@ -92,14 +116,20 @@ func pageState(inv *kassa.Invoice) string {
 // inputTypes maps question types to HTML input types.
 var inputTypes = map[string]string{"text": "text", "email": "email", "number": "number", "phone": "tel"}
 
+// shortTime is how the page writes a moment: "2026-11-23 14:05 UTC".
+const shortTime = "2006-01-02 15:04 UTC"
+
 // buildPage computes the page of an invoice for a payor.
 func (s *server) buildPage(ctx context.Context, inv *kassa.Invoice, token, lang string) (*pageView, error) {
 	t := catalog(lang)
 	sig := s.signer.Sign(token)
-	v := &pageView{T: t, Lang: lang, Asset: assetURL, InvoiceID: inv.ID, Session: token, Signature: sig,
+	now := s.now()
+	v := &pageView{T: t, Lang: lang, Asset: assetURL, InvoiceID: inv.ID, Session: token, Signature: sig, Errors: t.errorsJSON(),
 		Title: inv.InvoiceTitle, Footer: inv.InvoiceFooter, Amount: inv.Amount.Cents(), Paid: inv.AmountPaid.Cents(),
-		Remaining: inv.AmountRemaining().Cents(), Pending: inv.AmountPending > 0, State: pageState(inv),
-		ExpiresAt: inv.ExpiresAt}
+		Remaining: inv.AmountRemaining().Cents(), RemainingMillis: int64(inv.AmountRemaining()), State: pageState(inv),
+		ExpiresAt: inv.ExpiresAt, TimeLeft: t.Left(inv.ExpiresAt.Sub(now))}
+	v.Open = v.State == "waiting" || v.State == "detected" || v.State == "partial"
+	v.StatusText = t.StatusText(v.State)
 	v.PageURL = "/pay/" + inv.ID + "?" + url.Values{"session": {token}, "signature": {sig}, "lang": {lang}}.Encode()
 	for _, l := range languages {
 		q := url.Values{"session": {token}, "signature": {sig}, "lang": {l.code}}
@@ -114,10 +144,14 @@ func (s *server) buildPage(ctx context.Context, inv *kassa.Invoice, token, lang 
 	if inv.PaymentReturnURLEnabled && inv.PaymentReturnURL != nil {
 		v.ReturnURL = *inv.PaymentReturnURL
 	}
+	if inv.PaidAt != nil {
+		v.PaidAt = inv.PaidAt.UTC().Format(shortTime)
+	}
 	answers := map[string]string{}
 	for _, r := range inv.FormResponses {
 		answers[r.QuestionID] = r.Response
 	}
+	v.AllOptional = true
 	for _, q := range inv.Questions {
 		qv := questionView{ID: q.ID, Text: q.Question, Type: q.Type, Required: q.Validation.Required,
 			InputType: inputTypes[q.Type], Answer: answers[q.ID]}
@@ -125,10 +159,14 @@ func (s *server) buildPage(ctx context.Context, inv *kassa.Invoice, token, lang 
 			qv.InputType = "text"
 		}
 		v.Questions = append(v.Questions, qv)
-		if q.Validation.Required && strings.TrimSpace(answers[q.ID]) == "" {
-			v.NeedAnswers = true
+		if q.Validation.Required {
+			v.AllOptional = false
 		}
 	}
+	v.NeedAnswers = requiredUnanswered(inv)
+	// Optional questions are asked once, before a token is chosen; answering or
+	// skipping them (an empty submission) lets the payor go on.
+	v.ShowQuestions = v.NeedAnswers || (len(inv.Questions) > 0 && inv.FormResponses == nil && inv.LockedTokenID == nil)
 	if err := s.pageTokens(ctx, inv, v); err != nil {
 		return nil, err
 	}
@@ -137,16 +175,33 @@ func (s *server) buildPage(ctx context.Context, inv *kassa.Invoice, token, lang 
 		return nil, err
 	}
 	for _, r := range rs {
-		pv := paymentView{Status: string(r.Status), TxHash: r.TxHash, Short: r.TxHash, Confirmations: r.Confirmations}
+		pv := paymentView{Status: string(r.Status), TxHash: r.TxHash, Short: r.TxHash, Confirmations: r.Confirmations,
+			Needed: s.confirmationsNeeded(inv.Environment, r.Network)}
 		if len(r.TxHash) > 16 {
 			pv.Short = r.TxHash[:10] + "…" + r.TxHash[len(r.TxHash)-6:]
 		}
-		if n, ok := s.cfg.Registry.Network(inv.Environment, r.Network); ok {
-			pv.Needed = n.Confirmations
-		}
 		v.Payments = append(v.Payments, pv)
 	}
+	if v.State == "detected" {
+		for _, p := range v.Payments {
+			if p.Status == string(kassa.ReceiptPending) {
+				v.StatusText += ": " + p.Progress(t)
+				break
+			}
+		}
+	}
 	return v, nil
+}
+
+// iconURL is the content-hashed, immutable URL of a token icon Kassa serves
+// under /static/; any other icon URI is returned as it is.
+func iconURL(uri string) string {
+	if name, ok := strings.CutPrefix(uri, "/static/"); ok {
+		if _, ok := assets[name]; ok {
+			return assetURL(name)
+		}
+	}
+	return uri
 }
 
 // pageTokens lists the tokens the payor may choose and, once one is locked and
@@ -159,21 +214,26 @@ func (s *server) pageTokens(ctx context.Context, inv *kassa.Invoice, v *pageView
 		if inv.Status == kassa.StatusUnderpaid && inv.LockedTokenID != nil && t.ID != *inv.LockedTokenID {
 			continue
 		}
-		tv := tokenView{ID: t.ID, Symbol: t.Symbol, Name: t.Name, Network: t.Network, Icon: t.IconURI, Available: true}
+		tv := tokenView{ID: t.ID, Symbol: t.Symbol, Name: t.Name, Network: t.Network, Icon: iconURL(t.IconURI), Available: true}
 		if n, ok := s.cfg.Registry.Network(inv.Environment, t.Network); ok {
 			tv.Network = n.DisplayName
 		}
 		if _, err := s.cfg.Rates.Rate(ctx, t); err != nil {
-			tv.Available, tv.Reason = false, kassa.AsError(err).Message
+			tv.Available = false
+			if kassa.ErrorCode(err) == "rate_unavailable" {
+				tv.Reason = fmt.Sprintf(v.T.NoRate, t.Symbol, tv.Network)
+			} else {
+				tv.Reason = v.T.ErrorText(err)
+			}
 		}
 		tv.Selected = inv.LockedTokenID != nil && *inv.LockedTokenID == t.ID
 		if tv.Selected {
-			v.Network = tv.Network
+			v.Network, v.Symbol = tv.Network, t.Symbol
 		}
 		v.Tokens = append(v.Tokens, tv)
 	}
 	open := inv.Status == kassa.StatusUnpaid || inv.Status == kassa.StatusUnderpaid
-	if inv.LockedTokenID == nil || !open || v.NeedAnswers {
+	if inv.LockedTokenID == nil || !open || v.ShowQuestions {
 		return nil
 	}
 	addr, err := s.currentAddress(ctx, inv)
@@ -184,6 +244,10 @@ func (s *server) pageTokens(ctx context.Context, inv *kassa.Invoice, v *pageView
 	if strings.HasPrefix(addr.PaymentURI, "ethereum:") {
 		v.WalletURI = template.URL(addr.PaymentURI) // built by kassa.PaymentURI from checked parts
 	}
-	v.QRURL = "/pay/" + inv.ID + "/qr.png?" + url.Values{"session": {v.Session}, "signature": {v.Signature}}.Encode()
+	v.QRBase = "/pay/" + inv.ID + "/qr.png?" + url.Values{"session": {v.Session}, "signature": {v.Signature}}.Encode()
+	v.QRURL = v.QRBase + "&" + url.Values{"quote": {addr.ExpiresAt}}.Encode()
+	if exp, ok := kassa.ParseTime(addr.ExpiresAt); ok {
+		v.QuoteLeft, v.QuoteUntil = v.T.Left(exp.Sub(s.now())), exp.UTC().Format("15:04")
+	}
 	return nil
 }

@@ -46,7 +46,7 @@ func (s *server) availableTokens(w http.ResponseWriter, r *http.Request, inv *ka
 			continue
 		}
 		item := availableToken{ID: t.ID, TokenSymbol: t.Symbol, TokenName: t.Name, TokenType: t.Type,
-			Network: t.Network, TokenDecimals: t.Decimals, TokenAddress: t.Address, PhotoURI: s.absolute(t.IconURI),
+			Network: t.Network, TokenDecimals: t.Decimals, TokenAddress: t.Address, PhotoURI: s.absolute(iconURL(t.IconURI)),
 			HasSettlementRoute: t.SettlementRoute, SupportsStableSettlement: t.Stable, IsMonitored: t.Monitored,
 			SettlementRate: "0", SettlementCostUSD: "0", IsSameTokenSettlement: t.Stable,
 			AvailabilityStatus: "AVAILABLE"}

@@ -8,7 +8,9 @@
   if (!root) return;
   var d = root.dataset;
   var headers = { "x-session-token": d.session, "x-signature": d.signature, "Content-Type": "application/json" };
-  var state = d.state;
+  var FINAL = { paid: 1, expired: 1, canceled: 1 };
+  var state = d.state, remaining = Number(d.remaining), errs = {};
+  try { errs = JSON.parse(d.errors); } catch (x) { /* the API's own messages */ }
 
   function api(method, path, body) {
     return fetch("/api/v1/payments/" + path, { method: method, headers: headers, body: body ? JSON.stringify(body) : undefined })
@@ -16,70 +18,139 @@
   }
   function cents(millis) { return "$" + (Math.round(millis / 10) / 100).toFixed(2); }
   function $(id) { return document.getElementById(id); }
+  function show(el, on) { if (el) el.hidden = !on; }
+  function pad(n) { return (n < 10 ? "0" : "") + n; }
+  // Screen readers hear what goes into the polite live region.
+  function announce(text) {
+    var a = $("announce");
+    a.textContent = "";
+    setTimeout(function () { a.textContent = text; }, 100);
+  }
 
-  // Countdowns: every [data-deadline] <time> shows what is left.
+  // Countdowns: every [data-deadline] <time> shows what is left; a price lock
+  // that runs out is quoted again.
+  function left(sec) {
+    var days = Math.floor(sec / 86400), h = Math.floor(sec / 3600) % 24, m = Math.floor(sec / 60) % 60;
+    var hms = (days || h ? h + ":" + pad(m) : m) + ":" + pad(sec % 60);
+    return days ? days + " " + (days === 1 ? d.tDay : d.tDays) + " " + hms : hms;
+  }
+  var retryQuote = 0;
   function tick() {
     var now = Date.now();
     document.querySelectorAll("time[data-deadline]").forEach(function (t) {
-      var left = Math.max(0, Math.floor((Date.parse(t.getAttribute("datetime")) - now) / 1000));
-      var h = Math.floor(left / 3600), m = Math.floor(left / 60) % 60, s = left % 60;
-      t.textContent = left === 0 ? d.tExpiredShort : (h ? h + ":" + (m < 10 ? "0" : "") + m : m) + ":" + (s < 10 ? "0" : "") + s;
+      var sec = Math.max(0, Math.floor((Date.parse(t.getAttribute("datetime")) - now) / 1000));
+      t.textContent = sec === 0 ? d.tExpiredShort : left(sec);
+      if (sec === 0 && t.id === "quote" && now >= retryQuote) {
+        retryQuote = now + 15000; // the server's clock may lag ours: ask again later, not in a loop
+        requote();
+      }
     });
   }
   tick();
-  setInterval(tick, 1000);
+  var timer = setInterval(tick, 1000);
 
-  // Copy buttons.
+  // The quote: asked again when it runs out and whenever what is owed changes.
+  var quoting = false, again = false;
+  function requote() {
+    if (!d.token || !$("address") || FINAL[state]) return;
+    if (quoting) { again = true; return; }
+    quoting = true;
+    api("POST", "payment-address", { token_id: Number(d.token) }).then(applyQuote, function () {}).then(function () {
+      quoting = false;
+      if (again) { again = false; requote(); }
+    });
+  }
+  function applyQuote(a) {
+    $("amount-token").textContent = a.amount_token + " " + a.token_symbol;
+    $("copy-amount").dataset.copy = a.amount_token;
+    var wallet = /^ethereum:/.test(a.payment_uri);
+    if (wallet) $("wallet").href = a.payment_uri;
+    show($("wallet-row"), wallet);
+    $("quote").setAttribute("datetime", a.expires_at);
+    $("quote-at").textContent = a.expires_at.slice(11, 16);
+    $("qr").src = d.qr + "&quote=" + encodeURIComponent(a.expires_at);
+    tick();
+  }
+
+  // Copy buttons; "Copied" is also said to screen readers.
+  function copy(text) {
+    var fallback = function () {
+      var t = document.createElement("textarea");
+      t.value = text;
+      t.className = "sr";
+      document.body.appendChild(t);
+      t.select();
+      var ok = false;
+      try { ok = document.execCommand("copy"); } catch (x) { /* not allowed */ }
+      document.body.removeChild(t);
+      if (!ok) throw new Error("copy");
+    };
+    return navigator.clipboard ? navigator.clipboard.writeText(text).catch(fallback) : Promise.resolve().then(fallback);
+  }
   document.addEventListener("click", function (e) {
     var b = e.target.closest("button[data-copy]");
-    if (!b || !navigator.clipboard) return;
-    navigator.clipboard.writeText(b.dataset.copy).then(function () {
+    if (!b) return;
+    copy(b.dataset.copy).then(function () {
       var old = b.textContent;
       b.textContent = d.tCopied;
+      announce(d.tCopied + ": " + b.dataset.copy);
       setTimeout(function () { b.textContent = old; }, 1500);
-    });
+    }, function () {});
   });
 
-  // Forms go through the payor API; the page then shows the server's new view.
+  // Forms go through the payor API; the page then shows the server's new view,
+  // with the focus on the next step's heading.
   function showError(form, err) {
     var p = form.querySelector(".error") || form.appendChild(document.createElement("p"));
+    var e = err && err.error;
     p.className = "error";
     p.setAttribute("role", "alert");
-    p.textContent = (err && err.error && err.error.message) || "Error";
+    // The page's words for the code; else the API's (English) message on the
+    // English page and a general sentence in other languages.
+    p.textContent = (e && (errs[e.code] || (document.documentElement.lang === "en" && e.message))) || errs._;
   }
-  function enhance(id, send) {
+  function enhance(id, done, send) {
     var form = $(id);
     if (!form) return;
     form.addEventListener("submit", function (e) {
-      if (!form.checkValidity()) return;
+      var skip = e.submitter && e.submitter.name === "skip";
+      if (!skip && !form.checkValidity()) return;
       e.preventDefault();
-      send(form).then(function () { location.reload(); }, function (err) { showError(form, err); });
+      send(form, skip).then(function () { location.replace(d.page + "&done=" + done); }, function (err) { showError(form, err); });
     });
   }
-  enhance("questions", function (form) {
+  enhance("questions", "answers", function (form, skip) {
     var responses = [];
     form.querySelectorAll("input[name^='q.']").forEach(function (i) {
-      if (i.value.trim() !== "") responses.push({ question_id: i.name.slice(2), response: i.value.trim() });
+      if (!skip && i.value.trim() !== "") responses.push({ question_id: i.name.slice(2), response: i.value.trim() });
     });
     return api("POST", "submit-form", { responses: responses });
   });
-  enhance("tokens", function (form) {
+  enhance("tokens", "token", function (form) {
     var c = form.querySelector("input[name=token_id]:checked");
     return api("POST", "payment-address", { token_id: Number(c.value) });
   });
-  enhance("email-form", function (form) { return api("POST", "customer-email", { email: form.email.value.trim() }); });
+  enhance("email-form", "email", function (form) { return api("POST", "customer-email", { email: form.email.value.trim() }); });
+  var done = /[?&]done=(\w+)/.exec(location.search);
+  if (done) {
+    history.replaceState(null, "", location.href.replace(/&done=\w+/, ""));
+    var next = done[1] === "email" ? document.querySelector(".notice") : document.querySelector("#open h2");
+    if (next) next.focus();
+  }
 
   // Live status.
-  var shown = "", es = null;
+  var shown = "", es = null, polling = false;
+  function progress(p) { return p.confirmations + "/" + p.confirmations_required + " " + d.tConfirmations; }
   function render(st) {
     var key = JSON.stringify(st);
     if (key === shown) return;
     shown = key;
-    var next = st.status === "paid" ? "paid" : st.status === "expired" ? "expired" : st.status === "canceled" ? "canceled"
-      : st.status === "underpaid" ? "partial" : st.amount_pending > 0 ? "detected" : "waiting";
-    var box = $("status");
-    box.className = "status state-" + next;
-    $("status-text").textContent = d["t" + next.charAt(0).toUpperCase() + next.slice(1)];
+    var next = FINAL[st.status] ? st.status : st.amount_pending > 0 ? "detected" : st.status === "underpaid" ? "partial" : "waiting";
+    var pending = (st.payments || []).filter(function (p) { return p.status === "pending"; })[0];
+    $("status").className = "status state-" + next;
+    $("status-text").textContent = d["t" + next.charAt(0).toUpperCase() + next.slice(1)] +
+      (next === "detected" && pending ? ": " + progress(pending) : "");
+    show($("detected-hint"), next === "detected");
     $("paid").textContent = cents(st.amount_paid);
     $("remaining").textContent = cents(st.amount_remaining);
     var list = $("payments");
@@ -91,48 +162,57 @@
       tx.textContent = p.tx_hash.slice(0, 10) + "…" + p.tx_hash.slice(-6);
       li.appendChild(tx);
       li.appendChild(document.createTextNode(" " + (d["tReceipt" + p.status.charAt(0).toUpperCase() + p.status.slice(1).replace("_", "")] || p.status) +
-        (p.status === "pending" ? " · " + p.confirmations + " " + d.tConfirmations : "")));
+        (p.status === "pending" ? " · " + progress(p) : "")));
       list.appendChild(li);
     });
-    if (next === "partial") {
-      var change = document.querySelector("details.change");
-      if (change) change.hidden = true;
+    // While a payment is being confirmed nothing more is asked; once it counts,
+    // only the same token may pay the rest.
+    show($("address"), next === "waiting" || next === "partial");
+    show($("tokens"), next === "waiting" || next === "partial");
+    show(document.querySelector("details.change"), next === "waiting");
+    if (!FINAL[next] && st.amount_remaining !== remaining) {
+      remaining = st.amount_remaining;
+      // What is still owed changed: a fresh quote in the same token (or, with no
+      // token chosen on this page yet, the server's page for what is left).
+      if ($("address")) requote(); else if ($("tokens")) location.reload();
     }
-    if (next === "partial" && state !== "partial" && d.token) {
-      // What is still owed changed: a fresh quote in the same token.
-      api("POST", "payment-address", { token_id: Number(d.token) }).then(function (a) {
-        $("amount-token").textContent = a.amount_token + " " + a.token_symbol;
-        document.querySelector("#address button[data-copy]").dataset.copy = a.amount_token;
-        $("wallet").href = a.payment_uri;
-        $("quote").setAttribute("datetime", a.expires_at);
-        $("qr").src = $("qr").src.replace(/&v=\d+$/, "") + "&v=" + Date.now();
-      });
-    }
-    if (next === "paid" || next === "expired" || next === "canceled") {
+    if (FINAL[next]) {
       if (es) es.close();
-      var open = $("open");
-      if (open) open.hidden = true;
+      clearInterval(timer);
+      show($("open"), false);
+      show($("time-left"), false);
     }
     if (next === "paid") {
-      $("receipt").hidden = false;
+      show($("receipt"), true);
       $("receipt-paid").textContent = cents(st.amount_paid) + " USD";
+      if (st.paid_at) $("receipt-date").textContent = st.paid_at.slice(0, 10) + " " + st.paid_at.slice(11, 16) + " UTC";
       if (d.return && state !== "paid") {
-        $("redirecting").hidden = false;
+        show($("redirecting"), true);
         setTimeout(function () { location.href = d.return; }, 2500);
       }
     }
     state = next;
   }
   function poll() {
-    api("GET", "payment-status").then(render, function () {});
-    if (state !== "paid" && state !== "expired" && state !== "canceled") setTimeout(poll, 5000);
+    if (polling) return;
+    polling = true;
+    (function again() {
+      api("GET", "payment-status").then(render, function () {}).then(function () {
+        if (!FINAL[state]) setTimeout(again, 5000);
+      });
+    })();
   }
-  if (state === "paid" || state === "expired" || state === "canceled") return;
+  if (FINAL[state]) return;
   if (window.EventSource) {
     es = new EventSource("/pay/" + d.invoice + "/events?session=" + encodeURIComponent(d.session) + "&signature=" + encodeURIComponent(d.signature));
     var failures = 0;
     es.onmessage = function (e) { failures = 0; render(JSON.parse(e.data)); };
-    es.onerror = function () { if (++failures >= 3) { es.close(); poll(); } };
+    // A stream answered with an error status is closed for good at once; one
+    // that keeps dropping is given up after three tries. Either way: polling.
+    es.onerror = function () {
+      if (FINAL[state]) return es.close();
+      if (es.readyState === EventSource.CLOSED || ++failures >= 3) { es.close(); poll(); }
+    };
   } else {
     poll();
   }
