@@ -21,10 +21,14 @@ html1=$(size "$url")
 page=$(curl -s "$url")
 css=$(size "$base$(echo "$page" | grep -o '/pay/assets/[^"]*pay.css')")
 js=$(size "$base$(echo "$page" | grep -o '/pay/assets/[^"]*pay.js')")
-icons=0
-for i in usdt usdc bnb eth; do icons=$((icons + $(size "$base/static/tokens/$i.svg"))); done
+# Token icons as the page links them (content-hashed), each counted once.
+icons=0; n=0
+for i in $(echo "$page" | grep -o '/pay/assets/[^"]*/tokens/[^"]*\.svg' | sort -u); do
+  icons=$((icons + $(size "$base$i"))); n=$((n + 1))
+done
+usdt=$(size "$base$(echo "$page" | grep -o '/pay/assets/[^"]*/tokens/usdt\.svg' | head -1)")
 curl -s -o /dev/null -X POST "$base/pay/$id/token" --data-urlencode "session=$s" --data-urlencode "signature=$g" -d token_id=1
 html2=$(size "$url")
-qr=$(size "$base/pay/$id/qr.png?session=$s&signature=$g")
-echo "token choice page: html=$html1 css=$css js=$js icons=$icons total=$((html1 + css + js + icons)) bytes (gzip)"
-echo "address page:      html=$html2 css=$css js=$js icon=$(size "$base/static/tokens/usdt.svg") total=$((html2 + css + js + $(size "$base/static/tokens/usdt.svg"))) bytes (gzip); QR png=$qr bytes"
+qr=$(size "$base$(curl -s "$url" | grep -o 'id="qr" src="[^"]*"' | sed 's/.*src="//; s/"$//; s/&amp;/\&/g')")
+echo "token choice page: html=$html1 css=$css js=$js icons=$icons ($n) total=$((html1 + css + js + icons)) bytes (gzip)"
+echo "address page:      html=$html2 css=$css js=$js icon=$usdt total=$((html2 + css + js + usdt)) bytes (gzip); QR png=$qr bytes"
