@@ -16,6 +16,7 @@ import (
 	"kassa"
 	"kassa/api"
 	"kassa/registry"
+	"kassa/store"
 	"kassa/store/storetest"
 )
 
@@ -350,7 +351,11 @@ func with(creds url.Values, kv ...string) url.Values {
 // TestPaymentPageOptionalQuestions: optional questions are asked too, marked
 // optional, and can be skipped; a required one is marked and cannot be.
 func TestPaymentPageOptionalQuestions(t *testing.T) {
-	e := newEnv(t, storetest.SQLiteConfig(t))
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) { testOptionalQuestions(t, cfg) })
+}
+
+func testOptionalQuestions(t *testing.T, cfg store.Config) {
+	e := newEnv(t, cfg)
 	m := e.newMerchant(false)
 	inv := m.createInvoice(`{"amount_usd": 4, "questions": {"questions": [
 		{"id": "note", "question": "Gift note?", "type": "text", "validation": {"required": false}}]}}`)

@@ -52,7 +52,8 @@
   // The quote: asked again when it runs out and whenever what is owed changes.
   var quoting = false, again = false;
   function requote() {
-    if (!d.token || !$("address") || FINAL[state]) return;
+    var box = $("address");
+    if (!d.token || !box || box.hidden || FINAL[state]) return; // nothing is asked while a payment is confirmed
     if (quoting) { again = true; return; }
     quoting = true;
     api("POST", "payment-address", { token_id: Number(d.token) }).then(applyQuote, function () {}).then(function () {
