@@ -51,6 +51,7 @@ const (
 // Payment statuses of an order's payment object.
 const (
 	OrderPaymentUnpaid    = "unpaid"
+	OrderPaymentPending   = "pending" // money seen on chain, not yet confirmed
 	OrderPaymentUnderpaid = "underpaid"
 	OrderPaymentPaid      = "paid"
 	OrderPaymentExpired   = "expired"
@@ -126,7 +127,7 @@ func (o *Order) HoldsMoney() bool { return o.Paid() || o.Refund.Status == Refund
 // CanCancelNow reports whether a cancel would be accepted now: the retailer does
 // not have the order yet and no payment is part way (underpaid or unconfirmed).
 func (o *Order) CanCancelNow() bool {
-	return CanCancel(o.Status) && o.Payment.Status != OrderPaymentUnderpaid
+	return CanCancel(o.Status) && o.Payment.Status != OrderPaymentUnderpaid && o.Payment.Status != OrderPaymentPending
 }
 
 // OrderFilter selects a merchant's orders for a list, newest first.

@@ -14,7 +14,8 @@ var orderPaymentStatus = map[InvoiceStatus]string{
 
 // FollowInvoice brings an order waiting for payment in line with its invoice (its
 // effective status): paid moves it to payment_confirmed, an expired or canceled
-// invoice cancels it, partial money shows as an underpaid payment. txHash is the
+// invoice cancels it, partial money shows as an underpaid payment and money not yet
+// confirmed on an unpaid invoice as a pending one. txHash is the
 // transfer that made the change, if any. Orders past pending_payment keep their
 // payment as it is: a paid invoice does not change again by itself.
 func (o *Order) FollowInvoice(inv *Invoice, txHash string, now time.Time) {
@@ -36,7 +37,11 @@ func (o *Order) FollowInvoice(inv *Invoice, txHash string, now time.Time) {
 	case StatusCanceled:
 		st = Step{To: OrderCancelled, Substatus: SubPaymentCanceled, Message: "The invoice was canceled."}
 	default:
-		if s := orderPaymentStatus[inv.Status]; s != o.Payment.Status {
+		s := orderPaymentStatus[inv.Status]
+		if inv.Status == StatusUnpaid && inv.AmountPending > 0 {
+			s = OrderPaymentPending
+		}
+		if s != o.Payment.Status {
 			o.Payment.Status, o.UpdatedAt = s, now
 		}
 		if txHash != "" && o.Payment.TxHash != txHash {

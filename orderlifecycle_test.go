@@ -242,6 +242,18 @@ func TestFollowInvoice(t *testing.T) {
 	}
 }
 
+func TestFollowInvoicePending(t *testing.T) {
+	o := testOrder(t, OrderPendingPayment, false)
+	o.FollowInvoice(&Invoice{Status: StatusUnpaid, AmountPending: 5_000}, "0xfeed", t0)
+	if o.Payment.Status != OrderPaymentPending || o.CanCancelNow() || o.Status != OrderPendingPayment {
+		t.Fatalf("pending: %s canCancel %v", o.Payment.Status, o.CanCancelNow())
+	}
+	o.FollowInvoice(&Invoice{Status: StatusUnpaid}, "", t0) // the payment was dropped
+	if o.Payment.Status != OrderPaymentUnpaid || !o.CanCancelNow() {
+		t.Fatalf("after: %s", o.Payment.Status)
+	}
+}
+
 func TestFollowSettlement(t *testing.T) {
 	o := testOrder(t, OrderPaymentConfirmed, true)
 	o.FollowSettlement(SettlementProcessing, "", "bsc-testnet", false, t0)

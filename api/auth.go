@@ -65,15 +65,15 @@ func (s *server) authenticate(r *http.Request, mode authMode) (kassa.Principal, 
 		secret, hasAuth = bearer, false
 	}
 	switch {
-	case hasAuth && mode == authCommerce && secret == "":
-		// A token that is not valid is 401 like anywhere else; a valid one is
-		// the wrong kind of credential here.
+	case hasAuth && mode == authCommerce:
+		// The bearer wins here too: a token that is not valid is 401 like
+		// anywhere else; a valid one is the wrong kind of credential.
 		if _, err := s.parseToken(bearer); err != nil {
 			return kassa.Principal{}, err
 		}
 		return kassa.Principal{}, errPermission("wrong_key_scope",
 			"The commerce API needs a commerce-scope API key (x-commerce-api-key or x-api-key), not a dashboard token.")
-	case hasAuth && mode != authCommerce:
+	case hasAuth:
 		return s.tokenPrincipal(r, bearer, mode)
 	case secret != "":
 		key, err := s.authenticateKey(r.Context(), secret)

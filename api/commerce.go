@@ -95,22 +95,22 @@ func (s *server) listOrders(w http.ResponseWriter, r *http.Request) error {
 	}{{"customer_id", []string{"customerId"}, &f.CustomerID},
 		{"wallet_address", []string{"walletAddress", "wallet"}, &f.WalletAddress},
 		{"starting_after", nil, &f.StartingAfter}, {"ending_before", nil, &f.EndingBefore}} {
-		val := queryValue(q, v.name)
+		name, val := v.name, queryValue(q, v.name)
 		for _, a := range v.aliases {
 			if val == "" {
-				val = queryValue(q, a)
+				name, val = a, queryValue(q, a)
 			}
 		}
 		if val != "" {
 			if len(val) > 255 || !utf8.ValidString(val) {
-				return errInvalid(v.name, "invalid_"+v.name, v.name+" must be at most 255 characters of text.")
+				return errInvalid(name, "invalid_"+v.name, name+" must be at most 255 characters of text.")
+			}
+			if v.dst == &f.WalletAddress {
+				if err := kassa.CheckEVMAddress(name, val); err != nil {
+					return err
+				}
 			}
 			*v.dst = &val
-		}
-	}
-	if f.WalletAddress != nil {
-		if err := kassa.CheckEVMAddress("wallet_address", *f.WalletAddress); err != nil {
-			return err
 		}
 	}
 	orders, more, err := s.cfg.Commerce.Orders(r.Context(), f)

@@ -90,12 +90,22 @@ func TestCommerceEndsBeforePayment(t *testing.T) {
 			expectError(t, simulate(res["orderId"].(string), "refunded"), 409, "conflict_error", "invalid_transition", "")
 		}
 
+		// Money seen but not confirmed: the payment is pending and a cancel waits.
+		res := s.checkout(t, items, "")
+		expectStatus(t, pay(res["invoiceId"].(string), `{"status":"pending"}`), 201)
+		o := order(t, s.call("GET", "/api/commerce/merchant/orders/"+res["orderId"].(string), ""))
+		if o["payment"].(map[string]any)["status"] != "pending" || o["actions"].(map[string]any)["canCancel"] != false {
+			t.Fatalf("pending payment %v", o)
+		}
+		expectError(t, s.call("POST", "/api/commerce/merchant/orders/"+res["orderId"].(string)+"/cancel", "",
+			"Idempotency-Key", newIdemKey()), 409, "conflict_error", "payment_in_progress", "")
+
 		// Part paid: cancel and simulated failure wait, canCancel says so; the
 		// invoice expires and the part paid is owed back whole.
-		res := s.checkout(t, items, "")
+		res = s.checkout(t, items, "")
 		id := res["orderId"].(string)
 		expectStatus(t, pay(res["invoiceId"].(string), `{"amount_usd":10}`), 201)
-		o := order(t, s.call("GET", "/api/commerce/merchant/orders/"+id, ""))
+		o = order(t, s.call("GET", "/api/commerce/merchant/orders/"+id, ""))
 		if o["payment"].(map[string]any)["status"] != "underpaid" || o["actions"].(map[string]any)["canCancel"] != false {
 			t.Fatalf("underpaid order %v", o)
 		}
