@@ -69,7 +69,8 @@ func contains(t *testing.T, page string, wants ...string) {
 // without JavaScript would: answer, choose a token, see the address and the QR,
 // watch the status change on reload.
 func TestPaymentPageWithoutJavaScript(t *testing.T) {
-	e := newEnv(t, storetest.SQLiteConfig(t))
+	clock := storetest.NewClock(time.Now())
+	e := newEnvClock(t, storetest.SQLiteConfig(t), clock)
 	m := e.newMerchant(false)
 	inv := m.createInvoice(`{"amount_usd": 20, "description": "Two mugs", "invoice_title": "Mug Shop", "invoice_footer": "Thanks!",
 		"payment_return_url": "https://shop.example/done",
@@ -174,7 +175,7 @@ func TestPaymentPageWithoutJavaScript(t *testing.T) {
 	}
 	// The receipt says when, what and how; a paid invoice has no time left.
 	receipt := page[strings.Index(page, `id="receipt"`):]
-	contains(t, receipt, "Date", time.Now().UTC().Format("2006-01-02"), id, "$20.00 USD", "USDT", "BNB Smart Chain Testnet")
+	contains(t, receipt, "Date", clock.Now().UTC().Format("2006-01-02 15:04 UTC"), id, "$20.00 USD", "USDT", "BNB Smart Chain Testnet")
 	if strings.Contains(page, "Time left") || strings.Contains(page, `id="expires"`) {
 		t.Error("a paid invoice still shows its time left")
 	}
@@ -471,23 +472,7 @@ func TestPaymentPageDetectedAndQR(t *testing.T) {
 	if resp, _ := e.pageReq("GET", strings.Replace(qrURL, "quote=", "quote=1999", 1), nil, nil); resp.StatusCode != http.StatusConflict {
 		t.Errorf("qr of another quote: %d, want 409", resp.StatusCode)
 	}
-	// Once the price lock ran out, the QR is 404 and no new quote is written.
-	before, err := e.db.PaymentAddress(context.Background(), id, "bsc-testnet")
-	if err != nil {
-		t.Fatal(err)
-	}
-	clock.Advance(16 * time.Minute)
-	if resp, _ := e.pageReq("GET", path[:strings.Index(path, "?")]+"/qr.png?"+creds.Encode(), nil, nil); resp.StatusCode != http.StatusNotFound {
-		t.Errorf("qr of an expired quote: %d, want 404", resp.StatusCode)
-	}
-	after, err := e.db.PaymentAddress(context.Background(), id, "bsc-testnet")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !after.ExpiresAt.Equal(before.ExpiresAt) {
-		t.Fatalf("the QR wrote a new quote: %v, then %v", before.ExpiresAt, after.ExpiresAt)
-	}
-
+	// A payment seen, not confirmed: "N/M confirmations", the address hidden.
 	hash := "0x" + strings.Repeat("ef", 32)
 	expectStatus(t, e.do(request{method: "POST", path: "/api/v1/devnet/invoices/" + id + "/payments",
 		body: `{"amount_usd": 3, "status": "pending", "tx_hash": "` + hash + `"}`, headers: withKey(m.key)}), 201)
@@ -496,5 +481,33 @@ func TestPaymentPageDetectedAndQR(t *testing.T) {
 		`aria-labelledby="address-title" hidden>`)
 	if strings.Contains(page, `<details class="change">`) {
 		t.Error("the token switch is offered while a payment is being confirmed")
+	}
+
+	// Once the price lock ran out, the QR is 404; neither it nor the page (the
+	// no-JS refresh included) writes a new quote while the payment is confirmed.
+	before, err := e.db.PaymentAddress(context.Background(), id, "bsc-testnet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(16 * time.Minute)
+	if resp, _ := e.pageReq("GET", path[:strings.Index(path, "?")]+"/qr.png?"+creds.Encode(), nil, nil); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("qr of an expired quote: %d, want 404", resp.StatusCode)
+	}
+	for _, p := range []string{path, path + "&watch=1"} {
+		resp, page := e.pageReq("GET", p, nil, nil)
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: %d", p, resp.StatusCode)
+		}
+		contains(t, page, `<p id="status-text">Payment detected: 0/3 confirmations</p>`)
+		if strings.Contains(page, `id="address"`) || strings.Contains(page, `id="qr"`) || !strings.Contains(page, `id="tokens" hidden>`) {
+			t.Errorf("detected with the lock run out: an address shown, or the token choice not hidden")
+		}
+	}
+	after, err := e.db.PaymentAddress(context.Background(), id, "bsc-testnet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !after.ExpiresAt.Equal(before.ExpiresAt) {
+		t.Fatalf("a new quote was written while the payment is confirmed: %v, then %v", before.ExpiresAt, after.ExpiresAt)
 	}
 }

@@ -236,9 +236,21 @@ func (s *server) pageTokens(ctx context.Context, inv *kassa.Invoice, v *pageView
 	if inv.LockedTokenID == nil || !open || v.ShowQuestions {
 		return nil
 	}
-	addr, err := s.currentAddress(ctx, inv)
-	if err != nil {
-		return err
+	// While a payment is being confirmed the address is hidden and nothing more is
+	// asked: the quote is only read, never renewed (a write) by showing the page,
+	// its no-JS refresh included. When it ran out the page has none until then.
+	var addr paymentAddressJSON
+	if v.State == "detected" {
+		held, ok, err := s.heldQuote(ctx, inv)
+		if err != nil || !ok {
+			return err
+		}
+		addr = held
+	} else {
+		var err error
+		if addr, err = s.currentAddress(ctx, inv); err != nil {
+			return err
+		}
 	}
 	v.Address = &addr
 	if strings.HasPrefix(addr.PaymentURI, "ethereum:") {
