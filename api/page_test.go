@@ -145,6 +145,8 @@ func TestPaymentPageWithoutJavaScript(t *testing.T) {
 		t.Errorf("rate lock line: %s", page[strings.Index(page, "Price locked"):][:200])
 	}
 	contains(t, page, "Time left", ">12 h 0 min</time>")
+	// The script counts down by the server's clock, not the browser's.
+	contains(t, page, `data-now="`+kassa.FormatTime(clock.Now())+`"`)
 	resp, _ = e.pageReq("POST", "/pay/"+id+"/email", url.Values{"email": {"payor@example.com"}, "session": {session}, "signature": {sig}}, nil)
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("email: %d", resp.StatusCode)

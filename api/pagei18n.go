@@ -20,7 +20,7 @@ type messages struct {
 	StateWaiting, StateDetected, StatePartial, StatePaid, StateExpired, StateCanceled    string
 	DetectedHint, Confirmations, Refresh, Language, ErrTitle, ErrSession, ErrNotFound    string
 	NoScriptRefresh, Change, Saved, Answered, Day, Days, FormUnreadable, Generic         string
-	ReceiptPending, ReceiptConfirmed, ReceiptReview                                      string
+	ReceiptPending, ReceiptConfirmed, ReceiptReview, StatusUnavailable                   string
 	// NoRate names why a token without a rate cannot be chosen: symbol, network.
 	NoRate string
 	// Errors are the page's words for API error codes; a code not listed shows the
@@ -49,7 +49,8 @@ var english = messages{
 	Change:          "Change", Saved: "Saved.", Answered: "Thank you, your answers are saved.", Day: "day", Days: "days",
 	FormUnreadable: "The form could not be read.", Generic: "Something went wrong. Please try again.",
 	ReceiptPending: "pending", ReceiptConfirmed: "confirmed", ReceiptReview: "under review by the shop",
-	NoRate: "No rate is available for %s on %s.",
+	StatusUnavailable: "The payment status is unavailable",
+	NoRate:            "No rate is available for %s on %s.",
 }
 
 var spanish = messages{
@@ -73,7 +74,8 @@ var spanish = messages{
 	Change:          "Cambiar", Saved: "Guardado.", Answered: "Gracias, sus respuestas están guardadas.", Day: "día", Days: "días",
 	FormUnreadable: "No se pudo leer el formulario.", Generic: "Algo salió mal. Inténtelo de nuevo.",
 	ReceiptPending: "pendiente", ReceiptConfirmed: "confirmado", ReceiptReview: "en revisión por la tienda",
-	NoRate: "No hay cotización disponible para %s en %s.",
+	StatusUnavailable: "El estado del pago no está disponible",
+	NoRate:            "No hay cotización disponible para %s en %s.",
 	Errors: map[string]string{
 		"answers_required":     "Responda primero las preguntas obligatorias.",
 		"missing_response":     "Responda las preguntas obligatorias.",

@@ -33,6 +33,7 @@ type pageView struct {
 	StatusText                 string
 	ExpiresAt                  time.Time
 	TimeLeft                   string // "11 h 59 min": what the script's countdown starts from
+	Now                        string // the server's now (RFC 3339, ms): the script counts down by this clock
 	ReturnURL                  string // where to send the payor once paid; "" for none
 	// Watched: the page was reloaded by itself (no JavaScript) while open, so once
 	// paid it returns to the shop on its own as the script does.
@@ -127,7 +128,7 @@ func (s *server) buildPage(ctx context.Context, inv *kassa.Invoice, token, lang 
 	v := &pageView{T: t, Lang: lang, Asset: assetURL, InvoiceID: inv.ID, Session: token, Signature: sig, Errors: t.errorsJSON(),
 		Title: inv.InvoiceTitle, Footer: inv.InvoiceFooter, Amount: inv.Amount.Cents(), Paid: inv.AmountPaid.Cents(),
 		Remaining: inv.AmountRemaining().Cents(), RemainingMillis: int64(inv.AmountRemaining()), State: pageState(inv),
-		ExpiresAt: inv.ExpiresAt, TimeLeft: t.Left(inv.ExpiresAt.Sub(now))}
+		ExpiresAt: inv.ExpiresAt, TimeLeft: t.Left(inv.ExpiresAt.Sub(now)), Now: kassa.FormatTime(now)}
 	v.Open = v.State == "waiting" || v.State == "detected" || v.State == "partial"
 	v.StatusText = t.StatusText(v.State)
 	v.PageURL = "/pay/" + inv.ID + "?" + url.Values{"session": {token}, "signature": {sig}, "lang": {lang}}.Encode()

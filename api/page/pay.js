@@ -12,9 +12,13 @@
   var state = d.state, remaining = Number(d.remaining), errs = {};
   try { errs = JSON.parse(d.errors); } catch (x) { /* the API's own messages */ }
 
+  // An API call; a refusal rejects with the API's error and the HTTP status.
   function api(method, path, body) {
     return fetch("/api/v1/payments/" + path, { method: method, headers: headers, body: body ? JSON.stringify(body) : undefined })
-      .then(function (r) { return r.json().then(function (j) { if (!r.ok) throw j; return j; }); });
+      .then(function (r) {
+        return r.json().then(function (j) { if (!r.ok) throw { error: j.error, status: r.status }; return j; },
+          function (x) { throw r.ok ? x : { status: r.status }; });
+      });
   }
   function cents(millis) { return "$" + (Math.round(millis / 10) / 100).toFixed(2); }
   function $(id) { return document.getElementById(id); }
@@ -27,8 +31,12 @@
     setTimeout(function () { a.textContent = text; }, 100);
   }
 
-  // Countdowns: every [data-deadline] <time> shows what is left; a price lock
-  // that runs out is quoted again.
+  // Countdowns: every [data-deadline] <time> shows what is left by the server's
+  // clock (its now when it made the page, kept as an offset from ours, so a
+  // browser clock that is wrong does not matter); a price lock that runs out is
+  // quoted again.
+  var offset = Date.parse(d.now) - Date.now() || 0;
+  function now() { return Date.now() + offset; }
   function left(sec) {
     var days = Math.floor(sec / 86400), h = Math.floor(sec / 3600) % 24, m = Math.floor(sec / 60) % 60;
     var hms = (days || h ? h + ":" + pad(m) : m) + ":" + pad(sec % 60);
@@ -36,12 +44,12 @@
   }
   var retryQuote = 0;
   function tick() {
-    var now = Date.now();
+    var at = now();
     document.querySelectorAll("time[data-deadline]").forEach(function (t) {
-      var sec = Math.max(0, Math.floor((Date.parse(t.getAttribute("datetime")) - now) / 1000));
+      var sec = Math.max(0, Math.floor((Date.parse(t.getAttribute("datetime")) - at) / 1000));
       t.textContent = sec === 0 ? d.tExpiredShort : left(sec);
-      if (sec === 0 && t.id === "quote" && now >= retryQuote) {
-        retryQuote = now + 15000; // the server's clock may lag ours: ask again later, not in a loop
+      if (sec === 0 && t.id === "quote" && at >= retryQuote) {
+        retryQuote = at + 15000; // the server may still hold the quote a moment: ask again later, not in a loop
         requote();
       }
     });
@@ -53,10 +61,10 @@
   var quoting = false, again = false;
   function requote() {
     var box = $("address");
-    if (!d.token || !box || box.hidden || FINAL[state]) return; // nothing is asked while a payment is confirmed
+    if (!d.token || !box || box.hidden || FINAL[state] || ended) return; // nothing is asked while a payment is confirmed
     if (quoting) { again = true; return; }
     quoting = true;
-    api("POST", "payment-address", { token_id: Number(d.token) }).then(applyQuote, function () {}).then(function () {
+    api("POST", "payment-address", { token_id: Number(d.token) }).then(applyQuote, gone).then(function () {
       quoting = false;
       if (again) { again = false; requote(); }
     });
@@ -113,8 +121,13 @@
   function enhance(id, done, send) {
     var form = $(id);
     if (!form) return;
+    // "Skip" is told by its click, not by SubmitEvent.submitter, which not every
+    // browser has; Enter in a field clicks the first button, "Continue".
+    var skipped = false, skipButton = form.querySelector("button[name=skip]");
+    if (skipButton) skipButton.addEventListener("click", function () { skipped = true; });
     form.addEventListener("submit", function (e) {
-      var skip = e.submitter && e.submitter.name === "skip";
+      var skip = skipped;
+      skipped = false;
       if (!skip && !form.checkValidity()) return;
       e.preventDefault();
       send(form, skip).then(function () { location.replace(d.page + "&done=" + done); }, function (err) { showError(form, err); });
@@ -140,11 +153,27 @@
   }
 
   // Live status.
-  var shown = "", es = null, polling = false;
+  var shown = "", es = null, polling = false, ended = false;
+  // A session the API no longer knows (404) or a signature it refuses (401) will
+  // not come back: the status cannot be followed, nothing more is asked, and the
+  // page says why. Other failures (the network, the server) are tried again.
+  function gone(err) {
+    if (!err || (err.status !== 401 && err.status !== 404)) return;
+    ended = true;
+    if (es) es.close();
+    clearInterval(timer);
+    $("status").className = "status state-unavailable";
+    $("status-text").textContent = d.tUnavailable;
+    var hint = $("detected-hint");
+    hint.textContent = err.status === 401 ? d.tRefused : d.tEnded;
+    show(hint, true);
+    show($("open"), false);
+    show($("time-left"), false);
+  }
   function progress(p) { return p.confirmations + "/" + p.confirmations_required + " " + d.tConfirmations; }
   function render(st) {
     var key = JSON.stringify(st);
-    if (key === shown) return;
+    if (ended || key === shown) return;
     shown = key;
     var next = FINAL[st.status] ? st.status : st.amount_pending > 0 ? "detected" : st.status === "underpaid" ? "partial" : "waiting";
     var pending = (st.payments || []).filter(function (p) { return p.status === "pending"; })[0];
@@ -198,8 +227,8 @@
     if (polling) return;
     polling = true;
     (function again() {
-      api("GET", "payment-status").then(render, function () {}).then(function () {
-        if (!FINAL[state]) setTimeout(again, 5000);
+      api("GET", "payment-status").then(render, gone).then(function () {
+        if (!FINAL[state] && !ended) setTimeout(again, 5000);
       });
     })();
   }

@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -171,6 +172,13 @@ func waitText(t *testing.T, ctx context.Context, sel, want string) {
 
 func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `\'`) + "'" }
 
+// viewport emulates a window of w by h pixels and waits until the page has it.
+func viewport(t *testing.T, ctx context.Context, w, h int64) {
+	t.Helper()
+	do(t, ctx, "viewport", chromedp.EmulateViewport(w, h))
+	until(t, ctx, "the page is "+strconv.FormatInt(w, 10)+" px wide", "window.innerWidth==="+strconv.FormatInt(w, 10))
+}
+
 // shot keeps a screenshot of the page at 1280 and 375 pixels wide when
 // KASSA_SCREENSHOTS names a folder.
 func shot(t *testing.T, ctx context.Context, name string) {
@@ -180,7 +188,7 @@ func shot(t *testing.T, ctx context.Context, name string) {
 		return
 	}
 	for _, w := range []int64{1280, 375} {
-		do(t, ctx, "viewport", chromedp.EmulateViewport(w, 800), chromedp.Sleep(300*time.Millisecond))
+		viewport(t, ctx, w, 800)
 		png := get(t, ctx, "screenshot", chromedp.FullScreenshot(100))
 		if err := os.WriteFile(filepath.Join(dir, name+"-"+strconv.FormatInt(w, 10)+".png"), png, 0o644); err != nil {
 			t.Fatal(err)
@@ -210,8 +218,8 @@ func TestPayInBrowser(t *testing.T) {
 		"payment_return_url": shop.URL + "/thanks",
 		"questions": map[string]any{"questions": []any{map[string]any{"id": "size", "question": "Mug size?",
 			"type": "text", "validation": map[string]any{"required": true}}}}})
-	// The page's clock can be moved forward (window.__skew, ms) to run out the price lock.
-	beforeScripts(t, ctx, `(function(){var now=Date.now;window.__skew=0;Date.now=function(){return now()+window.__skew}})()`)
+	// The browser's clock is two hours fast: the page counts down by the server's.
+	beforeScripts(t, ctx, `(function(){var now=Date.now;Date.now=function(){return now()+2*3600*1000}})()`)
 
 	// Record every request the page makes: all must go to Kassa (until the shop).
 	var mu sync.Mutex
@@ -226,11 +234,13 @@ func TestPayInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	do(t, ctx, "open the page", chromedp.Navigate(payURL), chromedp.WaitVisible(css("#questions")))
-	// The countdown replaces the server's "12 h 0 min" with the time left, "11:59:58".
+	// The countdown replaces the server's "12 h 0 min" with the time left,
+	// "11:59:58", by the server's clock (the browser's would say "9:59:58").
 	get(t, ctx, "the countdown runs", chromedp.Poll[bool](`/^\d+:\d\d:\d\d$/.test(document.getElementById("expires").textContent)`,
 		chromedp.WithPollingTimeout(10*time.Second)))
+	holds(t, ctx, "the countdown by the server's clock", `/^11:5\d:\d\d$/.test(document.getElementById("expires").textContent)`)
 	// At 375 px the language links stay beside the title, the first one not indented.
-	do(t, ctx, "phone viewport", chromedp.EmulateViewport(375, 800), chromedp.Sleep(200*time.Millisecond))
+	viewport(t, ctx, 375, 800)
 	holds(t, ctx, "language links beside the title at 375 px", `(function(){var h=document.querySelector(".head h1").getBoundingClientRect(),
 		n=document.querySelector(".langs").getBoundingClientRect(),a=document.querySelector(".langs a").getBoundingClientRect();
 		return n.top<h.bottom&&Math.abs(a.left-n.left)<0.5})()`)
@@ -258,7 +268,7 @@ func TestPayInBrowser(t *testing.T) {
 	}
 	waitText(t, ctx, "#amount-token", "20 USDT")
 	// From 320 px wide nothing sticks out sideways.
-	do(t, ctx, "narrow viewport", chromedp.EmulateViewport(320, 640), chromedp.Sleep(200*time.Millisecond))
+	viewport(t, ctx, 320, 640)
 	if w := get(t, ctx, "page width", chromedp.Evaluate[int](`document.documentElement.scrollWidth`)); w > 320 {
 		t.Errorf("at 320 px the page is %d px wide", w)
 	}
@@ -268,24 +278,43 @@ func TestPayInBrowser(t *testing.T) {
 	do(t, ctx, "copy the amount", chromedp.Click(css("#copy-amount")))
 	waitText(t, ctx, "#announce", "Copied")
 
-	// The price lock runs out (the page's clock moves 16 minutes on): the page
-	// asks for a quote again and shows it, without a reload.
-	do(t, ctx, "mark the page, run out the lock", chromedp.Evaluate[chromedp.Void](
-		`window.__noReload=1;document.getElementById("amount-token").textContent="stale";window.__skew=16*60*1000`))
-	waitText(t, ctx, "#amount-token", "20 USDT")
-	do(t, ctx, "clock back", chromedp.Evaluate[chromedp.Void](`window.__skew=0`))
-	mu.Lock()
-	quotes := 0
-	for _, u := range requested {
-		if !strings.HasPrefix(u, "GET "+k.url+"/") && !strings.HasPrefix(u, "POST "+k.url+"/") {
-			t.Errorf("the page requested %s: only Kassa's own URLs are allowed", u)
+	// quotes counts the page's requests for a quote, checking that every request
+	// went to Kassa.
+	quotes := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		n := 0
+		for _, u := range requested {
+			if !strings.HasPrefix(u, "GET "+k.url+"/") && !strings.HasPrefix(u, "POST "+k.url+"/") {
+				t.Errorf("the page requested %s: only Kassa's own URLs are allowed", u)
+			}
+			if u == "POST "+k.url+"/api/v1/payments/payment-address" {
+				n++
+			}
 		}
-		if u == "POST "+k.url+"/api/v1/payments/payment-address" {
-			quotes++
-		}
+		return n
 	}
-	if len(requested) < 5 || quotes != 2 { // the token choice, then the lock that ran out
-		t.Errorf("%d requests, %d quotes: %v", len(requested), quotes, requested)
+	// The lock counts down by the server's clock too: the fast browser clock
+	// has not run it out, so the token choice is the only quote so far.
+	holds(t, ctx, "the lock by the server's clock", `/^1[45]:\d\d$/.test(document.getElementById("quote").textContent)`)
+	if n := quotes(); n != 1 {
+		t.Errorf("%d quotes before the lock ran out, want 1 (the token choice)", n)
+	}
+	// The price lock runs out (the page is told it ended in 2000): the page asks
+	// for a quote again and shows it, without a reload; the server still holds
+	// its quote, so the lock is back in the future.
+	do(t, ctx, "mark the page, run out the lock", chromedp.Evaluate[chromedp.Void](
+		`window.__noReload=1;document.getElementById("amount-token").textContent="stale";
+		document.getElementById("quote").setAttribute("datetime","2000-01-01T00:00:00.000Z")`))
+	waitText(t, ctx, "#amount-token", "20 USDT")
+	until(t, ctx, "the lock shows time left again", `document.getElementById("quote").getAttribute("datetime")>"2001"&&
+		/^1[45]:\d\d$/.test(document.getElementById("quote").textContent)`)
+	if n := quotes(); n < 2 {
+		t.Errorf("%d quotes: the lock that ran out was not quoted again", n)
+	}
+	mu.Lock()
+	if len(requested) < 5 {
+		t.Errorf("%d requests: %v", len(requested), requested)
 	}
 	mu.Unlock()
 
@@ -393,6 +422,56 @@ func TestSpanishAndPollingInBrowser(t *testing.T) {
 	if !streams[401] || streams[200] {
 		t.Fatalf("event stream answers %v: the test means a refused stream", streams)
 	}
+}
+
+// TestRefusedSessionAndSkipInBrowser: a page whose signature the API refuses
+// (401: the event stream, then payment-status) stops polling and says, in the
+// page's language, that the status is unavailable; "Skip" sends no answers, even
+// typed ones, in a browser without SubmitEvent.submitter.
+func TestRefusedSessionAndSkipInBrowser(t *testing.T) {
+	ctx := browser(t)
+	k := startKassa(t, storetest.SQLiteConfig(t))
+	// On a page opened with refuse=1 the browser sends a wrong signature; every
+	// page counts the 5 s timers set (the next poll) and has no submitter.
+	beforeScripts(t, ctx, `(function(){delete SubmitEvent.prototype.submitter;
+		var st=window.setTimeout;window.__polls=0;window.setTimeout=function(f,ms){if(ms===5000)window.__polls++;return st.apply(window,arguments)};
+		if(location.search.indexOf("refuse=1")<0)return;
+		var ES=window.EventSource;window.EventSource=function(u){return new ES(u.replace(/signature=[^&]*/,"signature=00"))};
+		window.EventSource.CLOSED=ES.CLOSED;var f=window.fetch;
+		window.fetch=function(u,o){if(o&&o.headers)o.headers["x-signature"]="00";return f.apply(window,arguments)}})()`)
+	payURL, _ := pageInvoice(t, k, map[string]any{"amount_usd": 9, "invoice_title": "Northwind Goods"})
+	do(t, ctx, "open the refused page", chromedp.Navigate(payURL+"&lang=es&refuse=1"), chromedp.WaitReady(css("#status-text")))
+	waitText(t, ctx, "#status-text", "El estado del pago no está disponible")
+	waitText(t, ctx, "#detected-hint", "El enlace está incompleto o su firma es incorrecta")
+	holds(t, ctx, "nothing to pay, no countdown, no next poll", `document.getElementById("open").hidden&&
+		document.getElementById("time-left").hidden&&!document.getElementById("detected-hint").hidden&&window.__polls===0`)
+	shot(t, ctx, "11-unavailable")
+
+	payURL, id := pageInvoice(t, k, map[string]any{"amount_usd": 9, "invoice_title": "Northwind Goods",
+		"questions": map[string]any{"questions": []any{map[string]any{"id": "note", "question": "Gift note?",
+			"type": "text", "validation": map[string]any{"required": false}}}}})
+	do(t, ctx, "open the page", chromedp.Navigate(payURL), chromedp.WaitVisible(css("#questions")))
+	holds(t, ctx, "no SubmitEvent.submitter", `!("submitter" in SubmitEvent.prototype)`)
+	do(t, ctx, "type, then skip", chromedp.SendKeys(css("#q-note"), "typed anyway"), chromedp.Click(css("#questions button[name=skip]")),
+		chromedp.WaitVisible(css("#tokens")))
+	var qs struct {
+		Responses []any `json:"responses"`
+	}
+	session := map[string]string{"x-session-token": sessionOf(t, payURL, "session"), "x-signature": sessionOf(t, payURL, "signature")}
+	wantStatus(t, call(t, "GET", k.url+"/api/v1/payments/questions", session, nil, &qs), 200)
+	if len(qs.Responses) != 0 {
+		t.Fatalf("skipped, yet answers were sent: %v (invoice %s)", qs.Responses, id)
+	}
+}
+
+// sessionOf reads a query parameter of a payment URL.
+func sessionOf(t *testing.T, payURL, name string) string {
+	t.Helper()
+	u, err := url.Parse(payURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Query().Get(name)
 }
 
 // TestExpiredAndBadLinksInBrowser: an expired invoice says so and offers nothing
