@@ -140,6 +140,10 @@ func TestPaymentPageWithoutJavaScript(t *testing.T) {
 	}
 	_, page = e.pageReq("GET", path, nil, nil)
 	contains(t, page, `id="deposit">0x`, "20 USDT", `href="ethereum:0x`, "/qr.png?", "&amp;quote=20")
+	// Copy buttons need the script, so without it they are not offered.
+	if n := strings.Count(page, `class="copy" hidden`); n != 2 {
+		t.Errorf("%d hidden copy buttons, want 2", n)
+	}
 	// The rate lock reads as text without JavaScript, not as a timestamp.
 	if !regexp.MustCompile(`Price locked for <time id="quote" datetime="[^"]+" data-deadline>1[45] min</time> \(until <span id="quote-at">\d\d:\d\d</span> UTC\)`).MatchString(page) {
 		t.Errorf("rate lock line: %s", page[strings.Index(page, "Price locked"):][:200])

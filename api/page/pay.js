@@ -96,6 +96,8 @@
     };
     return navigator.clipboard ? navigator.clipboard.writeText(text).catch(fallback) : Promise.resolve().then(fallback);
   }
+  // Copy buttons need the script: they are hidden in the HTML and shown here.
+  document.querySelectorAll("button[data-copy]").forEach(function (b) { b.hidden = false; });
   document.addEventListener("click", function (e) {
     var b = e.target.closest("button[data-copy]");
     if (!b) return;

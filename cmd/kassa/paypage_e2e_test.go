@@ -275,6 +275,7 @@ func TestPayInBrowser(t *testing.T) {
 	do(t, ctx, "reset viewport", chromedp.ResetViewport())
 	shot(t, ctx, "3-address")
 	// Copying says "Copied" to screen readers too.
+	until(t, ctx, "the script shows the copy buttons", `!document.getElementById("copy-amount").hidden`)
 	do(t, ctx, "copy the amount", chromedp.Click(css("#copy-amount")))
 	waitText(t, ctx, "#announce", "Copied")
 
