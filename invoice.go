@@ -82,6 +82,12 @@ func (inv *Invoice) AmountRemaining() Millis {
 	return inv.Amount - inv.AmountPaid
 }
 
+// PaymentUnderway reports whether money is part way: partly paid, or seen on
+// chain and not yet confirmed. Ending the invoice's order then would strand it.
+func (inv *Invoice) PaymentUnderway() bool {
+	return inv.Status == StatusUnderpaid || inv.AmountPending > 0
+}
+
 // InvoiceFilter selects a page of a merchant's invoices, newest first.
 type InvoiceFilter struct {
 	MerchantID    int64

@@ -59,7 +59,7 @@ func (s *Service) Cancel(ctx context.Context, p kassa.Principal, id string, r ka
 		}
 		action := kassa.InvoiceKeep
 		switch {
-		case inv.Status == kassa.StatusUnderpaid || inv.AmountPending > 0:
+		case inv.PaymentUnderway():
 			return action, errPaymentInProgress()
 		case inv.Status == kassa.StatusUnpaid:
 			action = kassa.InvoiceCancel
@@ -156,7 +156,7 @@ func (s *Service) simulateStep(o *kassa.Order, inv *kassa.Invoice, to kassa.Orde
 		// as it blocks a cancel.
 		switch {
 		case o.Status != kassa.OrderPendingPayment:
-		case inv.Status == kassa.StatusUnderpaid || inv.AmountPending > 0:
+		case inv.PaymentUnderway():
 			return action, errPaymentInProgress()
 		case inv.Status == kassa.StatusUnpaid:
 			action, o.Payment.Status = kassa.InvoiceCancel, kassa.OrderPaymentCanceled
