@@ -1,6 +1,3 @@
-// Package kassa holds Kassa's domain: the types, rules and service interfaces that
-// every other package (store, HTTP API, commands) builds on. It imports only the
-// standard library, so its rules can be shared by both store engines and tested alone.
 package kassa
 
 import (

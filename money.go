@@ -147,7 +147,7 @@ func leadingDigits(s string) (digits, rest string) {
 func ParsePrice(text string) (Millis, bool) {
 	whole, frac, _ := strings.Cut(text, ".")
 	if len(text) > maxNumberLen || (whole == "" && frac == "") || len(whole) > 10 ||
-		(whole != "" && !allDigits(whole)) || (frac != "" && !allDigits(frac)) {
+		(whole != "" && !AllDigits(whole)) || (frac != "" && !AllDigits(frac)) {
 		return 0, false
 	}
 	var m int64
@@ -158,4 +158,14 @@ func ParsePrice(text string) (Millis, bool) {
 		m++
 	}
 	return Millis(m), true
+}
+
+// AllDigits reports whether s is one or more ASCII digits.
+func AllDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }

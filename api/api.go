@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/commerce"
 )
 
 // Config holds what the API needs: the public address, the server secret and the
@@ -34,8 +35,8 @@ type Config struct {
 	Events      kassa.EventService              // the events API and stream replays
 	Stream      kassa.EventStream               // live events for WebSocket streams
 	Webhooks    kassa.WebhookService            // webhook endpoints and their delivery log
-	Commerce    kassa.CommerceService           // search, checkout and orders (/api/commerce); nil: no commerce routes
-	Catalog     kassa.Catalog                   // retailers per environment, for /api/commerce/status
+	Commerce    commerce.Service                // search, checkout and orders (/api/commerce); nil: no commerce routes
+	Catalog     commerce.Catalog                // retailers per environment, for /api/commerce/status
 	Health      func(ctx context.Context) error // store ping for /healthz and /readyz; nil: always ok
 	Limits      RateLimits
 	Logger      *slog.Logger     // nil: discard

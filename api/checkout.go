@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"kassa"
+	"kassa/commerce"
 )
 
 // Paths of the order endpoints, relative to the base address (interface 2.10).
@@ -98,22 +99,22 @@ func (s *server) checkoutAddress(w http.ResponseWriter, r *http.Request) error {
 
 // orderCreatedJSON is the step 3 result (interface 2.10).
 type orderCreatedJSON struct {
-	OrderID               string            `json:"orderId"`
-	InvoiceID             string            `json:"invoiceId"`
-	InvoiceURL            string            `json:"invoiceUrl"`
-	Session               string            `json:"session"`
-	Signature             string            `json:"signature"`
-	PaymentSessionHeaders sessionHeaders    `json:"payment_session_headers"`
-	MerchantID            int64             `json:"merchantId"`
-	NetworkEnvironment    kassa.Environment `json:"networkEnvironment"`
-	CustomerID            *string           `json:"customerId"`
-	Amount                json.Number       `json:"amount"`
-	Status                kassa.OrderStatus `json:"status"`
-	ExpiresAt             string            `json:"expiresAt"`
-	Endpoints             map[string]string `json:"endpoints"`
+	OrderID               string               `json:"orderId"`
+	InvoiceID             string               `json:"invoiceId"`
+	InvoiceURL            string               `json:"invoiceUrl"`
+	Session               string               `json:"session"`
+	Signature             string               `json:"signature"`
+	PaymentSessionHeaders sessionHeaders       `json:"payment_session_headers"`
+	MerchantID            int64                `json:"merchantId"`
+	NetworkEnvironment    kassa.Environment    `json:"networkEnvironment"`
+	CustomerID            *string              `json:"customerId"`
+	Amount                json.Number          `json:"amount"`
+	Status                commerce.OrderStatus `json:"status"`
+	ExpiresAt             string               `json:"expiresAt"`
+	Endpoints             map[string]string    `json:"endpoints"`
 }
 
-func (s *server) orderCreated(c kassa.CreatedOrder) map[string]any {
+func (s *server) orderCreated(c commerce.CreatedOrder) map[string]any {
 	sig := s.signer.Sign(c.SessionToken)
 	var customer *string
 	if c.Order.Buyer.CustomerID != "" {
@@ -144,7 +145,7 @@ func (s *server) checkoutInvoice(w http.ResponseWriter, r *http.Request) error {
 	iw := kassa.IdempotentWriteFrom(r.Context())
 	if iw != nil {
 		iw.Respond = func(result any) (int, []byte, error) {
-			b, err := marshal(s.orderCreated(result.(kassa.CreatedOrder)))
+			b, err := marshal(s.orderCreated(result.(commerce.CreatedOrder)))
 			return http.StatusOK, b, err
 		}
 	}
@@ -200,7 +201,7 @@ func (s *server) simulateOrder(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if path, err := kassa.TransitionPath(o, req.TransitionTo); err == nil && path[0] == kassa.OrderPaymentConfirmed {
+	if path, err := commerce.TransitionPath(o, req.TransitionTo); err == nil && path[0] == commerce.OrderPaymentConfirmed {
 		if req.Paid, err = s.payOrderInvoice(r, o, req.WalletAddress); err != nil {
 			return err
 		}
@@ -216,7 +217,7 @@ func (s *server) simulateOrder(w http.ResponseWriter, r *http.Request) error {
 // payOrderInvoice pays what the order's invoice still owes with a confirmed
 // devnet payment, from wallet when it is an EVM address, and reports whether it
 // paid (an invoice that cannot be paid is left for Simulate to refuse).
-func (s *server) payOrderInvoice(r *http.Request, o *kassa.Order, wallet *string) (bool, error) {
+func (s *server) payOrderInvoice(r *http.Request, o *commerce.Order, wallet *string) (bool, error) {
 	inv, err := s.cfg.Invoices.Invoice(r.Context(), o.MerchantID, o.InvoiceID)
 	if err != nil {
 		return false, err

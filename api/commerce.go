@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"kassa"
+	"kassa/commerce"
 )
 
 // The commerce API (/api/commerce, interface 4.6): commerce-scope keys only, every
@@ -44,10 +45,10 @@ func isCommerce(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/a
 func (s *server) commerceStatus(w http.ResponseWriter, r *http.Request) error {
 	p := principal(r.Context())
 	retailers := []map[string]any{}
-	for _, name := range kassa.Retailers {
+	for _, name := range commerce.Retailers {
 		_, err := s.cfg.Catalog.Retailer(p.Environment, name)
 		retailers = append(retailers, map[string]any{"id": name, "supported": err == nil,
-			"default": name == kassa.DefaultRetailer})
+			"default": name == commerce.DefaultRetailer})
 	}
 	commerceOK(w, http.StatusOK, map[string]any{
 		"enabled": true, "merchantId": p.MerchantID, "networkEnvironment": p.Environment,
@@ -83,7 +84,7 @@ func (s *server) getOrder(w http.ResponseWriter, r *http.Request) error {
 func (s *server) listOrders(w http.ResponseWriter, r *http.Request) error {
 	p := principal(r.Context())
 	q := r.URL.Query()
-	f := kassa.OrderFilter{MerchantID: p.MerchantID, Environment: p.Environment}
+	f := commerce.OrderFilter{MerchantID: p.MerchantID, Environment: p.Environment}
 	var err error
 	if f.Limit, err = intParam(q, "limit", defaultLimit, 1, maxLimit); err != nil {
 		return err
@@ -118,7 +119,7 @@ func (s *server) listOrders(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	now := s.now()
-	out := make([]kassa.OrderJSON, len(orders))
+	out := make([]commerce.OrderJSON, len(orders))
 	for i, o := range orders {
 		out[i] = o.JSON(now)
 	}

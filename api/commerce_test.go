@@ -14,25 +14,25 @@ import (
 )
 
 // shelf is a tiny retailer for API tests: three products, no upstream.
-type shelf struct{ products map[string]kassa.Product }
+type shelf struct{ products map[string]commerce.Product }
 
 func newShelf() *shelf {
-	ps := []kassa.Product{
+	ps := []commerce.Product{
 		{ID: "B000000001", Title: "Organic Whole Milk 1 gal", Price: 5_490, Rating: 46, ReviewCount: 812, Fresh: true},
 		{ID: "B000000002", Title: "Stainless Steel Water Bottle", Price: 24_990, Rating: 47, ReviewCount: 20_114},
 		{ID: "B000000003", Title: "USB-C Charging Cable 2 m", Price: 9_990, Rating: 44, ReviewCount: 5_301},
 	}
-	s := &shelf{products: map[string]kassa.Product{}}
+	s := &shelf{products: map[string]commerce.Product{}}
 	for _, p := range ps {
-		p.Retailer, p.Image, p.URL = kassa.RetailerAmazon, "https://img.test/"+p.ID+".jpg", "https://www.amazon.com/dp/"+p.ID
+		p.Retailer, p.Image, p.URL = commerce.RetailerAmazon, "https://img.test/"+p.ID+".jpg", "https://www.amazon.com/dp/"+p.ID
 		s.products[p.ID] = p
 	}
 	return s
 }
 
-func (s *shelf) Name() string { return kassa.RetailerAmazon }
-func (s *shelf) Search(_ context.Context, q kassa.SearchQuery) (*kassa.SearchPage, error) {
-	page := &kassa.SearchPage{}
+func (s *shelf) Name() string { return commerce.RetailerAmazon }
+func (s *shelf) Search(_ context.Context, q commerce.SearchQuery) (*commerce.SearchPage, error) {
+	page := &commerce.SearchPage{}
 	for _, p := range s.products {
 		if strings.Contains(strings.ToLower(p.Title), strings.ToLower(q.Query)) {
 			page.Products = append(page.Products, p)
@@ -41,7 +41,7 @@ func (s *shelf) Search(_ context.Context, q kassa.SearchQuery) (*kassa.SearchPag
 	page.TotalResults = len(page.Products)
 	return page, nil
 }
-func (s *shelf) Product(_ context.Context, id string) (*kassa.Product, error) {
+func (s *shelf) Product(_ context.Context, id string) (*commerce.Product, error) {
 	p, ok := s.products[id]
 	if !ok {
 		return nil, kassa.NotFound("product")
@@ -57,40 +57,40 @@ func (s *shelf) PriceCheck(_ context.Context, ids []string) (map[string]kassa.Mi
 	}
 	return out, nil
 }
-func (s *shelf) PlaceOrder(_ context.Context, o kassa.RetailerOrder) (*kassa.Placement, error) {
-	return &kassa.Placement{RetailerOrderID: "shelf-" + o.OrderID}, nil
+func (s *shelf) PlaceOrder(_ context.Context, o commerce.RetailerOrder) (*commerce.Placement, error) {
+	return &commerce.Placement{RetailerOrderID: "shelf-" + o.OrderID}, nil
 }
 func (s *shelf) CancelOrder(context.Context, string) error { return nil }
-func (s *shelf) Tracking(context.Context, string) ([]kassa.Shipment, error) {
+func (s *shelf) Tracking(context.Context, string) ([]commerce.Shipment, error) {
 	return nil, nil
 }
 
 // shelfCatalog serves the shelf on devnet only.
 type shelfCatalog struct{ s *shelf }
 
-func (c shelfCatalog) Retailer(env kassa.Environment, name string) (kassa.Retailer, error) {
-	if err := kassa.CheckRetailer("retailer", name); err != nil {
+func (c shelfCatalog) Retailer(env kassa.Environment, name string) (commerce.Retailer, error) {
+	if err := commerce.CheckRetailer("retailer", name); err != nil {
 		return nil, err
 	}
-	if env != kassa.Devnet || name != kassa.RetailerAmazon {
+	if env != kassa.Devnet || name != commerce.RetailerAmazon {
 		return nil, kassa.Invalidf("retailer", "retailer_not_supported", "not here")
 	}
 	return c.s, nil
 }
-func (c shelfCatalog) Search(ctx context.Context, env kassa.Environment, q kassa.SearchQuery) (*kassa.SearchPage, error) {
+func (c shelfCatalog) Search(ctx context.Context, env kassa.Environment, q commerce.SearchQuery) (*commerce.SearchPage, error) {
 	r, err := c.Retailer(env, q.Retailer)
 	if err != nil {
 		return nil, err
 	}
 	return r.Search(ctx, q)
 }
-func (c shelfCatalog) CacheStats() kassa.CacheStats { return kassa.CacheStats{} }
+func (c shelfCatalog) CacheStats() commerce.CacheStats { return commerce.CacheStats{} }
 
 // withCommerce serves the commerce API over the test store and the shelf.
 func withCommerce(db *store.DB, clock *storetest.Clock) envOption {
 	return func(c *api.Config) {
 		cat := shelfCatalog{newShelf()}
-		svc := &commerce.Service{Catalog: cat, Store: db}
+		svc := &commerce.Shop{Catalog: cat, Store: db}
 		if clock != nil {
 			svc.Now = clock.Now
 		}

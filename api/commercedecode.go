@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"kassa"
+	"kassa/commerce"
 )
 
 // Decoders of the commerce request bodies: strict JSON (unknown fields, wrong
@@ -74,8 +75,8 @@ func elements(f field) ([]field, error) {
 	return out, nil
 }
 
-func decodeEstimate(body []byte) (kassa.EstimateRequest, error) {
-	var r kassa.EstimateRequest
+func decodeEstimate(body []byte) (commerce.EstimateRequest, error) {
+	var r commerce.EstimateRequest
 	gotItems := false
 	err := decodeFields(body, func(f field) (bool, error) {
 		switch f.key {
@@ -108,8 +109,8 @@ func decodeEstimate(body []byte) (kassa.EstimateRequest, error) {
 	return r, err
 }
 
-func decodeCartItem(f field) (kassa.CartItem, error) {
-	it := kassa.CartItem{Retailer: kassa.DefaultRetailer}
+func decodeCartItem(f field) (commerce.CartItem, error) {
+	it := commerce.CartItem{Retailer: commerce.DefaultRetailer}
 	fields, err := parseObject(f.raw, f.path)
 	if err != nil {
 		return it, err
@@ -127,7 +128,7 @@ func decodeCartItem(f field) (kassa.CartItem, error) {
 			if err != nil {
 				return it, err
 			}
-			if n < kassa.MinItemQuantity || n > kassa.MaxItemQuantity {
+			if n < commerce.MinItemQuantity || n > commerce.MaxItemQuantity {
 				return it, errInvalid(g.path, "invalid_quantity", g.path+" must be between 1 and 99.")
 			}
 			it.Quantity = int(n)
@@ -145,8 +146,8 @@ func decodeCartItem(f field) (kassa.CartItem, error) {
 	return it, nil
 }
 
-func decodeCheckoutAddress(body []byte) (kassa.CheckoutAddressRequest, error) {
-	var r kassa.CheckoutAddressRequest
+func decodeCheckoutAddress(body []byte) (commerce.CheckoutAddressRequest, error) {
+	var r commerce.CheckoutAddressRequest
 	got := map[string]bool{}
 	err := decodeFields(body, func(f field) (bool, error) {
 		got[f.key] = true
@@ -166,7 +167,7 @@ func decodeCheckoutAddress(body []byte) (kassa.CheckoutAddressRequest, error) {
 	return r, requireFields(got, "estimateId", "address")
 }
 
-func decodeAddress(f field, a *kassa.AddressInput) error {
+func decodeAddress(f field, a *commerce.AddressInput) error {
 	fields, err := parseObject(f.raw, f.path)
 	if err != nil {
 		return err
@@ -188,8 +189,8 @@ func decodeAddress(f field, a *kassa.AddressInput) error {
 	return nil
 }
 
-func decodeOrderInvoice(body []byte) (kassa.OrderInvoiceRequest, error) {
-	var r kassa.OrderInvoiceRequest
+func decodeOrderInvoice(body []byte) (commerce.OrderInvoiceRequest, error) {
+	var r commerce.OrderInvoiceRequest
 	got := map[string]bool{}
 	err := decodeFields(body, func(f field) (bool, error) {
 		got[f.key] = true
@@ -221,8 +222,8 @@ func decodeOrderInvoice(body []byte) (kassa.OrderInvoiceRequest, error) {
 	return r, requireFields(got, "customer_id", "estimateId", "addressId")
 }
 
-func decodeCancel(body []byte) (kassa.CancelRequest, error) {
-	var r kassa.CancelRequest
+func decodeCancel(body []byte) (commerce.CancelRequest, error) {
+	var r commerce.CancelRequest
 	if len(bytes.TrimSpace(body)) == 0 {
 		return r, nil // the body is optional
 	}
@@ -243,13 +244,13 @@ func decodeCancel(body []byte) (kassa.CancelRequest, error) {
 	return r, err
 }
 
-func decodeSimulate(body []byte) (kassa.SimulateRequest, error) {
-	var r kassa.SimulateRequest
+func decodeSimulate(body []byte) (commerce.SimulateRequest, error) {
+	var r commerce.SimulateRequest
 	err := decodeFields(body, func(f field) (bool, error) {
 		switch f.key {
 		case "transitionTo":
 			s, err := reqString(f)
-			r.TransitionTo = kassa.OrderStatus(s)
+			r.TransitionTo = commerce.OrderStatus(s)
 			return true, err
 		case "walletAddress":
 			s, err := optString(f)
@@ -272,15 +273,15 @@ func decodeSimulate(body []byte) (kassa.SimulateRequest, error) {
 	if err != nil {
 		return r, err
 	}
-	return r, kassa.CheckSimulate(r)
+	return r, commerce.CheckSimulate(r)
 }
 
-func decodeTracking(f field) (*kassa.Tracking, error) {
+func decodeTracking(f field) (*commerce.Tracking, error) {
 	fields, err := parseObject(f.raw, f.path)
 	if err != nil {
 		return nil, err
 	}
-	t := &kassa.Tracking{}
+	t := &commerce.Tracking{}
 	targets := map[string]*string{
 		"carrier": &t.Carrier, "trackingNumber": &t.TrackingNumber, "carrierTrackingUrl": &t.CarrierTrackingURL,
 		"retailerTrackingNumber": &t.RetailerTrackingNumber, "retailerTrackingUrl": &t.RetailerTrackingURL,

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"kassa"
+	"kassa/commerce"
 )
 
 // search serves GET /api/commerce/search (interface 2.9, 4.6).
@@ -53,31 +54,31 @@ type productJSON struct {
 	URL         string      `json:"url"`
 }
 
-func newProductJSON(p kassa.Product) productJSON {
+func newProductJSON(p commerce.Product) productJSON {
 	rating := strconv.Itoa(int(p.Rating)/10) + "." + strconv.Itoa(int(p.Rating)%10)
 	return productJSON{p.ID, p.Title, usd(p.Price), p.Image, json.Number(rating), p.ReviewCount, p.Fresh, p.Retailer, p.URL}
 }
 
 // parseSearch validates the search query (interface 4.6 and 8).
-func parseSearch(r *http.Request) (kassa.SearchQuery, error) {
+func parseSearch(r *http.Request) (commerce.SearchQuery, error) {
 	v := r.URL.Query()
-	q := kassa.SearchQuery{Query: strings.TrimSpace(v.Get("q")), Retailer: kassa.DefaultRetailer}
+	q := commerce.SearchQuery{Query: strings.TrimSpace(v.Get("q")), Retailer: commerce.DefaultRetailer}
 	switch n := len([]rune(q.Query)); {
 	case !v.Has("q") || n == 0:
 		return q, errInvalid("q", "missing_param", "q is required: the words to search for.")
-	case n > kassa.MaxSearchQueryLen || !kassa.PlainText(q.Query):
+	case n > commerce.MaxSearchQueryLen || !commerce.PlainText(q.Query):
 		return q, errInvalid("q", "invalid_query", "q must be 1 to 200 characters of text.")
 	}
 	var err error
-	if q.Page, err = intParam(v, "page", 1, 1, kassa.MaxSearchPage); err != nil {
+	if q.Page, err = intParam(v, "page", 1, 1, commerce.MaxSearchPage); err != nil {
 		return q, err
 	}
-	if q.Limit, err = intParam(v, "limit", kassa.DefaultSearchLimit, 1, kassa.MaxSearchLimit); err != nil {
+	if q.Limit, err = intParam(v, "limit", commerce.DefaultSearchLimit, 1, commerce.MaxSearchLimit); err != nil {
 		return q, err
 	}
 	if r := strings.TrimSpace(v.Get("retailer")); r != "" { // empty, like absent, is the default
 		q.Retailer = r
-		if err := kassa.CheckRetailer("retailer", q.Retailer); err != nil {
+		if err := commerce.CheckRetailer("retailer", q.Retailer); err != nil {
 			return q, err
 		}
 	}

@@ -1,6 +1,3 @@
-// Package commerce is Kassa's commerce area: retailer catalogs (built-in devnet
-// catalogs and an upstream retailer API for mainnet), product search with a
-// cache, and the checkout and order service over the order store.
 package commerce
 
 import (
@@ -20,12 +17,12 @@ const CatalogSize = 3000
 // devnet order id, and shipments come from the simulate endpoint.
 type Builtin struct {
 	name     string
-	products []kassa.Product
+	products []Product
 	byID     map[string]int
 	index    *searchIndex
 }
 
-// NewBuiltin returns the built-in catalog of a retailer in kassa.Retailers.
+// NewBuiltin returns the built-in catalog of a retailer in Retailers.
 func NewBuiltin(name string) *Builtin {
 	b := &Builtin{name: name, byID: map[string]int{}}
 	seed := uint64(1)
@@ -49,15 +46,15 @@ func NewBuiltin(name string) *Builtin {
 func (b *Builtin) Name() string { return b.name }
 
 // Products returns the whole catalog (for tests and tools; do not modify).
-func (b *Builtin) Products() []kassa.Product { return b.products }
+func (b *Builtin) Products() []Product { return b.products }
 
 // Search returns one page of matches, best first.
-func (b *Builtin) Search(_ context.Context, q kassa.SearchQuery) (*kassa.SearchPage, error) {
+func (b *Builtin) Search(_ context.Context, q SearchQuery) (*SearchPage, error) {
 	return b.index.search(q), nil
 }
 
 // Product returns one product.
-func (b *Builtin) Product(_ context.Context, id string) (*kassa.Product, error) {
+func (b *Builtin) Product(_ context.Context, id string) (*Product, error) {
 	i, ok := b.byID[id]
 	if !ok {
 		return nil, &kassa.Error{Kind: kassa.KindNotFound, Code: "product_not_found", Message: "No such product."}
@@ -79,15 +76,15 @@ func (b *Builtin) PriceCheck(_ context.Context, ids []string) (map[string]kassa.
 
 // PlaceOrder returns a devnet retailer order id derived from the order id: the
 // same order always gets the same id, and nothing is ordered.
-func (b *Builtin) PlaceOrder(_ context.Context, o kassa.RetailerOrder) (*kassa.Placement, error) {
-	return &kassa.Placement{RetailerOrderID: "devnet-" + b.name + "-" + strings.ReplaceAll(o.OrderID, "-", "")[:16]}, nil
+func (b *Builtin) PlaceOrder(_ context.Context, o RetailerOrder) (*Placement, error) {
+	return &Placement{RetailerOrderID: "devnet-" + b.name + "-" + strings.ReplaceAll(o.OrderID, "-", "")[:16]}, nil
 }
 
 // CancelOrder does nothing: devnet orders never reach a retailer.
 func (b *Builtin) CancelOrder(context.Context, string) error { return nil }
 
 // Tracking returns no shipments: devnet shipments come from the simulate endpoint.
-func (b *Builtin) Tracking(context.Context, string) ([]kassa.Shipment, error) { return nil, nil }
+func (b *Builtin) Tracking(context.Context, string) ([]Shipment, error) { return nil, nil }
 
 // rng is splitmix64: tiny, fast and fixed, so catalogs never change with a Go release.
 type rng struct{ state uint64 }
@@ -107,7 +104,7 @@ func (r *rng) pick(list []string) string { return list[r.intn(len(list))] }
 const base36 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 // generateProduct makes the i-th product of a catalog.
-func generateProduct(g *rng, retailer string, i int) kassa.Product {
+func generateProduct(g *rng, retailer string, i int) Product {
 	cat := categories[g.intn(len(categories))]
 	noun := g.pick(cat.nouns)
 	var title string
@@ -120,10 +117,10 @@ func generateProduct(g *rng, retailer string, i int) kassa.Product {
 	dollars := lo + g.intn(hi-lo+1)
 	cents := []int{99, 49, 95, 00, 89, 29}[g.intn(6)]
 	price := kassa.Millis(dollars*1000 + cents*10)
-	p := kassa.Product{Title: title, Price: price, Rating: kassa.Rating(28 + g.intn(23)),
+	p := Product{Title: title, Price: price, Rating: Rating(28 + g.intn(23)),
 		ReviewCount: g.intn(1000) * (1 + g.intn(40)), Fresh: cat.fresh, Retailer: retailer}
 	switch retailer {
-	case kassa.RetailerShopify:
+	case RetailerShopify:
 		p.ID = strconv.FormatUint(7_000_000_000_000+g.next()%1_000_000_000_000, 10)
 		handle := strings.ToLower(strings.NewReplacer(",", "", " - ", "-", " ", "-").Replace(title))
 		p.URL = "https://" + g.pick(shops) + ".myshopify.com/products/" + handle

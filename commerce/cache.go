@@ -20,18 +20,18 @@ const (
 // CatalogConfig says which retailers serve each environment and how searches are
 // cached.
 type CatalogConfig struct {
-	Retailers map[kassa.Environment][]kassa.Retailer
+	Retailers map[kassa.Environment][]Retailer
 	CacheTTL  time.Duration    // 0: DefaultCacheTTL
 	CacheSize int              // entries; 0: DefaultCacheSize
 	Now       func() time.Time // nil: time.Now
 }
 
-// Catalog routes to the retailers of each environment and caches searches: an LRU
+// CachedCatalog routes to the retailers of each environment and caches searches: an LRU
 // of at most CacheSize entries that live CacheTTL, where concurrent identical
 // misses share one upstream call. Errors are not cached. It implements
-// kassa.Catalog.
-type Catalog struct {
-	retailers map[kassa.Environment]map[string]kassa.Retailer
+// Catalog.
+type CachedCatalog struct {
+	retailers map[kassa.Environment]map[string]Retailer
 	ttl       time.Duration
 	size      int
 	now       func() time.Time
@@ -47,22 +47,22 @@ type Catalog struct {
 
 type cacheEntry struct {
 	key     string
-	page    *kassa.SearchPage
+	page    *SearchPage
 	expires time.Time
 }
 
 // flight is one upstream search that identical concurrent misses wait for.
 type flight struct {
 	done chan struct{}
-	page *kassa.SearchPage
+	page *SearchPage
 	err  error
 }
 
-var _ kassa.Catalog = (*Catalog)(nil)
+var _ Catalog = (*CachedCatalog)(nil)
 
 // NewCatalog returns a catalog over cfg's retailers.
-func NewCatalog(cfg CatalogConfig) *Catalog {
-	c := &Catalog{retailers: map[kassa.Environment]map[string]kassa.Retailer{}, ttl: cfg.CacheTTL, size: cfg.CacheSize,
+func NewCatalog(cfg CatalogConfig) *CachedCatalog {
+	c := &CachedCatalog{retailers: map[kassa.Environment]map[string]Retailer{}, ttl: cfg.CacheTTL, size: cfg.CacheSize,
 		now: cfg.Now, lru: list.New(), entries: map[string]*list.Element{}, inflight: map[string]*flight{}}
 	if c.ttl <= 0 {
 		c.ttl = DefaultCacheTTL
@@ -74,7 +74,7 @@ func NewCatalog(cfg CatalogConfig) *Catalog {
 		c.now = time.Now
 	}
 	for env, rs := range cfg.Retailers {
-		c.retailers[env] = map[string]kassa.Retailer{}
+		c.retailers[env] = map[string]Retailer{}
 		for _, r := range rs {
 			c.retailers[env][r.Name()] = r
 		}
@@ -83,8 +83,8 @@ func NewCatalog(cfg CatalogConfig) *Catalog {
 }
 
 // Retailer returns env's provider of the named retailer.
-func (c *Catalog) Retailer(env kassa.Environment, name string) (kassa.Retailer, error) {
-	if err := kassa.CheckRetailer("retailer", name); err != nil {
+func (c *CachedCatalog) Retailer(env kassa.Environment, name string) (Retailer, error) {
+	if err := CheckRetailer("retailer", name); err != nil {
 		return nil, err
 	}
 	r, ok := c.retailers[env][name]
@@ -95,7 +95,7 @@ func (c *Catalog) Retailer(env kassa.Environment, name string) (kassa.Retailer, 
 	return r, nil
 }
 
-func cacheKey(env kassa.Environment, q kassa.SearchQuery) string {
+func cacheKey(env kassa.Environment, q SearchQuery) string {
 	price := func(m *kassa.Millis) string {
 		if m == nil {
 			return "-"
@@ -108,7 +108,7 @@ func cacheKey(env kassa.Environment, q kassa.SearchQuery) string {
 
 // Search answers from the cache or asks the retailer once for all identical
 // concurrent misses.
-func (c *Catalog) Search(ctx context.Context, env kassa.Environment, q kassa.SearchQuery) (*kassa.SearchPage, error) {
+func (c *CachedCatalog) Search(ctx context.Context, env kassa.Environment, q SearchQuery) (*SearchPage, error) {
 	r, err := c.Retailer(env, q.Retailer)
 	if err != nil {
 		return nil, err
@@ -163,8 +163,8 @@ func (c *Catalog) Search(ctx context.Context, env kassa.Environment, q kassa.Sea
 }
 
 // CacheStats reports the cache's counters.
-func (c *Catalog) CacheStats() kassa.CacheStats {
+func (c *CachedCatalog) CacheStats() CacheStats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return kassa.CacheStats{Hits: c.hits, Misses: c.misses, Size: c.lru.Len(), MaxSize: c.size, Evictions: c.evicted, TTL: c.ttl}
+	return CacheStats{Hits: c.hits, Misses: c.misses, Size: c.lru.Len(), MaxSize: c.size, Evictions: c.evicted, TTL: c.ttl}
 }

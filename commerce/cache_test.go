@@ -13,13 +13,13 @@ import (
 
 // countingRetailer counts searches and can be made slow or failing.
 type countingRetailer struct {
-	kassa.Retailer
+	Retailer
 	calls atomic.Int64
 	delay time.Duration
 	fail  atomic.Bool
 }
 
-func (c *countingRetailer) Search(ctx context.Context, q kassa.SearchQuery) (*kassa.SearchPage, error) {
+func (c *countingRetailer) Search(ctx context.Context, q SearchQuery) (*SearchPage, error) {
 	c.calls.Add(1)
 	time.Sleep(c.delay)
 	if c.fail.Load() {
@@ -40,17 +40,17 @@ func (f *fakeClock) add(d time.Duration) {
 	f.mu.Unlock()
 }
 
-func newTestCatalog(t *testing.T, size int) (*Catalog, *countingRetailer, *fakeClock) {
+func newTestCatalog(t *testing.T, size int) (*CachedCatalog, *countingRetailer, *fakeClock) {
 	t.Helper()
-	r := &countingRetailer{Retailer: NewBuiltin(kassa.RetailerAmazon)}
+	r := &countingRetailer{Retailer: NewBuiltin(RetailerAmazon)}
 	clock := &fakeClock{now: time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC)}
-	c := NewCatalog(CatalogConfig{Retailers: map[kassa.Environment][]kassa.Retailer{kassa.Devnet: {r}},
+	c := NewCatalog(CatalogConfig{Retailers: map[kassa.Environment][]Retailer{kassa.Devnet: {r}},
 		CacheTTL: time.Minute, CacheSize: size, Now: clock.Now})
 	return c, r, clock
 }
 
-func q(s string) kassa.SearchQuery {
-	return kassa.SearchQuery{Query: s, Retailer: kassa.RetailerAmazon, Page: 1, Limit: 20}
+func q(s string) SearchQuery {
+	return SearchQuery{Query: s, Retailer: RetailerAmazon, Page: 1, Limit: 20}
 }
 
 func TestCacheHitMissExpiryEviction(t *testing.T) {
@@ -122,10 +122,10 @@ func TestCatalogRetailers(t *testing.T) {
 	if _, err := c.Retailer(kassa.Devnet, "ebay"); kassa.ErrorCode(err) != "invalid_retailer" {
 		t.Errorf("unknown: %v", err)
 	}
-	if _, err := c.Retailer(kassa.Devnet, kassa.RetailerShopify); kassa.ErrorCode(err) != "retailer_not_supported" {
+	if _, err := c.Retailer(kassa.Devnet, RetailerShopify); kassa.ErrorCode(err) != "retailer_not_supported" {
 		t.Errorf("unserved: %v", err)
 	}
-	if _, err := c.Retailer(kassa.Mainnet, kassa.RetailerAmazon); kassa.ErrorCode(err) != "retailer_not_supported" {
+	if _, err := c.Retailer(kassa.Mainnet, RetailerAmazon); kassa.ErrorCode(err) != "retailer_not_supported" {
 		t.Errorf("mainnet: %v", err)
 	}
 }

@@ -11,7 +11,7 @@ import (
 
 // Order returns one of the caller's orders in the caller's environment; orders of
 // the other environment are not found, as events are.
-func (s *Service) Order(ctx context.Context, p kassa.Principal, id string) (*kassa.Order, error) {
+func (s *Shop) Order(ctx context.Context, p kassa.Principal, id string) (*Order, error) {
 	o, err := s.Store.Order(ctx, p.MerchantID, id)
 	if err != nil {
 		return nil, err
@@ -23,18 +23,18 @@ func (s *Service) Order(ctx context.Context, p kassa.Principal, id string) (*kas
 }
 
 // Orders lists the caller's orders.
-func (s *Service) Orders(ctx context.Context, f kassa.OrderFilter) ([]*kassa.Order, bool, error) {
+func (s *Shop) Orders(ctx context.Context, f OrderFilter) ([]*Order, bool, error) {
 	return s.Store.Orders(ctx, f)
 }
 
 // change applies fn to the caller's order under the store's lock, after bringing
 // the order in line with its invoice (an expiry the sweeper has not seen yet).
-func (s *Service) change(ctx context.Context, p kassa.Principal, id string,
-	fn func(o *kassa.Order, inv *kassa.Invoice, now time.Time) (kassa.InvoiceAction, error)) (*kassa.Order, error) {
+func (s *Shop) change(ctx context.Context, p kassa.Principal, id string,
+	fn func(o *Order, inv *kassa.Invoice, now time.Time) (InvoiceAction, error)) (*Order, error) {
 	if _, err := s.Order(ctx, p, id); err != nil {
 		return nil, err
 	}
-	return s.Store.ChangeOrder(ctx, p.MerchantID, id, func(o *kassa.Order, inv *kassa.Invoice, now time.Time) (kassa.InvoiceAction, error) {
+	return s.Store.ChangeOrder(ctx, p.MerchantID, id, func(o *Order, inv *kassa.Invoice, now time.Time) (InvoiceAction, error) {
 		o.FollowInvoice(inv, "", now)
 		return fn(o, inv, now)
 	})
@@ -43,26 +43,26 @@ func (s *Service) change(ctx context.Context, p kassa.Principal, id string,
 // Cancel cancels an order before the retailer has it. An unpaid invoice is
 // canceled with it; a paid order records a refund of its total less the commerce
 // fee. An invoice with money pending or partly paid cannot be cancelled yet.
-func (s *Service) Cancel(ctx context.Context, p kassa.Principal, id string, r kassa.CancelRequest) (*kassa.Order, error) {
+func (s *Shop) Cancel(ctx context.Context, p kassa.Principal, id string, r CancelRequest) (*Order, error) {
 	if r.RefundAddress != nil {
 		if err := kassa.CheckEVMAddress("refundDestinationWalletAddressBsc", *r.RefundAddress); err != nil {
 			return nil, err
 		}
 	}
-	return s.change(ctx, p, id, func(o *kassa.Order, inv *kassa.Invoice, now time.Time) (kassa.InvoiceAction, error) {
-		if !kassa.CanCancel(o.Status) {
-			return kassa.InvoiceKeep, kassa.Errorf(kassa.KindConflict, "order_not_cancelable",
+	return s.change(ctx, p, id, func(o *Order, inv *kassa.Invoice, now time.Time) (InvoiceAction, error) {
+		if !CanCancel(o.Status) {
+			return InvoiceKeep, kassa.Errorf(kassa.KindConflict, "order_not_cancelable",
 				"An order in %s cannot be cancelled: the retailer already has it or it is over.", o.Status)
 		}
 		if r.RefundAddress != nil {
 			o.RefundAddress = *r.RefundAddress
 		}
-		action := kassa.InvoiceKeep
+		action := InvoiceKeep
 		switch {
 		case inv.PaymentUnderway():
 			return action, errPaymentInProgress()
 		case inv.Status == kassa.StatusUnpaid:
-			action = kassa.InvoiceCancel
+			action = InvoiceCancel
 		case o.Paid() && o.RefundAddress == "" && o.WalletAddress == "":
 			return action, kassa.Invalidf("refundDestinationWalletAddressBsc", "missing_param",
 				"A paid order needs a refund destination: send refundDestinationWalletAddressBsc.")
@@ -71,10 +71,10 @@ func (s *Service) Cancel(ctx context.Context, p kassa.Principal, id string, r ka
 		if r.Reason != "" {
 			msg = "Order cancelled: " + r.Reason
 		}
-		if action == kassa.InvoiceCancel {
-			o.Payment.Status = kassa.OrderPaymentCanceled
+		if action == InvoiceCancel {
+			o.Payment.Status = OrderPaymentCanceled
 		}
-		return action, o.Advance(kassa.Step{To: kassa.OrderCancelled, Message: msg}, now)
+		return action, o.Advance(Step{To: OrderCancelled, Message: msg}, now)
 	})
 }
 
@@ -88,17 +88,17 @@ func errPaymentInProgress() error {
 // event. The payment stage must already have happened through the order's
 // invoice (the HTTP layer pays it with a devnet payment first), so invoice and
 // order agree.
-func (s *Service) Simulate(ctx context.Context, p kassa.Principal, id string, r kassa.SimulateRequest) (*kassa.Order, error) {
+func (s *Shop) Simulate(ctx context.Context, p kassa.Principal, id string, r SimulateRequest) (*Order, error) {
 	if p.Environment != kassa.Devnet {
 		return nil, kassa.Errorf(kassa.KindPermission, "devnet_only", "Order simulation is available on devnet only.")
 	}
-	var path []kassa.OrderStatus
-	o, err := s.change(ctx, p, id, func(o *kassa.Order, inv *kassa.Invoice, now time.Time) (kassa.InvoiceAction, error) {
+	var path []OrderStatus
+	o, err := s.change(ctx, p, id, func(o *Order, inv *kassa.Invoice, now time.Time) (InvoiceAction, error) {
 		if o.Environment != kassa.Devnet {
-			return kassa.InvoiceKeep, kassa.Errorf(kassa.KindPermission, "devnet_only", "Only devnet orders can be simulated.")
+			return InvoiceKeep, kassa.Errorf(kassa.KindPermission, "devnet_only", "Only devnet orders can be simulated.")
 		}
 		var err error
-		path, err = kassa.TransitionPath(o, r.TransitionTo)
+		path, err = TransitionPath(o, r.TransitionTo)
 		if err != nil && o.Status == r.TransitionTo && reachedByItself(o.Status) {
 			// Devnet pays and settles by itself: the order is already where it was
 			// asked to go (by the payment made for this simulation, or the
@@ -106,19 +106,19 @@ func (s *Service) Simulate(ctx context.Context, p kassa.Principal, id string, r 
 			if r.Paid {
 				applyWallet(o, r)
 			}
-			return kassa.InvoiceKeep, nil
+			return InvoiceKeep, nil
 		}
 		if err != nil {
-			return kassa.InvoiceKeep, err
+			return InvoiceKeep, err
 		}
-		if r.Paid && o.Status == kassa.OrderPaymentConfirmed {
+		if r.Paid && o.Status == OrderPaymentConfirmed {
 			applyWallet(o, r)
 		}
 		return s.simulateStep(o, inv, path[0], r, now)
 	})
 	for i := 1; err == nil && i < len(path); i++ {
 		to := path[i]
-		o, err = s.Store.ChangeOrder(ctx, p.MerchantID, id, func(o *kassa.Order, inv *kassa.Invoice, now time.Time) (kassa.InvoiceAction, error) {
+		o, err = s.Store.ChangeOrder(ctx, p.MerchantID, id, func(o *Order, inv *kassa.Invoice, now time.Time) (InvoiceAction, error) {
 			return s.simulateStep(o, inv, to, r, now)
 		})
 	}
@@ -127,51 +127,51 @@ func (s *Service) Simulate(ctx context.Context, p kassa.Principal, id string, r 
 
 // reachedByItself reports whether a devnet order gets to status s without the
 // simulate endpoint: paying the invoice confirms it, the settlement worker settles it.
-func reachedByItself(s kassa.OrderStatus) bool {
-	return s == kassa.OrderPaymentConfirmed || s == kassa.OrderPaymentSettled
+func reachedByItself(s OrderStatus) bool {
+	return s == OrderPaymentConfirmed || s == OrderPaymentSettled
 }
 
 // simulateStep applies one simulated stage to a locked order.
-func (s *Service) simulateStep(o *kassa.Order, inv *kassa.Invoice, to kassa.OrderStatus, r kassa.SimulateRequest,
-	now time.Time) (kassa.InvoiceAction, error) {
-	action := kassa.InvoiceKeep
-	st := kassa.Step{To: to, Message: "Simulated: " + string(to) + "."}
+func (s *Shop) simulateStep(o *Order, inv *kassa.Invoice, to OrderStatus, r SimulateRequest,
+	now time.Time) (InvoiceAction, error) {
+	action := InvoiceKeep
+	st := Step{To: to, Message: "Simulated: " + string(to) + "."}
 	switch to {
-	case kassa.OrderPaymentConfirmed:
+	case OrderPaymentConfirmed:
 		if inv.Status != kassa.StatusPaid {
 			return action, kassa.Errorf(kassa.KindConflict, "invalid_transition",
 				"The order's invoice is %s; it cannot be paid now.", inv.Status)
 		}
-	case kassa.OrderPlaced:
+	case OrderPlaced:
 		o.RetailerOrderID = "devnet-" + o.ID[:8]
-	case kassa.OrderShipped:
-		st.Shipments = []kassa.Shipment{devnetShipment(o, r.Tracking, now)}
-	case kassa.OrderDeliveryConfirmed:
+	case OrderShipped:
+		st.Shipments = []Shipment{devnetShipment(o, r.Tracking, now)}
+	case OrderDeliveryConfirmed:
 		if len(o.Shipments) == 0 {
-			st.Shipments = []kassa.Shipment{devnetShipment(o, r.Tracking, now)}
+			st.Shipments = []Shipment{devnetShipment(o, r.Tracking, now)}
 		}
-	case kassa.OrderCancelled, kassa.OrderFailed:
+	case OrderCancelled, OrderFailed:
 		// An order that ends before it is paid takes its invoice with it, so no
 		// payment can arrive for an order that is over; money part way blocks it,
 		// as it blocks a cancel.
 		switch {
-		case o.Status != kassa.OrderPendingPayment:
+		case o.Status != OrderPendingPayment:
 		case inv.PaymentUnderway():
 			return action, errPaymentInProgress()
 		case inv.Status == kassa.StatusUnpaid:
-			action, o.Payment.Status = kassa.InvoiceCancel, kassa.OrderPaymentCanceled
+			action, o.Payment.Status = InvoiceCancel, OrderPaymentCanceled
 		}
-	case kassa.OrderRefunded:
+	case OrderRefunded:
 		st.TxHash = randomHash()
 	}
-	if to == kassa.OrderPaymentConfirmed {
+	if to == OrderPaymentConfirmed {
 		applyWallet(o, r)
 	}
 	return action, o.Advance(st, now)
 }
 
 // applyWallet records the payor wallet a payment simulation names.
-func applyWallet(o *kassa.Order, r kassa.SimulateRequest) {
+func applyWallet(o *Order, r SimulateRequest) {
 	if r.WalletAddress != nil {
 		o.WalletAddress = *r.WalletAddress
 	}
@@ -182,8 +182,8 @@ func applyWallet(o *kassa.Order, r kassa.SimulateRequest) {
 
 // devnetShipment is the shipment a simulated order ships in, from the request's
 // tracking fields or devnet defaults.
-func devnetShipment(o *kassa.Order, t *kassa.Tracking, now time.Time) kassa.Shipment {
-	var tr kassa.Tracking
+func devnetShipment(o *Order, t *Tracking, now time.Time) Shipment {
+	var tr Tracking
 	if t != nil {
 		tr = *t
 	}
@@ -199,7 +199,7 @@ func devnetShipment(o *kassa.Order, t *kassa.Tracking, now time.Time) kassa.Ship
 	if tr.RetailerTrackingNumber == "" {
 		tr.RetailerTrackingNumber = o.RetailerOrderID
 	}
-	return kassa.Shipment{ShipmentID: "shp_" + o.ID[:8], Carrier: tr.Carrier, TrackingNumber: tr.TrackingNumber,
+	return Shipment{ShipmentID: "shp_" + o.ID[:8], Carrier: tr.Carrier, TrackingNumber: tr.TrackingNumber,
 		CarrierTrackingURL: tr.CarrierTrackingURL, DeliveryStatus: "in_transit",
 		RetailerTrackingNumber: tr.RetailerTrackingNumber, RetailerTrackingURL: tr.RetailerTrackingURL, ObtainedAt: now}
 }

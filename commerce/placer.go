@@ -20,7 +20,7 @@ const placementDeadline = 24 * time.Hour
 // PlaceOrders places settled mainnet orders with their retailers: placed on
 // success; failed (which records the refund) when the retailer refuses the order
 // or stays unavailable past the deadline. It returns how many orders it handled.
-func (s *Service) PlaceOrders(ctx context.Context, log *slog.Logger) (int, error) {
+func (s *Shop) PlaceOrders(ctx context.Context, log *slog.Logger) (int, error) {
 	orders, err := s.Store.OrdersToPlace(ctx, 20, placementLease)
 	if err != nil {
 		return 0, err
@@ -31,12 +31,12 @@ func (s *Service) PlaceOrders(ctx context.Context, log *slog.Logger) (int, error
 	return len(orders), nil
 }
 
-func (s *Service) place(ctx context.Context, log *slog.Logger, o *kassa.Order) {
-	step := kassa.Step{To: kassa.OrderPlaced}
+func (s *Shop) place(ctx context.Context, log *slog.Logger, o *Order) {
+	step := Step{To: OrderPlaced}
 	retailer, err := s.Catalog.Retailer(o.Environment, o.Retailer)
-	var placement *kassa.Placement
+	var placement *Placement
 	if err == nil {
-		placement, err = retailer.PlaceOrder(ctx, kassa.RetailerOrder{OrderID: o.ID, Items: o.Items,
+		placement, err = retailer.PlaceOrder(ctx, RetailerOrder{OrderID: o.ID, Items: o.Items,
 			Address: o.Address, Shipping: o.Shipping})
 	}
 	if err != nil {
@@ -45,17 +45,17 @@ func (s *Service) place(ctx context.Context, log *slog.Logger, o *kassa.Order) {
 				slog.String("order_id", o.ID), slog.String("error", err.Error()))
 			return // the lease runs out and the order is tried again
 		}
-		step = kassa.Step{To: kassa.OrderFailed, Substatus: kassa.SubPlacementFailed,
+		step = Step{To: OrderFailed, Substatus: SubPlacementFailed,
 			Message: "The retailer could not take the order: " + kassa.AsError(err).Message}
 	}
-	_, err = s.Store.ChangeOrder(ctx, o.MerchantID, o.ID, func(cur *kassa.Order, _ *kassa.Invoice, now time.Time) (kassa.InvoiceAction, error) {
-		if cur.Status != kassa.OrderPaymentSettled {
-			return kassa.InvoiceKeep, nil // moved on meanwhile (cancelled)
+	_, err = s.Store.ChangeOrder(ctx, o.MerchantID, o.ID, func(cur *Order, _ *kassa.Invoice, now time.Time) (InvoiceAction, error) {
+		if cur.Status != OrderPaymentSettled {
+			return InvoiceKeep, nil // moved on meanwhile (cancelled)
 		}
 		if placement != nil {
 			cur.RetailerOrderID = placement.RetailerOrderID
 		}
-		return kassa.InvoiceKeep, cur.Advance(step, now)
+		return InvoiceKeep, cur.Advance(step, now)
 	})
 	if err != nil {
 		log.LogAttrs(ctx, slog.LevelError, "recording order placement failed",
@@ -64,7 +64,7 @@ func (s *Service) place(ctx context.Context, log *slog.Logger, o *kassa.Order) {
 }
 
 // RunPlacer places orders every interval until ctx ends.
-func (s *Service) RunPlacer(ctx context.Context, interval time.Duration, log *slog.Logger) {
+func (s *Shop) RunPlacer(ctx context.Context, interval time.Duration, log *slog.Logger) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {

@@ -5,15 +5,13 @@ import (
 	"sort"
 	"strings"
 	"unicode"
-
-	"kassa"
 )
 
 // searchIndex finds products whose titles hold every query word. Words are
 // lower-cased and a trailing plural "s" is folded ("bottles" finds "Bottle");
 // the last query word also matches as a prefix ("blue jea" finds "Blue Jeans").
 type searchIndex struct {
-	products []kassa.Product
+	products []Product
 	postings map[string][]int32 // word → product indices, ascending
 	vocab    []string           // every indexed word, sorted, for prefix lookups
 	quality  []float64          // rating × log(reviews), the tie-breaker
@@ -38,7 +36,7 @@ func fold(w string) string {
 	return w
 }
 
-func newSearchIndex(products []kassa.Product) *searchIndex {
+func newSearchIndex(products []Product) *searchIndex {
 	ix := &searchIndex{products: products, postings: map[string][]int32{}, words: map[int32][]string{},
 		quality: make([]float64, len(products))}
 	for i, p := range products {
@@ -120,9 +118,9 @@ func inSequence(title, words []string) bool {
 // search returns one page of products matching every word of q within its price
 // range, ranked: the exact phrase in the title first, then titles whose words
 // match earliest, then rating × log(reviews), then id.
-func (ix *searchIndex) search(q kassa.SearchQuery) *kassa.SearchPage {
+func (ix *searchIndex) search(q SearchQuery) *SearchPage {
 	words := tokenize(q.Query)
-	page := &kassa.SearchPage{Products: []kassa.Product{}}
+	page := &SearchPage{Products: []Product{}}
 	if len(words) == 0 {
 		return page
 	}

@@ -39,7 +39,7 @@ type Upstream struct {
 
 // UpstreamConfig configures an Upstream.
 type UpstreamConfig struct {
-	Name    string // one of kassa.Retailers
+	Name    string // one of Retailers
 	BaseURL string
 	APIKey  string
 	Timeout time.Duration // per request; 0: 10 s
@@ -148,13 +148,13 @@ type wireProduct struct {
 	URL         string `json:"url"`
 }
 
-func (u *Upstream) product(w wireProduct) (kassa.Product, error) {
+func (u *Upstream) product(w wireProduct) (Product, error) {
 	price, err := parseAmount(w.Price)
 	if err != nil || w.ID == "" {
-		return kassa.Product{}, unavailable("The retailer's answer was malformed.")
+		return Product{}, unavailable("The retailer's answer was malformed.")
 	}
 	rating, _ := parseAmount(w.Rating)
-	return kassa.Product{ID: w.ID, Title: w.Title, Price: price, Image: w.Image, Rating: kassa.Rating(rating / 100),
+	return Product{ID: w.ID, Title: w.Title, Price: price, Image: w.Image, Rating: Rating(rating / 100),
 		ReviewCount: w.ReviewCount, Fresh: w.Fresh, Retailer: u.name, URL: w.URL}, nil
 }
 
@@ -168,7 +168,7 @@ func parseAmount(s string) (kassa.Millis, error) {
 }
 
 // Search asks the retailer for one page of matches.
-func (u *Upstream) Search(ctx context.Context, q kassa.SearchQuery) (*kassa.SearchPage, error) {
+func (u *Upstream) Search(ctx context.Context, q SearchQuery) (*SearchPage, error) {
 	v := url.Values{"q": {q.Query}, "page": {strconv.Itoa(q.Page)}, "limit": {strconv.Itoa(q.Limit)}}
 	if q.MinPrice != nil {
 		v.Set("min_price", q.MinPrice.Number())
@@ -183,7 +183,7 @@ func (u *Upstream) Search(ctx context.Context, q kassa.SearchQuery) (*kassa.Sear
 	if err := u.call(ctx, http.MethodGet, "/v1/search?"+v.Encode(), nil, "", &out); err != nil {
 		return nil, err
 	}
-	page := &kassa.SearchPage{Products: make([]kassa.Product, 0, len(out.Products)), TotalResults: out.Total}
+	page := &SearchPage{Products: make([]Product, 0, len(out.Products)), TotalResults: out.Total}
 	for _, w := range out.Products {
 		p, err := u.product(w)
 		if err != nil {
@@ -195,7 +195,7 @@ func (u *Upstream) Search(ctx context.Context, q kassa.SearchQuery) (*kassa.Sear
 }
 
 // Product looks one product up.
-func (u *Upstream) Product(ctx context.Context, id string) (*kassa.Product, error) {
+func (u *Upstream) Product(ctx context.Context, id string) (*Product, error) {
 	var w wireProduct
 	if err := u.call(ctx, http.MethodGet, "/v1/products/"+url.PathEscape(id), nil, "", &w); err != nil {
 		return nil, err
@@ -225,7 +225,7 @@ func (u *Upstream) PriceCheck(ctx context.Context, ids []string) (map[string]kas
 
 // PlaceOrder orders the items; the order id is the Idempotency-Key, so a retry
 // returns the first placement.
-func (u *Upstream) PlaceOrder(ctx context.Context, o kassa.RetailerOrder) (*kassa.Placement, error) {
+func (u *Upstream) PlaceOrder(ctx context.Context, o RetailerOrder) (*Placement, error) {
 	items := make([]map[string]any, len(o.Items))
 	for i, it := range o.Items {
 		items[i] = map[string]any{"product_id": it.ProductID, "quantity": it.Quantity, "price": it.UnitPrice.Number()}
@@ -243,7 +243,7 @@ func (u *Upstream) PlaceOrder(ctx context.Context, o kassa.RetailerOrder) (*kass
 	if out.ID == "" {
 		return nil, unavailable("The retailer's answer was malformed.")
 	}
-	return &kassa.Placement{RetailerOrderID: out.ID}, nil
+	return &Placement{RetailerOrderID: out.ID}, nil
 }
 
 // CancelOrder cancels a placed order.
@@ -252,7 +252,7 @@ func (u *Upstream) CancelOrder(ctx context.Context, id string) error {
 }
 
 // Tracking returns the shipments of a placed order.
-func (u *Upstream) Tracking(ctx context.Context, id string) ([]kassa.Shipment, error) {
+func (u *Upstream) Tracking(ctx context.Context, id string) ([]Shipment, error) {
 	var out struct {
 		Shipments []struct {
 			ID             string `json:"id"`
@@ -265,10 +265,10 @@ func (u *Upstream) Tracking(ctx context.Context, id string) ([]kassa.Shipment, e
 	if err := u.call(ctx, http.MethodGet, "/v1/orders/"+url.PathEscape(id)+"/tracking", nil, "", &out); err != nil {
 		return nil, err
 	}
-	var ships []kassa.Shipment
+	var ships []Shipment
 	now := time.Now().UTC()
 	for _, s := range out.Shipments {
-		ships = append(ships, kassa.Shipment{ShipmentID: s.ID, Carrier: s.Carrier, TrackingNumber: s.TrackingNumber,
+		ships = append(ships, Shipment{ShipmentID: s.ID, Carrier: s.Carrier, TrackingNumber: s.TrackingNumber,
 			CarrierTrackingURL: s.TrackingURL, DeliveryStatus: s.Status, RetailerTrackingNumber: id, ObtainedAt: now})
 	}
 	return ships, nil

@@ -89,19 +89,19 @@ func (f *fakeRetailer) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 func newTestUpstream(f *fakeRetailer, key string) *Upstream {
-	return NewUpstream(UpstreamConfig{Name: kassa.RetailerAmazon, BaseURL: f.srv.URL, APIKey: key, Timeout: 100 * time.Millisecond})
+	return NewUpstream(UpstreamConfig{Name: RetailerAmazon, BaseURL: f.srv.URL, APIKey: key, Timeout: 100 * time.Millisecond})
 }
 
 func TestUpstreamSuccess(t *testing.T) {
 	f := newFakeRetailer(t)
 	u := newTestUpstream(f, f.key)
 	ctx := context.Background()
-	page, err := u.Search(ctx, kassa.SearchQuery{Query: "shoes", Page: 1, Limit: 20})
+	page, err := u.Search(ctx, SearchQuery{Query: "shoes", Page: 1, Limit: 20})
 	if err != nil || page.TotalResults != 41 || len(page.Products) != 1 {
 		t.Fatalf("search: %+v %v", page, err)
 	}
 	p := page.Products[0]
-	if p.Price != 89_990 || p.Rating != 46 || p.Retailer != kassa.RetailerAmazon || p.ReviewCount != 1200 {
+	if p.Price != 89_990 || p.Rating != 46 || p.Retailer != RetailerAmazon || p.ReviewCount != 1200 {
 		t.Fatalf("product %+v", p)
 	}
 	if _, err := u.Product(ctx, "A1"); err != nil {
@@ -114,7 +114,7 @@ func TestUpstreamSuccess(t *testing.T) {
 	if err != nil || prices["A1"] != 89_990 || len(prices) != 1 {
 		t.Fatalf("prices %v %v", prices, err)
 	}
-	order := kassa.RetailerOrder{OrderID: "0193a1b2-0000-7000-8000-000000000001"}
+	order := RetailerOrder{OrderID: "0193a1b2-0000-7000-8000-000000000001"}
 	a, err := u.PlaceOrder(ctx, order)
 	b, err2 := u.PlaceOrder(ctx, order)
 	if err != nil || err2 != nil || a.RetailerOrderID != b.RetailerOrderID {
@@ -151,7 +151,7 @@ func TestUpstreamFaults(t *testing.T) {
 			if tt.key != "" {
 				key = tt.key
 			}
-			_, err := newTestUpstream(f, key).Search(context.Background(), kassa.SearchQuery{Query: "x", Page: 1, Limit: 5})
+			_, err := newTestUpstream(f, key).Search(context.Background(), SearchQuery{Query: "x", Page: 1, Limit: 5})
 			if kassa.ErrorCode(err) != tt.code {
 				t.Fatalf("code %q, want %q (%v)", kassa.ErrorCode(err), tt.code, err)
 			}
@@ -174,7 +174,7 @@ func TestUpstreamFaults(t *testing.T) {
 	t.Run("placement is not retried on 503", func(t *testing.T) {
 		f := newFakeRetailer(t)
 		f.setFault("503", -1)
-		_, err := newTestUpstream(f, f.key).PlaceOrder(context.Background(), kassa.RetailerOrder{OrderID: "0193a1b2-0000-7000-8000-000000000002"})
+		_, err := newTestUpstream(f, f.key).PlaceOrder(context.Background(), RetailerOrder{OrderID: "0193a1b2-0000-7000-8000-000000000002"})
 		if kassa.ErrorKindOf(err) != kassa.KindUnavailable || f.calls.Load() != 1 {
 			t.Fatalf("%v after %d calls", err, f.calls.Load())
 		}

@@ -10,13 +10,14 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/commerce"
 )
 
 // Compile-time check that DB keeps commerce data.
-var _ kassa.OrderStore = (*DB)(nil)
+var _ commerce.OrderStore = (*DB)(nil)
 
 // SaveEstimate stores a checkout estimate.
-func (db *DB) SaveEstimate(ctx context.Context, e *kassa.Estimate) error {
+func (db *DB) SaveEstimate(ctx context.Context, e *commerce.Estimate) error {
 	data, err := json.Marshal(e)
 	if err != nil {
 		return fmt.Errorf("store: estimate: %w", err)
@@ -33,8 +34,8 @@ func (db *DB) SaveEstimate(ctx context.Context, e *kassa.Estimate) error {
 }
 
 // Estimate returns one of the merchant's estimates in env.
-func (db *DB) Estimate(ctx context.Context, merchantID int64, env kassa.Environment, id string) (*kassa.Estimate, error) {
-	var e kassa.Estimate
+func (db *DB) Estimate(ctx context.Context, merchantID int64, env kassa.Environment, id string) (*commerce.Estimate, error) {
+	var e commerce.Estimate
 	if err := db.document(ctx, db.r, "checkout_estimates", merchantID, env, id, "estimate", &e); err != nil {
 		return nil, err
 	}
@@ -42,7 +43,7 @@ func (db *DB) Estimate(ctx context.Context, merchantID int64, env kassa.Environm
 }
 
 // SaveShippingAddress stores a standardised checkout address.
-func (db *DB) SaveShippingAddress(ctx context.Context, a *kassa.ShippingAddress) error {
+func (db *DB) SaveShippingAddress(ctx context.Context, a *commerce.ShippingAddress) error {
 	data, err := json.Marshal(a)
 	if err != nil {
 		return fmt.Errorf("store: address: %w", err)
@@ -59,8 +60,8 @@ func (db *DB) SaveShippingAddress(ctx context.Context, a *kassa.ShippingAddress)
 }
 
 // ShippingAddress returns one of the merchant's checkout addresses in env.
-func (db *DB) ShippingAddress(ctx context.Context, merchantID int64, env kassa.Environment, id string) (*kassa.ShippingAddress, error) {
-	var a kassa.ShippingAddress
+func (db *DB) ShippingAddress(ctx context.Context, merchantID int64, env kassa.Environment, id string) (*commerce.ShippingAddress, error) {
+	var a commerce.ShippingAddress
 	if err := db.document(ctx, db.r, "checkout_addresses", merchantID, env, id, "address", &a); err != nil {
 		return nil, err
 	}
@@ -92,7 +93,7 @@ func (db *DB) document(ctx context.Context, q queryer, table string, merchantID 
 // CreateOrder stores the order's invoice and then the order, with invoice.created
 // and commerce.order.created, in one transaction. Behind the idempotency layer the
 // response is saved in the same transaction.
-func (db *DB) CreateOrder(ctx context.Context, p kassa.Principal, c kassa.OrderCreate) (*kassa.Invoice, string, error) {
+func (db *DB) CreateOrder(ctx context.Context, p kassa.Principal, c commerce.OrderCreate) (*kassa.Invoice, string, error) {
 	if err := c.Invoice.Validate(); err != nil {
 		return nil, "", err
 	}
@@ -123,7 +124,7 @@ func (db *DB) CreateOrder(ctx context.Context, p kassa.Principal, c kassa.OrderC
 			return nil, fmt.Errorf("store: create order: %w", err)
 		}
 		err = writeEvents(ctx, tx, o.MerchantID, o.Environment, o, inv.CreatedAt, kassa.EventOrderCreated)
-		return kassa.CreatedOrder{Order: o, Invoice: inv, SessionToken: token}, err
+		return commerce.CreatedOrder{Order: o, Invoice: inv, SessionToken: token}, err
 	})
 	if err != nil {
 		return nil, "", err
@@ -139,11 +140,11 @@ func emptyNil(s string) any {
 }
 
 // Order returns one of the merchant's orders.
-func (db *DB) Order(ctx context.Context, merchantID int64, id string) (*kassa.Order, error) {
+func (db *DB) Order(ctx context.Context, merchantID int64, id string) (*commerce.Order, error) {
 	return db.order(ctx, db.r, merchantID, id, "")
 }
 
-func (db *DB) order(ctx context.Context, q queryer, merchantID int64, id, lock string) (*kassa.Order, error) {
+func (db *DB) order(ctx context.Context, q queryer, merchantID int64, id, lock string) (*commerce.Order, error) {
 	if !kassa.ValidUUID(id) {
 		return nil, kassa.NotFound("order")
 	}
@@ -154,12 +155,12 @@ func (db *DB) order(ctx context.Context, q queryer, merchantID int64, id, lock s
 	return o, err
 }
 
-func scanOrder(s scanner) (*kassa.Order, error) {
+func scanOrder(s scanner) (*commerce.Order, error) {
 	var data string
 	if err := s.Scan(&data); err != nil {
 		return nil, err
 	}
-	var o kassa.Order
+	var o commerce.Order
 	if err := json.Unmarshal([]byte(data), (*orderRecord)(&o)); err != nil {
 		return nil, fmt.Errorf("store: decode order: %w", err)
 	}
@@ -167,11 +168,11 @@ func scanOrder(s scanner) (*kassa.Order, error) {
 }
 
 // orderRecord is an order as the store keeps it: every field, encoded by
-// encoding/json's defaults rather than as the API snapshot kassa.Order renders.
-type orderRecord kassa.Order
+// encoding/json's defaults rather than as the API snapshot commerce.Order renders.
+type orderRecord commerce.Order
 
 // saveOrder writes a changed order and its commerce.order.updated event through tx.
-func saveOrder(ctx context.Context, tx queryer, o *kassa.Order, now time.Time) error {
+func saveOrder(ctx context.Context, tx queryer, o *commerce.Order, now time.Time) error {
 	data, err := json.Marshal((*orderRecord)(o))
 	if err != nil {
 		return fmt.Errorf("store: order: %w", err)
@@ -186,8 +187,8 @@ func saveOrder(ctx context.Context, tx queryer, o *kassa.Order, now time.Time) e
 
 // ChangeOrder locks the order and its invoice, applies change and writes the result
 // with its events in one transaction; an unchanged order writes nothing.
-func (db *DB) ChangeOrder(ctx context.Context, merchantID int64, id string, change kassa.OrderChange) (*kassa.Order, error) {
-	var o *kassa.Order
+func (db *DB) ChangeOrder(ctx context.Context, merchantID int64, id string, change commerce.OrderChange) (*commerce.Order, error) {
+	var o *commerce.Order
 	err := db.tx(ctx, func(tx txq) error {
 		// Lock the invoice before the order, as payments, expiry and invoice cancels
 		// do (they change the invoice, then follow it to the order): one lock order,
@@ -218,7 +219,7 @@ func (db *DB) ChangeOrder(ctx context.Context, merchantID int64, id string, chan
 		if err != nil {
 			return err
 		}
-		if action == kassa.InvoiceCancel {
+		if action == commerce.InvoiceCancel {
 			if err := cancelInvoiceTx(ctx, tx, inv, now); err != nil {
 				return err
 			}
@@ -235,8 +236,8 @@ func (db *DB) ChangeOrder(ctx context.Context, merchantID int64, id string, chan
 }
 
 // OrdersToPlace leases up to limit settled mainnet orders for placement.
-func (db *DB) OrdersToPlace(ctx context.Context, limit int, lease time.Duration) ([]*kassa.Order, error) {
-	var out []*kassa.Order
+func (db *DB) OrdersToPlace(ctx context.Context, limit int, lease time.Duration) ([]*commerce.Order, error) {
+	var out []*commerce.Order
 	lock := ""
 	if db.engine == EnginePostgres {
 		lock = " FOR UPDATE SKIP LOCKED"
@@ -246,7 +247,7 @@ func (db *DB) OrdersToPlace(ctx context.Context, limit int, lease time.Duration)
 		now := db.clock()
 		rows, err := tx.QueryContext(ctx, `SELECT data FROM orders WHERE environment = $1 AND status = $2
 			AND (lease_until IS NULL OR lease_until < $3) ORDER BY created_at LIMIT `+strconv.Itoa(limit)+lock,
-			string(kassa.Mainnet), string(kassa.OrderPaymentSettled), micros(now))
+			string(kassa.Mainnet), string(commerce.OrderPaymentSettled), micros(now))
 		if err != nil {
 			return fmt.Errorf("store: orders to place: %w", err)
 		}

@@ -8,23 +8,24 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/commerce"
 	"kassa/store"
 	"kassa/store/storetest"
 )
 
 // newOrder stores a pending devnet order of merchant m with its invoice.
-func (f *fixture) newOrder(t *testing.T, m *kassa.Merchant, customer string) (*kassa.Order, *kassa.Invoice) {
+func (f *fixture) newOrder(t *testing.T, m *kassa.Merchant, customer string) (*commerce.Order, *kassa.Invoice) {
 	t.Helper()
 	now := f.clock.Now()
-	o := &kassa.Order{ID: kassa.NewTimeUUID(now), MerchantID: m.ID, Environment: kassa.Devnet, Retailer: kassa.RetailerAmazon,
-		Buyer: kassa.Buyer{CustomerID: customer}, Status: kassa.OrderPendingPayment, Substatus: kassa.SubAwaitingPayment,
-		Items:    []kassa.LineItem{{ProductID: "B0X", Quantity: 1, UnitPrice: 10_000, Status: kassa.ItemPending}},
+	o := &commerce.Order{ID: kassa.NewTimeUUID(now), MerchantID: m.ID, Environment: kassa.Devnet, Retailer: commerce.RetailerAmazon,
+		Buyer: commerce.Buyer{CustomerID: customer}, Status: commerce.OrderPendingPayment, Substatus: commerce.SubAwaitingPayment,
+		Items:    []commerce.LineItem{{ProductID: "B0X", Quantity: 1, UnitPrice: 10_000, Status: commerce.ItemPending}},
 		Subtotal: 10_000, Tax: 830, CommerceFee: 500, Total: 17_320,
-		Shipping:     kassa.ShippingOption{ID: "standard", Price: 5_990},
-		Payment:      kassa.OrderPayment{Status: kassa.OrderPaymentUnpaid},
-		Cancellation: kassa.CancellationNone, Refund: kassa.Refund{Status: kassa.RefundNone},
-		Timeline: []kassa.TimelineEntry{{Status: kassa.OrderPendingPayment, Timestamp: now, Message: "created"}}}
-	inv, token, err := f.db.CreateOrder(f.ctx, principal(m), kassa.OrderCreate{Order: o, Invoice: kassa.InvoiceCreate{Amount: o.Total, CustomerID: &customer}})
+		Shipping:     commerce.ShippingOption{ID: "standard", Price: 5_990},
+		Payment:      commerce.OrderPayment{Status: commerce.OrderPaymentUnpaid},
+		Cancellation: commerce.CancellationNone, Refund: commerce.Refund{Status: commerce.RefundNone},
+		Timeline: []commerce.TimelineEntry{{Status: commerce.OrderPendingPayment, Timestamp: now, Message: "created"}}}
+	inv, token, err := f.db.CreateOrder(f.ctx, principal(m), commerce.OrderCreate{Order: o, Invoice: kassa.InvoiceCreate{Amount: o.Total, CustomerID: &customer}})
 	must(t, err)
 	if token == "" || inv.CommerceOrderID == nil || *inv.CommerceOrderID != o.ID || o.InvoiceID != inv.ID {
 		t.Fatalf("invoice %+v for order %s", inv, o.ID)
@@ -40,7 +41,7 @@ func (f *fixture) payOrder(t *testing.T, inv *kassa.Invoice, amount kassa.Millis
 	must(t, err)
 }
 
-func (f *fixture) order(t *testing.T, m *kassa.Merchant, id string) *kassa.Order {
+func (f *fixture) order(t *testing.T, m *kassa.Merchant, id string) *commerce.Order {
 	t.Helper()
 	o, err := f.db.Order(f.ctx, m.ID, id)
 	must(t, err)
@@ -52,15 +53,15 @@ func TestOrderCreateAndIsolation(t *testing.T) {
 		f := newFixture(t, cfg)
 		o, _ := f.newOrder(t, f.m, "cus_1")
 		got := f.order(t, f.m, o.ID)
-		if got.Status != kassa.OrderPendingPayment || got.Total != 17_320 || len(got.Timeline) != 1 || got.InvoiceID != o.InvoiceID {
+		if got.Status != commerce.OrderPendingPayment || got.Total != 17_320 || len(got.Timeline) != 1 || got.InvoiceID != o.InvoiceID {
 			t.Fatalf("stored %+v", got)
 		}
 		other := f.merchant(t, "other@example.com")
 		_, err := f.db.Order(f.ctx, other.ID, o.ID)
 		wantErr(t, err, kassa.KindNotFound, "resource_missing")
-		_, err = f.db.ChangeOrder(f.ctx, other.ID, o.ID, func(*kassa.Order, *kassa.Invoice, time.Time) (kassa.InvoiceAction, error) {
+		_, err = f.db.ChangeOrder(f.ctx, other.ID, o.ID, func(*commerce.Order, *kassa.Invoice, time.Time) (commerce.InvoiceAction, error) {
 			t.Fatal("change ran for another merchant")
-			return kassa.InvoiceKeep, nil
+			return commerce.InvoiceKeep, nil
 		})
 		wantErr(t, err, kassa.KindNotFound, "resource_missing")
 		evs, _, err := f.db.Events(f.ctx, kassa.EventFilter{MerchantID: f.m.ID, Environment: kassa.Devnet, Scope: kassa.ScopeCommerce, Limit: 10})
@@ -79,7 +80,7 @@ func TestOrderCreateIsAtomic(t *testing.T) {
 		dup := *o
 		dup.Timeline = nil
 		amount := kassa.Millis(1_000)
-		_, _, err := f.db.CreateOrder(f.ctx, principal(f.m), kassa.OrderCreate{Order: &dup, Invoice: kassa.InvoiceCreate{Amount: amount}})
+		_, _, err := f.db.CreateOrder(f.ctx, principal(f.m), commerce.OrderCreate{Order: &dup, Invoice: kassa.InvoiceCreate{Amount: amount}})
 		if err == nil {
 			t.Fatal("duplicate order stored")
 		}
@@ -98,12 +99,12 @@ func TestOrderFollowsItsInvoice(t *testing.T) {
 		// Paid: confirmed in the payment's transaction, with the payer's wallet.
 		o, inv := f.newOrder(t, f.m, "cus_1")
 		f.payOrder(t, inv, 5_000)
-		if got := f.order(t, f.m, o.ID); got.Status != kassa.OrderPendingPayment || got.Payment.Status != kassa.OrderPaymentUnderpaid {
+		if got := f.order(t, f.m, o.ID); got.Status != commerce.OrderPendingPayment || got.Payment.Status != commerce.OrderPaymentUnderpaid {
 			t.Fatalf("after part: %s/%s", got.Status, got.Payment.Status)
 		}
 		f.payOrder(t, inv, 12_320)
 		got := f.order(t, f.m, o.ID)
-		if got.Status != kassa.OrderPaymentConfirmed || !got.Paid() || got.WalletAddress == "" || got.Payment.TxHash == "" {
+		if got.Status != commerce.OrderPaymentConfirmed || !got.Paid() || got.WalletAddress == "" || got.Payment.TxHash == "" {
 			t.Fatalf("after payment: %+v", got)
 		}
 
@@ -114,11 +115,11 @@ func TestOrderFollowsItsInvoice(t *testing.T) {
 			t.Fatalf("%d settlement jobs", len(jobs))
 		}
 		must(t, f.db.FinishSettlement(f.ctx, jobs[0].ReceiptID, kassa.SettlementSettled, "0xs1", ""))
-		if got = f.order(t, f.m, o.ID); got.Status != kassa.OrderPaymentConfirmed {
+		if got = f.order(t, f.m, o.ID); got.Status != commerce.OrderPaymentConfirmed {
 			t.Fatalf("settled with a receipt left: %s", got.Status)
 		}
 		must(t, f.db.FinishSettlement(f.ctx, jobs[1].ReceiptID, kassa.SettlementSettled, "0xs2", ""))
-		if got = f.order(t, f.m, o.ID); got.Status != kassa.OrderPaymentSettled || got.Payment.SettlementTxHash != "0xs2" {
+		if got = f.order(t, f.m, o.ID); got.Status != commerce.OrderPaymentSettled || got.Payment.SettlementTxHash != "0xs2" {
 			t.Fatalf("after settlement: %s %+v", got.Status, got.Payment)
 		}
 
@@ -127,8 +128,8 @@ func TestOrderFollowsItsInvoice(t *testing.T) {
 		f.clock.Advance(13 * time.Hour)
 		_, err = f.db.ExpireInvoices(f.ctx, 100)
 		must(t, err)
-		if got = f.order(t, f.m, o2.ID); got.Status != kassa.OrderCancelled || got.Substatus != kassa.SubPaymentExpired ||
-			got.Payment.Status != kassa.OrderPaymentExpired {
+		if got = f.order(t, f.m, o2.ID); got.Status != commerce.OrderCancelled || got.Substatus != commerce.SubPaymentExpired ||
+			got.Payment.Status != commerce.OrderPaymentExpired {
 			t.Fatalf("after expiry: %s %s %s", got.Status, got.Substatus, got.Payment.Status)
 		}
 
@@ -136,7 +137,7 @@ func TestOrderFollowsItsInvoice(t *testing.T) {
 		o3, inv3 := f.newOrder(t, f.m, "cus_3")
 		_, err = f.db.CancelInvoice(f.ctx, principal(f.m), inv3.ID)
 		must(t, err)
-		if got = f.order(t, f.m, o3.ID); got.Status != kassa.OrderCancelled || got.Substatus != kassa.SubPaymentCanceled {
+		if got = f.order(t, f.m, o3.ID); got.Status != commerce.OrderCancelled || got.Substatus != commerce.SubPaymentCanceled {
 			t.Fatalf("after invoice cancel: %s %s", got.Status, got.Substatus)
 		}
 	})
@@ -154,8 +155,8 @@ func TestChangeOrder(t *testing.T) {
 			return len(evs)
 		}
 		// No change: nothing written.
-		_, err := f.db.ChangeOrder(f.ctx, f.m.ID, o.ID, func(*kassa.Order, *kassa.Invoice, time.Time) (kassa.InvoiceAction, error) {
-			return kassa.InvoiceKeep, nil
+		_, err := f.db.ChangeOrder(f.ctx, f.m.ID, o.ID, func(*commerce.Order, *kassa.Invoice, time.Time) (commerce.InvoiceAction, error) {
+			return commerce.InvoiceKeep, nil
 		})
 		must(t, err)
 		if count() != 1 {
@@ -163,9 +164,9 @@ func TestChangeOrder(t *testing.T) {
 		}
 		// A failing change rolls everything back, the invoice cancel included.
 		boom := errors.New("boom")
-		_, err = f.db.ChangeOrder(f.ctx, f.m.ID, o.ID, func(o *kassa.Order, _ *kassa.Invoice, now time.Time) (kassa.InvoiceAction, error) {
-			_ = o.Advance(kassa.Step{To: kassa.OrderCancelled}, now)
-			return kassa.InvoiceCancel, boom
+		_, err = f.db.ChangeOrder(f.ctx, f.m.ID, o.ID, func(o *commerce.Order, _ *kassa.Invoice, now time.Time) (commerce.InvoiceAction, error) {
+			_ = o.Advance(commerce.Step{To: commerce.OrderCancelled}, now)
+			return commerce.InvoiceCancel, boom
 		})
 		if !errors.Is(err, boom) {
 			t.Fatalf("err %v", err)
@@ -174,11 +175,11 @@ func TestChangeOrder(t *testing.T) {
 			t.Fatalf("failed change left invoice %s and %d events", got.Status, count())
 		}
 		// Cancel with the invoice: both in one transaction, with their events.
-		got, err := f.db.ChangeOrder(f.ctx, f.m.ID, o.ID, func(o *kassa.Order, _ *kassa.Invoice, now time.Time) (kassa.InvoiceAction, error) {
-			return kassa.InvoiceCancel, o.Advance(kassa.Step{To: kassa.OrderCancelled}, now)
+		got, err := f.db.ChangeOrder(f.ctx, f.m.ID, o.ID, func(o *commerce.Order, _ *kassa.Invoice, now time.Time) (commerce.InvoiceAction, error) {
+			return commerce.InvoiceCancel, o.Advance(commerce.Step{To: commerce.OrderCancelled}, now)
 		})
 		must(t, err)
-		if inv2, _ := f.db.Invoice(f.ctx, f.m.ID, inv.ID); got.Status != kassa.OrderCancelled || inv2.Status != kassa.StatusCanceled || count() != 2 {
+		if inv2, _ := f.db.Invoice(f.ctx, f.m.ID, inv.ID); got.Status != commerce.OrderCancelled || inv2.Status != kassa.StatusCanceled || count() != 2 {
 			t.Fatalf("cancel: order %s invoice %s events %d", got.Status, inv2.Status, count())
 		}
 	})
@@ -197,7 +198,7 @@ func TestOrdersList(t *testing.T) {
 			ids = append([]string{o.ID}, ids...) // newest first
 			f.clock.Advance(time.Second)
 		}
-		list := func(fl kassa.OrderFilter) ([]string, bool) {
+		list := func(fl commerce.OrderFilter) ([]string, bool) {
 			t.Helper()
 			fl.MerchantID, fl.Environment = f.m.ID, kassa.Devnet
 			os, more, err := f.db.Orders(f.ctx, fl)
@@ -208,26 +209,26 @@ func TestOrdersList(t *testing.T) {
 			}
 			return out, more
 		}
-		got, more := list(kassa.OrderFilter{Limit: 2})
+		got, more := list(commerce.OrderFilter{Limit: 2})
 		if len(got) != 2 || got[0] != ids[0] || got[1] != ids[1] || !more {
 			t.Fatalf("page 1 %v %v", got, more)
 		}
-		got, more = list(kassa.OrderFilter{Limit: 2, StartingAfter: &ids[1]})
+		got, more = list(commerce.OrderFilter{Limit: 2, StartingAfter: &ids[1]})
 		if len(got) != 2 || got[0] != ids[2] || !more {
 			t.Fatalf("page 2 %v", got)
 		}
-		got, more = list(kassa.OrderFilter{Limit: 10, EndingBefore: &ids[2]})
+		got, more = list(commerce.OrderFilter{Limit: 10, EndingBefore: &ids[2]})
 		if len(got) != 2 || got[0] != ids[0] || more {
 			t.Fatalf("backward %v %v", got, more)
 		}
 		b := "b"
-		if got, _ = list(kassa.OrderFilter{Limit: 10, CustomerID: &b}); len(got) != 2 {
+		if got, _ = list(commerce.OrderFilter{Limit: 10, CustomerID: &b}); len(got) != 2 {
 			t.Fatalf("customer b: %v", got)
 		}
 		bogus := kassa.NewUUID()
-		_, _, err := f.db.Orders(f.ctx, kassa.OrderFilter{MerchantID: f.m.ID, Environment: kassa.Devnet, StartingAfter: &bogus})
+		_, _, err := f.db.Orders(f.ctx, commerce.OrderFilter{MerchantID: f.m.ID, Environment: kassa.Devnet, StartingAfter: &bogus})
 		wantErr(t, err, kassa.KindInvalid, "invalid_cursor")
-		os, _, err := f.db.Orders(f.ctx, kassa.OrderFilter{MerchantID: f.m.ID, Environment: kassa.Mainnet})
+		os, _, err := f.db.Orders(f.ctx, commerce.OrderFilter{MerchantID: f.m.ID, Environment: kassa.Mainnet})
 		must(t, err)
 		if len(os) != 0 {
 			t.Fatalf("mainnet sees devnet orders: %d", len(os))
@@ -243,7 +244,7 @@ func TestOrderCancelRacesPayment(t *testing.T) {
 		f := newFixture(t, cfg)
 		const n = 10
 		type pair struct {
-			o   *kassa.Order
+			o   *commerce.Order
 			inv *kassa.Invoice
 		}
 		pairs := make([]pair, n)
@@ -254,12 +255,12 @@ func TestOrderCancelRacesPayment(t *testing.T) {
 		var wg sync.WaitGroup
 		for _, p := range pairs {
 			wg.Go(func() {
-				_, err := f.db.ChangeOrder(f.ctx, f.m.ID, p.o.ID, func(o *kassa.Order, inv *kassa.Invoice, now time.Time) (kassa.InvoiceAction, error) {
+				_, err := f.db.ChangeOrder(f.ctx, f.m.ID, p.o.ID, func(o *commerce.Order, inv *kassa.Invoice, now time.Time) (commerce.InvoiceAction, error) {
 					o.FollowInvoice(inv, "", now)
 					if inv.Status != kassa.StatusUnpaid {
-						return kassa.InvoiceKeep, kassa.Errorf(kassa.KindConflict, "paid", "paid first")
+						return commerce.InvoiceKeep, kassa.Errorf(kassa.KindConflict, "paid", "paid first")
 					}
-					return kassa.InvoiceCancel, o.Advance(kassa.Step{To: kassa.OrderCancelled}, now)
+					return commerce.InvoiceCancel, o.Advance(commerce.Step{To: commerce.OrderCancelled}, now)
 				})
 				if err != nil && kassa.ErrorCode(err) != "paid" {
 					errs <- err
@@ -283,8 +284,8 @@ func TestOrderCancelRacesPayment(t *testing.T) {
 			o := f.order(t, f.m, p.o.ID)
 			inv, err := f.db.Invoice(f.ctx, f.m.ID, p.inv.ID)
 			must(t, err)
-			cancelled := o.Status == kassa.OrderCancelled && inv.Status == kassa.StatusCanceled
-			paid := o.Status == kassa.OrderPaymentConfirmed && inv.Status == kassa.StatusPaid
+			cancelled := o.Status == commerce.OrderCancelled && inv.Status == kassa.StatusCanceled
+			paid := o.Status == commerce.OrderPaymentConfirmed && inv.Status == kassa.StatusPaid
 			if !cancelled && !paid {
 				t.Errorf("order %s with invoice %s", o.Status, inv.Status)
 			}
@@ -296,10 +297,10 @@ func TestPruneCheckout(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
 		f := newFixture(t, cfg)
 		now := f.clock.Now()
-		e := &kassa.Estimate{ID: kassa.NewTimeUUID(now), MerchantID: f.m.ID, Environment: kassa.Devnet,
-			CreatedAt: now, ExpiresAt: now.Add(kassa.EstimateTTL)}
+		e := &commerce.Estimate{ID: kassa.NewTimeUUID(now), MerchantID: f.m.ID, Environment: kassa.Devnet,
+			CreatedAt: now, ExpiresAt: now.Add(commerce.EstimateTTL)}
 		must(t, f.db.SaveEstimate(f.ctx, e))
-		a := &kassa.ShippingAddress{ID: kassa.NewTimeUUID(now), MerchantID: f.m.ID, Environment: kassa.Devnet,
+		a := &commerce.ShippingAddress{ID: kassa.NewTimeUUID(now), MerchantID: f.m.ID, Environment: kassa.Devnet,
 			EstimateID: e.ID, ValidatedAt: now}
 		must(t, f.db.SaveShippingAddress(f.ctx, a))
 		n, err := f.db.PruneCheckout(f.ctx, now)

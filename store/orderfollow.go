@@ -7,15 +7,16 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/commerce"
 )
 
 // followInvoice applies an invoice change to the invoice's commerce order, if it
-// has one, in the same transaction: kassa.Order.FollowInvoice decides.
+// has one, in the same transaction: commerce.Order.FollowInvoice decides.
 func (db *DB) followInvoice(ctx context.Context, tx txq, inv *kassa.Invoice, txHash string, now time.Time) error {
 	if inv.CommerceOrderID == nil {
 		return nil
 	}
-	return db.followOrder(ctx, tx, inv.MerchantID, *inv.CommerceOrderID, func(o *kassa.Order) {
+	return db.followOrder(ctx, tx, inv.MerchantID, *inv.CommerceOrderID, func(o *commerce.Order) {
 		o.FollowInvoice(inv, txHash, now)
 	}, now)
 }
@@ -43,14 +44,14 @@ func (db *DB) followSettlement(ctx context.Context, tx txq, r *kassa.Receipt, no
 	if r.SettlementTxHash != nil {
 		hash = *r.SettlementTxHash
 	}
-	return db.followOrder(ctx, tx, r.MerchantID, *orderID, func(o *kassa.Order) {
+	return db.followOrder(ctx, tx, r.MerchantID, *orderID, func(o *commerce.Order) {
 		o.FollowSettlement(r.Settlement, hash, r.Network, all, now)
 	}, now)
 }
 
 // followOrder locks an order, applies fn and saves it with its event when fn
 // changed it.
-func (db *DB) followOrder(ctx context.Context, tx txq, merchantID int64, id string, fn func(*kassa.Order), now time.Time) error {
+func (db *DB) followOrder(ctx context.Context, tx txq, merchantID int64, id string, fn func(*commerce.Order), now time.Time) error {
 	o, err := db.order(ctx, tx, merchantID, id, db.forUpdate())
 	if err != nil {
 		return err

@@ -8,11 +8,12 @@ import (
 	"strconv"
 
 	"kassa"
+	"kassa/commerce"
 )
 
 // Orders returns a page of the merchant's orders in the filter's environment,
 // newest first, filtered by customer id or wallet.
-func (db *DB) Orders(ctx context.Context, f kassa.OrderFilter) ([]*kassa.Order, bool, error) {
+func (db *DB) Orders(ctx context.Context, f commerce.OrderFilter) ([]*commerce.Order, bool, error) {
 	if f.StartingAfter != nil && f.EndingBefore != nil {
 		return nil, false, kassa.Invalidf("ending_before", "invalid_cursor",
 			"starting_after and ending_before cannot be used together.")
@@ -67,7 +68,7 @@ func (db *DB) Orders(ctx context.Context, f kassa.OrderFilter) ([]*kassa.Order, 
 		return nil, false, fmt.Errorf("store: list orders: %w", err)
 	}
 	defer rows.Close()
-	out := []*kassa.Order{}
+	out := []*commerce.Order{}
 	for rows.Next() {
 		o, err := scanOrder(rows)
 		if err != nil {

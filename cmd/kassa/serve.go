@@ -61,11 +61,11 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	fs.IntVar(&f.webhookWorkers, "webhook-workers", envInt("KASSA_WEBHOOK_WORKERS", webhook.DefaultWorkers), "concurrent webhook deliveries of this instance; 0 sends none (env KASSA_WEBHOOK_WORKERS)")
 	fs.StringVar(&f.retailerURL, "retailer-url", envOr("KASSA_RETAILER_URL", ""), "base URL of the upstream retailer API serving mainnet commerce; empty: no mainnet retailer (env KASSA_RETAILER_URL)")
 	fs.StringVar(&f.retailerKey, "retailer-key", envOr("KASSA_RETAILER_KEY", ""), "API key of the upstream retailer (env KASSA_RETAILER_KEY)")
-	fs.StringVar(&f.retailerName, "retailer-name", envOr("KASSA_RETAILER_NAME", kassa.DefaultRetailer), "which retailer the upstream API is (env KASSA_RETAILER_NAME)")
+	fs.StringVar(&f.retailerName, "retailer-name", envOr("KASSA_RETAILER_NAME", commerce.DefaultRetailer), "which retailer the upstream API is (env KASSA_RETAILER_NAME)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
-	if err := kassa.CheckRetailer("--retailer-name", f.retailerName); err != nil {
+	if err := commerce.CheckRetailer("--retailer-name", f.retailerName); err != nil {
 		return nil, err
 	}
 	if f.webhookWorkers < 0 {
@@ -124,7 +124,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	hub := stream.New(db, stream.Options{Wake: db.Commits(), Logger: log})
 	catalog := newCatalog(f)
-	shop := &commerce.Service{Catalog: catalog, Store: db}
+	shop := &commerce.Shop{Catalog: catalog, Store: db}
 	handler := api.New(api.Config{
 		PublicURL: publicURL, Secret: secret, Logger: log, Limits: f.limits,
 		Merchants: db, Keys: db, Invoices: db, Payments: db, Payor: db, Idempotency: db, Health: db.Ping,
@@ -255,13 +255,13 @@ func pruneLoop(ctx context.Context, db *store.DB, log *slog.Logger) {
 
 // newCatalog builds the retailers: the built-in catalogs on devnet, the upstream
 // retailer API on mainnet when one is configured.
-func newCatalog(f *serveFlags) *commerce.Catalog {
-	rs := map[kassa.Environment][]kassa.Retailer{}
-	for _, name := range kassa.Retailers {
+func newCatalog(f *serveFlags) *commerce.CachedCatalog {
+	rs := map[kassa.Environment][]commerce.Retailer{}
+	for _, name := range commerce.Retailers {
 		rs[kassa.Devnet] = append(rs[kassa.Devnet], commerce.NewBuiltin(name))
 	}
 	if f.retailerURL != "" {
-		rs[kassa.Mainnet] = []kassa.Retailer{commerce.NewUpstream(commerce.UpstreamConfig{
+		rs[kassa.Mainnet] = []commerce.Retailer{commerce.NewUpstream(commerce.UpstreamConfig{
 			Name: f.retailerName, BaseURL: f.retailerURL, APIKey: f.retailerKey})}
 	}
 	return commerce.NewCatalog(commerce.CatalogConfig{Retailers: rs})

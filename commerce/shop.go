@@ -9,18 +9,18 @@ import (
 	"kassa"
 )
 
-// Service is the commerce API: it runs the three checkout steps against a
+// Shop is the commerce API: it runs the three checkout steps against a
 // retailer catalog and the order store, and applies order changes through the
-// domain's lifecycle rules. It implements kassa.CommerceService.
-type Service struct {
-	Catalog kassa.Catalog
-	Store   kassa.OrderStore
+// domain's lifecycle rules. It implements Service.
+type Shop struct {
+	Catalog Catalog
+	Store   OrderStore
 	Now     func() time.Time // nil: time.Now
 }
 
-var _ kassa.CommerceService = (*Service)(nil)
+var _ Service = (*Shop)(nil)
 
-func (s *Service) now() time.Time {
+func (s *Shop) now() time.Time {
 	if s.Now != nil {
 		return s.Now().UTC().Truncate(time.Microsecond)
 	}
@@ -28,20 +28,20 @@ func (s *Service) now() time.Time {
 }
 
 // Search runs a product search in the caller's environment through the cache.
-func (s *Service) Search(ctx context.Context, p kassa.Principal, q kassa.SearchQuery) (*kassa.SearchPage, error) {
+func (s *Shop) Search(ctx context.Context, p kassa.Principal, q SearchQuery) (*SearchPage, error) {
 	return s.Catalog.Search(ctx, p.Environment, q)
 }
 
 // CacheStats reports the search cache.
-func (s *Service) CacheStats() kassa.CacheStats { return s.Catalog.CacheStats() }
+func (s *Shop) CacheStats() CacheStats { return s.Catalog.CacheStats() }
 
 // Estimate prices a cart (step 1): every item is looked up at its retailer and
 // its price checked again, then priced by kassa.PriceEstimate. Valid 30 minutes.
-func (s *Service) Estimate(ctx context.Context, p kassa.Principal, r kassa.EstimateRequest) (*kassa.Estimate, error) {
-	if err := kassa.CheckBuyer(r.Buyer); err != nil {
+func (s *Shop) Estimate(ctx context.Context, p kassa.Principal, r EstimateRequest) (*Estimate, error) {
+	if err := CheckBuyer(r.Buyer); err != nil {
 		return nil, err
 	}
-	if err := kassa.CheckCart(r.Items); err != nil {
+	if err := CheckCart(r.Items); err != nil {
 		return nil, err
 	}
 	retailer, err := s.Catalog.Retailer(p.Environment, r.Items[0].Retailer)
@@ -56,7 +56,7 @@ func (s *Service) Estimate(ctx context.Context, p kassa.Principal, r kassa.Estim
 	if err != nil {
 		return nil, err
 	}
-	items := make([]kassa.LineItem, len(r.Items))
+	items := make([]LineItem, len(r.Items))
 	for i, it := range r.Items {
 		price, ok := prices[it.ProductID]
 		if !ok {
@@ -71,15 +71,15 @@ func (s *Service) Estimate(ctx context.Context, p kassa.Principal, r kassa.Estim
 			}
 			return nil, err
 		}
-		items[i] = kassa.LineItem{ProductID: prod.ID, Title: prod.Title, ImageURL: prod.Image, Quantity: it.Quantity,
-			UnitPrice: price, Retailer: retailer.Name(), Fresh: prod.Fresh, Status: kassa.ItemPending}
+		items[i] = LineItem{ProductID: prod.ID, Title: prod.Title, ImageURL: prod.Image, Quantity: it.Quantity,
+			UnitPrice: price, Retailer: retailer.Name(), Fresh: prod.Fresh, Status: ItemPending}
 	}
 	now := s.now()
-	pr := kassa.PriceEstimate(items)
-	e := &kassa.Estimate{ID: kassa.NewTimeUUID(now), MerchantID: p.MerchantID, Environment: p.Environment,
+	pr := PriceEstimate(items)
+	e := &Estimate{ID: kassa.NewTimeUUID(now), MerchantID: p.MerchantID, Environment: p.Environment,
 		Buyer: r.Buyer, Retailer: retailer.Name(), Items: items, Subtotal: pr.Subtotal,
 		ShippingEstimate: pr.ShippingEstimate, Tax: pr.Tax, CommerceFee: pr.CommerceFee, Total: pr.Total,
-		CreatedAt: now, ExpiresAt: now.Add(kassa.EstimateTTL)}
+		CreatedAt: now, ExpiresAt: now.Add(EstimateTTL)}
 	if err := s.Store.SaveEstimate(ctx, e); err != nil {
 		return nil, err
 	}
@@ -87,7 +87,7 @@ func (s *Service) Estimate(ctx context.Context, p kassa.Principal, r kassa.Estim
 }
 
 // estimate loads a live estimate of the caller for a checkout step.
-func (s *Service) estimate(ctx context.Context, p kassa.Principal, id, customerID string) (*kassa.Estimate, error) {
+func (s *Shop) estimate(ctx context.Context, p kassa.Principal, id, customerID string) (*Estimate, error) {
 	e, err := s.Store.Estimate(ctx, p.MerchantID, p.Environment, id)
 	if kassa.ErrorKindOf(err) == kassa.KindNotFound {
 		return nil, kassa.Invalidf("estimateId", "estimate_not_found", "No estimate %q for this merchant.", id)
@@ -100,7 +100,7 @@ func (s *Service) estimate(ctx context.Context, p kassa.Principal, id, customerI
 			"This estimate expired at %s; request a new one.", kassa.FormatTime(e.ExpiresAt))
 	}
 	if customerID != "" {
-		if err := kassa.CheckBuyer(kassa.Buyer{CustomerID: customerID}); err != nil {
+		if err := CheckBuyer(Buyer{CustomerID: customerID}); err != nil {
 			return nil, err
 		}
 	}
@@ -112,18 +112,18 @@ func (s *Service) estimate(ctx context.Context, p kassa.Principal, id, customerI
 
 // Address validates and standardises a shipping address for an estimate (step 2)
 // and prices the shipping options for its cart.
-func (s *Service) Address(ctx context.Context, p kassa.Principal, r kassa.CheckoutAddressRequest) (*kassa.ShippingAddress, error) {
+func (s *Shop) Address(ctx context.Context, p kassa.Principal, r CheckoutAddressRequest) (*ShippingAddress, error) {
 	e, err := s.estimate(ctx, p, r.EstimateID, r.CustomerID)
 	if err != nil {
 		return nil, err
 	}
-	std, err := kassa.StandardizeAddress(r.Address)
+	std, err := StandardizeAddress(r.Address)
 	if err != nil {
 		return nil, err
 	}
 	now := s.now()
-	a := &kassa.ShippingAddress{ID: kassa.NewTimeUUID(now), MerchantID: p.MerchantID, Environment: p.Environment,
-		EstimateID: e.ID, CustomerID: r.CustomerID, Address: std, Options: kassa.ShippingOptions(e.Items), ValidatedAt: now}
+	a := &ShippingAddress{ID: kassa.NewTimeUUID(now), MerchantID: p.MerchantID, Environment: p.Environment,
+		EstimateID: e.ID, CustomerID: r.CustomerID, Address: std, Options: ShippingOptions(e.Items), ValidatedAt: now}
 	if err := s.Store.SaveShippingAddress(ctx, a); err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ func (s *Service) Address(ctx context.Context, p kassa.Principal, r kassa.Checko
 
 // CreateOrder turns an estimate and an address into an invoice and an order (step
 // 3), stored in one transaction.
-func (s *Service) CreateOrder(ctx context.Context, p kassa.Principal, r kassa.OrderInvoiceRequest) (*kassa.CreatedOrder, error) {
+func (s *Shop) CreateOrder(ctx context.Context, p kassa.Principal, r OrderInvoiceRequest) (*CreatedOrder, error) {
 	if r.CustomerID == "" {
 		return nil, kassa.Invalidf("customer_id", "missing_param", "customer_id is required.")
 	}
@@ -156,7 +156,7 @@ func (s *Service) CreateOrder(ctx context.Context, p kassa.Principal, r kassa.Or
 	if optID == "" {
 		optID = "standard"
 	}
-	opt, err := kassa.ShippingOptionByID(a.Options, optID)
+	opt, err := ShippingOptionByID(a.Options, optID)
 	if err != nil {
 		return nil, err
 	}
@@ -174,25 +174,25 @@ func (s *Service) CreateOrder(ctx context.Context, p kassa.Principal, r kassa.Or
 	if a.Address.Email != "" {
 		c.CustomerEmail = &a.Address.Email
 	}
-	inv, token, err := s.Store.CreateOrder(ctx, p, kassa.OrderCreate{Order: o, Invoice: c})
+	inv, token, err := s.Store.CreateOrder(ctx, p, OrderCreate{Order: o, Invoice: c})
 	if err != nil {
 		return nil, err
 	}
-	return &kassa.CreatedOrder{Order: o, Invoice: inv, SessionToken: token}, nil
+	return &CreatedOrder{Order: o, Invoice: inv, SessionToken: token}, nil
 }
 
 // newOrder builds the pending order of a checkout; customerID is step 3's, which
 // equals the estimate's customer when the estimate named one.
-func newOrder(p kassa.Principal, e *kassa.Estimate, customerID string, a *kassa.ShippingAddress, opt kassa.ShippingOption, now time.Time) *kassa.Order {
-	items := append([]kassa.LineItem(nil), e.Items...)
-	o := &kassa.Order{ID: kassa.NewTimeUUID(now), MerchantID: p.MerchantID, Environment: p.Environment,
-		EstimateID: e.ID, Retailer: e.Retailer, Buyer: e.Buyer, Status: kassa.OrderPendingPayment,
-		Substatus: kassa.SubAwaitingPayment, Items: items, Address: *a, Shipping: opt,
-		Subtotal: e.Subtotal, Tax: e.Tax, CommerceFee: e.CommerceFee, Total: kassa.OrderTotal(e, opt),
-		Payment:      kassa.OrderPayment{Status: kassa.OrderPaymentUnpaid},
-		Cancellation: kassa.CancellationNone, Refund: kassa.Refund{Status: kassa.RefundNone},
+func newOrder(p kassa.Principal, e *Estimate, customerID string, a *ShippingAddress, opt ShippingOption, now time.Time) *Order {
+	items := append([]LineItem(nil), e.Items...)
+	o := &Order{ID: kassa.NewTimeUUID(now), MerchantID: p.MerchantID, Environment: p.Environment,
+		EstimateID: e.ID, Retailer: e.Retailer, Buyer: e.Buyer, Status: OrderPendingPayment,
+		Substatus: SubAwaitingPayment, Items: items, Address: *a, Shipping: opt,
+		Subtotal: e.Subtotal, Tax: e.Tax, CommerceFee: e.CommerceFee, Total: OrderTotal(e, opt),
+		Payment:      OrderPayment{Status: OrderPaymentUnpaid},
+		Cancellation: CancellationNone, Refund: Refund{Status: RefundNone},
 		WalletAddress: e.Buyer.WalletAddress, WalletNetwork: e.Buyer.WalletNetwork,
-		Timeline:  []kassa.TimelineEntry{{Status: kassa.OrderPendingPayment, Timestamp: now, Message: "Order created; awaiting payment."}},
+		Timeline:  []TimelineEntry{{Status: OrderPendingPayment, Timestamp: now, Message: "Order created; awaiting payment."}},
 		CreatedAt: now, UpdatedAt: now}
 	o.Buyer.CustomerID = customerID
 	return o

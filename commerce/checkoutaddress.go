@@ -1,6 +1,7 @@
-package kassa
+package commerce
 
 import (
+	"kassa"
 	"strings"
 	"unicode"
 )
@@ -25,11 +26,11 @@ func StandardizeAddress(in AddressInput) (AddressInput, error) {
 		*f.v = strings.Join(strings.Fields(*f.v), " ")
 		switch {
 		case len(*f.v) > 255:
-			return in, Invalidf(param, "field_too_long", "%s must be at most 255 characters.", param)
+			return in, kassa.Invalidf(param, "field_too_long", "%s must be at most 255 characters.", param)
 		case !PlainText(*f.v):
-			return in, Invalidf(param, "invalid_"+f.name, "%s must be text without control characters.", param)
+			return in, kassa.Invalidf(param, "invalid_"+f.name, "%s must be text without control characters.", param)
 		case f.required && *f.v == "":
-			return in, Invalidf(param, "missing_param", "Missing required parameter: %s.", param)
+			return in, kassa.Invalidf(param, "missing_param", "Missing required parameter: %s.", param)
 		}
 	}
 	in.FirstName, in.LastName, in.City = titleCase(in.FirstName, nil), titleCase(in.LastName, nil), titleCase(in.City, nil)
@@ -51,7 +52,7 @@ func StandardizeAddress(in AddressInput) (AddressInput, error) {
 		}
 	}
 	if in.Email != "" {
-		if err := CheckEmail("address.email", in.Email); err != nil {
+		if err := kassa.CheckEmail("address.email", in.Email); err != nil {
 			return in, err
 		}
 	}
@@ -110,9 +111,9 @@ func standardCountry(s string) (string, error) {
 		return "US", nil
 	case "ca", "canada", "gb", "uk", "united kingdom", "great britain", "de", "germany", "mx", "mexico",
 		"fr", "france", "au", "australia", "jp", "japan":
-		return "", Invalidf("address.country", "unsupported_country", "Kassa's retailers ship to the United States only (US).")
+		return "", kassa.Invalidf("address.country", "unsupported_country", "Kassa's retailers ship to the United States only (US).")
 	}
-	return "", Invalidf("address.country", "invalid_country", "address.country must be a country code or name, such as US.")
+	return "", kassa.Invalidf("address.country", "invalid_country", "address.country must be a country code or name, such as US.")
 }
 
 func standardState(s string) (string, error) {
@@ -127,18 +128,18 @@ func standardState(s string) (string, error) {
 	} else if code, ok := usStates[key]; ok {
 		return code, nil
 	}
-	return "", Invalidf("address.state", "invalid_state", "address.state must be a US state, as a two-letter code (CA) or its name.")
+	return "", kassa.Invalidf("address.state", "invalid_state", "address.state must be a US state, as a two-letter code (CA) or its name.")
 }
 
 func standardZIP(s string) (string, error) {
 	d := strings.NewReplacer("-", "", " ", "").Replace(s)
-	if (len(d) == 5 || len(d) == 9) && allDigits(d) && len(s)-len(d) <= 1 {
+	if (len(d) == 5 || len(d) == 9) && kassa.AllDigits(d) && len(s)-len(d) <= 1 {
 		if len(d) == 9 {
 			return d[:5] + "-" + d[5:], nil
 		}
 		return d, nil
 	}
-	return "", Invalidf("address.zip_code", "invalid_zip_code", "address.zip_code must be a ZIP code: 12345 or 12345-6789.")
+	return "", kassa.Invalidf("address.zip_code", "invalid_zip_code", "address.zip_code must be a ZIP code: 12345 or 12345-6789.")
 }
 
 // standardPhone writes a US number (10 digits, or 11 starting with 1) in E.164,
@@ -146,7 +147,7 @@ func standardZIP(s string) (string, error) {
 // when it was given with a "+", else as its digits. Letters and other marks are
 // refused.
 func standardPhone(s string) (string, error) {
-	bad := Invalidf("address.phone", "invalid_phone", "address.phone must be a phone number: digits, spaces, +, (, ), - or dots.")
+	bad := kassa.Invalidf("address.phone", "invalid_phone", "address.phone must be a phone number: digits, spaces, +, (, ), - or dots.")
 	var d strings.Builder
 	for _, r := range s {
 		switch {
@@ -170,15 +171,6 @@ func standardPhone(s string) (string, error) {
 		return n, nil
 	}
 	return "", bad
-}
-
-func allDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return s != ""
 }
 
 // usStates maps state names to USPS codes (the 50 states, DC and PR).

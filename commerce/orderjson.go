@@ -1,5 +1,6 @@
-package kassa
+package commerce
 
+import "kassa"
 import "time"
 
 // OrderJSON is the order snapshot of interface 2.11, camelCase like the rest of
@@ -10,7 +11,7 @@ type OrderJSON struct {
 	OrderID            string              `json:"orderId"`
 	InvoiceID          string              `json:"invoiceId"`
 	MerchantID         int64               `json:"merchantId"`
-	NetworkEnvironment Environment         `json:"networkEnvironment"`
+	NetworkEnvironment kassa.Environment   `json:"networkEnvironment"`
 	Retailer           string              `json:"retailer"`
 	CreatedAt          string              `json:"createdAt"`
 	UpdatedAt          string              `json:"updatedAt"`
@@ -144,7 +145,7 @@ func (o *Order) JSON(now time.Time) OrderJSON {
 	j := OrderJSON{
 		Object: "commerce_order", ID: o.ID, OrderID: o.ID, InvoiceID: o.InvoiceID, MerchantID: o.MerchantID,
 		NetworkEnvironment: o.Environment, Retailer: o.Retailer,
-		CreatedAt: FormatTime(o.CreatedAt), UpdatedAt: FormatTime(o.UpdatedAt),
+		CreatedAt: kassa.FormatTime(o.CreatedAt), UpdatedAt: kassa.FormatTime(o.UpdatedAt),
 		CustomerID: strOrNil(o.Buyer.CustomerID), WalletAddress: strOrNil(o.WalletAddress),
 		WalletNetwork: strOrNil(o.WalletNetwork), Status: o.Status, Substatus: o.Substatus,
 		Actions: orderActions{CanCancel: o.CanCancelNow()},
@@ -160,14 +161,14 @@ func (o *Order) JSON(now time.Time) OrderJSON {
 			EstimatedDays: o.Shipping.EstimatedDays},
 	}
 	for _, t := range o.Timeline {
-		j.Timeline = append(j.Timeline, timelineJSON{t.Status, FormatTime(t.Timestamp), t.Message})
+		j.Timeline = append(j.Timeline, timelineJSON{t.Status, kassa.FormatTime(t.Timestamp), t.Message})
 	}
 	for _, s := range o.Shipments {
 		j.Fulfillment.Shipments = append(j.Fulfillment.Shipments, shipmentJSON{
 			ShipmentID: s.ShipmentID, Carrier: s.Carrier, TrackingNumber: s.TrackingNumber,
 			CarrierTrackingURL: strOrNil(s.CarrierTrackingURL), DeliveryStatus: s.DeliveryStatus,
 			RetailerTrackingNumber: strOrNil(s.RetailerTrackingNumber), RetailerTrackingURL: strOrNil(s.RetailerTrackingURL),
-			ObtainedAt: FormatTime(s.ObtainedAt)})
+			ObtainedAt: kassa.FormatTime(s.ObtainedAt)})
 	}
 	for i, it := range o.Items {
 		j.LineItems[i] = lineItemJSON{ProductID: it.ProductID, Title: it.Title, ImageURL: it.ImageURL,
@@ -177,7 +178,7 @@ func (o *Order) JSON(now time.Time) OrderJSON {
 	j.ShippingAddress = shippingAddressJSON{AddressID: o.Address.ID, FirstName: a.FirstName, LastName: a.LastName,
 		AddressLine1: a.StreetAddress, AddressLine2: strOrNil(a.AddressLine2), City: a.City, State: a.State,
 		ZipCode: a.ZipCode, Country: a.Country, Email: strOrNil(a.Email), PhoneNumber: strOrNil(a.Phone),
-		Validated: true, ValidatedAt: FormatTime(o.Address.ValidatedAt)}
+		Validated: true, ValidatedAt: kassa.FormatTime(o.Address.ValidatedAt)}
 	j.Refund = refundJSON{Status: o.Refund.Status, Destination: strOrNil(o.RefundAddress), TxHash: strOrNil(o.Refund.TxHash)}
 	if o.Refund.Status != RefundNone {
 		amount, fee := o.Refund.Amount.Cents(), o.Refund.Fee.Cents()
@@ -193,5 +194,5 @@ func (o *Order) JSON(now time.Time) OrderJSON {
 // MarshalJSON renders the order as its snapshot (as of its last change), so events
 // carry the object the API returns.
 func (o Order) MarshalJSON() ([]byte, error) {
-	return MarshalJSON(o.JSON(o.UpdatedAt))
+	return kassa.MarshalJSON(o.JSON(o.UpdatedAt))
 }

@@ -1,6 +1,7 @@
-package kassa
+package commerce
 
 import (
+	"kassa"
 	"net/url"
 	"strings"
 )
@@ -14,7 +15,7 @@ var SimulateTargets = []OrderStatus{OrderPaymentConfirmed, OrderPaymentSettled, 
 // URLs that are absolute http(s) URLs.
 func CheckSimulate(r SimulateRequest) error {
 	if r.TransitionTo == "" {
-		return Invalidf("transitionTo", "missing_param", "Missing required parameter: transitionTo.")
+		return kassa.Invalidf("transitionTo", "missing_param", "Missing required parameter: transitionTo.")
 	}
 	known := false
 	for _, t := range SimulateTargets {
@@ -25,10 +26,10 @@ func CheckSimulate(r SimulateRequest) error {
 		for i, t := range SimulateTargets {
 			names[i] = string(t)
 		}
-		return Invalidf("transitionTo", "invalid_transition_target", "transitionTo must be one of %s.", strings.Join(names, ", "))
+		return kassa.Invalidf("transitionTo", "invalid_transition_target", "transitionTo must be one of %s.", strings.Join(names, ", "))
 	}
 	if r.WalletNetwork != nil && (len(*r.WalletNetwork) > 64 || !PlainText(*r.WalletNetwork)) {
-		return Invalidf("walletNetwork", "invalid_wallet_network", "walletNetwork must be a network name of at most 64 characters.")
+		return kassa.Invalidf("walletNetwork", "invalid_wallet_network", "walletNetwork must be a network name of at most 64 characters.")
 	}
 	if r.WalletAddress != nil {
 		network := ""
@@ -36,11 +37,11 @@ func CheckSimulate(r SimulateRequest) error {
 			network = strings.ToLower(*r.WalletNetwork)
 		}
 		if network == "bsc" || strings.HasPrefix(network, "bsc-") || strings.HasPrefix(network, "ethereum") || network == "" {
-			if err := CheckEVMAddress("walletAddress", *r.WalletAddress); err != nil {
+			if err := kassa.CheckEVMAddress("walletAddress", *r.WalletAddress); err != nil {
 				return err
 			}
 		} else if len(*r.WalletAddress) > 128 || !PlainText(*r.WalletAddress) {
-			return Invalidf("walletAddress", "invalid_wallet_address", "walletAddress must be at most 128 characters.")
+			return kassa.Invalidf("walletAddress", "invalid_wallet_address", "walletAddress must be at most 128 characters.")
 		}
 	}
 	if t := r.Tracking; t != nil {
@@ -52,7 +53,7 @@ func CheckSimulate(r SimulateRequest) error {
 			}
 			p, err := url.Parse(u.v)
 			if err != nil || (p.Scheme != "https" && p.Scheme != "http") || p.Host == "" {
-				return Invalidf(u.param, "invalid_url", "%s must be an absolute http(s) URL.", u.param)
+				return kassa.Invalidf(u.param, "invalid_url", "%s must be an absolute http(s) URL.", u.param)
 			}
 		}
 	}

@@ -1,6 +1,7 @@
-package kassa
+package commerce
 
 import (
+	"kassa"
 	"slices"
 	"testing"
 	"time"
@@ -12,7 +13,7 @@ var t0 = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 // $2.50 fee.
 func testOrder(t *testing.T, s OrderStatus, paid bool) *Order {
 	t.Helper()
-	o := &Order{ID: "0193a1b2-0000-7000-8000-000000000001", Environment: Devnet, Status: s,
+	o := &Order{ID: "0193a1b2-0000-7000-8000-000000000001", Environment: kassa.Devnet, Status: s,
 		Total: 100_000, CommerceFee: 2_500, WalletAddress: "0x52908400098527886E0F7030069857D2E4169EE7",
 		Payment: OrderPayment{Status: OrderPaymentUnpaid}, Refund: Refund{Status: RefundNone},
 		Cancellation: CancellationNone, Items: []LineItem{{ProductID: "p1", Quantity: 1, Status: ItemPending}}}
@@ -44,8 +45,8 @@ func TestCanMoveEveryPair(t *testing.T) {
 				if want != (err == nil) {
 					t.Errorf("Advance %s → %s (paid=%v): err %v, want allowed=%v", from, to, paid, err, want)
 				}
-				if err != nil && ErrorCode(err) != "invalid_transition" {
-					t.Errorf("Advance %s → %s: code %q, want invalid_transition", from, to, ErrorCode(err))
+				if err != nil && kassa.ErrorCode(err) != "invalid_transition" {
+					t.Errorf("Advance %s → %s: code %q, want invalid_transition", from, to, kassa.ErrorCode(err))
 				}
 			}
 		}
@@ -91,7 +92,7 @@ func TestTransitionPath(t *testing.T) {
 		o := testOrder(t, tt.from, tt.paid)
 		got, err := TransitionPath(o, tt.target)
 		if tt.want == nil {
-			if ErrorCode(err) != "invalid_transition" || ErrorKindOf(err) != KindConflict {
+			if kassa.ErrorCode(err) != "invalid_transition" || kassa.ErrorKindOf(err) != kassa.KindConflict {
 				t.Errorf("%s(paid=%v) → %s: path %v, err %v; want 409 invalid_transition", tt.from, tt.paid, tt.target, got, err)
 			}
 			continue
@@ -196,29 +197,29 @@ func TestFollowInvoice(t *testing.T) {
 	tests := []struct {
 		name       string
 		status     OrderStatus
-		inv        InvoiceStatus
-		paid       Millis // the invoice's amount_paid
+		inv        kassa.InvoiceStatus
+		paid       kassa.Millis // the invoice's amount_paid
 		want       OrderStatus
 		wantPay    string
 		wantSub    string
 		timeline   int
-		wantRefund Millis // a refund owed (pending), or 0 for none
+		wantRefund kassa.Millis // a refund owed (pending), or 0 for none
 	}{
-		{"paid confirms", OrderPendingPayment, StatusPaid, 100_000, OrderPaymentConfirmed, OrderPaymentPaid, SubAwaitingSettlement, 1, 0},
-		{"underpaid shows", OrderPendingPayment, StatusUnderpaid, 40_000, OrderPendingPayment, OrderPaymentUnderpaid, "", 0, 0},
-		{"expired cancels", OrderPendingPayment, StatusExpired, 0, OrderCancelled, OrderPaymentExpired, SubPaymentExpired, 1, 0},
-		{"expired part paid owes the part", OrderPendingPayment, StatusExpired, 40_000, OrderCancelled, OrderPaymentExpired, SubPaymentExpired, 1, 40_000},
-		{"canceled cancels", OrderPendingPayment, StatusCanceled, 0, OrderCancelled, OrderPaymentCanceled, SubPaymentCanceled, 1, 0},
-		{"unpaid stays", OrderPendingPayment, StatusUnpaid, 0, OrderPendingPayment, OrderPaymentUnpaid, "", 0, 0},
-		{"later orders ignore", OrderPlaced, StatusExpired, 100_000, OrderPlaced, OrderPaymentPaid, "", 0, 0},
+		{"paid confirms", OrderPendingPayment, kassa.StatusPaid, 100_000, OrderPaymentConfirmed, OrderPaymentPaid, SubAwaitingSettlement, 1, 0},
+		{"underpaid shows", OrderPendingPayment, kassa.StatusUnderpaid, 40_000, OrderPendingPayment, OrderPaymentUnderpaid, "", 0, 0},
+		{"expired cancels", OrderPendingPayment, kassa.StatusExpired, 0, OrderCancelled, OrderPaymentExpired, SubPaymentExpired, 1, 0},
+		{"expired part paid owes the part", OrderPendingPayment, kassa.StatusExpired, 40_000, OrderCancelled, OrderPaymentExpired, SubPaymentExpired, 1, 40_000},
+		{"canceled cancels", OrderPendingPayment, kassa.StatusCanceled, 0, OrderCancelled, OrderPaymentCanceled, SubPaymentCanceled, 1, 0},
+		{"unpaid stays", OrderPendingPayment, kassa.StatusUnpaid, 0, OrderPendingPayment, OrderPaymentUnpaid, "", 0, 0},
+		{"later orders ignore", OrderPlaced, kassa.StatusExpired, 100_000, OrderPlaced, OrderPaymentPaid, "", 0, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			o := testOrder(t, tt.status, tt.status != OrderPendingPayment)
 			o.WalletAddress = ""
-			inv := &Invoice{Status: tt.inv, AmountPaid: tt.paid, PayerWalletAddress: &wallet, PayerWalletNetwork: &network}
+			inv := &kassa.Invoice{Status: tt.inv, AmountPaid: tt.paid, PayerWalletAddress: &wallet, PayerWalletNetwork: &network}
 			o.FollowInvoice(inv, "0xfeed", t0)
-			owed := Millis(0)
+			owed := kassa.Millis(0)
 			if o.Refund.Status == RefundPending {
 				owed = o.Refund.Amount
 			}
@@ -244,11 +245,11 @@ func TestFollowInvoice(t *testing.T) {
 
 func TestFollowInvoicePending(t *testing.T) {
 	o := testOrder(t, OrderPendingPayment, false)
-	o.FollowInvoice(&Invoice{Status: StatusUnpaid, AmountPending: 5_000}, "0xfeed", t0)
+	o.FollowInvoice(&kassa.Invoice{Status: kassa.StatusUnpaid, AmountPending: 5_000}, "0xfeed", t0)
 	if o.Payment.Status != OrderPaymentPending || o.CanCancelNow() || o.Status != OrderPendingPayment {
 		t.Fatalf("pending: %s canCancel %v", o.Payment.Status, o.CanCancelNow())
 	}
-	o.FollowInvoice(&Invoice{Status: StatusUnpaid}, "", t0) // the payment was dropped
+	o.FollowInvoice(&kassa.Invoice{Status: kassa.StatusUnpaid}, "", t0) // the payment was dropped
 	if o.Payment.Status != OrderPaymentUnpaid || !o.CanCancelNow() {
 		t.Fatalf("after: %s", o.Payment.Status)
 	}
@@ -256,11 +257,11 @@ func TestFollowInvoicePending(t *testing.T) {
 
 func TestFollowSettlement(t *testing.T) {
 	o := testOrder(t, OrderPaymentConfirmed, true)
-	o.FollowSettlement(SettlementProcessing, "", "bsc-testnet", false, t0)
+	o.FollowSettlement(kassa.SettlementProcessing, "", "bsc-testnet", false, t0)
 	if o.Status != OrderPaymentConfirmed || o.Payment.SettlementStatus != "processing" {
 		t.Fatalf("after processing: %s %s", o.Status, o.Payment.SettlementStatus)
 	}
-	o.FollowSettlement(SettlementSettled, "0xs", "bsc-testnet", true, t0)
+	o.FollowSettlement(kassa.SettlementSettled, "0xs", "bsc-testnet", true, t0)
 	if o.Status != OrderPaymentSettled || o.Payment.SettlementTxHash != "0xs" || o.Substatus != SubAwaitingPlacement {
 		t.Fatalf("after settled: %s %+v", o.Status, o.Payment)
 	}
@@ -286,8 +287,8 @@ func TestCheckSimulate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		err := CheckSimulate(tt.r)
-		if ErrorCode(err) != tt.code {
-			t.Errorf("%s: code %q, want %q (%v)", tt.name, ErrorCode(err), tt.code, err)
+		if kassa.ErrorCode(err) != tt.code {
+			t.Errorf("%s: code %q, want %q (%v)", tt.name, kassa.ErrorCode(err), tt.code, err)
 		}
 	}
 }

@@ -1,5 +1,6 @@
-package kassa
+package commerce
 
+import "kassa"
 import "time"
 
 // The order follows its invoice and its settlement by itself: these are the
@@ -7,9 +8,9 @@ import "time"
 // transaction.
 
 // orderPaymentStatus maps an invoice status to the order's payment status.
-var orderPaymentStatus = map[InvoiceStatus]string{
-	StatusUnpaid: OrderPaymentUnpaid, StatusUnderpaid: OrderPaymentUnderpaid, StatusPaid: OrderPaymentPaid,
-	StatusExpired: OrderPaymentExpired, StatusCanceled: OrderPaymentCanceled,
+var orderPaymentStatus = map[kassa.InvoiceStatus]string{
+	kassa.StatusUnpaid: OrderPaymentUnpaid, kassa.StatusUnderpaid: OrderPaymentUnderpaid, kassa.StatusPaid: OrderPaymentPaid,
+	kassa.StatusExpired: OrderPaymentExpired, kassa.StatusCanceled: OrderPaymentCanceled,
 }
 
 // FollowInvoice brings an order waiting for payment in line with its invoice (its
@@ -18,7 +19,7 @@ var orderPaymentStatus = map[InvoiceStatus]string{
 // confirmed on an unpaid invoice as a pending one. txHash is the
 // transfer that made the change, if any. Orders past pending_payment keep their
 // payment as it is: a paid invoice does not change again by itself.
-func (o *Order) FollowInvoice(inv *Invoice, txHash string, now time.Time) {
+func (o *Order) FollowInvoice(inv *kassa.Invoice, txHash string, now time.Time) {
 	if o.Status != OrderPendingPayment {
 		return
 	}
@@ -30,15 +31,15 @@ func (o *Order) FollowInvoice(inv *Invoice, txHash string, now time.Time) {
 	}
 	var st Step
 	switch inv.Status {
-	case StatusPaid:
+	case kassa.StatusPaid:
 		st = Step{To: OrderPaymentConfirmed, TxHash: txHash}
-	case StatusExpired:
+	case kassa.StatusExpired:
 		st = Step{To: OrderCancelled, Substatus: SubPaymentExpired, Message: "The invoice expired before it was paid."}
-	case StatusCanceled:
+	case kassa.StatusCanceled:
 		st = Step{To: OrderCancelled, Substatus: SubPaymentCanceled, Message: "The invoice was canceled."}
 	default:
 		s := orderPaymentStatus[inv.Status]
-		if inv.Status == StatusUnpaid && inv.AmountPending > 0 {
+		if inv.Status == kassa.StatusUnpaid && inv.AmountPending > 0 {
 			s = OrderPaymentPending
 		}
 		if s != o.Payment.Status {
@@ -49,11 +50,11 @@ func (o *Order) FollowInvoice(inv *Invoice, txHash string, now time.Time) {
 		}
 		return
 	}
-	if inv.Status != StatusPaid {
+	if inv.Status != kassa.StatusPaid {
 		o.Payment.Status = orderPaymentStatus[inv.Status]
 	}
 	_ = o.Advance(st, now) // every step above is allowed from pending_payment
-	if inv.Status == StatusExpired && inv.AmountPaid > 0 {
+	if inv.Status == kassa.StatusExpired && inv.AmountPaid > 0 {
 		// Part of the money came before the invoice expired: it goes back whole
 		// (nothing was bought, so no commerce fee), and refunded can follow.
 		o.Refund = o.RefundQuote(now)
@@ -63,7 +64,7 @@ func (o *Order) FollowInvoice(inv *Invoice, txHash string, now time.Time) {
 
 // FollowSettlement records a settled, failed or manual settlement of the order's
 // money; when all of it is settled, a confirmed order moves to payment_settled.
-func (o *Order) FollowSettlement(status SettlementStatus, txHash, network string, allSettled bool, now time.Time) {
+func (o *Order) FollowSettlement(status kassa.SettlementStatus, txHash, network string, allSettled bool, now time.Time) {
 	if o.Payment.SettlementStatus == string(status) && o.Payment.SettlementTxHash == txHash &&
 		!(allSettled && o.Status == OrderPaymentConfirmed) {
 		return

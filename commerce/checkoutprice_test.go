@@ -1,12 +1,13 @@
-package kassa
+package commerce
 
 import (
+	"kassa"
 	"strings"
 	"testing"
 )
 
 func TestPriceEstimate(t *testing.T) {
-	item := func(price Millis, qty int, fresh bool) LineItem {
+	item := func(price kassa.Millis, qty int, fresh bool) LineItem {
 		return LineItem{ProductID: "p", UnitPrice: price, Quantity: qty, Fresh: fresh}
 	}
 	tests := []struct {
@@ -45,7 +46,7 @@ func TestShippingOptions(t *testing.T) {
 			t.Fatalf("option %d = %+v, want %+v", i, opts[i], want[i])
 		}
 	}
-	if _, err := ShippingOptionByID(opts, "drone"); ErrorCode(err) != "invalid_shipping_option" {
+	if _, err := ShippingOptionByID(opts, "drone"); kassa.ErrorCode(err) != "invalid_shipping_option" {
 		t.Fatalf("unknown option: %v", err)
 	}
 	e := &Estimate{Subtotal: 10_000, Tax: 830, CommerceFee: 500}
@@ -76,7 +77,7 @@ func TestCheckCartAndBuyer(t *testing.T) {
 	}
 	for _, tt := range tests {
 		err := CheckCart(tt.items)
-		if ErrorCode(err) != tt.code || (err != nil && AsError(err).Param != tt.param) {
+		if kassa.ErrorCode(err) != tt.code || (err != nil && kassa.AsError(err).Param != tt.param) {
 			t.Errorf("%s: %v, want %s on %s", tt.name, err, tt.code, tt.param)
 		}
 	}
@@ -92,7 +93,7 @@ func TestCheckCartAndBuyer(t *testing.T) {
 		{Buyer{CustomerID: "c\x00"}, "invalid_customer_id"},
 	}
 	for _, tt := range buyers {
-		if got := ErrorCode(CheckBuyer(tt.b)); got != tt.code {
+		if got := kassa.ErrorCode(CheckBuyer(tt.b)); got != tt.code {
 			t.Errorf("%+v: %q, want %q", tt.b, got, tt.code)
 		}
 	}
@@ -100,7 +101,7 @@ func TestCheckCartAndBuyer(t *testing.T) {
 
 func TestMillisNumberAndCents(t *testing.T) {
 	tests := []struct {
-		m             Millis
+		m             kassa.Millis
 		number, cents string
 	}{
 		{19_990, "19.99", "19.99"}, {20_000, "20", "20.00"}, {5, "0.005", "0.01"}, {4, "0.004", "0.00"},
@@ -119,7 +120,7 @@ func TestMillisNumberAndCents(t *testing.T) {
 func TestParsePrice(t *testing.T) {
 	tests := []struct {
 		in   string
-		want Millis
+		want kassa.Millis
 		ok   bool
 	}{
 		{"12", 12_000, true}, {"12.5", 12_500, true}, {".5", 500, true}, {"5.", 5_000, true}, {"0", 0, true},
@@ -128,7 +129,7 @@ func TestParsePrice(t *testing.T) {
 		{"1.2.3", 0, false}, {"12345678901", 0, false}, {"1." + strings.Repeat("0", 70), 0, false}, {"NaN", 0, false},
 	}
 	for _, tt := range tests {
-		got, ok := ParsePrice(tt.in)
+		got, ok := kassa.ParsePrice(tt.in)
 		if got != tt.want || ok != tt.ok {
 			t.Errorf("ParsePrice(%q) = %d, %v; want %d, %v", tt.in, got, ok, tt.want, tt.ok)
 		}

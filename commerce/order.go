@@ -1,7 +1,8 @@
-package kassa
+package commerce
 
 import (
 	"context"
+	"kassa"
 	"time"
 )
 
@@ -77,8 +78,8 @@ type OrderPayment struct {
 // Refund is money owed back to the payor of a cancelled or failed paid order.
 type Refund struct {
 	Status      string // a Refund* value
-	Amount      Millis
-	Fee         Millis
+	Amount      kassa.Millis
+	Fee         kassa.Millis
 	Destination string // EVM address on the refund network
 	Network     string
 	TxHash      string
@@ -90,7 +91,7 @@ type Refund struct {
 type Order struct {
 	ID              string
 	MerchantID      int64
-	Environment     Environment
+	Environment     kassa.Environment
 	InvoiceID       string
 	EstimateID      string
 	Retailer        string
@@ -100,10 +101,10 @@ type Order struct {
 	Items           []LineItem
 	Address         ShippingAddress
 	Shipping        ShippingOption
-	Subtotal        Millis
-	Tax             Millis
-	CommerceFee     Millis
-	Total           Millis
+	Subtotal        kassa.Millis
+	Tax             kassa.Millis
+	CommerceFee     kassa.Millis
+	Total           kassa.Millis
 	Payment         OrderPayment
 	WalletAddress   string // the payor's wallet once paid
 	WalletNetwork   string
@@ -133,7 +134,7 @@ func (o *Order) CanCancelNow() bool {
 // OrderFilter selects a merchant's orders for a list, newest first.
 type OrderFilter struct {
 	MerchantID    int64
-	Environment   Environment
+	Environment   kassa.Environment
 	CustomerID    *string
 	WalletAddress *string
 	Limit         int
@@ -145,14 +146,14 @@ type OrderFilter struct {
 // in one transaction.
 type OrderCreate struct {
 	Order   *Order
-	Invoice InvoiceCreate
+	Invoice kassa.InvoiceCreate
 }
 
 // OrderChange is a transition to apply to a locked order: it receives the order
 // and its invoice as stored and changes the order in place. It returns the
 // invoice action the change needs (InvoiceKeep or InvoiceCancel); an error
 // aborts the whole change.
-type OrderChange func(o *Order, inv *Invoice, now time.Time) (InvoiceAction, error)
+type OrderChange func(o *Order, inv *kassa.Invoice, now time.Time) (InvoiceAction, error)
 
 // InvoiceAction is what an order change does to the order's invoice.
 type InvoiceAction int
@@ -168,13 +169,13 @@ const (
 type OrderStore interface {
 	SaveEstimate(ctx context.Context, e *Estimate) error
 	// Estimate returns one of the merchant's estimates in env, expired ones too.
-	Estimate(ctx context.Context, merchantID int64, env Environment, id string) (*Estimate, error)
+	Estimate(ctx context.Context, merchantID int64, env kassa.Environment, id string) (*Estimate, error)
 	SaveShippingAddress(ctx context.Context, a *ShippingAddress) error
-	ShippingAddress(ctx context.Context, merchantID int64, env Environment, id string) (*ShippingAddress, error)
+	ShippingAddress(ctx context.Context, merchantID int64, env kassa.Environment, id string) (*ShippingAddress, error)
 	// CreateOrder stores the invoice, then the order pointing at it, with
 	// invoice.created and commerce.order.created, in one transaction. It returns
 	// the invoice and its payment session token.
-	CreateOrder(ctx context.Context, p Principal, c OrderCreate) (*Invoice, string, error)
+	CreateOrder(ctx context.Context, p kassa.Principal, c OrderCreate) (*kassa.Invoice, string, error)
 	// Order returns one of the merchant's orders.
 	Order(ctx context.Context, merchantID int64, id string) (*Order, error)
 	// Orders returns a page of orders and whether more exist in the paging direction.
@@ -193,7 +194,7 @@ type OrderStore interface {
 // CreatedOrder is what CreateOrder made: the result an IdempotentWrite renders.
 type CreatedOrder struct {
 	Order        *Order
-	Invoice      *Invoice
+	Invoice      *kassa.Invoice
 	SessionToken string
 }
 
@@ -225,16 +226,16 @@ type CancelRequest struct {
 	Reason        string
 }
 
-// CommerceService is the commerce API behind its HTTP handlers: search, the three
+// Service is the commerce API behind its HTTP handlers: search, the three
 // checkout steps, orders, cancel and the devnet simulation.
-type CommerceService interface {
-	Search(ctx context.Context, p Principal, q SearchQuery) (*SearchPage, error)
+type Service interface {
+	Search(ctx context.Context, p kassa.Principal, q SearchQuery) (*SearchPage, error)
 	CacheStats() CacheStats
-	Estimate(ctx context.Context, p Principal, r EstimateRequest) (*Estimate, error)
-	Address(ctx context.Context, p Principal, r CheckoutAddressRequest) (*ShippingAddress, error)
-	CreateOrder(ctx context.Context, p Principal, r OrderInvoiceRequest) (*CreatedOrder, error)
-	Order(ctx context.Context, p Principal, id string) (*Order, error)
+	Estimate(ctx context.Context, p kassa.Principal, r EstimateRequest) (*Estimate, error)
+	Address(ctx context.Context, p kassa.Principal, r CheckoutAddressRequest) (*ShippingAddress, error)
+	CreateOrder(ctx context.Context, p kassa.Principal, r OrderInvoiceRequest) (*CreatedOrder, error)
+	Order(ctx context.Context, p kassa.Principal, id string) (*Order, error)
 	Orders(ctx context.Context, f OrderFilter) ([]*Order, bool, error)
-	Cancel(ctx context.Context, p Principal, id string, r CancelRequest) (*Order, error)
-	Simulate(ctx context.Context, p Principal, id string, r SimulateRequest) (*Order, error)
+	Cancel(ctx context.Context, p kassa.Principal, id string, r CancelRequest) (*Order, error)
+	Simulate(ctx context.Context, p kassa.Principal, id string, r SimulateRequest) (*Order, error)
 }

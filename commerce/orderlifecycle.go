@@ -1,5 +1,6 @@
-package kassa
+package commerce
 
+import "kassa"
 import "time"
 
 // Order lifecycle. The main line is pending_payment → payment_confirmed →
@@ -79,7 +80,7 @@ func (s OrderStatus) Final(paid bool) bool {
 }
 
 func errInvalidTransition(from, to OrderStatus) error {
-	return Errorf(KindConflict, "invalid_transition", "An order in %s cannot move to %s.", from, to)
+	return kassa.Errorf(kassa.KindConflict, "invalid_transition", "An order in %s cannot move to %s.", from, to)
 }
 
 // TransitionPath returns the statuses an order passes through, in order, to reach
@@ -169,10 +170,10 @@ func (o *Order) Advance(st Step, now time.Time) error {
 			o.Payment.TxHash = st.TxHash
 		}
 		if o.Payment.SettlementStatus == "" {
-			o.Payment.SettlementStatus = string(SettlementPending)
+			o.Payment.SettlementStatus = string(kassa.SettlementPending)
 		}
 	case OrderPaymentSettled:
-		o.Payment.SettlementStatus = string(SettlementSettled)
+		o.Payment.SettlementStatus = string(kassa.SettlementSettled)
 	case OrderShipped, OrderDeliveryConfirmed:
 		if st.Shipments != nil {
 			o.Shipments = st.Shipments
@@ -235,8 +236,8 @@ func (o *Order) RefundQuote(now time.Time) Refund {
 
 // RefundNetwork is the network refunds are sent on: BSC, as the refund
 // destination field (refundDestinationWalletAddressBsc) says.
-func RefundNetwork(env Environment) string {
-	if env == Mainnet {
+func RefundNetwork(env kassa.Environment) string {
+	if env == kassa.Mainnet {
 		return "bsc"
 	}
 	return "bsc-testnet"

@@ -1,6 +1,7 @@
-package kassa
+package commerce
 
 import (
+	"kassa"
 	"time"
 )
 
@@ -41,28 +42,28 @@ type LineItem struct {
 	Title     string
 	ImageURL  string
 	Quantity  int
-	UnitPrice Millis
+	UnitPrice kassa.Millis
 	Retailer  string
 	Fresh     bool
 	Status    string // an Item* value once the item belongs to an order
 }
 
 // LineTotal is UnitPrice × Quantity.
-func (l LineItem) LineTotal() Millis { return l.UnitPrice * Millis(l.Quantity) }
+func (l LineItem) LineTotal() kassa.Millis { return l.UnitPrice * kassa.Millis(l.Quantity) }
 
 // Estimate is a priced cart, valid until ExpiresAt (step 1's result).
 type Estimate struct {
 	ID               string
 	MerchantID       int64
-	Environment      Environment
+	Environment      kassa.Environment
 	Buyer            Buyer
 	Retailer         string
 	Items            []LineItem
-	Subtotal         Millis
-	ShippingEstimate Millis // the standard shipping option's price
-	Tax              Millis
-	CommerceFee      Millis
-	Total            Millis
+	Subtotal         kassa.Millis
+	ShippingEstimate kassa.Millis // the standard shipping option's price
+	Tax              kassa.Millis
+	CommerceFee      kassa.Millis
+	Total            kassa.Millis
 	CreatedAt        time.Time
 	ExpiresAt        time.Time
 }
@@ -85,7 +86,7 @@ type AddressInput struct {
 type ShippingAddress struct {
 	ID          string
 	MerchantID  int64
-	Environment Environment
+	Environment kassa.Environment
 	EstimateID  string
 	CustomerID  string
 	Address     AddressInput // standardised
@@ -97,7 +98,7 @@ type ShippingAddress struct {
 type ShippingOption struct {
 	ID            string
 	Name          string
-	Price         Millis
+	Price         kassa.Millis
 	EstimatedDays string // "5-7"
 }
 

@@ -1,6 +1,7 @@
-package kassa
+package commerce
 
 import (
+	"kassa"
 	"strings"
 	"testing"
 )
@@ -54,7 +55,7 @@ func TestStandardizeAddress(t *testing.T) {
 			tt.mod(&a)
 			got, err := StandardizeAddress(a)
 			if tt.failed {
-				e := AsError(err)
+				e := kassa.AsError(err)
 				if err == nil || e.Code != tt.want || e.Param != tt.field {
 					t.Fatalf("err %v, want %s on %s", err, tt.want, tt.field)
 				}

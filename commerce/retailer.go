@@ -1,7 +1,8 @@
-package kassa
+package commerce
 
 import (
 	"context"
+	"kassa"
 	"strings"
 	"time"
 )
@@ -27,14 +28,14 @@ func CheckRetailer(param, name string) error {
 			return nil
 		}
 	}
-	return Invalidf(param, "invalid_retailer", "%s must be one of %s.", param, strings.Join(Retailers, ", "))
+	return kassa.Invalidf(param, "invalid_retailer", "%s must be one of %s.", param, strings.Join(Retailers, ", "))
 }
 
 // Product is one item a retailer sells. Price is in usd_millis.
 type Product struct {
 	ID          string
 	Title       string
-	Price       Millis
+	Price       kassa.Millis
 	Image       string // absolute URL
 	Rating      Rating // 0 to 5 in tenths: 43 is 4.3 stars
 	ReviewCount int
@@ -52,8 +53,8 @@ type SearchQuery struct {
 	Page     int // 1-based
 	Limit    int // products per page
 	Retailer string
-	MinPrice *Millis
-	MaxPrice *Millis
+	MinPrice *kassa.Millis
+	MaxPrice *kassa.Millis
 }
 
 // Search limits (interface section 8, plus Kassa's bound on the undeclared limit).
@@ -122,7 +123,7 @@ type Retailer interface {
 	Product(ctx context.Context, id string) (*Product, error)
 	// PriceCheck returns the current price of each product id it knows; ids it
 	// does not know are missing from the map.
-	PriceCheck(ctx context.Context, ids []string) (map[string]Millis, error)
+	PriceCheck(ctx context.Context, ids []string) (map[string]kassa.Millis, error)
 	// PlaceOrder orders the items; calling it again with the same OrderID returns
 	// the first placement (the retailer dedupes on it).
 	PlaceOrder(ctx context.Context, o RetailerOrder) (*Placement, error)
@@ -136,9 +137,9 @@ type Retailer interface {
 type Catalog interface {
 	// Retailer returns the named retailer of env: 400 invalid_retailer for an
 	// unknown name, 400 retailer_not_supported when env has no such provider.
-	Retailer(env Environment, name string) (Retailer, error)
+	Retailer(env kassa.Environment, name string) (Retailer, error)
 	// Search runs q (q.Retailer set) against env's retailer through the cache.
-	Search(ctx context.Context, env Environment, q SearchQuery) (*SearchPage, error)
+	Search(ctx context.Context, env kassa.Environment, q SearchQuery) (*SearchPage, error)
 	// CacheStats reports the search cache.
 	CacheStats() CacheStats
 }

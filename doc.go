@@ -1,0 +1,22 @@
+// Package kassa is Kassa's domain: the types, rules and service interfaces that
+// every other package builds on. It imports only the standard library (and
+// golang.org/x/crypto/sha3 for Ethereum's Keccak-256; imports_test.go keeps it
+// so), so its rules are shared by both store engines and tested alone.
+//
+// What lives where:
+//
+//   - error.go: the one error type and its kinds; the HTTP layer maps each kind
+//     to one status code.
+//   - money.go, moneynumber.go, tokenamount.go: exact USD millis and token base
+//     units; no floats.
+//   - merchant.go, apikey.go, session.go, wstoken.go: tenants and credentials.
+//   - invoice*.go, lifecycle.go, receipt.go, payment.go, payor.go, form.go,
+//     address.go: invoices, the payments that pay them and the pure lifecycle
+//     rules that compute an invoice's status from its receipts.
+//   - network.go, evm.go: networks, tokens and EVM addresses.
+//   - event*.go, webhook*.go: the events every change writes and their delivery.
+//   - settlement.go, idempotency.go, environment.go, id.go: the rest.
+//
+// The commerce area (orders, checkout, retailers) is a domain of its own in
+// package commerce, beside its service.
+package kassa

@@ -1,0 +1,45 @@
+package kassa
+
+import (
+	"go/parser"
+	"go/token"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// allowedImports are the imports of the domain beyond the standard library.
+var allowedImports = map[string]bool{
+	"golang.org/x/crypto/sha3": true, // Keccak-256; a hand-written hash is a liability
+}
+
+// TestDomainImportsStandardLibraryOnly keeps the domain free of dependencies: a
+// path whose first element has no dot is the standard library.
+func TestDomainImportsStandardLibraryOnly(t *testing.T) {
+	entries, err := os.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			first, _, _ := strings.Cut(path, "/")
+			if strings.Contains(first, ".") && !allowedImports[path] {
+				t.Errorf("%s imports %s: the domain imports only the standard library", name, path)
+			}
+			if path == "kassa" || strings.HasPrefix(path, "kassa/") {
+				t.Errorf("%s imports %s: the domain imports no package of this module", name, path)
+			}
+		}
+	}
+}
