@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"kassa/api/httpx"
+
 	"kassa"
 )
 
@@ -41,7 +43,7 @@ func (s *server) paymentAddress(w http.ResponseWriter, r *http.Request, inv *kas
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, out)
+	httpx.WriteJSON(w, http.StatusOK, out)
 	return nil
 }
 
@@ -78,11 +80,11 @@ func (s *server) lockAddress(ctx context.Context, inv *kassa.Invoice, tokenID in
 	}
 	wallet := s.cfg.Wallets[inv.Environment]
 	if s.cfg.Registry == nil || s.cfg.Rates == nil || s.cfg.Addresses == nil || wallet == nil {
-		return paymentAddressJSON{}, errPermission("payments_unavailable", "Payments are not configured for this environment.")
+		return paymentAddressJSON{}, httpx.ErrPermission("payments_unavailable", "Payments are not configured for this environment.")
 	}
 	tok, ok := s.cfg.Registry.Token(inv.Environment, tokenID)
 	if !ok {
-		return paymentAddressJSON{}, errInvalid("token_id", "invalid_token", "No token of this invoice's environment has this id.")
+		return paymentAddressJSON{}, httpx.ErrInvalid("token_id", "invalid_token", "No token of this invoice's environment has this id.")
 	}
 	network, _ := s.cfg.Registry.Network(inv.Environment, tok.Network)
 	req := kassa.AddressRequest{MerchantID: inv.MerchantID, InvoiceID: inv.ID, Token: tok,
@@ -92,7 +94,7 @@ func (s *server) lockAddress(ctx context.Context, inv *kassa.Invoice, tokenID in
 			if err != nil {
 				return nil, nil, time.Time{}, err
 			}
-			return kassa.TokenUnits(remaining, tok.Decimals, rate.USDPerToken), rate.USDPerToken, s.now().Add(quoteLock), nil
+			return kassa.TokenUnits(remaining, tok.Decimals, rate.USDPerToken), rate.USDPerToken, s.Now().Add(quoteLock), nil
 		}}
 	addr, _, err := s.cfg.Addresses.LockPaymentAddress(ctx, req)
 	if err != nil {
@@ -126,7 +128,7 @@ func (s *server) heldQuote(ctx context.Context, inv *kassa.Invoice) (out payment
 	}
 	network, _ := s.cfg.Registry.Network(inv.Environment, tok.Network)
 	addr, err := s.cfg.Addresses.PaymentAddress(ctx, inv.ID, tok.Network)
-	if err != nil || !addr.QuoteCurrent(tok.ID, inv.AmountRemaining(), s.now()) {
+	if err != nil || !addr.QuoteCurrent(tok.ID, inv.AmountRemaining(), s.Now()) {
 		return out, false, err
 	}
 	out, err = quoteJSON(tok, network, addr)
@@ -143,27 +145,27 @@ func (s *server) currentAddress(ctx context.Context, inv *kassa.Invoice) (paymen
 }
 
 func decodeTokenID(r *http.Request) (int64, error) {
-	body, err := readBody(r)
+	body, err := httpx.ReadBody(r)
 	if err != nil {
 		return 0, err
 	}
-	fields, err := parseObject(body, "")
+	fields, err := httpx.ParseObject(body, "")
 	if err != nil {
 		return 0, err
 	}
 	var id *int64
 	for _, f := range fields {
-		if f.key != "token_id" {
-			return 0, errUnknownParam(f.key)
+		if f.Key != "token_id" {
+			return 0, httpx.ErrUnknownParam(f.Key)
 		}
-		n, err := integer(f, "invalid_token")
+		n, err := httpx.Integer(f, "invalid_token")
 		if err != nil {
 			return 0, err
 		}
 		id = &n
 	}
 	if id == nil {
-		return 0, errInvalid("token_id", "missing_param", "token_id is required.")
+		return 0, httpx.ErrInvalid("token_id", "missing_param", "token_id is required.")
 	}
 	return *id, nil
 }

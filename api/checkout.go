@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"kassa/api/httpx"
+
 	"kassa"
 	"kassa/commerce"
 )
@@ -31,11 +33,11 @@ type estimateItemJSON struct {
 
 // checkoutEstimate serves step 1: a priced cart, valid 30 minutes.
 func (s *server) checkoutEstimate(w http.ResponseWriter, r *http.Request) error {
-	req, err := decodeRequest(r, decodeEstimate)
+	req, err := httpx.DecodeBody(r, decodeEstimate)
 	if err != nil {
 		return err
 	}
-	e, err := s.cfg.Commerce.Estimate(r.Context(), principal(r.Context()), req)
+	e, err := s.cfg.Commerce.Estimate(r.Context(), httpx.Principal(r.Context()), req)
 	if err != nil {
 		return err
 	}
@@ -75,11 +77,11 @@ type shippingOptionJSON struct {
 // checkoutAddress serves step 2: the address validated and standardised, and the
 // shipping options for the cart.
 func (s *server) checkoutAddress(w http.ResponseWriter, r *http.Request) error {
-	req, err := decodeRequest(r, decodeCheckoutAddress)
+	req, err := httpx.DecodeBody(r, decodeCheckoutAddress)
 	if err != nil {
 		return err
 	}
-	a, err := s.cfg.Commerce.Address(r.Context(), principal(r.Context()), req)
+	a, err := s.cfg.Commerce.Address(r.Context(), httpx.Principal(r.Context()), req)
 	if err != nil {
 		return err
 	}
@@ -138,28 +140,28 @@ func (s *server) orderCreated(c commerce.CreatedOrder) map[string]any {
 // checkoutInvoice serves step 3: the invoice and the order, in one transaction.
 // Behind the optional idempotency layer the store saves this response with them.
 func (s *server) checkoutInvoice(w http.ResponseWriter, r *http.Request) error {
-	req, err := decodeRequest(r, decodeOrderInvoice)
+	req, err := httpx.DecodeBody(r, decodeOrderInvoice)
 	if err != nil {
 		return err
 	}
 	iw := kassa.IdempotentWriteFrom(r.Context())
 	if iw != nil {
 		iw.Respond = func(result any) (int, []byte, error) {
-			b, err := marshal(s.orderCreated(result.(commerce.CreatedOrder)))
+			b, err := httpx.Marshal(s.orderCreated(result.(commerce.CreatedOrder)))
 			return http.StatusOK, b, err
 		}
 	}
-	c, err := s.cfg.Commerce.CreateOrder(r.Context(), principal(r.Context()), req)
+	c, err := s.cfg.Commerce.CreateOrder(r.Context(), httpx.Principal(r.Context()), req)
 	if err != nil {
 		return err
 	}
 	if iw != nil {
 		if status, b, ok := iw.Saved(); ok {
-			writeRaw(w, status, b)
+			httpx.WriteRaw(w, status, b)
 			return nil
 		}
 	}
-	writeJSON(w, http.StatusOK, s.orderCreated(*c))
+	httpx.WriteJSON(w, http.StatusOK, s.orderCreated(*c))
 	return nil
 }
 
@@ -169,15 +171,15 @@ func (s *server) cancelOrder(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	req, err := decodeRequest(r, decodeCancel)
+	req, err := httpx.DecodeBody(r, decodeCancel)
 	if err != nil {
 		return err
 	}
-	o, err := s.cfg.Commerce.Cancel(r.Context(), principal(r.Context()), id, req)
+	o, err := s.cfg.Commerce.Cancel(r.Context(), httpx.Principal(r.Context()), id, req)
 	if err != nil {
 		return err
 	}
-	commerceOK(w, http.StatusOK, map[string]any{"order": o.JSON(s.now())})
+	commerceOK(w, http.StatusOK, map[string]any{"order": o.JSON(s.Now())})
 	return nil
 }
 
@@ -189,13 +191,13 @@ func (s *server) simulateOrder(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	req, err := decodeRequest(r, decodeSimulate)
+	req, err := httpx.DecodeBody(r, decodeSimulate)
 	if err != nil {
 		return err
 	}
-	p := principal(r.Context())
+	p := httpx.Principal(r.Context())
 	if p.Environment != kassa.Devnet {
-		return errPermission("devnet_only", "Order simulation is available on devnet only.")
+		return httpx.ErrPermission("devnet_only", "Order simulation is available on devnet only.")
 	}
 	o, err := s.cfg.Commerce.Order(r.Context(), p, id)
 	if err != nil {
@@ -210,7 +212,7 @@ func (s *server) simulateOrder(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	commerceOK(w, http.StatusOK, map[string]any{"order": o.JSON(s.now())})
+	commerceOK(w, http.StatusOK, map[string]any{"order": o.JSON(s.Now())})
 	return nil
 }
 
@@ -226,7 +228,7 @@ func (s *server) payOrderInvoice(r *http.Request, o *commerce.Order, wallet *str
 		return false, nil
 	}
 	if s.cfg.Registry == nil || s.cfg.Rates == nil || s.cfg.Payments == nil {
-		return false, errPermission("devnet_only", "Simulated payments are not configured.")
+		return false, httpx.ErrPermission("devnet_only", "Simulated payments are not configured.")
 	}
 	in, err := s.devnetInput(r, inv, devnetPaymentRequest{confirmed: true})
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"kassa/api/httpx"
+
 	"kassa"
 	"kassa/commerce"
 )
@@ -13,37 +15,15 @@ import (
 // The commerce API (/api/commerce, interface 4.6): commerce-scope keys only, every
 // answer in the {success, data} envelope, errors as {success: false, error}.
 
-func (s *server) commerceRoutes() {
-	ca := s.commerceAuth
-	s.handle("GET /api/commerce/status", ca(s.commerceStatus))
-	s.handle("GET /api/commerce/search", ca(s.search))
-	s.handle("POST /api/commerce/merchant/checkout/estimate", ca(s.checkoutEstimate))
-	s.handle("POST /api/commerce/merchant/checkout/address", ca(s.checkoutAddress))
-	s.handle("POST /api/commerce/merchant/checkout/invoice", ca(s.idempotent(idempotencyOptions{}, s.checkoutInvoice)))
-	s.handle("GET /api/commerce/merchant/orders", ca(s.listOrders))
-	s.handle("GET /api/commerce/merchant/orders/{orderId}", ca(s.getOrder))
-	s.handle("POST /api/commerce/merchant/orders/{orderId}/cancel",
-		ca(s.idempotent(idempotencyOptions{required: true}, s.cancelOrder)))
-	s.handle("GET /api/commerce/merchant/payments/{orderId}/status", ca(s.orderPaymentStatus))
-	s.handle("POST /api/commerce/devnet/orders/{orderId}/simulate", ca(s.simulateOrder))
-}
-
-// commerceAuth admits commerce-scope API keys (x-commerce-api-key or x-api-key).
-func (s *server) commerceAuth(h apiFunc) apiFunc { return s.authed(authCommerce, h) }
-
 // commerceOK writes the success envelope.
 func commerceOK(w http.ResponseWriter, status int, data any) {
-	writeJSON(w, status, map[string]any{"success": true, "data": data})
+	httpx.WriteJSON(w, status, map[string]any{"success": true, "data": data})
 }
-
-// isCommerce reports whether a request is on the commerce API, whose errors carry
-// the {success: false} envelope.
-func isCommerce(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/api/commerce/") }
 
 // commerceStatus serves GET /api/commerce/status: whether commerce is enabled for
 // the key, and what it can use.
 func (s *server) commerceStatus(w http.ResponseWriter, r *http.Request) error {
-	p := principal(r.Context())
+	p := httpx.Principal(r.Context())
 	retailers := []map[string]any{}
 	for _, name := range commerce.Retailers {
 		_, err := s.cfg.Catalog.Retailer(p.Environment, name)
@@ -61,7 +41,7 @@ func (s *server) commerceStatus(w http.ResponseWriter, r *http.Request) error {
 func orderID(r *http.Request) (string, error) {
 	id := r.PathValue("orderId")
 	if !kassa.ValidUUID(id) {
-		return "", errInvalid("orderId", "invalid_order_id", "orderId must be a UUID.")
+		return "", httpx.ErrInvalid("orderId", "invalid_order_id", "orderId must be a UUID.")
 	}
 	return id, nil
 }
@@ -71,22 +51,22 @@ func (s *server) getOrder(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	o, err := s.cfg.Commerce.Order(r.Context(), principal(r.Context()), id)
+	o, err := s.cfg.Commerce.Order(r.Context(), httpx.Principal(r.Context()), id)
 	if err != nil {
 		return err
 	}
-	commerceOK(w, http.StatusOK, map[string]any{"order": o.JSON(s.now())})
+	commerceOK(w, http.StatusOK, map[string]any{"order": o.JSON(s.Now())})
 	return nil
 }
 
 // listOrders serves GET /api/commerce/merchant/orders?customer_id=|wallet_address=
 // (customerId, walletAddress and wallet too) with limit and cursors, newest first.
 func (s *server) listOrders(w http.ResponseWriter, r *http.Request) error {
-	p := principal(r.Context())
+	p := httpx.Principal(r.Context())
 	q := r.URL.Query()
 	f := commerce.OrderFilter{MerchantID: p.MerchantID, Environment: p.Environment}
 	var err error
-	if f.Limit, err = intParam(q, "limit", defaultLimit, 1, maxLimit); err != nil {
+	if f.Limit, err = httpx.IntParam(q, "limit", defaultLimit, 1, maxLimit); err != nil {
 		return err
 	}
 	for _, v := range []struct {
@@ -96,15 +76,15 @@ func (s *server) listOrders(w http.ResponseWriter, r *http.Request) error {
 	}{{"customer_id", []string{"customerId"}, &f.CustomerID},
 		{"wallet_address", []string{"walletAddress", "wallet"}, &f.WalletAddress},
 		{"starting_after", nil, &f.StartingAfter}, {"ending_before", nil, &f.EndingBefore}} {
-		name, val := v.name, queryValue(q, v.name)
+		name, val := v.name, httpx.QueryValue(q, v.name)
 		for _, a := range v.aliases {
 			if val == "" {
-				name, val = a, queryValue(q, a)
+				name, val = a, httpx.QueryValue(q, a)
 			}
 		}
 		if val != "" {
 			if len(val) > 255 || !utf8.ValidString(val) {
-				return errInvalid(name, "invalid_"+v.name, name+" must be at most 255 characters of text.")
+				return httpx.ErrInvalid(name, "invalid_"+v.name, name+" must be at most 255 characters of text.")
 			}
 			if v.dst == &f.WalletAddress {
 				if err := kassa.CheckEVMAddress(name, val); err != nil {
@@ -118,7 +98,7 @@ func (s *server) listOrders(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	now := s.now()
+	now := s.Now()
 	out := make([]commerce.OrderJSON, len(orders))
 	for i, o := range orders {
 		out[i] = o.JSON(now)
@@ -134,7 +114,7 @@ func (s *server) orderPaymentStatus(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	p := principal(r.Context())
+	p := httpx.Principal(r.Context())
 	o, err := s.cfg.Commerce.Order(r.Context(), p, id)
 	if err != nil {
 		return err
@@ -143,7 +123,7 @@ func (s *server) orderPaymentStatus(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	j := o.JSON(s.now())
+	j := o.JSON(s.Now())
 	commerceOK(w, http.StatusOK, map[string]any{
 		"orderId": o.ID, "invoiceId": inv.ID, "orderStatus": o.Status, "invoiceStatus": inv.Status,
 		"payment": j.Payment, "amountUsd": inv.Amount.Cents(), "amountPaidUsd": inv.AmountPaid.Cents(),

@@ -2,9 +2,8 @@ package api
 
 import (
 	"bytes"
-	"encoding/json"
-	"net/http"
-	"strconv"
+
+	"kassa/api/httpx"
 
 	"kassa"
 	"kassa/commerce"
@@ -14,81 +13,20 @@ import (
 // types and duplicates are 400 with the field's path), checked further by the
 // domain.
 
-// decodeFields parses a body and hands each field to set; set returns false for
-// an unknown field.
-func decodeFields(body []byte, set func(f field) (bool, error)) error {
-	fields, err := parseObject(body, "")
-	if err != nil {
-		return err
-	}
-	for _, f := range fields {
-		known, err := set(f)
-		if err != nil {
-			return err
-		}
-		if !known {
-			return errUnknownParam(f.path)
-		}
-	}
-	return nil
-}
-
-// decodeRequest reads the request body and decodes it with decode.
-func decodeRequest[T any](r *http.Request, decode func([]byte) (T, error)) (T, error) {
-	body, err := readBody(r)
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	return decode(body)
-}
-
-// requireFields returns missing_param for the first of keys not in got.
-func requireFields(got map[string]bool, keys ...string) error {
-	for _, k := range keys {
-		if !got[k] {
-			return errMissing(k)
-		}
-	}
-	return nil
-}
-
-// stringInto reads a string or null field into *dst ("" for null).
-func stringInto(f field, dst *string) error {
-	s, err := optString(f)
-	if s != nil {
-		*dst = *s
-	}
-	return err
-}
-
-// elements reads a JSON array field's elements.
-func elements(f field) ([]field, error) {
-	var raws []json.RawMessage
-	if len(f.raw) == 0 || f.raw[0] != '[' || json.Unmarshal(f.raw, &raws) != nil {
-		return nil, errInvalidType(f.path, "an array")
-	}
-	out := make([]field, len(raws))
-	for i, raw := range raws {
-		out[i] = field{key: f.key, path: f.path + "[" + strconv.Itoa(i) + "]", raw: bytes.TrimSpace(raw)}
-	}
-	return out, nil
-}
-
 func decodeEstimate(body []byte) (commerce.EstimateRequest, error) {
 	var r commerce.EstimateRequest
 	gotItems := false
-	err := decodeFields(body, func(f field) (bool, error) {
-		switch f.key {
+	err := httpx.DecodeFields(body, func(f httpx.Field) (bool, error) {
+		switch f.Key {
 		case "customer_id":
-			return true, stringInto(f, &r.Buyer.CustomerID)
+			return true, httpx.StringInto(f, &r.Buyer.CustomerID)
 		case "wallet_address":
-			return true, stringInto(f, &r.Buyer.WalletAddress)
+			return true, httpx.StringInto(f, &r.Buyer.WalletAddress)
 		case "wallet_network":
-			return true, stringInto(f, &r.Buyer.WalletNetwork)
+			return true, httpx.StringInto(f, &r.Buyer.WalletNetwork)
 		case "items":
 			gotItems = true
-			items, err := elements(f)
+			items, err := httpx.Elements(f)
 			if err != nil {
 				return true, err
 			}
@@ -104,44 +42,44 @@ func decodeEstimate(body []byte) (commerce.EstimateRequest, error) {
 		return false, nil
 	})
 	if err == nil && !gotItems {
-		err = errMissing("items")
+		err = httpx.ErrMissing("items")
 	}
 	return r, err
 }
 
-func decodeCartItem(f field) (commerce.CartItem, error) {
+func decodeCartItem(f httpx.Field) (commerce.CartItem, error) {
 	it := commerce.CartItem{Retailer: commerce.DefaultRetailer}
-	fields, err := parseObject(f.raw, f.path)
+	fields, err := httpx.ParseObject(f.Raw, f.Path)
 	if err != nil {
 		return it, err
 	}
 	got := map[string]bool{}
 	for _, g := range fields {
-		got[g.key] = true
-		switch g.key {
+		got[g.Key] = true
+		switch g.Key {
 		case "product_id":
-			if it.ProductID, err = reqString(g); err != nil {
+			if it.ProductID, err = httpx.ReqString(g); err != nil {
 				return it, err
 			}
 		case "quantity":
-			n, err := integer(g, "invalid_quantity")
+			n, err := httpx.Integer(g, "invalid_quantity")
 			if err != nil {
 				return it, err
 			}
 			if n < commerce.MinItemQuantity || n > commerce.MaxItemQuantity {
-				return it, errInvalid(g.path, "invalid_quantity", g.path+" must be between 1 and 99.")
+				return it, httpx.ErrInvalid(g.Path, "invalid_quantity", g.Path+" must be between 1 and 99.")
 			}
 			it.Quantity = int(n)
 		case "retailer":
-			if err := stringInto(g, &it.Retailer); err != nil {
+			if err := httpx.StringInto(g, &it.Retailer); err != nil {
 				return it, err
 			}
 		default:
-			return it, errUnknownParam(g.path)
+			return it, httpx.ErrUnknownParam(g.Path)
 		}
 	}
-	if err := requireFields(got, "product_id", "quantity"); err != nil {
-		return it, errMissing(f.path + "." + kassa.AsError(err).Param)
+	if err := httpx.RequireFields(got, "product_id", "quantity"); err != nil {
+		return it, httpx.ErrMissing(f.Path + "." + kassa.AsError(err).Param)
 	}
 	return it, nil
 }
@@ -149,13 +87,13 @@ func decodeCartItem(f field) (commerce.CartItem, error) {
 func decodeCheckoutAddress(body []byte) (commerce.CheckoutAddressRequest, error) {
 	var r commerce.CheckoutAddressRequest
 	got := map[string]bool{}
-	err := decodeFields(body, func(f field) (bool, error) {
-		got[f.key] = true
-		switch f.key {
+	err := httpx.DecodeFields(body, func(f httpx.Field) (bool, error) {
+		got[f.Key] = true
+		switch f.Key {
 		case "customer_id":
-			return true, stringInto(f, &r.CustomerID)
+			return true, httpx.StringInto(f, &r.CustomerID)
 		case "estimateId":
-			return true, stringInto(f, &r.EstimateID)
+			return true, httpx.StringInto(f, &r.EstimateID)
 		case "address":
 			return true, decodeAddress(f, &r.Address)
 		}
@@ -164,11 +102,11 @@ func decodeCheckoutAddress(body []byte) (commerce.CheckoutAddressRequest, error)
 	if err != nil {
 		return r, err
 	}
-	return r, requireFields(got, "estimateId", "address")
+	return r, httpx.RequireFields(got, "estimateId", "address")
 }
 
-func decodeAddress(f field, a *commerce.AddressInput) error {
-	fields, err := parseObject(f.raw, f.path)
+func decodeAddress(f httpx.Field, a *commerce.AddressInput) error {
+	fields, err := httpx.ParseObject(f.Raw, f.Path)
 	if err != nil {
 		return err
 	}
@@ -178,11 +116,11 @@ func decodeAddress(f field, a *commerce.AddressInput) error {
 		"country": &a.Country, "phone": &a.Phone, "email": &a.Email,
 	}
 	for _, g := range fields {
-		dst, ok := targets[g.key]
+		dst, ok := targets[g.Key]
 		if !ok {
-			return errUnknownParam(g.path)
+			return httpx.ErrUnknownParam(g.Path)
 		}
-		if err := stringInto(g, dst); err != nil {
+		if err := httpx.StringInto(g, dst); err != nil {
 			return err
 		}
 	}
@@ -192,25 +130,25 @@ func decodeAddress(f field, a *commerce.AddressInput) error {
 func decodeOrderInvoice(body []byte) (commerce.OrderInvoiceRequest, error) {
 	var r commerce.OrderInvoiceRequest
 	got := map[string]bool{}
-	err := decodeFields(body, func(f field) (bool, error) {
-		got[f.key] = true
-		switch f.key {
+	err := httpx.DecodeFields(body, func(f httpx.Field) (bool, error) {
+		got[f.Key] = true
+		switch f.Key {
 		case "customer_id":
-			return true, stringInto(f, &r.CustomerID)
+			return true, httpx.StringInto(f, &r.CustomerID)
 		case "estimateId":
-			return true, stringInto(f, &r.EstimateID)
+			return true, httpx.StringInto(f, &r.EstimateID)
 		case "addressId":
-			return true, stringInto(f, &r.AddressID)
+			return true, httpx.StringInto(f, &r.AddressID)
 		case "shippingOptionId":
-			return true, stringInto(f, &r.ShippingOptionID)
+			return true, httpx.StringInto(f, &r.ShippingOptionID)
 		case "webhookUrl": // deprecated and ignored (interface 2.10)
-			if !f.null() {
-				_, err := reqString(f)
+			if !f.Null() {
+				_, err := httpx.ReqString(f)
 				return true, err
 			}
 			return true, nil
 		case "refundDestinationWalletAddressBsc":
-			s, err := optString(f)
+			s, err := httpx.OptString(f)
 			r.RefundAddress = s
 			return true, err
 		}
@@ -219,7 +157,7 @@ func decodeOrderInvoice(body []byte) (commerce.OrderInvoiceRequest, error) {
 	if err != nil {
 		return r, err
 	}
-	return r, requireFields(got, "customer_id", "estimateId", "addressId")
+	return r, httpx.RequireFields(got, "customer_id", "estimateId", "addressId")
 }
 
 func decodeCancel(body []byte) (commerce.CancelRequest, error) {
@@ -227,41 +165,41 @@ func decodeCancel(body []byte) (commerce.CancelRequest, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return r, nil // the body is optional
 	}
-	err := decodeFields(body, func(f field) (bool, error) {
-		switch f.key {
+	err := httpx.DecodeFields(body, func(f httpx.Field) (bool, error) {
+		switch f.Key {
 		case "refundDestinationWalletAddressBsc":
-			s, err := optString(f)
+			s, err := httpx.OptString(f)
 			r.RefundAddress = s
 			return true, err
 		case "reason":
-			return true, stringInto(f, &r.Reason)
+			return true, httpx.StringInto(f, &r.Reason)
 		}
 		return false, nil
 	})
 	if err == nil && len(r.Reason) > 500 {
-		err = errInvalid("reason", "field_too_long", "reason must be at most 500 characters.")
+		err = httpx.ErrInvalid("reason", "field_too_long", "reason must be at most 500 characters.")
 	}
 	return r, err
 }
 
 func decodeSimulate(body []byte) (commerce.SimulateRequest, error) {
 	var r commerce.SimulateRequest
-	err := decodeFields(body, func(f field) (bool, error) {
-		switch f.key {
+	err := httpx.DecodeFields(body, func(f httpx.Field) (bool, error) {
+		switch f.Key {
 		case "transitionTo":
-			s, err := reqString(f)
+			s, err := httpx.ReqString(f)
 			r.TransitionTo = commerce.OrderStatus(s)
 			return true, err
 		case "walletAddress":
-			s, err := optString(f)
+			s, err := httpx.OptString(f)
 			r.WalletAddress = s
 			return true, err
 		case "walletNetwork":
-			s, err := optString(f)
+			s, err := httpx.OptString(f)
 			r.WalletNetwork = s
 			return true, err
 		case "tracking":
-			if f.null() {
+			if f.Null() {
 				return true, nil
 			}
 			t, err := decodeTracking(f)
@@ -276,8 +214,8 @@ func decodeSimulate(body []byte) (commerce.SimulateRequest, error) {
 	return r, commerce.CheckSimulate(r)
 }
 
-func decodeTracking(f field) (*commerce.Tracking, error) {
-	fields, err := parseObject(f.raw, f.path)
+func decodeTracking(f httpx.Field) (*commerce.Tracking, error) {
+	fields, err := httpx.ParseObject(f.Raw, f.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -287,15 +225,15 @@ func decodeTracking(f field) (*commerce.Tracking, error) {
 		"retailerTrackingNumber": &t.RetailerTrackingNumber, "retailerTrackingUrl": &t.RetailerTrackingURL,
 	}
 	for _, g := range fields {
-		dst, ok := targets[g.key]
+		dst, ok := targets[g.Key]
 		if !ok {
-			return nil, errUnknownParam(g.path)
+			return nil, httpx.ErrUnknownParam(g.Path)
 		}
-		if err := stringInto(g, dst); err != nil {
+		if err := httpx.StringInto(g, dst); err != nil {
 			return nil, err
 		}
 		if len(*dst) > 255 {
-			return nil, errInvalid(g.path, "field_too_long", g.path+" must be at most 255 characters.")
+			return nil, httpx.ErrInvalid(g.Path, "field_too_long", g.Path+" must be at most 255 characters.")
 		}
 	}
 	return t, nil

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"time"
 
+	"kassa/api/httpx"
+
 	"kassa"
 )
 
@@ -17,7 +19,7 @@ import (
 // or null amount_usd; and the codes of kassa.InvoiceCreate.Validate.
 func decodeInvoiceCreate(body []byte) (kassa.InvoiceCreate, error) {
 	var c kassa.InvoiceCreate
-	fields, err := parseObject(body, "")
+	fields, err := httpx.ParseObject(body, "")
 	if err != nil {
 		return c, err
 	}
@@ -32,48 +34,48 @@ func decodeInvoiceCreate(body []byte) (kassa.InvoiceCreate, error) {
 	}
 	hasAmount := false
 	for _, f := range fields {
-		if dst, ok := strs[f.key]; ok {
-			if *dst, err = optString(f); err != nil {
+		if dst, ok := strs[f.Key]; ok {
+			if *dst, err = httpx.OptString(f); err != nil {
 				return c, err
 			}
 			continue
 		}
-		switch f.key {
+		switch f.Key {
 		case "amount_usd":
-			if f.null() {
-				return c, errMissing("amount_usd")
+			if f.Null() {
+				return c, httpx.ErrMissing("amount_usd")
 			}
-			if !isNumber(f.raw) {
-				return c, errInvalidType("amount_usd", "a JSON number such as 12.5")
+			if !httpx.IsNumber(f.Raw) {
+				return c, httpx.ErrInvalidType("amount_usd", "a JSON number such as 12.5")
 			}
-			if c.Amount, err = kassa.ParseUSD(string(f.raw), "amount_usd"); err != nil {
+			if c.Amount, err = kassa.ParseUSD(string(f.Raw), "amount_usd"); err != nil {
 				return c, err
 			}
 			hasAmount = true
 		case "expires_in":
 			err = decodeExpiresIn(f, &c)
 		case "metadata":
-			if !f.null() {
-				c.Metadata, err = compactObject(f)
+			if !f.Null() {
+				c.Metadata, err = httpx.CompactObject(f)
 			}
 		case "questions":
 			err = decodeQuestions(f, &c)
 		case "receiver_override_enable":
 			var b *bool
-			if b, err = optBool(f); b != nil {
+			if b, err = httpx.OptBool(f); b != nil {
 				c.ReceiverOverrideEnable = *b
 			}
 		case "payment_return_url_enabled":
-			c.PaymentReturnURLEnabled, err = optBool(f)
+			c.PaymentReturnURLEnabled, err = httpx.OptBool(f)
 		default:
-			err = errUnknownParam(f.key)
+			err = httpx.ErrUnknownParam(f.Key)
 		}
 		if err != nil {
 			return c, err
 		}
 	}
 	if !hasAmount {
-		return c, errMissing("amount_usd")
+		return c, httpx.ErrMissing("amount_usd")
 	}
 	if err := c.Validate(); err != nil {
 		return c, err
@@ -82,16 +84,16 @@ func decodeInvoiceCreate(body []byte) (kassa.InvoiceCreate, error) {
 }
 
 // decodeExpiresIn reads expires_in: an integer number of milliseconds.
-func decodeExpiresIn(f field, c *kassa.InvoiceCreate) error {
-	if f.null() {
+func decodeExpiresIn(f httpx.Field, c *kassa.InvoiceCreate) error {
+	if f.Null() {
 		return nil
 	}
-	ms, err := integer(f, "expires_in_out_of_range")
+	ms, err := httpx.Integer(f, "expires_in_out_of_range")
 	if err != nil {
 		return err
 	}
 	if ms < 1 || ms > kassa.MaxInvoiceTTL.Milliseconds() {
-		return errInvalid("expires_in", "expires_in_out_of_range",
+		return httpx.ErrInvalid("expires_in", "expires_in_out_of_range",
 			"expires_in must be between 1 and "+strconv.FormatInt(kassa.MaxInvoiceTTL.Milliseconds(), 10)+" milliseconds.")
 	}
 	d := time.Duration(ms) * time.Millisecond
@@ -101,41 +103,41 @@ func decodeExpiresIn(f field, c *kassa.InvoiceCreate) error {
 
 // decodeQuestions reads questions: {"questions": [{id, question, type,
 // validation: {required}}]}, strictly, and records its compacted size.
-func decodeQuestions(f field, c *kassa.InvoiceCreate) error {
-	if f.null() {
+func decodeQuestions(f httpx.Field, c *kassa.InvoiceCreate) error {
+	if f.Null() {
 		return nil
 	}
-	compact, err := compactObject(f)
+	compact, err := httpx.CompactObject(f)
 	if err != nil {
 		return err
 	}
 	c.QuestionsBytes = len(compact)
 	if c.QuestionsBytes > kassa.MaxQuestionsBytes {
-		return errInvalid("questions", "questions_too_large",
+		return httpx.ErrInvalid("questions", "questions_too_large",
 			"questions must be at most "+strconv.Itoa(kassa.MaxQuestionsBytes)+" bytes.")
 	}
-	outer, _ := parseObject(f.raw, f.path)
-	var list *field
+	outer, _ := httpx.ParseObject(f.Raw, f.Path)
+	var list *httpx.Field
 	for i := range outer {
-		if outer[i].key != "questions" {
-			return errUnknownParam(outer[i].path)
+		if outer[i].Key != "questions" {
+			return httpx.ErrUnknownParam(outer[i].Path)
 		}
 		list = &outer[i]
 	}
 	if list == nil {
-		return errMissing("questions.questions")
+		return httpx.ErrMissing("questions.questions")
 	}
 	var items []json.RawMessage
-	if len(list.raw) == 0 || list.raw[0] != '[' || json.Unmarshal(list.raw, &items) != nil {
-		return errInvalidType(list.path, "an array")
+	if len(list.Raw) == 0 || list.Raw[0] != '[' || json.Unmarshal(list.Raw, &items) != nil {
+		return httpx.ErrInvalidType(list.Path, "an array")
 	}
 	if len(items) > kassa.MaxQuestions {
-		return errInvalid("questions", "too_many_questions",
+		return httpx.ErrInvalid("questions", "too_many_questions",
 			"At most "+strconv.Itoa(kassa.MaxQuestions)+" questions are allowed.")
 	}
 	qs := make([]kassa.Question, 0, len(items))
 	for i, raw := range items {
-		q, err := decodeQuestion(field{path: list.path + "[" + strconv.Itoa(i) + "]", raw: bytes.TrimSpace(raw)})
+		q, err := decodeQuestion(httpx.Field{Path: list.Path + "[" + strconv.Itoa(i) + "]", Raw: bytes.TrimSpace(raw)})
 		if err != nil {
 			return err
 		}
@@ -148,53 +150,53 @@ func decodeQuestions(f field, c *kassa.InvoiceCreate) error {
 }
 
 // decodeQuestion reads one question object.
-func decodeQuestion(f field) (kassa.Question, error) {
+func decodeQuestion(f httpx.Field) (kassa.Question, error) {
 	var q kassa.Question
-	fields, err := parseObject(f.raw, f.path)
+	fields, err := httpx.ParseObject(f.Raw, f.Path)
 	if err != nil {
 		return q, err
 	}
 	have := map[string]bool{}
 	for _, g := range fields {
-		switch g.key {
+		switch g.Key {
 		case "id":
-			q.ID, err = reqString(g)
+			q.ID, err = httpx.ReqString(g)
 		case "question":
-			q.Question, err = reqString(g)
+			q.Question, err = httpx.ReqString(g)
 		case "type":
-			q.Type, err = reqString(g)
+			q.Type, err = httpx.ReqString(g)
 		case "validation":
 			err = decodeValidation(g, &q.Validation)
 		default:
-			err = errUnknownParam(g.path)
+			err = httpx.ErrUnknownParam(g.Path)
 		}
 		if err != nil {
 			return q, err
 		}
-		have[g.key] = true
+		have[g.Key] = true
 	}
 	for _, k := range []string{"id", "question", "type"} {
 		if !have[k] {
-			return q, errMissing(joinPath(f.path, k))
+			return q, httpx.ErrMissing(httpx.JoinPath(f.Path, k))
 		}
 	}
 	return q, nil
 }
 
 // decodeValidation reads a question's validation object: {required: boolean}.
-func decodeValidation(f field, v *kassa.QuestionValidation) error {
-	if f.null() {
+func decodeValidation(f httpx.Field, v *kassa.QuestionValidation) error {
+	if f.Null() {
 		return nil
 	}
-	fields, err := parseObject(f.raw, f.path)
+	fields, err := httpx.ParseObject(f.Raw, f.Path)
 	if err != nil {
 		return err
 	}
 	for _, g := range fields {
-		if g.key != "required" {
-			return errUnknownParam(g.path)
+		if g.Key != "required" {
+			return httpx.ErrUnknownParam(g.Path)
 		}
-		b, err := optBool(g)
+		b, err := httpx.OptBool(g)
 		if err != nil {
 			return err
 		}

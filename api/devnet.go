@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 
+	"kassa/api/httpx"
+
 	"kassa"
 )
 
@@ -24,45 +26,45 @@ func decodeDevnetPayment(body []byte) (devnetPaymentRequest, error) {
 	if len(body) == 0 {
 		return req, nil
 	}
-	fields, err := parseObject(body, "")
+	fields, err := httpx.ParseObject(body, "")
 	if err != nil {
 		return req, err
 	}
 	for _, f := range fields {
-		switch f.key {
+		switch f.Key {
 		case "amount_usd":
-			if !isNumber(f.raw) {
-				return req, errInvalidType("amount_usd", "a JSON number such as 12.5")
+			if !httpx.IsNumber(f.Raw) {
+				return req, httpx.ErrInvalidType("amount_usd", "a JSON number such as 12.5")
 			}
-			m, err := kassa.ParseUSD(string(f.raw), "amount_usd")
+			m, err := kassa.ParseUSD(string(f.Raw), "amount_usd")
 			if err != nil {
 				return req, err
 			}
 			req.amount = &m
 		case "token_id":
-			n, err := integer(f, "invalid_token")
+			n, err := httpx.Integer(f, "invalid_token")
 			if err != nil {
 				return req, err
 			}
 			req.tokenID = &n
 		case "status":
-			s, err := reqString(f)
+			s, err := httpx.ReqString(f)
 			if err != nil {
 				return req, err
 			}
 			if s != "pending" && s != "confirmed" {
-				return req, errInvalid("status", "invalid_status", "status must be pending or confirmed.")
+				return req, httpx.ErrInvalid("status", "invalid_status", "status must be pending or confirmed.")
 			}
 			req.confirmed = s == "confirmed"
 		case "tx_hash":
-			if req.txHash, err = reqString(f); err != nil {
+			if req.txHash, err = httpx.ReqString(f); err != nil {
 				return req, err
 			}
 			if !validTxHash(req.txHash) {
-				return req, errInvalid("tx_hash", "invalid_tx_hash", "tx_hash must be 0x followed by 64 hex digits.")
+				return req, httpx.ErrInvalid("tx_hash", "invalid_tx_hash", "tx_hash must be 0x followed by 64 hex digits.")
 			}
 		default:
-			return req, errUnknownParam(f.key)
+			return req, httpx.ErrUnknownParam(f.Key)
 		}
 	}
 	return req, nil
@@ -87,7 +89,7 @@ func (s *server) devnetPay(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	body, err := readBody(r)
+	body, err := httpx.ReadBody(r)
 	if err != nil {
 		return err
 	}
@@ -95,15 +97,15 @@ func (s *server) devnetPay(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p := principal(r.Context())
+	p := httpx.Principal(r.Context())
 	inv, err := s.cfg.Invoices.Invoice(r.Context(), p.MerchantID, id)
 	if err != nil {
 		return err
 	}
 	if inv.Environment != kassa.Devnet || s.cfg.Registry == nil || s.cfg.Rates == nil || s.cfg.Payments == nil {
-		return errPermission("devnet_only", "Simulated payments exist only for devnet invoices.")
+		return httpx.ErrPermission("devnet_only", "Simulated payments exist only for devnet invoices.")
 	}
-	if !s.now().Before(inv.ExpiresAt.Add(kassa.WatchAfterExpiry)) {
+	if !s.Now().Before(inv.ExpiresAt.Add(kassa.WatchAfterExpiry)) {
 		return kassa.Errorf(kassa.KindConflict, "watch_ended",
 			"This invoice expired more than 24 hours ago; its address is no longer watched.")
 	}
@@ -115,7 +117,7 @@ func (s *server) devnetPay(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, map[string]any{"object": "devnet_payment", "payment": rec, "invoice": inv})
+	httpx.WriteJSON(w, http.StatusCreated, map[string]any{"object": "devnet_payment", "payment": rec, "invoice": inv})
 	return nil
 }
 
@@ -163,12 +165,12 @@ func (s *server) devnetToken(inv *kassa.Invoice, asked *int64) (kassa.Token, err
 		if t, ok := s.cfg.Registry.Token(kassa.Devnet, id); ok {
 			return t, nil
 		}
-		return kassa.Token{}, errInvalid("token_id", "invalid_token", "No devnet token has this id.")
+		return kassa.Token{}, httpx.ErrInvalid("token_id", "invalid_token", "No devnet token has this id.")
 	}
 	for _, t := range s.cfg.Registry.Tokens(kassa.Devnet) {
 		if t.Stable {
 			return t, nil
 		}
 	}
-	return kassa.Token{}, errInvalid("token_id", "invalid_token", "The devnet registry has no stablecoin; name a token_id.")
+	return kassa.Token{}, httpx.ErrInvalid("token_id", "invalid_token", "The devnet registry has no stablecoin; name a token_id.")
 }

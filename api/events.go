@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strconv"
 
+	"kassa/api/httpx"
+
 	"kassa"
 )
 
@@ -21,7 +23,7 @@ type eventList struct {
 // listEvents answers GET /api/v1/events: the caller's events in its environment,
 // merchant events for merchant keys and commerce.* events for commerce keys.
 func (s *server) listEvents(w http.ResponseWriter, r *http.Request) error {
-	f, err := parseEventList(r.URL.Query(), principal(r.Context()))
+	f, err := parseEventList(r.URL.Query(), httpx.Principal(r.Context()))
 	if err != nil {
 		return err
 	}
@@ -31,7 +33,7 @@ func (s *server) listEvents(w http.ResponseWriter, r *http.Request) error {
 	}
 	var out eventList
 	out.Success, out.Data.Object, out.Data.Data, out.Data.HasMore = true, "list", events, more
-	writeJSON(w, http.StatusOK, out)
+	httpx.WriteJSON(w, http.StatusOK, out)
 	return nil
 }
 
@@ -39,32 +41,32 @@ func (s *server) listEvents(w http.ResponseWriter, r *http.Request) error {
 func parseEventList(q url.Values, p kassa.Principal) (kassa.EventFilter, error) {
 	f := kassa.EventFilter{MerchantID: p.MerchantID, Environment: p.Environment, Scope: p.Scope}
 	var err error
-	if f.Limit, err = intParam(q, "limit", defaultLimit, 1, maxLimit); err != nil {
+	if f.Limit, err = httpx.IntParam(q, "limit", defaultLimit, 1, maxLimit); err != nil {
 		return f, err
 	}
-	types, ok := commaList(q, "type")
+	types, ok := httpx.CommaList(q, "type")
 	if !ok {
-		return f, errInvalid("type", "invalid_event_type", "type must be a comma-separated list of event types.")
+		return f, httpx.ErrInvalid("type", "invalid_event_type", "type must be a comma-separated list of event types.")
 	}
 	for _, t := range types {
 		if !kassa.ValidEventPattern(t) {
-			return f, errInvalid("type", "invalid_event_type", "Unknown event type "+strconv.Quote(t)+"; use a type such as invoice.paid or a family such as invoice.*.")
+			return f, httpx.ErrInvalid("type", "invalid_event_type", "Unknown event type "+strconv.Quote(t)+"; use a type such as invoice.paid or a family such as invoice.*.")
 		}
 	}
 	f.Types = types
-	if f.CreatedGTE, err = timeParam(q, "created_gte"); err != nil {
+	if f.CreatedGTE, err = httpx.TimeParam(q, "created_gte"); err != nil {
 		return f, err
 	}
-	if f.CreatedLTE, err = timeParam(q, "created_lte"); err != nil {
+	if f.CreatedLTE, err = httpx.TimeParam(q, "created_lte"); err != nil {
 		return f, err
 	}
 	for _, c := range []struct {
 		name string
 		dst  *string
 	}{{"starting_after", &f.StartingAfter}, {"ending_before", &f.EndingBefore}} {
-		v := queryValue(q, c.name)
+		v := httpx.QueryValue(q, c.name)
 		if v != "" && !kassa.ValidEventID(v) {
-			return f, errInvalid(c.name, "invalid_cursor", c.name+" must be an event id (evt_…).")
+			return f, httpx.ErrInvalid(c.name, "invalid_cursor", c.name+" must be an event id (evt_…).")
 		}
 		*c.dst = v
 	}
@@ -73,12 +75,12 @@ func parseEventList(q url.Values, p kassa.Principal) (kassa.EventFilter, error) 
 
 // getEvent answers GET /api/v1/events/{eventId}.
 func (s *server) getEvent(w http.ResponseWriter, r *http.Request) error {
-	p := principal(r.Context())
+	p := httpx.Principal(r.Context())
 	e, err := s.cfg.Events.Event(r.Context(), p.MerchantID, p.Environment, p.Scope, r.PathValue("eventId"))
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, e)
+	httpx.WriteJSON(w, http.StatusOK, e)
 	return nil
 }
 
@@ -86,30 +88,30 @@ func (s *server) getEvent(w http.ResponseWriter, r *http.Request) error {
 // again for {endpoint_id}, or for every enabled endpoint that wants it, and the new
 // deliveries are returned (202: they run in the background).
 func (s *server) resendEvent(w http.ResponseWriter, r *http.Request) error {
-	body, err := readBody(r)
+	body, err := httpx.ReadBody(r)
 	if err != nil {
 		return err
 	}
 	endpointID := ""
 	if len(body) > 0 {
-		fields, err := parseObject(body, "")
+		fields, err := httpx.ParseObject(body, "")
 		if err != nil {
 			return err
 		}
 		for _, f := range fields {
-			if f.key != "endpoint_id" {
-				return errUnknownParam(f.key)
+			if f.Key != "endpoint_id" {
+				return httpx.ErrUnknownParam(f.Key)
 			}
-			if endpointID, err = reqString(f); err != nil {
+			if endpointID, err = httpx.ReqString(f); err != nil {
 				return err
 			}
 		}
 	}
-	ds, err := s.cfg.Webhooks.ResendEvent(r.Context(), principal(r.Context()), r.PathValue("eventId"), endpointID)
+	ds, err := s.cfg.Webhooks.ResendEvent(r.Context(), httpx.Principal(r.Context()), r.PathValue("eventId"), endpointID)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusAccepted, listOf(ds, false))
+	httpx.WriteJSON(w, http.StatusAccepted, listOf(ds, false))
 	return nil
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"kassa"
 	"kassa/api"
+	"kassa/api/httpx"
 	"kassa/hdwallet"
 	"kassa/registry"
 	"kassa/store"
@@ -34,7 +35,7 @@ type testEnv struct {
 // envOption adjusts the API config of a test environment.
 type envOption func(*api.Config)
 
-func withLimits(l api.RateLimits) envOption { return func(c *api.Config) { c.Limits = l } }
+func withLimits(l httpx.RateLimits) envOption { return func(c *api.Config) { c.Limits = l } }
 
 // newEnv opens a store for cfg and serves the API over it.
 func newEnv(t *testing.T, cfg store.Config, opts ...envOption) *testEnv {
@@ -71,7 +72,7 @@ func newEnvOn(t *testing.T, db *store.DB, clock *storetest.Clock, opts ...envOpt
 		PublicURL: "http://pay.test", Secret: testSecret,
 		Merchants: db, Keys: db, Invoices: db, Payments: db, Payor: db, Idempotency: db, Health: db.Ping,
 		Events: db, Webhooks: db,
-		Limits: api.RateLimits{Rate: 1e6, Burst: 1e6, CreateRate: 1e6, CreateBurst: 1e6, LoginRate: 1e6, LoginBurst: 1e6},
+		Limits: httpx.RateLimits{Rate: 1e6, Burst: 1e6, CreateRate: 1e6, CreateBurst: 1e6, LoginRate: 1e6, LoginBurst: 1e6},
 	}
 	if clock != nil {
 		ac.Now = clock.Now

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 
+	"kassa/api/httpx"
+
 	"kassa"
 )
 
@@ -29,7 +31,7 @@ type invoiceCreated struct {
 
 // createInvoice serves POST /api/v1/invoices (behind the idempotency layer).
 func (s *server) createInvoice(w http.ResponseWriter, r *http.Request) error {
-	body, err := readBody(r)
+	body, err := httpx.ReadBody(r)
 	if err != nil {
 		return err
 	}
@@ -42,21 +44,21 @@ func (s *server) createInvoice(w http.ResponseWriter, r *http.Request) error {
 	if iw != nil {
 		iw.Respond = func(result any) (int, []byte, error) {
 			ci := result.(kassa.CreatedInvoice)
-			body, err := marshal(s.invoiceCreated(ci.Invoice, ci.SessionToken))
+			body, err := httpx.Marshal(s.invoiceCreated(ci.Invoice, ci.SessionToken))
 			return http.StatusCreated, body, err
 		}
 	}
-	inv, token, err := s.cfg.Invoices.CreateInvoice(r.Context(), principal(r.Context()), c)
+	inv, token, err := s.cfg.Invoices.CreateInvoice(r.Context(), httpx.Principal(r.Context()), c)
 	if err != nil {
 		return err
 	}
 	if iw != nil {
 		if status, body, ok := iw.Saved(); ok {
-			writeRaw(w, status, body) // exactly the bytes a replay will send
+			httpx.WriteRaw(w, status, body) // exactly the bytes a replay will send
 			return nil
 		}
 	}
-	writeJSON(w, http.StatusCreated, s.invoiceCreated(inv, token))
+	httpx.WriteJSON(w, http.StatusCreated, s.invoiceCreated(inv, token))
 	return nil
 }
 
@@ -95,7 +97,7 @@ func (s *server) encodeInvoiceList(ctx context.Context, invs []*kassa.Invoice, e
 		}
 		buf.Write(b)
 	}
-	tail, err := marshal(struct {
+	tail, err := httpx.Marshal(struct {
 		HasMore bool   `json:"has_more"`
 		URL     string `json:"url"`
 	}{more, url})
@@ -115,7 +117,7 @@ func (s *server) listInvoices(w http.ResponseWriter, r *http.Request) error {
 // writeInvoiceList answers a list request; customerID, when set, overrides the
 // customer_id query parameter.
 func (s *server) writeInvoiceList(w http.ResponseWriter, r *http.Request, customerID *string) error {
-	f, e, err := parseInvoiceList(r.URL.Query(), principal(r.Context()).MerchantID)
+	f, e, err := parseInvoiceList(r.URL.Query(), httpx.Principal(r.Context()).MerchantID)
 	if err != nil {
 		return err
 	}
@@ -130,7 +132,7 @@ func (s *server) writeInvoiceList(w http.ResponseWriter, r *http.Request, custom
 	if err != nil {
 		return err
 	}
-	writeRaw(w, http.StatusOK, body)
+	httpx.WriteRaw(w, http.StatusOK, body)
 	return nil
 }
 
@@ -140,7 +142,7 @@ func (s *server) writeInvoiceList(w http.ResponseWriter, r *http.Request, custom
 func invoiceID(r *http.Request, name string) (string, error) {
 	id := strings.ToLower(r.PathValue(name))
 	if !kassa.ValidUUID(id) {
-		return "", errInvalid("invoiceId", "invalid_invoice_id", "The invoice id must be a UUID.")
+		return "", httpx.ErrInvalid("invoiceId", "invalid_invoice_id", "The invoice id must be a UUID.")
 	}
 	return id, nil
 }
@@ -155,7 +157,7 @@ func (s *server) getInvoice(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	inv, err := s.cfg.Invoices.Invoice(r.Context(), principal(r.Context()).MerchantID, id)
+	inv, err := s.cfg.Invoices.Invoice(r.Context(), httpx.Principal(r.Context()).MerchantID, id)
 	if err != nil {
 		return err
 	}
@@ -163,7 +165,7 @@ func (s *server) getInvoice(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, x)
+	httpx.WriteJSON(w, http.StatusOK, x)
 	return nil
 }
 
@@ -215,12 +217,12 @@ func (s *server) invoiceStatus(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	inv, err := s.cfg.Invoices.Invoice(r.Context(), principal(r.Context()).MerchantID, id)
+	inv, err := s.cfg.Invoices.Invoice(r.Context(), httpx.Principal(r.Context()).MerchantID, id)
 	if err != nil {
 		return err
 	}
 	rem := inv.AmountRemaining()
-	writeJSON(w, http.StatusOK, invoiceStatusJSON{
+	httpx.WriteJSON(w, http.StatusOK, invoiceStatusJSON{
 		Object: "invoice_status", ID: inv.ID, Status: inv.Status,
 		AmountPaid: inv.AmountPaid, AmountPaidDecimal: inv.AmountPaid.Decimal(),
 		AmountRemaining: rem, AmountRemainingDecimal: rem.Decimal(),
@@ -235,10 +237,10 @@ func (s *server) cancelInvoice(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	inv, err := s.cfg.Invoices.CancelInvoice(r.Context(), principal(r.Context()), id)
+	inv, err := s.cfg.Invoices.CancelInvoice(r.Context(), httpx.Principal(r.Context()), id)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, inv)
+	httpx.WriteJSON(w, http.StatusOK, inv)
 	return nil
 }

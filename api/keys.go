@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"kassa/api/httpx"
+
 	"kassa"
 )
 
@@ -53,7 +55,7 @@ func optTime(t *time.Time) *string {
 func (s *server) keyView(k *kassa.APIKey) keyJSON {
 	return keyJSON{
 		KeyID: k.ID, Object: "api_key", Name: k.Name, Scope: string(k.Scope), Environment: string(k.Environment),
-		Prefix: k.Prefix, Status: k.Status(s.now()), ExpiresAt: optTime(k.ExpiresAt), LastUsedAt: optTime(k.LastUsedAt),
+		Prefix: k.Prefix, Status: k.Status(s.Now()), ExpiresAt: optTime(k.ExpiresAt), LastUsedAt: optTime(k.LastUsedAt),
 		CreatedAt: kassa.FormatTime(k.CreatedAt), RevokedAt: optTime(k.RevokedAt), RevokedReason: k.RevokedReason,
 	}
 }
@@ -62,9 +64,9 @@ func (s *server) keyView(k *kassa.APIKey) keyJSON {
 func (s *server) listKeys(w http.ResponseWriter, r *http.Request) error {
 	scope := kassa.Scope(r.URL.Query().Get("scope"))
 	if scope != "" && !scope.Valid() {
-		return errInvalid("scope", "invalid_scope", "scope must be merchant or commerce.")
+		return httpx.ErrInvalid("scope", "invalid_scope", "scope must be merchant or commerce.")
 	}
-	keys, err := s.cfg.Keys.APIKeys(r.Context(), principal(r.Context()).MerchantID, scope)
+	keys, err := s.cfg.Keys.APIKeys(r.Context(), httpx.Principal(r.Context()).MerchantID, scope)
 	if err != nil {
 		return err
 	}
@@ -72,7 +74,7 @@ func (s *server) listKeys(w http.ResponseWriter, r *http.Request) error {
 	for _, k := range keys {
 		out = append(out, s.keyView(k))
 	}
-	writeJSON(w, http.StatusOK, out)
+	httpx.WriteJSON(w, http.StatusOK, out)
 	return nil
 }
 
@@ -82,13 +84,13 @@ func (s *server) createKey(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	key, secret, err := s.cfg.Keys.CreateAPIKey(r.Context(), principal(r.Context()).MerchantID, c)
+	key, secret, err := s.cfg.Keys.CreateAPIKey(r.Context(), httpx.Principal(r.Context()).MerchantID, c)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, createdKeyJSON{
+	httpx.WriteJSON(w, http.StatusCreated, createdKeyJSON{
 		KeyID: key.ID, Object: "api_key", Name: key.Name, Scope: string(key.Scope),
-		Environment: string(key.Environment), Prefix: key.Prefix, Status: key.Status(s.now()),
+		Environment: string(key.Environment), Prefix: key.Prefix, Status: key.Status(s.Now()),
 		APIKey: secret, ExpiresAt: optTime(key.ExpiresAt), CreatedAt: kassa.FormatTime(key.CreatedAt),
 	})
 	return nil
@@ -97,33 +99,33 @@ func (s *server) createKey(w http.ResponseWriter, r *http.Request) error {
 // decodeKeyCreate reads and validates a key create body; an empty body is {}.
 func (s *server) decodeKeyCreate(r *http.Request) (kassa.APIKeyCreate, error) {
 	c := kassa.APIKeyCreate{Name: defaultKeyName, Scope: kassa.ScopeMerchant, Environment: kassa.Devnet}
-	body, err := readBody(r)
+	body, err := httpx.ReadBody(r)
 	if err != nil {
 		return c, err
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		body = []byte("{}")
 	}
-	fields, err := parseObject(body, "")
+	fields, err := httpx.ParseObject(body, "")
 	if err != nil {
 		return c, err
 	}
 	for _, f := range fields {
-		switch f.key {
+		switch f.Key {
 		case "name":
-			if c.Name, err = reqString(f); err != nil {
-				return c, errInvalid("name", "invalid_name", "name must be a non-empty string of at most 100 characters.")
+			if c.Name, err = httpx.ReqString(f); err != nil {
+				return c, httpx.ErrInvalid("name", "invalid_name", "name must be a non-empty string of at most 100 characters.")
 			}
 		case "scope":
 			var v string
-			if v, err = reqString(f); err != nil || !kassa.Scope(v).Valid() {
-				return c, errInvalid("scope", "invalid_scope", "scope must be merchant or commerce.")
+			if v, err = httpx.ReqString(f); err != nil || !kassa.Scope(v).Valid() {
+				return c, httpx.ErrInvalid("scope", "invalid_scope", "scope must be merchant or commerce.")
 			}
 			c.Scope = kassa.Scope(v)
 		case "environment":
 			var v string
-			if v, err = reqString(f); err != nil || !kassa.Environment(v).Valid() {
-				return c, errInvalid("environment", "invalid_environment", "environment must be devnet or mainnet.")
+			if v, err = httpx.ReqString(f); err != nil || !kassa.Environment(v).Valid() {
+				return c, httpx.ErrInvalid("environment", "invalid_environment", "environment must be devnet or mainnet.")
 			}
 			c.Environment = kassa.Environment(v)
 		case "expires_at":
@@ -131,16 +133,16 @@ func (s *server) decodeKeyCreate(r *http.Request) (kassa.APIKeyCreate, error) {
 				return c, err
 			}
 		default:
-			return c, errUnknownParam(f.key)
+			return c, httpx.ErrUnknownParam(f.Key)
 		}
 	}
-	return c, c.Validate(s.now())
+	return c, c.Validate(s.Now())
 }
 
 // decodeExpiresAt reads a key's expires_at: an RFC 3339 timestamp or null.
-func decodeExpiresAt(f field) (*time.Time, error) {
-	bad := errInvalid("expires_at", "invalid_expires_at", "expires_at must be a future RFC 3339 timestamp or null.")
-	v, err := optString(f)
+func decodeExpiresAt(f httpx.Field) (*time.Time, error) {
+	bad := httpx.ErrInvalid("expires_at", "invalid_expires_at", "expires_at must be a future RFC 3339 timestamp or null.")
+	v, err := httpx.OptString(f)
 	if err != nil {
 		return nil, bad
 	}
@@ -156,27 +158,27 @@ func decodeExpiresAt(f field) (*time.Time, error) {
 
 // revokeKey serves POST /api/v1/api-keys/{keyId}/revoke with an optional {reason}.
 func (s *server) revokeKey(w http.ResponseWriter, r *http.Request) error {
-	body, err := readBody(r)
+	body, err := httpx.ReadBody(r)
 	if err != nil {
 		return err
 	}
 	reason := "Revoked by the merchant."
 	if len(bytes.TrimSpace(body)) > 0 {
-		fields, err := parseObject(body, "")
+		fields, err := httpx.ParseObject(body, "")
 		if err != nil {
 			return err
 		}
 		for _, f := range fields {
-			if f.key != "reason" {
-				return errUnknownParam(f.key)
+			if f.Key != "reason" {
+				return httpx.ErrUnknownParam(f.Key)
 			}
-			v, err := optString(f)
+			v, err := httpx.OptString(f)
 			if err != nil {
 				return err
 			}
 			if v != nil && strings.TrimSpace(*v) != "" {
 				if len([]rune(*v)) > 255 || hasControlChars(*v) {
-					return errInvalid("reason", "invalid_reason", "reason must be at most 255 characters of text.")
+					return httpx.ErrInvalid("reason", "invalid_reason", "reason must be at most 255 characters of text.")
 				}
 				reason = *v
 			}
@@ -186,10 +188,10 @@ func (s *server) revokeKey(w http.ResponseWriter, r *http.Request) error {
 	if !kassa.ValidUUID(id) {
 		return kassa.NotFound("API key")
 	}
-	if _, err := s.cfg.Keys.RevokeAPIKey(r.Context(), principal(r.Context()).MerchantID, id, reason); err != nil {
+	if _, err := s.cfg.Keys.RevokeAPIKey(r.Context(), httpx.Principal(r.Context()).MerchantID, id, reason); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"message": "API key revoked."})
+	httpx.WriteJSON(w, http.StatusOK, map[string]string{"message": "API key revoked."})
 	return nil
 }
 

@@ -3,6 +3,8 @@ package api
 import (
 	"net/http"
 
+	"kassa/api/httpx"
+
 	"kassa"
 )
 
@@ -39,18 +41,18 @@ func merchantView(m *kassa.Merchant) merchantJSON {
 
 // getMerchant serves GET /api/v1/merchant.
 func (s *server) getMerchant(w http.ResponseWriter, r *http.Request) error {
-	m, err := s.cfg.Merchants.Merchant(r.Context(), principal(r.Context()).MerchantID)
+	m, err := s.cfg.Merchants.Merchant(r.Context(), httpx.Principal(r.Context()).MerchantID)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, merchantView(m))
+	httpx.WriteJSON(w, http.StatusOK, merchantView(m))
 	return nil
 }
 
 // patchMerchant serves PATCH /api/v1/merchant: a partial update of name, email, company_name,
 // default_return_url, settlement and underpayment_tolerance_usd_millis.
 func (s *server) patchMerchant(w http.ResponseWriter, r *http.Request) error {
-	body, err := readBody(r)
+	body, err := httpx.ReadBody(r)
 	if err != nil {
 		return err
 	}
@@ -58,11 +60,11 @@ func (s *server) patchMerchant(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	m, err := s.cfg.Merchants.UpdateMerchant(r.Context(), principal(r.Context()).MerchantID, u)
+	m, err := s.cfg.Merchants.UpdateMerchant(r.Context(), httpx.Principal(r.Context()).MerchantID, u)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, merchantView(m))
+	httpx.WriteJSON(w, http.StatusOK, merchantView(m))
 	return nil
 }
 
@@ -74,30 +76,30 @@ var readOnlyMerchantFields = map[string]bool{
 // decodeMerchantUpdate reads a merchant PATCH body strictly and validates it.
 func decodeMerchantUpdate(body []byte) (kassa.MerchantUpdate, error) {
 	var u kassa.MerchantUpdate
-	fields, err := parseObject(body, "")
+	fields, err := httpx.ParseObject(body, "")
 	if err != nil {
 		return u, err
 	}
 	for _, f := range fields {
-		switch f.key {
+		switch f.Key {
 		case "name":
 			var v string
-			if v, err = reqString(f); err == nil {
+			if v, err = httpx.ReqString(f); err == nil {
 				u.Name = &v
 			}
 		case "email":
 			var v string
-			if v, err = reqString(f); err == nil {
+			if v, err = httpx.ReqString(f); err == nil {
 				u.Email = &v
 			}
 		case "company_name":
 			var v string
-			if v, err = reqString(f); err == nil {
+			if v, err = httpx.ReqString(f); err == nil {
 				u.CompanyName = &v
 			}
 		case "default_return_url":
 			var v *string
-			if v, err = optString(f); err == nil {
+			if v, err = httpx.OptString(f); err == nil {
 				if v == nil {
 					v = new(string)
 				}
@@ -107,15 +109,15 @@ func decodeMerchantUpdate(body []byte) (kassa.MerchantUpdate, error) {
 			u.Settlement, err = decodeSettlements(f)
 		case "underpayment_tolerance_usd_millis":
 			var n int64
-			if n, err = integer(f, "invalid_tolerance"); err == nil {
+			if n, err = httpx.Integer(f, "invalid_tolerance"); err == nil {
 				t := kassa.Millis(n)
 				u.UnderpaymentToleranceMillis = &t
 			}
 		default:
-			if readOnlyMerchantFields[f.key] {
-				return u, errInvalid(f.key, "read_only_parameter", f.key+" cannot be changed through the API.")
+			if readOnlyMerchantFields[f.Key] {
+				return u, httpx.ErrInvalid(f.Key, "read_only_parameter", f.Key+" cannot be changed through the API.")
 			}
-			err = errUnknownParam(f.key)
+			err = httpx.ErrUnknownParam(f.Key)
 		}
 		if err != nil {
 			return u, err
@@ -126,21 +128,21 @@ func decodeMerchantUpdate(body []byte) (kassa.MerchantUpdate, error) {
 
 // decodeSettlements reads settlement: null (clear both environments) or an object
 // keyed by environment whose values are a target or null.
-func decodeSettlements(f field) (map[kassa.Environment]*kassa.Settlement, error) {
-	if f.null() {
+func decodeSettlements(f httpx.Field) (map[kassa.Environment]*kassa.Settlement, error) {
+	if f.Null() {
 		return map[kassa.Environment]*kassa.Settlement{kassa.Devnet: nil, kassa.Mainnet: nil}, nil
 	}
-	envs, err := parseObject(f.raw, f.path)
+	envs, err := httpx.ParseObject(f.Raw, f.Path)
 	if err != nil {
 		return nil, err
 	}
 	out := map[kassa.Environment]*kassa.Settlement{}
 	for _, e := range envs {
-		env := kassa.Environment(e.key)
+		env := kassa.Environment(e.Key)
 		if !env.Valid() {
-			return nil, errInvalid(e.path, "invalid_environment", "settlement keys must be devnet or mainnet.")
+			return nil, httpx.ErrInvalid(e.Path, "invalid_environment", "settlement keys must be devnet or mainnet.")
 		}
-		if e.null() {
+		if e.Null() {
 			out[env] = nil
 			continue
 		}
@@ -154,8 +156,8 @@ func decodeSettlements(f field) (map[kassa.Environment]*kassa.Settlement, error)
 }
 
 // decodeSettlement reads one settlement target {network, token_symbol, address}.
-func decodeSettlement(f field) (*kassa.Settlement, error) {
-	parts, err := parseObject(f.raw, f.path)
+func decodeSettlement(f httpx.Field) (*kassa.Settlement, error) {
+	parts, err := httpx.ParseObject(f.Raw, f.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -163,18 +165,18 @@ func decodeSettlement(f field) (*kassa.Settlement, error) {
 	dst := map[string]*string{"network": &st.Network, "token_symbol": &st.TokenSymbol, "address": &st.Address}
 	seen := map[string]bool{}
 	for _, p := range parts {
-		d, ok := dst[p.key]
+		d, ok := dst[p.Key]
 		if !ok {
-			return nil, errUnknownParam(p.path)
+			return nil, httpx.ErrUnknownParam(p.Path)
 		}
-		if *d, err = reqString(p); err != nil {
+		if *d, err = httpx.ReqString(p); err != nil {
 			return nil, err
 		}
-		seen[p.key] = true
+		seen[p.Key] = true
 	}
 	for _, k := range []string{"network", "token_symbol", "address"} {
 		if !seen[k] {
-			return nil, errMissing(joinPath(f.path, k))
+			return nil, httpx.ErrMissing(httpx.JoinPath(f.Path, k))
 		}
 	}
 	return &st, nil

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"kassa/api/httpx"
+
 	"kassa"
 )
 
@@ -113,7 +115,7 @@ func TestPanicAndInternalErrors(t *testing.T) {
 	for i, wantReplay := range []string{"", "true"} {
 		resp, body := send(t, srv, "POST", "/api/v1/invoices", `{"amount_usd": 1}`, h)
 		e, _ := body["error"].(map[string]any)
-		if resp.StatusCode != 500 || e["type"] != "api_error" || e["message"] != internalMessage {
+		if resp.StatusCode != 500 || e["type"] != "api_error" || e["message"] != httpx.InternalMessage {
 			t.Fatalf("attempt %d: %d %v", i, resp.StatusCode, body)
 		}
 		if resp.Header.Get("Idempotent-Replayed") != wantReplay {
@@ -146,31 +148,5 @@ func TestContentTypeAndBodyLimits(t *testing.T) {
 	resp, _ = send(t, srv, "GET", "/healthz", "", map[string]string{"Content-Type": "text/plain"})
 	if resp.StatusCode != 200 {
 		t.Errorf("GET with a content type: %d", resp.StatusCode)
-	}
-}
-
-func TestLimiter(t *testing.T) {
-	now := time.Unix(1000, 0)
-	l := newLimiter(2, 4, func() time.Time { return now })
-	for i := 0; i < 4; i++ {
-		if d := l.take("a"); !d.allowed || d.remaining != 3-i {
-			t.Fatalf("take %d: %+v", i, d)
-		}
-	}
-	d := l.take("a")
-	if d.allowed || d.retryAfter != 1 || d.remaining != 0 || d.limit != 4 {
-		t.Fatalf("empty bucket: %+v", d)
-	}
-	now = now.Add(500 * time.Millisecond) // one token back
-	if d := l.take("a"); !d.allowed {
-		t.Fatalf("after refill: %+v", d)
-	}
-	if d := l.take("b"); !d.allowed || d.remaining != 3 {
-		t.Fatalf("other key: %+v", d)
-	}
-	now = now.Add(2 * time.Minute) // everything refilled and idle: swept
-	l.take("c")
-	if n := l.size(); n != 1 {
-		t.Errorf("%d buckets after the sweep, want 1", n)
 	}
 }

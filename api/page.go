@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"kassa/api/httpx"
+
 	"kassa"
 )
 
@@ -19,17 +21,6 @@ import (
 // inline script or style, no other host, no framing.
 const pageCSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
 	"form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
-
-func (s *server) pageRoutes() {
-	s.mux.HandleFunc("GET /pay/assets/{hash}/{name...}", serveAsset)
-	s.mux.HandleFunc("GET /static/tokens/{file}", serveAsset)
-	s.mux.HandleFunc("GET /pay/{invoiceId}", s.payPage)
-	s.mux.HandleFunc("POST /pay/{invoiceId}/token", s.pagePost("token", s.pageToken))
-	s.mux.HandleFunc("POST /pay/{invoiceId}/answers", s.pagePost("answers", s.pageAnswers))
-	s.mux.HandleFunc("POST /pay/{invoiceId}/email", s.pagePost("email", s.pageEmail))
-	s.mux.HandleFunc("GET /pay/{invoiceId}/qr.png", s.pageQR)
-	s.mux.HandleFunc("GET /pay/{invoiceId}/events", s.pageEvents)
-}
 
 // pageSession finds the invoice of the session in the request's query or form.
 // It answers the error page itself and returns nil when the session is missing,
@@ -48,8 +39,8 @@ func (s *server) pageSession(w http.ResponseWriter, r *http.Request) (*kassa.Inv
 	}
 	if err != nil || inv.ID != r.PathValue("invoiceId") {
 		if err != nil && kassa.ErrorKindOf(err) != kassa.KindNotFound {
-			s.log.Error("payment page", "request_id", requestID(r.Context()), "error", err.Error())
-			s.pageError(w, r, http.StatusInternalServerError, internalMessage)
+			s.Log().Error("payment page", "request_id", httpx.RequestID(r.Context()), "error", err.Error())
+			s.pageError(w, r, http.StatusInternalServerError, httpx.InternalMessage)
 			return nil, ""
 		}
 		s.pageError(w, r, http.StatusNotFound, catalog(lang).ErrNotFound)
@@ -85,10 +76,10 @@ func (s *server) pageError(w http.ResponseWriter, r *http.Request, status int, m
 func (s *server) renderPage(w http.ResponseWriter, r *http.Request, inv *kassa.Invoice, token string, status int, notice, failure string) {
 	v, err := s.buildPage(r.Context(), inv, token, pageLang(r))
 	if err != nil {
-		code, _ := classify(err, "")
+		code, _ := httpx.Classify(err, "")
 		if code == http.StatusInternalServerError {
-			s.log.Error("payment page", "request_id", requestID(r.Context()), "error", err.Error())
-			s.pageError(w, r, code, internalMessage)
+			s.Log().Error("payment page", "request_id", httpx.RequestID(r.Context()), "error", err.Error())
+			s.pageError(w, r, code, httpx.InternalMessage)
 			return
 		}
 		s.pageError(w, r, code, catalog(pageLang(r)).ErrorText(err))
@@ -98,8 +89,8 @@ func (s *server) renderPage(w http.ResponseWriter, r *http.Request, inv *kassa.I
 	v.Watched = r.Method == http.MethodGet && r.URL.Query().Get("watch") == "1"
 	var buf bytes.Buffer
 	if err := pageTmpl.Execute(&buf, v); err != nil {
-		s.log.Error("payment page template", "error", err.Error())
-		s.pageError(w, r, http.StatusInternalServerError, internalMessage)
+		s.Log().Error("payment page template", "error", err.Error())
+		s.pageError(w, r, http.StatusInternalServerError, httpx.InternalMessage)
 		return
 	}
 	pageHeaders(w)
@@ -148,9 +139,9 @@ func (s *server) pagePost(done string, h func(r *http.Request, inv *kassa.Invoic
 		if err := h(r, inv); err != nil {
 			e := kassa.AsError(err)
 			if e.Kind == kassa.KindInternal {
-				s.log.Error("payment page form", "request_id", requestID(r.Context()), "error", err.Error())
+				s.Log().Error("payment page form", "request_id", httpx.RequestID(r.Context()), "error", err.Error())
 			}
-			status, _ := classify(err, "")
+			status, _ := httpx.Classify(err, "")
 			if fresh, ferr := s.cfg.Payor.InvoiceBySession(r.Context(), token); ferr == nil {
 				inv = fresh
 			}
@@ -168,7 +159,7 @@ func (s *server) pagePost(done string, h func(r *http.Request, inv *kassa.Invoic
 func (s *server) pageToken(r *http.Request, inv *kassa.Invoice) error {
 	id, err := strconv.ParseInt(r.PostFormValue("token_id"), 10, 64)
 	if err != nil {
-		return errInvalid("token_id", "invalid_token", "Choose a token.")
+		return httpx.ErrInvalid("token_id", "invalid_token", "Choose a token.")
 	}
 	_, err = s.lockAddress(r.Context(), inv, id)
 	return err

@@ -3,6 +3,8 @@ package api
 import (
 	"net/http"
 
+	"kassa/api/httpx"
+
 	"rsc.io/qr"
 )
 
@@ -19,7 +21,7 @@ func (s *server) pageQR(w http.ResponseWriter, r *http.Request) {
 	a, ok, err := s.heldQuote(r.Context(), inv)
 	switch {
 	case err != nil:
-		code, _ := classify(err, "")
+		code, _ := httpx.Classify(err, "")
 		http.Error(w, http.StatusText(code), code)
 		return
 	case !ok || inv.Status.Final():

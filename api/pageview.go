@@ -124,7 +124,7 @@ const shortTime = "2006-01-02 15:04 UTC"
 func (s *server) buildPage(ctx context.Context, inv *kassa.Invoice, token, lang string) (*pageView, error) {
 	t := catalog(lang)
 	sig := s.signer.Sign(token)
-	now := s.now()
+	now := s.Now()
 	v := &pageView{T: t, Lang: lang, Asset: assetURL, InvoiceID: inv.ID, Session: token, Signature: sig, Errors: t.errorsJSON(),
 		Title: inv.InvoiceTitle, Footer: inv.InvoiceFooter, Amount: inv.Amount.Cents(), Paid: inv.AmountPaid.Cents(),
 		Remaining: inv.AmountRemaining().Cents(), RemainingMillis: int64(inv.AmountRemaining()), State: pageState(inv),
@@ -260,7 +260,7 @@ func (s *server) pageTokens(ctx context.Context, inv *kassa.Invoice, v *pageView
 	v.QRBase = "/pay/" + inv.ID + "/qr.png?" + url.Values{"session": {v.Session}, "signature": {v.Signature}}.Encode()
 	v.QRURL = v.QRBase + "&" + url.Values{"quote": {addr.ExpiresAt}}.Encode()
 	if exp, ok := kassa.ParseTime(addr.ExpiresAt); ok {
-		v.QuoteLeft, v.QuoteUntil = v.T.Left(exp.Sub(s.now())), exp.UTC().Format("15:04")
+		v.QuoteLeft, v.QuoteUntil = v.T.Left(exp.Sub(s.Now())), exp.UTC().Format("15:04")
 	}
 	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strconv"
 
+	"kassa/api/httpx"
+
 	"kassa"
 )
 
@@ -16,14 +18,14 @@ type payorFunc func(w http.ResponseWriter, r *http.Request, inv *kassa.Invoice) 
 // x-signature, HMAC-SHA256 of the token under the server secret, compared in
 // constant time. A bad or missing pair is 401; a session that names no invoice or
 // has ended is 404.
-func (s *server) payorAuth(h payorFunc) apiFunc {
+func (s *server) payorAuth(h payorFunc) httpx.Func {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		token, sig := r.Header.Get("X-Session-Token"), r.Header.Get("X-Signature")
 		if token == "" || sig == "" {
-			return errUnauthenticated("missing_session", "Send the payment session in x-session-token and x-signature.")
+			return httpx.ErrUnauthenticated("missing_session", "Send the payment session in x-session-token and x-signature.")
 		}
 		if !s.signer.Verify(token, sig) {
-			return errUnauthenticated("invalid_session", "The payment session token or signature is invalid.")
+			return httpx.ErrUnauthenticated("invalid_session", "The payment session token or signature is invalid.")
 		}
 		if s.cfg.Payor == nil {
 			return errSessionNotFound()
@@ -48,7 +50,7 @@ func (s *server) payorInvoice(w http.ResponseWriter, r *http.Request, inv *kassa
 			view.LockedNetwork = &t.Network
 		}
 	}
-	writeJSON(w, http.StatusOK, view)
+	httpx.WriteJSON(w, http.StatusOK, view)
 	return nil
 }
 
@@ -80,7 +82,7 @@ func (s *server) paymentStatusHandler(w http.ResponseWriter, r *http.Request, in
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, out)
+	httpx.WriteJSON(w, http.StatusOK, out)
 	return nil
 }
 
@@ -126,38 +128,38 @@ func (s *server) receipts(ctx context.Context, inv *kassa.Invoice) ([]*kassa.Rec
 
 // getCustomerEmail serves GET /api/v1/payments/customer-email: {email}, null when unset.
 func (s *server) getCustomerEmail(w http.ResponseWriter, r *http.Request, inv *kassa.Invoice) error {
-	writeJSON(w, http.StatusOK, map[string]*string{"email": inv.CustomerEmail})
+	httpx.WriteJSON(w, http.StatusOK, map[string]*string{"email": inv.CustomerEmail})
 	return nil
 }
 
 // setCustomerEmail serves POST /api/v1/payments/customer-email {email}.
 func (s *server) setCustomerEmail(w http.ResponseWriter, r *http.Request, inv *kassa.Invoice) error {
-	body, err := readBody(r)
+	body, err := httpx.ReadBody(r)
 	if err != nil {
 		return err
 	}
-	fields, err := parseObject(body, "")
+	fields, err := httpx.ParseObject(body, "")
 	if err != nil {
 		return err
 	}
 	var email *string
 	for _, f := range fields {
-		if f.key != "email" {
-			return errUnknownParam(f.key)
+		if f.Key != "email" {
+			return httpx.ErrUnknownParam(f.Key)
 		}
-		v, err := reqString(f)
+		v, err := httpx.ReqString(f)
 		if err != nil {
 			return err
 		}
 		email = &v
 	}
 	if email == nil {
-		return errInvalid("email", "missing_param", "email is required.")
+		return httpx.ErrInvalid("email", "missing_param", "email is required.")
 	}
 	if _, err := s.cfg.Payor.SetCustomerEmail(r.Context(), inv.MerchantID, inv.ID, *email); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "email": *email,
+	httpx.WriteJSON(w, http.StatusOK, map[string]any{"success": true, "email": *email,
 		"message": "The receipt will be sent to this address."})
 	return nil
 }
@@ -172,13 +174,13 @@ func (s *server) questions(w http.ResponseWriter, r *http.Request, inv *kassa.In
 	if rs == nil {
 		rs = []kassa.FormResponse{}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"questions": qs, "responses": rs})
+	httpx.WriteJSON(w, http.StatusOK, map[string]any{"questions": qs, "responses": rs})
 	return nil
 }
 
 // submitForm serves POST /api/v1/payments/submit-form {responses: [{question_id, response}]}.
 func (s *server) submitForm(w http.ResponseWriter, r *http.Request, inv *kassa.Invoice) error {
-	body, err := readBody(r)
+	body, err := httpx.ReadBody(r)
 	if err != nil {
 		return err
 	}
@@ -189,47 +191,47 @@ func (s *server) submitForm(w http.ResponseWriter, r *http.Request, inv *kassa.I
 	if _, err := s.cfg.Payor.SubmitForm(r.Context(), inv.MerchantID, inv.ID, rs); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]bool{"success": true})
+	httpx.WriteJSON(w, http.StatusOK, map[string]bool{"success": true})
 	return nil
 }
 
 // decodeResponses reads a submit-form body strictly.
 func decodeResponses(body []byte) ([]kassa.FormResponse, error) {
-	fields, err := parseObject(body, "")
+	fields, err := httpx.ParseObject(body, "")
 	if err != nil {
 		return nil, err
 	}
-	var list *field
+	var list *httpx.Field
 	for i := range fields {
-		if fields[i].key != "responses" {
-			return nil, errUnknownParam(fields[i].key)
+		if fields[i].Key != "responses" {
+			return nil, httpx.ErrUnknownParam(fields[i].Key)
 		}
 		list = &fields[i]
 	}
-	if list == nil || list.null() {
-		return nil, errMissing("responses")
+	if list == nil || list.Null() {
+		return nil, httpx.ErrMissing("responses")
 	}
 	var raw []json.RawMessage
-	if len(list.raw) == 0 || list.raw[0] != '[' || json.Unmarshal(list.raw, &raw) != nil {
-		return nil, errInvalidType("responses", "an array of {question_id, response}")
+	if len(list.Raw) == 0 || list.Raw[0] != '[' || json.Unmarshal(list.Raw, &raw) != nil {
+		return nil, httpx.ErrInvalidType("responses", "an array of {question_id, response}")
 	}
 	out := make([]kassa.FormResponse, 0, len(raw))
 	for i, item := range raw {
 		path := "responses[" + strconv.Itoa(i) + "]"
-		fs, err := parseObject(item, path)
+		fs, err := httpx.ParseObject(item, path)
 		if err != nil {
 			return nil, err
 		}
 		var resp kassa.FormResponse
 		seen := 0
 		for _, f := range fs {
-			switch f.key {
+			switch f.Key {
 			case "question_id":
-				resp.QuestionID, err = reqString(f)
+				resp.QuestionID, err = httpx.ReqString(f)
 			case "response":
-				resp.Response, err = reqString(f)
+				resp.Response, err = httpx.ReqString(f)
 			default:
-				err = errUnknownParam(f.path)
+				err = httpx.ErrUnknownParam(f.Path)
 			}
 			if err != nil {
 				return nil, err
@@ -237,7 +239,7 @@ func decodeResponses(body []byte) ([]kassa.FormResponse, error) {
 			seen++
 		}
 		if seen != 2 {
-			return nil, errInvalid(path, "missing_param", path+" needs question_id and response.")
+			return nil, httpx.ErrInvalid(path, "missing_param", path+" needs question_id and response.")
 		}
 		out = append(out, resp)
 	}

@@ -5,8 +5,9 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
+
+	"kassa/api/httpx"
 
 	"kassa"
 )
@@ -17,52 +18,6 @@ const (
 	maxLimit     = 100
 )
 
-// queryValue returns the first value of a query parameter, "" when absent.
-func queryValue(q url.Values, name string) string { return strings.TrimSpace(q.Get(name)) }
-
-// intParam reads an integer parameter within [lo, hi], def when absent.
-func intParam(q url.Values, name string, def, lo, hi int) (int, error) {
-	v := queryValue(q, name)
-	if v == "" {
-		return def, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < lo || n > hi {
-		return 0, errInvalid(name, "invalid_"+name,
-			name+" must be an integer between "+strconv.Itoa(lo)+" and "+strconv.Itoa(hi)+".")
-	}
-	return n, nil
-}
-
-// timeParam reads an RFC 3339 timestamp or integer Unix seconds; nil when absent.
-func timeParam(q url.Values, name string) (*time.Time, error) {
-	v := queryValue(q, name)
-	if v == "" {
-		return nil, nil
-	}
-	if t, ok := kassa.ParseTime(v); ok {
-		return &t, nil
-	}
-	if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 && n < 1e11 {
-		t := time.Unix(n, 0).UTC()
-		return &t, nil
-	}
-	return nil, errInvalid(name, "invalid_timestamp", name+" must be an RFC 3339 timestamp or Unix seconds.")
-}
-
-// envParam reads the environment filter; nil when absent.
-func envParam(q url.Values) (*kassa.Environment, error) {
-	v := queryValue(q, "environment")
-	if v == "" {
-		return nil, nil
-	}
-	env := kassa.Environment(v)
-	if !env.Valid() {
-		return nil, errInvalid("environment", "invalid_environment", "environment must be devnet or mainnet.")
-	}
-	return &env, nil
-}
-
 // customerParam reads the customer_id filter; nil when absent.
 func customerParam(q url.Values) (*string, error) {
 	v, ok := q["customer_id"]
@@ -70,25 +25,9 @@ func customerParam(q url.Values) (*string, error) {
 		return nil, nil
 	}
 	if utf8.RuneCountInString(v[0]) > 255 {
-		return nil, errInvalid("customer_id", "invalid_customer_id", "customer_id must be at most 255 characters.")
+		return nil, httpx.ErrInvalid("customer_id", "invalid_customer_id", "customer_id must be at most 255 characters.")
 	}
 	return &v[0], nil
-}
-
-// commaList splits a comma-separated parameter; an empty item is refused.
-func commaList(q url.Values, name string) ([]string, bool) {
-	v := queryValue(q, name)
-	if v == "" {
-		return nil, true
-	}
-	parts := strings.Split(v, ",")
-	for i, p := range parts {
-		parts[i] = strings.TrimSpace(p)
-		if parts[i] == "" {
-			return nil, false
-		}
-	}
-	return parts, true
 }
 
 var invoiceTypeName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
@@ -114,11 +53,11 @@ func parseExpand(q url.Values, list bool) (kassa.InvoiceExpand, error) {
 		case "payments":
 			e.Payments = true
 		default:
-			return e, errInvalid("expand", "invalid_expand",
+			return e, httpx.ErrInvalid("expand", "invalid_expand",
 				"expand accepts latest_payment and payments; "+strconv.Quote(it)+" cannot be expanded.")
 		}
 	}
-	n, err := intParam(q, "payments_limit", defaultLimit, 1, maxLimit)
+	n, err := httpx.IntParam(q, "payments_limit", defaultLimit, 1, maxLimit)
 	e.PaymentsLimit = n
 	return e, err
 }
@@ -127,48 +66,48 @@ func parseExpand(q url.Values, list bool) (kassa.InvoiceExpand, error) {
 func parseInvoiceList(q url.Values, merchantID int64) (kassa.InvoiceFilter, kassa.InvoiceExpand, error) {
 	f := kassa.InvoiceFilter{MerchantID: merchantID}
 	var err error
-	if f.Limit, err = intParam(q, "limit", defaultLimit, 1, maxLimit); err != nil {
+	if f.Limit, err = httpx.IntParam(q, "limit", defaultLimit, 1, maxLimit); err != nil {
 		return f, kassa.InvoiceExpand{}, err
 	}
-	f.StartingAfter, f.EndingBefore = queryValue(q, "starting_after"), queryValue(q, "ending_before")
+	f.StartingAfter, f.EndingBefore = httpx.QueryValue(q, "starting_after"), httpx.QueryValue(q, "ending_before")
 	for _, c := range []struct{ name, v string }{{"starting_after", f.StartingAfter}, {"ending_before", f.EndingBefore}} {
 		if c.v != "" && !kassa.ValidUUID(c.v) {
-			return f, kassa.InvoiceExpand{}, errInvalid(c.name, "invalid_cursor", c.name+" must be the id of an invoice.")
+			return f, kassa.InvoiceExpand{}, httpx.ErrInvalid(c.name, "invalid_cursor", c.name+" must be the id of an invoice.")
 		}
 	}
 	if f.StartingAfter != "" && f.EndingBefore != "" {
-		return f, kassa.InvoiceExpand{}, errInvalid("ending_before", "invalid_cursor",
+		return f, kassa.InvoiceExpand{}, httpx.ErrInvalid("ending_before", "invalid_cursor",
 			"starting_after and ending_before cannot be used together.")
 	}
 	f.StartingAfter, f.EndingBefore = strings.ToLower(f.StartingAfter), strings.ToLower(f.EndingBefore)
-	statuses, ok := commaList(q, "status")
+	statuses, ok := httpx.CommaList(q, "status")
 	for _, st := range statuses {
 		ok = ok && kassa.InvoiceStatus(st).Valid()
 		f.Statuses = append(f.Statuses, kassa.InvoiceStatus(st))
 	}
 	if !ok {
-		return f, kassa.InvoiceExpand{}, errInvalid("status", "invalid_status",
+		return f, kassa.InvoiceExpand{}, httpx.ErrInvalid("status", "invalid_status",
 			"status must be a comma-separated list of unpaid, underpaid, paid, expired, canceled.")
 	}
-	types, ok := commaList(q, "invoice_type")
+	types, ok := httpx.CommaList(q, "invoice_type")
 	for _, t := range types {
 		ok = ok && invoiceTypeName.MatchString(t)
 	}
 	if !ok {
-		return f, kassa.InvoiceExpand{}, errInvalid("invoice_type", "invalid_invoice_type",
+		return f, kassa.InvoiceExpand{}, httpx.ErrInvalid("invoice_type", "invalid_invoice_type",
 			"invoice_type must be a comma-separated list of invoice types such as standard.")
 	}
 	f.Types = types
 	if f.CustomerID, err = customerParam(q); err != nil {
 		return f, kassa.InvoiceExpand{}, err
 	}
-	if f.Environment, err = envParam(q); err != nil {
+	if f.Environment, err = httpx.EnvParam(q); err != nil {
 		return f, kassa.InvoiceExpand{}, err
 	}
-	if f.CreatedGTE, err = timeParam(q, "created_gte"); err != nil {
+	if f.CreatedGTE, err = httpx.TimeParam(q, "created_gte"); err != nil {
 		return f, kassa.InvoiceExpand{}, err
 	}
-	if f.CreatedLTE, err = timeParam(q, "created_lte"); err != nil {
+	if f.CreatedLTE, err = httpx.TimeParam(q, "created_lte"); err != nil {
 		return f, kassa.InvoiceExpand{}, err
 	}
 	e, err := parseExpand(q, true)
@@ -179,15 +118,15 @@ func parseInvoiceList(q url.Values, merchantID int64) (kassa.InvoiceFilter, kass
 func parseTotals(q url.Values, merchantID int64) (kassa.InvoiceTotalsFilter, error) {
 	f := kassa.InvoiceTotalsFilter{MerchantID: merchantID}
 	var err error
-	if f.Environment, err = envParam(q); err != nil {
+	if f.Environment, err = httpx.EnvParam(q); err != nil {
 		return f, err
 	}
 	if f.CustomerID, err = customerParam(q); err != nil {
 		return f, err
 	}
-	if f.CreatedGTE, err = timeParam(q, "created_gte"); err != nil {
+	if f.CreatedGTE, err = httpx.TimeParam(q, "created_gte"); err != nil {
 		return f, err
 	}
-	f.CreatedLTE, err = timeParam(q, "created_lte")
+	f.CreatedLTE, err = httpx.TimeParam(q, "created_lte")
 	return f, err
 }

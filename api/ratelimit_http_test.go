@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"kassa/api"
+	"kassa/api/httpx"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -26,7 +26,7 @@ func expect429(t *testing.T, r *response) {
 func TestRateLimits(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
 		clock := storetest.NewClock(time.Now())
-		e := newEnvClock(t, cfg, clock, withLimits(api.RateLimits{
+		e := newEnvClock(t, cfg, clock, withLimits(httpx.RateLimits{
 			Rate: 1, Burst: 3, CreateRate: 1, CreateBurst: 1, LoginRate: 1, LoginBurst: 1000}))
 		m := e.newMerchant(false)
 		other := e.newMerchant(false)
@@ -58,7 +58,7 @@ func TestRateLimits(t *testing.T) {
 func TestLoginRateLimit(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
 		clock := storetest.NewClock(time.Now())
-		e := newEnvClock(t, cfg, clock, withLimits(api.RateLimits{LoginRate: 1, LoginBurst: 2}))
+		e := newEnvClock(t, cfg, clock, withLimits(httpx.RateLimits{LoginRate: 1, LoginBurst: 2}))
 		e.newMerchant(false) // one login
 		body := `{"email":"nobody@example.com","password":"guess guess"}`
 		expectStatus(t, e.do(request{method: "POST", path: "/api/v1/auth/login", body: body}), 401)

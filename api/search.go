@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"kassa/api/httpx"
+
 	"kassa"
 	"kassa/commerce"
 )
@@ -16,7 +18,7 @@ func (s *server) search(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	page, err := s.cfg.Commerce.Search(r.Context(), principal(r.Context()), q)
+	page, err := s.cfg.Commerce.Search(r.Context(), httpx.Principal(r.Context()), q)
 	if err != nil {
 		return err
 	}
@@ -26,7 +28,7 @@ func (s *server) search(w http.ResponseWriter, r *http.Request) error {
 	}
 	total := page.TotalPages(q.Limit)
 	st := s.cfg.Commerce.CacheStats()
-	writeJSON(w, http.StatusOK, map[string]any{
+	httpx.WriteJSON(w, http.StatusOK, map[string]any{
 		"success": true,
 		"data": map[string]any{
 			"products": products,
@@ -34,7 +36,7 @@ func (s *server) search(w http.ResponseWriter, r *http.Request) error {
 				"hasNext": q.Page < total, "limit": q.Limit},
 			"query": q.Query, "retailer": q.Retailer,
 		},
-		"meta": map[string]any{"timestamp": kassa.FormatTime(s.now()), "cacheStats": map[string]any{
+		"meta": map[string]any{"timestamp": kassa.FormatTime(s.Now()), "cacheStats": map[string]any{
 			"hits": st.Hits, "misses": st.Misses, "size": st.Size, "maxSize": st.MaxSize, "evictions": st.Evictions,
 			"hitRate": json.Number(strconv.FormatFloat(st.HitRate(), 'f', 4, 64)), "ttlSeconds": int(st.TTL.Seconds()),
 		}},
@@ -65,15 +67,15 @@ func parseSearch(r *http.Request) (commerce.SearchQuery, error) {
 	q := commerce.SearchQuery{Query: strings.TrimSpace(v.Get("q")), Retailer: commerce.DefaultRetailer}
 	switch n := len([]rune(q.Query)); {
 	case !v.Has("q") || n == 0:
-		return q, errInvalid("q", "missing_param", "q is required: the words to search for.")
+		return q, httpx.ErrInvalid("q", "missing_param", "q is required: the words to search for.")
 	case n > commerce.MaxSearchQueryLen || !commerce.PlainText(q.Query):
-		return q, errInvalid("q", "invalid_query", "q must be 1 to 200 characters of text.")
+		return q, httpx.ErrInvalid("q", "invalid_query", "q must be 1 to 200 characters of text.")
 	}
 	var err error
-	if q.Page, err = intParam(v, "page", 1, 1, commerce.MaxSearchPage); err != nil {
+	if q.Page, err = httpx.IntParam(v, "page", 1, 1, commerce.MaxSearchPage); err != nil {
 		return q, err
 	}
-	if q.Limit, err = intParam(v, "limit", commerce.DefaultSearchLimit, 1, commerce.MaxSearchLimit); err != nil {
+	if q.Limit, err = httpx.IntParam(v, "limit", commerce.DefaultSearchLimit, 1, commerce.MaxSearchLimit); err != nil {
 		return q, err
 	}
 	if r := strings.TrimSpace(v.Get("retailer")); r != "" { // empty, like absent, is the default
@@ -89,7 +91,7 @@ func parseSearch(r *http.Request) (commerce.SearchQuery, error) {
 		return q, err
 	}
 	if q.MinPrice != nil && q.MaxPrice != nil && *q.MinPrice > *q.MaxPrice {
-		return q, errInvalid("minPrice", "invalid_price_range", "minPrice must not be above maxPrice.")
+		return q, httpx.ErrInvalid("minPrice", "invalid_price_range", "minPrice must not be above maxPrice.")
 	}
 	return q, nil
 }
@@ -102,7 +104,7 @@ func priceParam(s string, name string) (*kassa.Millis, error) {
 	}
 	m, ok := kassa.ParsePrice(s)
 	if !ok {
-		return nil, errInvalid(name, "invalid_"+strings.ToLower(name[:3])+"_price", name+" must be a number >= 0 (USD).")
+		return nil, httpx.ErrInvalid(name, "invalid_"+strings.ToLower(name[:3])+"_price", name+" must be a number >= 0 (USD).")
 	}
 	return &m, nil
 }

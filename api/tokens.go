@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"kassa/api/httpx"
+
 	"kassa"
 )
 
@@ -38,7 +40,7 @@ type availableToken struct {
 func (s *server) availableTokens(w http.ResponseWriter, r *http.Request, inv *kassa.Invoice) error {
 	out := []availableToken{}
 	if s.cfg.Registry == nil || s.cfg.Rates == nil {
-		writeJSON(w, http.StatusOK, out)
+		httpx.WriteJSON(w, http.StatusOK, out)
 		return nil
 	}
 	for _, t := range s.cfg.Registry.Tokens(inv.Environment) {
@@ -63,7 +65,7 @@ func (s *server) availableTokens(w http.ResponseWriter, r *http.Request, inv *ka
 		}
 		out = append(out, item)
 	}
-	writeJSON(w, http.StatusOK, out)
+	httpx.WriteJSON(w, http.StatusOK, out)
 	return nil
 }
 

@@ -3,6 +3,8 @@ package api
 import (
 	"net/http"
 
+	"kassa/api/httpx"
+
 	"kassa"
 )
 
@@ -40,7 +42,7 @@ type invoiceTotalsJSON struct {
 
 // invoiceTotals serves GET /api/v1/invoices/totals?environment&customer_id&created_gte&created_lte.
 func (s *server) invoiceTotals(w http.ResponseWriter, r *http.Request) error {
-	f, err := parseTotals(r.URL.Query(), principal(r.Context()).MerchantID)
+	f, err := parseTotals(r.URL.Query(), httpx.Principal(r.Context()).MerchantID)
 	if err != nil {
 		return err
 	}
@@ -54,7 +56,7 @@ func (s *server) invoiceTotals(w http.ResponseWriter, r *http.Request) error {
 		all.Amount += st.Amount
 		all.AmountPaid += st.AmountPaid
 	}
-	writeJSON(w, http.StatusOK, invoiceTotalsJSON{
+	httpx.WriteJSON(w, http.StatusOK, invoiceTotalsJSON{
 		Object: "invoice_totals", Currency: "usd", AmountUnit: "usd_millis",
 		statusTotalJSON: totalView(all),
 		ByStatus: byStatusJSON{

@@ -3,6 +3,8 @@ package api
 import (
 	"net/http"
 
+	"kassa/api/httpx"
+
 	"kassa"
 )
 
@@ -27,8 +29,8 @@ func (s *server) verify(w http.ResponseWriter, r *http.Request) error {
 			return nil
 		})(w, r)
 	} else {
-		err = s.merchantAuth(func(_ http.ResponseWriter, r *http.Request) error {
-			inv, err = s.cfg.Invoices.Invoice(r.Context(), principal(r.Context()).MerchantID, id)
+		err = s.Merchant(func(_ http.ResponseWriter, r *http.Request) error {
+			inv, err = s.cfg.Invoices.Invoice(r.Context(), httpx.Principal(r.Context()).MerchantID, id)
 			return err
 		})(w, r)
 	}
@@ -44,7 +46,7 @@ func (s *server) verify(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"object": "invoice_verification", "invoice_id": inv.ID,
+	httpx.WriteJSON(w, http.StatusOK, map[string]any{"object": "invoice_verification", "invoice_id": inv.ID,
 		"checked": false, "payment_status": out})
 	return nil
 }
@@ -52,36 +54,36 @@ func (s *server) verify(w http.ResponseWriter, r *http.Request) error {
 // decodeVerify checks a verify body: {tx_hash, network}, a 32-byte hash on a network
 // of the invoice's environment.
 func (s *server) decodeVerify(r *http.Request, inv *kassa.Invoice) error {
-	body, err := readBody(r)
+	body, err := httpx.ReadBody(r)
 	if err != nil {
 		return err
 	}
-	fields, err := parseObject(body, "")
+	fields, err := httpx.ParseObject(body, "")
 	if err != nil {
 		return err
 	}
 	var hash, network string
 	for _, f := range fields {
-		switch f.key {
+		switch f.Key {
 		case "tx_hash":
-			hash, err = reqString(f)
+			hash, err = httpx.ReqString(f)
 		case "network":
-			network, err = reqString(f)
+			network, err = httpx.ReqString(f)
 		default:
-			err = errUnknownParam(f.key)
+			err = httpx.ErrUnknownParam(f.Key)
 		}
 		if err != nil {
 			return err
 		}
 	}
 	if !validTxHash(hash) {
-		return errInvalid("tx_hash", "invalid_tx_hash", "tx_hash must be 0x followed by 64 hex digits.")
+		return httpx.ErrInvalid("tx_hash", "invalid_tx_hash", "tx_hash must be 0x followed by 64 hex digits.")
 	}
 	if s.cfg.Registry == nil {
-		return errInvalid("network", "invalid_network", "No networks are configured.")
+		return httpx.ErrInvalid("network", "invalid_network", "No networks are configured.")
 	}
 	if _, ok := s.cfg.Registry.Network(inv.Environment, network); !ok {
-		return errInvalid("network", "invalid_network", "network must be a network of the invoice's environment.")
+		return httpx.ErrInvalid("network", "invalid_network", "network must be a network of the invoice's environment.")
 	}
 	return nil
 }

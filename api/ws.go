@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"kassa/api/httpx"
+
 	"github.com/coder/websocket"
 
 	"kassa"
@@ -43,13 +45,6 @@ const (
 	wsCloseRevoked websocket.StatusCode = 4003 // the API key was revoked
 )
 
-// wsRoutes registers the WebSocket token endpoint and the event streams.
-func (s *server) wsRoutes() {
-	s.handle("POST /api/v1/ws/token", s.anyScopeAuth(s.mintWSToken))
-	s.handle("GET /ws/merchant/events", s.eventStream(kassa.ScopeMerchant))
-	s.handle("GET /ws/commerce/events", s.eventStream(kassa.ScopeCommerce))
-}
-
 func (s *server) wsSigner() kassa.WSTokenSigner { return kassa.NewWSTokenSigner(s.cfg.Secret) }
 
 // wsTokenJSON is the data of a minted token (interface 2.7).
@@ -66,19 +61,19 @@ type wsTokenJSON struct {
 // the stream of the caller's scope. scope is required and must be the key's own
 // (dashboard logins are merchant scope); ttl_seconds is 60..86400, default 3600.
 func (s *server) mintWSToken(w http.ResponseWriter, r *http.Request) error {
-	p := principal(r.Context())
+	p := httpx.Principal(r.Context())
 	scope, ttl, err := decodeWSTokenRequest(r)
 	if err != nil {
 		return err
 	}
 	if scope != p.Scope {
-		return errInvalid("scope", "scope_mismatch",
+		return httpx.ErrInvalid("scope", "scope_mismatch",
 			"scope must match the credential: this "+credentialName(p)+" has scope "+string(p.Scope)+".")
 	}
-	exp := time.Unix(s.now().Unix()+ttl, 0).UTC()
+	exp := time.Unix(s.Now().Unix()+ttl, 0).UTC()
 	token := s.wsSigner().Mint(kassa.WSToken{KeyID: p.KeyID, MerchantID: p.MerchantID,
 		Environment: p.Environment, Scope: scope, ExpiresAt: exp.Unix()})
-	writeJSON(w, http.StatusOK, map[string]any{"success": true, "data": wsTokenJSON{
+	httpx.WriteJSON(w, http.StatusOK, map[string]any{"success": true, "data": wsTokenJSON{
 		Token: token, Scope: string(scope), MerchantID: p.MerchantID, NetworkEnvironment: string(p.Environment),
 		ExpiresAt: kassa.FormatTime(exp), WSURL: s.streamURL(scope, token),
 	}})
@@ -94,39 +89,39 @@ func credentialName(p kassa.Principal) string {
 
 // decodeWSTokenRequest reads {scope, ttl_seconds} strictly; an empty body is {}.
 func decodeWSTokenRequest(r *http.Request) (kassa.Scope, int64, error) {
-	body, err := readBody(r)
+	body, err := httpx.ReadBody(r)
 	if err != nil {
 		return "", 0, err
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		body = []byte("{}")
 	}
-	fields, err := parseObject(body, "")
+	fields, err := httpx.ParseObject(body, "")
 	if err != nil {
 		return "", 0, err
 	}
-	badScope := errInvalid("scope", "invalid_scope", "scope is required and must be merchant or commerce.")
+	badScope := httpx.ErrInvalid("scope", "invalid_scope", "scope is required and must be merchant or commerce.")
 	var scope kassa.Scope
 	ttl := int64(kassa.WSTokenDefaultTTL)
 	for _, f := range fields {
-		switch f.key {
+		switch f.Key {
 		case "scope":
-			v, err := reqString(f)
+			v, err := httpx.ReqString(f)
 			if err != nil || !kassa.Scope(v).Valid() {
 				return "", 0, badScope
 			}
 			scope = kassa.Scope(v)
 		case "ttl_seconds":
-			if f.null() {
+			if f.Null() {
 				continue
 			}
-			n, err := integer(f, "invalid_ttl")
+			n, err := httpx.Integer(f, "invalid_ttl")
 			if err != nil || n < kassa.WSTokenMinTTL || n > kassa.WSTokenMaxTTL {
-				return "", 0, errInvalid("ttl_seconds", "invalid_ttl", "ttl_seconds must be an integer from 60 to 86400.")
+				return "", 0, httpx.ErrInvalid("ttl_seconds", "invalid_ttl", "ttl_seconds must be an integer from 60 to 86400.")
 			}
 			ttl = n
 		default:
-			return "", 0, errUnknownParam(f.key)
+			return "", 0, httpx.ErrUnknownParam(f.Key)
 		}
 	}
 	if scope == "" {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"kassa/api/httpx"
+
 	"github.com/coder/websocket"
 
 	"kassa"
@@ -26,7 +28,7 @@ type streamCredential struct {
 func (s *server) streamAuth(r *http.Request) (streamCredential, error) {
 	q := r.URL.Query()
 	if q.Has("token") {
-		t, err := s.wsSigner().Parse(q.Get("token"), s.now())
+		t, err := s.wsSigner().Parse(q.Get("token"), s.Now())
 		if err != nil {
 			return streamCredential{}, err
 		}
@@ -47,20 +49,20 @@ func (s *server) streamAuth(r *http.Request) (streamCredential, error) {
 		secret = r.Header.Get("X-Commerce-Api-Key")
 	}
 	if secret == "" {
-		if bearer, ok, err := bearerToken(r); err != nil {
+		if bearer, ok, err := httpx.BearerToken(r); err != nil {
 			return streamCredential{}, err
 		} else if ok && strings.HasPrefix(bearer, "kassa_") {
 			secret = bearer
 		} else if ok {
-			return streamCredential{}, errUnauthenticated("invalid_credentials",
+			return streamCredential{}, httpx.ErrUnauthenticated("invalid_credentials",
 				"Event streams take a WebSocket token (?token=, from POST /api/v1/ws/token) or an API key in x-api-key; not a dashboard token.")
 		}
 	}
 	if secret == "" {
-		return streamCredential{}, errUnauthenticated("missing_credentials",
+		return streamCredential{}, httpx.ErrUnauthenticated("missing_credentials",
 			"No credentials were sent: use ?token=<WebSocket token> or the x-api-key header.")
 	}
-	key, err := s.authenticateKey(r.Context(), secret)
+	key, err := s.AuthenticateKey(r.Context(), secret)
 	if err != nil {
 		return streamCredential{}, err
 	}
@@ -78,15 +80,15 @@ func (s *server) activeKey(ctx context.Context, p kassa.Principal) (*kassa.APIKe
 	key, err := s.cfg.Keys.APIKey(ctx, p.MerchantID, p.KeyID)
 	if err != nil {
 		if kassa.ErrorKindOf(err) == kassa.KindNotFound {
-			return nil, errUnauthenticated("api_key_revoked", "The API key behind this credential no longer exists.")
+			return nil, httpx.ErrUnauthenticated("api_key_revoked", "The API key behind this credential no longer exists.")
 		}
 		return nil, err
 	}
-	switch key.Status(s.now()) {
+	switch key.Status(s.Now()) {
 	case kassa.KeyRevoked:
-		return key, errUnauthenticated("api_key_revoked", "This API key has been revoked.")
+		return key, httpx.ErrUnauthenticated("api_key_revoked", "This API key has been revoked.")
 	case kassa.KeyExpired:
-		return key, errUnauthenticated("api_key_expired", "This API key has expired.")
+		return key, httpx.ErrUnauthenticated("api_key_expired", "This API key has expired.")
 	}
 	return key, nil
 }
@@ -142,39 +144,39 @@ func headerHasToken(h http.Header, name, token string) bool {
 // are ordinary JSON error responses. Then the stream subscribes to live events,
 // replays what came after ?since=<event id>, and goes live; kassa.Replay says
 // why nothing is missed or sent twice. Each event is one JSON text frame.
-func (s *server) eventStream(scope kassa.Scope) apiFunc {
+func (s *server) eventStream(scope kassa.Scope) httpx.Func {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		cred, err := s.streamAuth(r)
 		if err != nil {
 			return err
 		}
 		p := cred.p
-		if err := apply(w, s.general, limitKey(p)); err != nil {
+		if err := s.LimitGeneral(w, p); err != nil {
 			return err
 		}
 		if p.Scope != scope {
-			return errPermission("wrong_key_scope", "This stream needs a "+string(scope)+"-scope credential; a "+
+			return httpx.ErrPermission("wrong_key_scope", "This stream needs a "+string(scope)+"-scope credential; a "+
 				string(p.Scope)+"-scope one was sent (its stream is "+streamPath(p.Scope)+").")
 		}
 		var since *kassa.Event
 		if q := r.URL.Query(); q.Has("since") {
 			since, err = s.cfg.Events.Event(r.Context(), p.MerchantID, p.Environment, scope, q.Get("since"))
 			if kassa.ErrorKindOf(err) == kassa.KindNotFound {
-				return errInvalid("since", "invalid_since", "since must be the id of one of your events on this stream.")
+				return httpx.ErrInvalid("since", "invalid_since", "since must be the id of one of your events on this stream.")
 			}
 			if err != nil {
 				return err
 			}
 		}
 		if s.cfg.Stream == nil {
-			writeErrorStatus(w, r, http.StatusServiceUnavailable, "api_error", "stream_unavailable",
+			httpx.WriteErrorStatus(w, r, http.StatusServiceUnavailable, "api_error", "stream_unavailable",
 				"Live events are not available on this server.")
 			return nil
 		}
 		if !isWebSocketUpgrade(r) {
 			w.Header().Set("Connection", "Upgrade")
 			w.Header().Set("Upgrade", "websocket")
-			writeErrorStatus(w, r, http.StatusUpgradeRequired, "invalid_request_error", "websocket_required",
+			httpx.WriteErrorStatus(w, r, http.StatusUpgradeRequired, "invalid_request_error", "websocket_required",
 				"This is a WebSocket endpoint; connect with a WebSocket client.")
 			return nil
 		}
@@ -206,7 +208,7 @@ func (s *server) runStream(r *http.Request, c *websocket.Conn, cred streamCreden
 	write := func(e *kassa.Event) bool {
 		b, err := e.Encode()
 		if err != nil {
-			s.log.ErrorContext(ctx, "encoding an event failed", "request_id", requestID(ctx), "error", err)
+			s.Log().ErrorContext(ctx, "encoding an event failed", "request_id", httpx.RequestID(ctx), "error", err)
 			c.Close(websocket.StatusInternalError, "internal error")
 			return false
 		}
@@ -224,7 +226,7 @@ func (s *server) runStream(r *http.Request, c *websocket.Conn, cred streamCreden
 			page, done, err = replay.Next(ctx)
 			if err != nil {
 				if ctx.Err() == nil {
-					s.log.ErrorContext(ctx, "event stream replay failed", "request_id", requestID(ctx), "error", err)
+					s.Log().ErrorContext(ctx, "event stream replay failed", "request_id", httpx.RequestID(ctx), "error", err)
 					c.Close(websocket.StatusInternalError, "replay failed; reconnect with since")
 				}
 				return
@@ -258,7 +260,7 @@ func (s *server) runStream(r *http.Request, c *websocket.Conn, cred streamCreden
 
 	var expired <-chan time.Time
 	if !cred.expires.IsZero() {
-		t := time.NewTimer(max(cred.expires.Sub(s.now()), 0))
+		t := time.NewTimer(max(cred.expires.Sub(s.Now()), 0))
 		defer t.Stop()
 		expired = t.C
 	}

@@ -15,6 +15,7 @@ import (
 
 	"kassa"
 	"kassa/api"
+	"kassa/api/httpx"
 	"kassa/commerce"
 	"kassa/hdwallet"
 	"kassa/registry"
@@ -33,7 +34,7 @@ type serveFlags struct {
 	publicURL string
 	secret    string
 	dev       bool
-	limits    api.RateLimits
+	limits    httpx.RateLimits
 	registry  string
 	rates     string
 	// webhookWorkers is how many webhook deliveries this instance sends at once;
@@ -45,7 +46,7 @@ type serveFlags struct {
 
 func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	f := &serveFlags{}
-	d := api.DefaultRateLimits()
+	d := httpx.DefaultRateLimits()
 	fs := newFlagSet("kassa serve", stderr)
 	f.storeFlags.register(fs)
 	fs.StringVar(&f.addr, "addr", envOr("KASSA_ADDR", "127.0.0.1:8080"), "listen address; port 0 picks a free port (env KASSA_ADDR)")

@@ -1,4 +1,4 @@
-package api
+package httpx
 
 import (
 	"context"
@@ -12,8 +12,8 @@ import (
 
 type principalKey struct{}
 
-// principal returns the caller set by merchantAuth or jwtOnly.
-func principal(ctx context.Context) kassa.Principal {
+// Principal returns the caller set by merchantAuth or jwtOnly.
+func Principal(ctx context.Context) kassa.Principal {
 	p, _ := ctx.Value(principalKey{}).(kassa.Principal)
 	return p
 }
@@ -27,23 +27,26 @@ const (
 	authCommerce                 // API key of commerce scope only
 )
 
-// merchantAuth admits merchant-scope API keys and dashboard JWTs (MA).
-func (s *server) merchantAuth(h apiFunc) apiFunc { return s.authed(authMerchant, h) }
+// Merchant admits merchant-scope API keys and dashboard JWTs (MA).
+func (s *Core) Merchant(h Func) Func { return s.authed(authMerchant, h) }
 
-// anyScopeAuth admits API keys of both scopes and dashboard JWTs: events and
+// AnyScope admits API keys of both scopes and dashboard JWTs: events and
 // WebSocket tokens, whose results depend on the key's scope.
-func (s *server) anyScopeAuth(h apiFunc) apiFunc { return s.authed(authAnyScope, h) }
+func (s *Core) AnyScope(h Func) Func { return s.authed(authAnyScope, h) }
 
-// jwtOnly admits dashboard JWTs only; a valid API key gets 403 jwt_required.
-func (s *server) jwtOnly(h apiFunc) apiFunc { return s.authed(authJWT, h) }
+// JWT admits dashboard JWTs only; a valid API key gets 403 jwt_required.
+func (s *Core) JWT(h Func) Func { return s.authed(authJWT, h) }
 
-func (s *server) authed(mode authMode, h apiFunc) apiFunc {
+// Commerce admits commerce-scope API keys (x-commerce-api-key or x-api-key).
+func (s *Core) Commerce(h Func) Func { return s.authed(authCommerce, h) }
+
+func (s *Core) authed(mode authMode, h Func) Func {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		p, err := s.authenticate(r, mode)
 		if err != nil {
 			return err
 		}
-		if err := apply(w, s.general, limitKey(p)); err != nil {
+		if err := Apply(w, s.general, LimitKey(p)); err != nil {
 			return err
 		}
 		return h(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
@@ -52,8 +55,8 @@ func (s *server) authed(mode authMode, h apiFunc) apiFunc {
 
 // authenticate finds the principal of a request. A bearer token wins over key
 // headers; a bearer token that is an API key secret is treated as a key.
-func (s *server) authenticate(r *http.Request, mode authMode) (kassa.Principal, error) {
-	bearer, hasAuth, err := bearerToken(r)
+func (s *Core) authenticate(r *http.Request, mode authMode) (kassa.Principal, error) {
+	bearer, hasAuth, err := BearerToken(r)
 	if err != nil {
 		return kassa.Principal{}, err
 	}
@@ -68,40 +71,40 @@ func (s *server) authenticate(r *http.Request, mode authMode) (kassa.Principal, 
 	case hasAuth && mode == authCommerce:
 		// The bearer wins here too: a token that is not valid is 401 like
 		// anywhere else; a valid one is the wrong kind of credential.
-		if _, err := s.parseToken(bearer); err != nil {
+		if _, err := s.ParseToken(bearer); err != nil {
 			return kassa.Principal{}, err
 		}
-		return kassa.Principal{}, errPermission("wrong_key_scope",
+		return kassa.Principal{}, ErrPermission("wrong_key_scope",
 			"The commerce API needs a commerce-scope API key (x-commerce-api-key or x-api-key), not a dashboard token.")
 	case hasAuth:
 		return s.tokenPrincipal(r, bearer, mode)
 	case secret != "":
-		key, err := s.authenticateKey(r.Context(), secret)
+		key, err := s.AuthenticateKey(r.Context(), secret)
 		if err != nil {
 			return kassa.Principal{}, err
 		}
 		if mode == authJWT {
-			return kassa.Principal{}, errPermission("jwt_required",
+			return kassa.Principal{}, ErrPermission("jwt_required",
 				"This endpoint needs a dashboard token (Authorization: Bearer <jwt>), not an API key.")
 		}
 		if mode == authCommerce && key.Scope != kassa.ScopeCommerce {
-			return kassa.Principal{}, errPermission("wrong_key_scope",
+			return kassa.Principal{}, ErrPermission("wrong_key_scope",
 				"The commerce API needs a commerce-scope API key; a "+string(key.Scope)+"-scope key was sent.")
 		}
 		if key.Scope != kassa.ScopeMerchant && mode != authAnyScope && mode != authCommerce {
-			return kassa.Principal{}, errPermission("wrong_key_scope",
+			return kassa.Principal{}, ErrPermission("wrong_key_scope",
 				"This endpoint needs a merchant-scope API key; a "+string(key.Scope)+"-scope key was sent.")
 		}
 		return kassa.Principal{MerchantID: key.MerchantID, Environment: key.Environment,
 			Scope: key.Scope, KeyID: key.ID}, nil
 	default:
-		return kassa.Principal{}, errUnauthenticated("missing_credentials",
+		return kassa.Principal{}, ErrUnauthenticated("missing_credentials",
 			"No credentials were sent: use the x-api-key header (x-commerce-api-key on the commerce API) or Authorization: Bearer <jwt>.")
 	}
 }
 
-// bearerToken reads an Authorization: Bearer header.
-func bearerToken(r *http.Request) (token string, ok bool, err error) {
+// BearerToken reads an Authorization: Bearer header.
+func BearerToken(r *http.Request) (token string, ok bool, err error) {
 	h := r.Header.Get("Authorization")
 	if h == "" {
 		return "", false, nil
@@ -109,22 +112,22 @@ func bearerToken(r *http.Request) (token string, ok bool, err error) {
 	scheme, token, found := strings.Cut(strings.TrimSpace(h), " ")
 	token = strings.TrimSpace(token)
 	if !found || !strings.EqualFold(scheme, "Bearer") || token == "" {
-		return "", false, errUnauthenticated("invalid_token", "The Authorization header must be \"Bearer <token>\".")
+		return "", false, ErrUnauthenticated("invalid_token", "The Authorization header must be \"Bearer <token>\".")
 	}
 	return token, true, nil
 }
 
 // tokenPrincipal checks a dashboard JWT. For merchant endpoints the environment
 // comes from the x-environment header (default devnet).
-func (s *server) tokenPrincipal(r *http.Request, token string, mode authMode) (kassa.Principal, error) {
-	id, err := s.parseToken(token)
+func (s *Core) tokenPrincipal(r *http.Request, token string, mode authMode) (kassa.Principal, error) {
+	id, err := s.ParseToken(token)
 	if err != nil {
 		return kassa.Principal{}, err
 	}
-	m, err := s.cfg.Merchants.Merchant(r.Context(), id)
+	m, err := s.merchants.Merchant(r.Context(), id)
 	if err != nil {
 		if kassa.ErrorKindOf(err) == kassa.KindNotFound {
-			return kassa.Principal{}, errInvalidToken()
+			return kassa.Principal{}, ErrInvalidToken()
 		}
 		return kassa.Principal{}, err
 	}
@@ -135,27 +138,27 @@ func (s *server) tokenPrincipal(r *http.Request, token string, mode authMode) (k
 	if h := r.Header.Get("X-Environment"); h != "" {
 		p.Environment = kassa.Environment(h)
 		if !p.Environment.Valid() {
-			return kassa.Principal{}, errInvalid("x-environment", "invalid_environment",
+			return kassa.Principal{}, ErrInvalid("x-environment", "invalid_environment",
 				"The x-environment header must be devnet or mainnet.")
 		}
 	}
 	if p.Environment == kassa.Mainnet && !m.MainnetEnabled {
-		return kassa.Principal{}, errMainnetNotEnabled()
+		return kassa.Principal{}, ErrMainnetNotEnabled()
 	}
 	return p, nil
 }
 
-func errMainnetNotEnabled() error {
-	return errPermission("mainnet_not_enabled", "Mainnet access is not enabled for this merchant; request it first.")
+func ErrMainnetNotEnabled() error {
+	return ErrPermission("mainnet_not_enabled", "Mainnet access is not enabled for this merchant; request it first.")
 }
 
-// authenticateKey checks an API key secret and records its use.
-func (s *server) authenticateKey(ctx context.Context, secret string) (*kassa.APIKey, error) {
-	invalid := errUnauthenticated("invalid_api_key", "Invalid API key provided.")
+// AuthenticateKey checks an API key secret and records its use.
+func (s *Core) AuthenticateKey(ctx context.Context, secret string) (*kassa.APIKey, error) {
+	invalid := ErrUnauthenticated("invalid_api_key", "Invalid API key provided.")
 	if _, ok := kassa.ParseAPIKeySecret(secret); !ok {
 		return nil, invalid
 	}
-	key, err := s.cfg.Keys.AuthenticateAPIKey(ctx, secret)
+	key, err := s.keys.AuthenticateAPIKey(ctx, secret)
 	if err != nil {
 		if kassa.ErrorKindOf(err) == kassa.KindNotFound {
 			return nil, invalid
@@ -164,9 +167,9 @@ func (s *server) authenticateKey(ctx context.Context, secret string) (*kassa.API
 	}
 	switch key.Status(s.now()) {
 	case kassa.KeyRevoked:
-		return nil, errUnauthenticated("api_key_revoked", "This API key has been revoked.")
+		return nil, ErrUnauthenticated("api_key_revoked", "This API key has been revoked.")
 	case kassa.KeyExpired:
-		return nil, errUnauthenticated("api_key_expired", "This API key has expired.")
+		return nil, ErrUnauthenticated("api_key_expired", "This API key has expired.")
 	}
 	s.touch(ctx, key.ID)
 	return key, nil
@@ -177,7 +180,7 @@ const touchEvery = time.Minute
 
 // touch records a key's use at most once per touchEvery per key. A failure is
 // logged and does not fail the request.
-func (s *server) touch(ctx context.Context, keyID string) {
+func (s *Core) touch(ctx context.Context, keyID string) {
 	now := s.now()
 	s.touchMu.Lock()
 	if last, ok := s.touched[keyID]; ok && now.Sub(last) < touchEvery && !now.Before(last) {
@@ -196,8 +199,8 @@ func (s *server) touch(ctx context.Context, keyID string) {
 
 	tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 	defer cancel()
-	if err := s.cfg.Keys.TouchAPIKey(tctx, keyID, now); err != nil {
+	if err := s.keys.TouchAPIKey(tctx, keyID, now); err != nil {
 		s.log.LogAttrs(ctx, slog.LevelWarn, "recording API key use failed",
-			slog.String("request_id", requestID(ctx)), slog.String("key_id", keyID), slog.String("error", err.Error()))
+			slog.String("request_id", RequestID(ctx)), slog.String("key_id", keyID), slog.String("error", err.Error()))
 	}
 }

@@ -1,4 +1,4 @@
-package api
+package httpx
 
 import (
 	"math"
@@ -11,10 +11,10 @@ import (
 	"kassa"
 )
 
-// limiter is a set of token buckets, one per key, refilled continuously at rate
+// Limiter is a set of token buckets, one per key, refilled continuously at rate
 // tokens per second up to burst. A bucket that has refilled completely is the same
 // as no bucket, so idle buckets are evicted by a sweep at most once a minute.
-type limiter struct {
+type Limiter struct {
 	rate  float64
 	burst float64
 	now   func() time.Time
@@ -38,15 +38,15 @@ type decision struct {
 	retryAfter int // seconds until a token is available, when not allowed
 }
 
-func newLimiter(rate float64, burst int, now func() time.Time) *limiter {
+func NewLimiter(rate float64, burst int, now func() time.Time) *Limiter {
 	if burst < 1 {
 		burst = 1
 	}
-	return &limiter{rate: rate, burst: float64(burst), now: now, buckets: map[string]*bucket{}}
+	return &Limiter{rate: rate, burst: float64(burst), now: now, buckets: map[string]*bucket{}}
 }
 
 // take takes one token from key's bucket if one is there.
-func (l *limiter) take(key string) decision {
+func (l *Limiter) take(key string) decision {
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -75,7 +75,7 @@ func (l *limiter) take(key string) decision {
 }
 
 // sweep drops buckets that have refilled; the caller holds l.mu.
-func (l *limiter) sweep(now time.Time) {
+func (l *Limiter) sweep(now time.Time) {
 	if now.Sub(l.swept) < time.Minute {
 		return
 	}
@@ -88,7 +88,7 @@ func (l *limiter) sweep(now time.Time) {
 }
 
 // size is the number of live buckets (for tests).
-func (l *limiter) size() int {
+func (l *Limiter) size() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return len(l.buckets)
@@ -104,9 +104,9 @@ func ceilSeconds(s float64) int {
 	return int(math.Ceil(s - 1e-9))
 }
 
-// apply takes a token for key, sets the RateLimit headers and returns a 429 error
+// Apply takes a token for key, sets the RateLimit headers and returns a 429 error
 // when the bucket is empty.
-func apply(w http.ResponseWriter, l *limiter, key string) error {
+func Apply(w http.ResponseWriter, l *Limiter, key string) error {
 	d := l.take(key)
 	h := w.Header()
 	h.Set("RateLimit-Limit", strconv.Itoa(d.limit))
@@ -122,30 +122,81 @@ func apply(w http.ResponseWriter, l *limiter, key string) error {
 		Message: "Too many requests; retry after " + strconv.Itoa(retry) + " seconds."}
 }
 
-// limitKey names the bucket of a principal: its API key, or its merchant for
+// LimitKey names the bucket of a principal: its API key, or its merchant for
 // dashboard tokens.
-func limitKey(p kassa.Principal) string {
+func LimitKey(p kassa.Principal) string {
 	if p.Dashboard() {
 		return "jwt:" + strconv.FormatInt(p.MerchantID, 10)
 	}
 	return "key:" + p.KeyID
 }
 
-// limitCreate adds the invoice-create bucket to an authenticated handler.
-func (s *server) limitCreate(h apiFunc) apiFunc {
+// LimitCreate adds the invoice-create bucket to an authenticated handler.
+func (s *Core) LimitCreate(h Func) Func {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		if err := apply(w, s.create, limitKey(principal(r.Context()))); err != nil {
+		if err := Apply(w, s.create, LimitKey(Principal(r.Context()))); err != nil {
 			return err
 		}
 		return h(w, r)
 	}
 }
 
-// clientIP is the peer address of the request. Forwarding headers are not trusted.
-func clientIP(r *http.Request) string {
+// ClientIP is the peer address of the request. Forwarding headers are not trusted.
+func ClientIP(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		return r.RemoteAddr
 	}
 	return host
+}
+
+// RateLimits are the per-credential token buckets. Rate is tokens per second, Burst
+// the bucket size. Zero fields take the defaults of DefaultRateLimits.
+type RateLimits struct {
+	Rate        float64 // every authenticated /api/v1 request
+	Burst       int
+	CreateRate  float64 // POST /api/v1/invoices, on top of the general bucket
+	CreateBurst int
+	LoginRate   float64 // POST /api/v1/auth/login, per client IP
+	LoginBurst  int
+}
+
+// DefaultRateLimits returns 100 req/s (burst 200) per credential, 25 invoice creates
+// per second (burst 50), and 10 logins per second (burst 20) per client IP.
+func DefaultRateLimits() RateLimits {
+	return RateLimits{Rate: 100, Burst: 200, CreateRate: 25, CreateBurst: 50, LoginRate: 10, LoginBurst: 20}
+}
+
+func (l RateLimits) withDefaults() RateLimits {
+	d := DefaultRateLimits()
+	if l.Rate <= 0 {
+		l.Rate = d.Rate
+	}
+	if l.Burst <= 0 {
+		l.Burst = d.Burst
+	}
+	if l.CreateRate <= 0 {
+		l.CreateRate = d.CreateRate
+	}
+	if l.CreateBurst <= 0 {
+		l.CreateBurst = d.CreateBurst
+	}
+	if l.LoginRate <= 0 {
+		l.LoginRate = d.LoginRate
+	}
+	if l.LoginBurst <= 0 {
+		l.LoginBurst = d.LoginBurst
+	}
+	return l
+}
+
+// LimitLogin takes a token from the login bucket of the request's client IP.
+func (s *Core) LimitLogin(w http.ResponseWriter, r *http.Request) error {
+	return Apply(w, s.login, "ip:"+ClientIP(r))
+}
+
+// LimitGeneral takes a token from p's general bucket, the one every
+// authenticated request draws on (streams authenticate by themselves).
+func (s *Core) LimitGeneral(w http.ResponseWriter, p kassa.Principal) error {
+	return Apply(w, s.general, LimitKey(p))
 }

@@ -1,4 +1,4 @@
-package api
+package httpx
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"kassa"
 )
@@ -32,8 +33,8 @@ var errorTable = map[kassa.ErrorKind]errorClass{
 	kassa.KindInternal:        {http.StatusInternalServerError, "api_error"},
 }
 
-// internalMessage is the only message a 500 ever carries.
-const internalMessage = "An internal error occurred. Please retry; if it persists, contact support with the request id."
+// InternalMessage is the only message a 500 ever carries.
+const InternalMessage = "An internal error occurred. Please retry; if it persists, contact support with the request id."
 
 // errorEnvelope is the body of every error response on /api/v1.
 type errorEnvelope struct {
@@ -48,14 +49,14 @@ type errorDetail struct {
 	RequestID string  `json:"request_id"`
 }
 
-// classify returns the status and body of err for the request with id requestID.
+// Classify returns the status and body of err for the request with id requestID.
 // Foreign errors and internal kinds become a generic 500.
-func classify(err error, requestID string) (int, errorEnvelope) {
+func Classify(err error, requestID string) (int, errorEnvelope) {
 	e := kassa.AsError(err)
 	class, ok := errorTable[e.Kind]
 	if !ok || e.Kind == kassa.KindInternal {
 		class = errorTable[kassa.KindInternal]
-		e = &kassa.Error{Kind: kassa.KindInternal, Code: "internal_error", Message: internalMessage}
+		e = &kassa.Error{Kind: kassa.KindInternal, Code: "internal_error", Message: InternalMessage}
 	}
 	d := errorDetail{Type: class.typ, Code: e.Code, Message: e.Message, RequestID: requestID}
 	if e.Param != "" {
@@ -65,22 +66,22 @@ func classify(err error, requestID string) (int, errorEnvelope) {
 	return class.status, errorEnvelope{Error: d}
 }
 
-// writeError renders err as a JSON error response. Internal errors are logged with
+// WriteError renders err as a JSON error response. Internal errors are logged with
 // the request id; their details never reach the client.
-func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	id := requestID(r.Context())
+func (s *Core) WriteError(w http.ResponseWriter, r *http.Request, err error) {
+	id := RequestID(r.Context())
 	var ke *kassa.Error
 	if !errors.As(err, &ke) || ke.Kind == kassa.KindInternal {
 		s.log.LogAttrs(r.Context(), slog.LevelError, "internal error",
 			slog.String("request_id", id), slog.String("method", r.Method),
 			slog.String("path", r.URL.Path), slog.String("error", err.Error()))
 	}
-	status, body := classify(err, id)
-	if isCommerce(r) {
-		writeJSON(w, status, commerceError{Error: body.Error})
+	status, body := Classify(err, id)
+	if IsCommerce(r) {
+		WriteJSON(w, status, commerceError{Error: body.Error})
 		return
 	}
-	writeJSON(w, status, body)
+	WriteJSON(w, status, body)
 }
 
 // commerceError is the error body of the commerce API: its {success, data}
@@ -90,18 +91,18 @@ type commerceError struct {
 	Error   errorDetail `json:"error"`
 }
 
-// writeErrorStatus renders an error whose status is outside the kind table (405).
-func writeErrorStatus(w http.ResponseWriter, r *http.Request, status int, typ, code, msg string) {
-	d := errorDetail{Type: typ, Code: code, Message: msg, RequestID: requestID(r.Context())}
-	if isCommerce(r) {
-		writeJSON(w, status, commerceError{Error: d})
+// WriteErrorStatus renders an error whose status is outside the kind table (405).
+func WriteErrorStatus(w http.ResponseWriter, r *http.Request, status int, typ, code, msg string) {
+	d := errorDetail{Type: typ, Code: code, Message: msg, RequestID: RequestID(r.Context())}
+	if IsCommerce(r) {
+		WriteJSON(w, status, commerceError{Error: d})
 		return
 	}
-	writeJSON(w, status, errorEnvelope{Error: d})
+	WriteJSON(w, status, errorEnvelope{Error: d})
 }
 
-// marshal encodes v as JSON without HTML escaping (payment URLs keep their '&').
-func marshal(v any) ([]byte, error) {
+// Marshal encodes v as JSON without HTML escaping (payment URLs keep their '&').
+func Marshal(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -111,21 +112,21 @@ func marshal(v any) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// writeJSON writes v as a JSON response with the given status.
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	body, err := marshal(v)
+// WriteJSON writes v as a JSON response with the given status.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
+	body, err := Marshal(v)
 	if err != nil {
 		status = http.StatusInternalServerError
-		body, _ = marshal(errorEnvelope{Error: errorDetail{
-			Type: "api_error", Code: "internal_error", Message: internalMessage,
+		body, _ = Marshal(errorEnvelope{Error: errorDetail{
+			Type: "api_error", Code: "internal_error", Message: InternalMessage,
 			RequestID: w.Header().Get("Request-Id"),
 		}})
 	}
-	writeRaw(w, status, body)
+	WriteRaw(w, status, body)
 }
 
-// writeRaw writes an already encoded JSON body.
-func writeRaw(w http.ResponseWriter, status int, body []byte) {
+// WriteRaw writes an already encoded JSON body.
+func WriteRaw(w http.ResponseWriter, status int, body []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
@@ -134,18 +135,22 @@ func writeRaw(w http.ResponseWriter, status int, body []byte) {
 
 // Error constructors used across handlers.
 
-func errInvalid(param, code, msg string) error {
+func ErrInvalid(param, code, msg string) error {
 	return &kassa.Error{Kind: kassa.KindInvalid, Code: code, Message: msg, Param: param}
 }
 
-func errInvalidType(param, what string) error {
-	return errInvalid(param, "invalid_type", param+" must be "+what+".")
+func ErrInvalidType(param, what string) error {
+	return ErrInvalid(param, "invalid_type", param+" must be "+what+".")
 }
 
-func errUnauthenticated(code, msg string) error {
+func ErrUnauthenticated(code, msg string) error {
 	return &kassa.Error{Kind: kassa.KindUnauthenticated, Code: code, Message: msg}
 }
 
-func errPermission(code, msg string) error {
+func ErrPermission(code, msg string) error {
 	return &kassa.Error{Kind: kassa.KindPermission, Code: code, Message: msg}
 }
+
+// IsCommerce reports whether a request is on the commerce API, whose errors carry
+// the {success: false} envelope.
+func IsCommerce(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/api/commerce/") }

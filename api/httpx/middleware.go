@@ -1,4 +1,4 @@
-package api
+package httpx
 
 import (
 	"context"
@@ -19,8 +19,8 @@ const maxBodyBytes = 1 << 20
 
 type requestIDKey struct{}
 
-// requestID returns the id given to the request by ServeHTTP.
-func requestID(ctx context.Context) string {
+// RequestID returns the id given to the request by ServeHTTP.
+func RequestID(ctx context.Context) string {
 	id, _ := ctx.Value(requestIDKey{}).(string)
 	return id
 }
@@ -54,7 +54,7 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // ServeHTTP is the outermost layer: request id, access log, panic recovery, body
 // limits and content type, then routing with JSON 404 and 405 responses.
-func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (s *Core) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	id := newRequestID()
 	w.Header().Set("Request-Id", id)
@@ -80,15 +80,15 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			slog.String("path", r.URL.Path), slog.Any("panic", v),
 			slog.String("stack", string(debug.Stack())))
 		if !sw.wrote {
-			status, body := classify(errors.New("panic"), id)
-			writeJSON(sw, status, body)
+			status, body := Classify(errors.New("panic"), id)
+			WriteJSON(sw, status, body)
 		} else {
 			sw.status = http.StatusInternalServerError
 		}
 	}()
 
 	if err := checkBody(r); err != nil {
-		s.writeError(sw, r, err)
+		s.WriteError(sw, r, err)
 		return
 	}
 	r.Body = http.MaxBytesReader(sw, r.Body, maxBodyBytes)
@@ -98,7 +98,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // checkBody refuses bodies declared too large and bodies that are not JSON.
 func checkBody(r *http.Request) error {
 	if r.ContentLength > maxBodyBytes {
-		return errBodyTooLarge()
+		return ErrBodyTooLarge()
 	}
 	switch r.Method {
 	case http.MethodPost, http.MethodPut, http.MethodPatch:
@@ -114,31 +114,31 @@ func checkBody(r *http.Request) error {
 		return nil // the payment page's forms, which work without JavaScript
 	}
 	if err != nil || mt != "application/json" {
-		return errInvalid("", "invalid_content_type", "Content-Type must be application/json.")
+		return ErrInvalid("", "invalid_content_type", "Content-Type must be application/json.")
 	}
 	return nil
 }
 
-func errBodyTooLarge() error {
+func ErrBodyTooLarge() error {
 	return &kassa.Error{Kind: kassa.KindTooLarge, Code: "body_too_large", Message: "The request body must be at most 1 MiB."}
 }
 
-// readBody reads the whole request body, mapping an over-long body to 413.
-func readBody(r *http.Request) ([]byte, error) {
+// ReadBody reads the whole request body, mapping an over-long body to 413.
+func ReadBody(r *http.Request) ([]byte, error) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
-			return nil, errBodyTooLarge()
+			return nil, ErrBodyTooLarge()
 		}
-		return nil, errInvalid("", "body_unreadable", "The request body could not be read.")
+		return nil, ErrInvalid("", "body_unreadable", "The request body could not be read.")
 	}
 	return body, nil
 }
 
 // dispatch routes the request; the mux's own plain-text 404 and 405 answers are
 // replaced by JSON errors.
-func (s *server) dispatch(w http.ResponseWriter, r *http.Request) {
+func (s *Core) dispatch(w http.ResponseWriter, r *http.Request) {
 	h, pattern := s.mux.Handler(r)
 	if pattern != "" {
 		s.mux.ServeHTTP(w, r)
@@ -148,11 +148,11 @@ func (s *server) dispatch(w http.ResponseWriter, r *http.Request) {
 	h.ServeHTTP(cw, r)
 	switch cw.status {
 	case http.StatusNotFound:
-		writeErrorStatus(w, r, http.StatusNotFound, "not_found_error", "route_not_found",
+		WriteErrorStatus(w, r, http.StatusNotFound, "not_found_error", "route_not_found",
 			"Unrecognized request URL ("+r.Method+" "+r.URL.Path+").")
 	case http.StatusMethodNotAllowed:
 		w.Header().Set("Allow", cw.header.Get("Allow"))
-		writeErrorStatus(w, r, http.StatusMethodNotAllowed, "invalid_request_error", "method_not_allowed",
+		WriteErrorStatus(w, r, http.StatusMethodNotAllowed, "invalid_request_error", "method_not_allowed",
 			"Method "+r.Method+" is not allowed on "+r.URL.Path+".")
 	default: // redirects to a cleaned path
 		for k, v := range cw.header {
@@ -183,4 +183,19 @@ func (c *captureWriter) Write(b []byte) (int, error) {
 	c.WriteHeader(http.StatusOK)
 	c.body = append(c.body, b...)
 	return len(b), nil
+}
+
+// Health answers /healthz and /readyz from the store ping.
+func (s *Core) Health(w http.ResponseWriter, r *http.Request) {
+	if s.healthCheck != nil {
+		ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
+		defer cancel()
+		if err := s.healthCheck(ctx); err != nil {
+			s.log.LogAttrs(r.Context(), slog.LevelWarn, "health check failed",
+				slog.String("request_id", RequestID(r.Context())), slog.String("error", err.Error()))
+			WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
+			return
+		}
+	}
+	WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }

@@ -1,4 +1,4 @@
-package api
+package httpx
 
 import (
 	"bytes"
@@ -20,18 +20,18 @@ import (
 // kassa.IdempotencyStale, after which another request may take the key over.
 const claimedTimeout = 30 * time.Second
 
-// idempotencyOptions configure the idempotency layer of one route.
-type idempotencyOptions struct {
-	required bool // a request without Idempotency-Key is refused
-	uuid     bool // the key must be a UUID
+// IdempotencyOptions configure the idempotency layer of one route.
+type IdempotencyOptions struct {
+	Required bool // a request without Idempotency-Key is refused
+	UUID     bool // the key must be a UUID
 }
 
 func errIdempotencyKeyRequired() error {
-	return errInvalid("Idempotency-Key", "idempotency_key_required",
+	return ErrInvalid("Idempotency-Key", "idempotency_key_required",
 		"This request needs an Idempotency-Key header holding a UUID v4, unique per request.")
 }
 
-// idempotent makes a POST handler safe to retry. It runs after authentication and
+// Idempotent makes a POST handler safe to retry. It runs after authentication and
 // rate limiting. A request's key is claimed for (merchant, environment, method and
 // path, key) with a fingerprint of its method, path and canonical body:
 //   - same key, same body, finished: the saved status and body, Idempotent-Replayed: true;
@@ -42,30 +42,30 @@ func errIdempotencyKeyRequired() error {
 // claim, so a retry with a fixed body works. A handler whose store call supports it
 // (kassa.IdempotentWrite) has its response saved in the same transaction as the
 // change it makes.
-func (s *server) idempotent(opts idempotencyOptions, h apiFunc) apiFunc {
+func (s *Core) Idempotent(opts IdempotencyOptions, h Func) Func {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		key := r.Header.Get("Idempotency-Key")
 		switch {
-		case key == "" && opts.required:
+		case key == "" && opts.Required:
 			return errIdempotencyKeyRequired()
 		case key == "":
 			return h(w, r)
 		case len(key) > kassa.MaxIdempotencyKey:
-			return errInvalid("Idempotency-Key", "idempotency_key_too_long",
+			return ErrInvalid("Idempotency-Key", "idempotency_key_too_long",
 				"The Idempotency-Key header must be at most 255 characters.")
-		case opts.uuid && !kassa.ValidUUID(key):
+		case opts.UUID && !kassa.ValidUUID(key):
 			return errIdempotencyKeyRequired()
 		}
-		body, err := readBody(r)
+		body, err := ReadBody(r)
 		if err != nil {
 			return err
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		p := principal(r.Context())
+		p := Principal(r.Context())
 		scope := kassa.IdempotencyScope{MerchantID: p.MerchantID, Environment: p.Environment,
 			Route: r.Method + " " + r.URL.Path, Key: key, Owner: kassa.NewClaimOwner()}
 		fp := fingerprint(r.Method, r.URL.Path, body)
-		rec, err := s.cfg.Idempotency.ClaimIdempotencyKey(r.Context(), scope, fp)
+		rec, err := s.idempotency.ClaimIdempotencyKey(r.Context(), scope, fp)
 		if err != nil {
 			return err
 		}
@@ -81,7 +81,7 @@ func replayOrRefuse(w http.ResponseWriter, rec *kassa.IdempotencyRecord, fp stri
 	switch kassa.ResolveIdempotency(rec, fp) {
 	case kassa.IdempotencyReplay:
 		w.Header().Set("Idempotent-Replayed", "true")
-		writeRaw(w, rec.StatusCode, rec.Body)
+		WriteRaw(w, rec.StatusCode, rec.Body)
 		return nil
 	case kassa.IdempotencyReused:
 		return &kassa.Error{Kind: kassa.KindIdempotency, Code: "idempotency_key_reused", Param: "Idempotency-Key",
@@ -94,7 +94,7 @@ func replayOrRefuse(w http.ResponseWriter, rec *kassa.IdempotencyRecord, fp stri
 
 // runClaimed runs the handler for a claimed key, records its response and saves or
 // releases the key.
-func (s *server) runClaimed(w http.ResponseWriter, r *http.Request, scope kassa.IdempotencyScope, h apiFunc) error {
+func (s *Core) runClaimed(w http.ResponseWriter, r *http.Request, scope kassa.IdempotencyScope, h Func) error {
 	bg := context.WithoutCancel(r.Context())
 	rec := &captureWriter{header: w.Header(), status: http.StatusOK}
 	finished := false
@@ -104,8 +104,8 @@ func (s *server) runClaimed(w http.ResponseWriter, r *http.Request, scope kassa.
 		}
 		// The handler panicked: save the 500 the client will get, then let the
 		// recovery layer answer.
-		_, env := classify(errors.New("panic"), requestID(r.Context()))
-		body, _ := marshal(env)
+		_, env := Classify(errors.New("panic"), RequestID(r.Context()))
+		body, _ := Marshal(env)
 		s.saveOutcome(bg, scope, http.StatusInternalServerError, body)
 	}()
 	// The handler runs to completion even if the client goes away, so the saved
@@ -115,15 +115,15 @@ func (s *server) runClaimed(w http.ResponseWriter, r *http.Request, scope kassa.
 	iw := &kassa.IdempotentWrite{Scope: scope}
 	r = r.WithContext(kassa.WithIdempotentWrite(hctx, iw))
 	if err := h(rec, r); err != nil {
-		s.writeError(rec, r, err)
+		s.WriteError(rec, r, err)
 	}
 	finished = true
 	if _, _, saved := iw.Saved(); saved {
 		// The store saved the response in the transaction that made the change.
 	} else if rec.status >= 400 && rec.status < 500 {
-		if err := s.cfg.Idempotency.ReleaseIdempotencyKey(bg, scope); err != nil {
+		if err := s.idempotency.ReleaseIdempotencyKey(bg, scope); err != nil {
 			s.log.LogAttrs(bg, slog.LevelError, "releasing idempotency key failed",
-				slog.String("request_id", requestID(bg)), slog.String("error", err.Error()))
+				slog.String("request_id", RequestID(bg)), slog.String("error", err.Error()))
 		}
 	} else {
 		s.saveOutcome(bg, scope, rec.status, rec.body)
@@ -133,10 +133,10 @@ func (s *server) runClaimed(w http.ResponseWriter, r *http.Request, scope kassa.
 	return nil
 }
 
-func (s *server) saveOutcome(ctx context.Context, scope kassa.IdempotencyScope, status int, body []byte) {
-	if err := s.cfg.Idempotency.CompleteIdempotencyKey(ctx, scope, status, body); err != nil {
+func (s *Core) saveOutcome(ctx context.Context, scope kassa.IdempotencyScope, status int, body []byte) {
+	if err := s.idempotency.CompleteIdempotencyKey(ctx, scope, status, body); err != nil {
 		s.log.LogAttrs(ctx, slog.LevelError, "saving idempotent response failed",
-			slog.String("request_id", requestID(ctx)), slog.String("error", err.Error()))
+			slog.String("request_id", RequestID(ctx)), slog.String("error", err.Error()))
 	}
 }
 

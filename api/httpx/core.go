@@ -1,0 +1,84 @@
+package httpx
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"kassa"
+)
+
+// Core is the plumbing every HTTP surface shares: the outer layer (request ids,
+// access log, panic recovery, body limits, JSON 404 and 405), the error table and
+// envelopes, authentication, rate limits and idempotency. It is the service's
+// http.Handler; the route table in package api registers every route on it.
+type Core struct {
+	log         *slog.Logger
+	now         func() time.Time
+	secret      []byte
+	merchants   kassa.MerchantService
+	keys        kassa.APIKeyService
+	idempotency kassa.IdempotencyStore
+	healthCheck func(ctx context.Context) error
+	mux         *http.ServeMux
+
+	general, create, login *Limiter
+
+	touchMu sync.Mutex
+	touched map[string]time.Time // key id → last recorded use
+}
+
+// CoreConfig is what the plumbing needs.
+type CoreConfig struct {
+	Secret      []byte                          // JWT HS256 key
+	Merchants   kassa.MerchantService           // dashboard token owners
+	Keys        kassa.APIKeyService             // API key authentication
+	Idempotency kassa.IdempotencyStore          // Idempotency-Key claims
+	Health      func(ctx context.Context) error // store ping for /healthz and /readyz; nil: always ok
+	Limits      RateLimits
+	Logger      *slog.Logger     // nil: discard
+	Now         func() time.Time // nil: time.Now
+}
+
+// NewCore returns the plumbing with no routes yet.
+func NewCore(cfg CoreConfig) *Core {
+	c := &Core{log: cfg.Logger, now: cfg.Now, mux: http.NewServeMux(), touched: map[string]time.Time{},
+		secret: cfg.Secret, merchants: cfg.Merchants, keys: cfg.Keys, idempotency: cfg.Idempotency,
+		healthCheck: cfg.Health}
+	if c.log == nil {
+		c.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if c.now == nil {
+		c.now = time.Now
+	}
+	l := cfg.Limits.withDefaults()
+	c.general = NewLimiter(l.Rate, l.Burst, c.now)
+	c.create = NewLimiter(l.CreateRate, l.CreateBurst, c.now)
+	c.login = NewLimiter(l.LoginRate, l.LoginBurst, c.now)
+	return c
+}
+
+// Now is the current time of the service's clock.
+func (s *Core) Now() time.Time { return s.now() }
+
+// Log is the service's logger.
+func (s *Core) Log() *slog.Logger { return s.log }
+
+// HandleHTTP registers a plain handler, one that renders its own errors (health,
+// the payment page, WebSocket upgrades).
+func (s *Core) HandleHTTP(pattern string, h http.HandlerFunc) { s.mux.HandleFunc(pattern, h) }
+
+// Func is a handler that returns its error for the caller to render.
+type Func func(w http.ResponseWriter, r *http.Request) error
+
+// Handle registers a handler whose errors are rendered from the error table.
+func (s *Core) Handle(pattern string, h Func) {
+	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			s.WriteError(w, r, err)
+		}
+	})
+}

@@ -1,0 +1,93 @@
+package api
+
+import (
+	"kassa"
+	"kassa/api/httpx"
+)
+
+// routes is the route table: every route of the service, with the wrappers that
+// authenticate (Merchant, AnyScope, JWT, Commerce, payorAuth), limit and make it
+// idempotent. Handlers are thin (decode, call a service, encode); errors are
+// rendered by httpx from one table. To add an endpoint, add its line here and its
+// handler to the surface it belongs to.
+func (s *server) routes() {
+	// Health.
+	s.HandleHTTP("GET /healthz", s.Health)
+	s.HandleHTTP("GET /readyz", s.Health)
+
+	// Merchant API (/api/v1): dashboard login, keys, settings, invoices, events,
+	// webhook endpoints, devnet payments.
+	s.Handle("POST /api/v1/auth/login", s.loginHandler)
+
+	s.Handle("GET /api/v1/api-keys", s.JWT(s.listKeys))
+	s.Handle("POST /api/v1/api-keys", s.JWT(s.createKey))
+	s.Handle("POST /api/v1/api-keys/{keyId}/revoke", s.JWT(s.revokeKey))
+
+	s.Handle("GET /api/v1/merchant", s.JWT(s.getMerchant))
+	s.Handle("PATCH /api/v1/merchant", s.JWT(s.patchMerchant))
+
+	s.Handle("POST /api/v1/invoices", s.Merchant(s.LimitCreate(
+		s.Idempotent(httpx.IdempotencyOptions{Required: true, UUID: true}, s.createInvoice))))
+	s.Handle("GET /api/v1/invoices", s.Merchant(s.listInvoices))
+	s.Handle("GET /api/v1/invoices/totals", s.Merchant(s.invoiceTotals))
+	s.Handle("GET /api/v1/invoices/{invoiceId}", s.Merchant(s.getInvoice))
+	// "customer/{customerId}" and "{invoiceId}/status" overlap as ServeMux patterns,
+	// so one route serves both.
+	s.Handle("GET /api/v1/invoices/{first}/{rest...}", s.Merchant(s.invoiceSubresource))
+	s.Handle("POST /api/v1/invoices/{invoiceId}/cancel", s.Merchant(s.cancelInvoice))
+
+	s.Handle("POST /api/v1/devnet/invoices/{invoiceId}/payments", s.Merchant(s.devnetPay))
+
+	s.Handle("GET /api/v1/events", s.AnyScope(s.listEvents))
+	s.Handle("GET /api/v1/events/{eventId}", s.AnyScope(s.getEvent))
+	s.Handle("POST /api/v1/events/{eventId}/resend", s.Merchant(s.resendEvent))
+	s.Handle("POST /api/v1/webhook-endpoints", s.Merchant(s.createEndpoint))
+	s.Handle("GET /api/v1/webhook-endpoints", s.Merchant(s.listEndpoints))
+	s.Handle("GET /api/v1/webhook-endpoints/{endpointId}", s.Merchant(s.getEndpoint))
+	s.Handle("PATCH /api/v1/webhook-endpoints/{endpointId}", s.Merchant(s.updateEndpoint))
+	s.Handle("DELETE /api/v1/webhook-endpoints/{endpointId}", s.Merchant(s.deleteEndpoint))
+	s.Handle("POST /api/v1/webhook-endpoints/{endpointId}/rotate-secret", s.Merchant(s.rotateEndpointSecret))
+	s.Handle("GET /api/v1/webhook-endpoints/{endpointId}/deliveries", s.Merchant(s.listDeliveries))
+
+	// Payor API (/api/v1/payments): the payment session (x-session-token, x-signature).
+	s.Handle("GET /api/v1/payments/invoice", s.payorAuth(s.payorInvoice))
+	s.Handle("GET /api/v1/payments/payment-status", s.payorAuth(s.paymentStatusHandler))
+	s.Handle("GET /api/v1/payments/available-tokens", s.payorAuth(s.availableTokens))
+	s.Handle("POST /api/v1/payments/payment-address", s.payorAuth(s.paymentAddress))
+	s.Handle("GET /api/v1/payments/questions", s.payorAuth(s.questions))
+	s.Handle("GET /api/v1/invoice/{invoiceId}/verify", s.verify)
+	s.Handle("POST /api/v1/invoice/{invoiceId}/verify", s.verify)
+	s.Handle("POST /api/v1/payments/submit-form", s.payorAuth(s.submitForm))
+	s.Handle("GET /api/v1/payments/customer-email", s.payorAuth(s.getCustomerEmail))
+	s.Handle("POST /api/v1/payments/customer-email", s.payorAuth(s.setCustomerEmail))
+
+	// WebSocket event streams.
+	s.Handle("POST /api/v1/ws/token", s.AnyScope(s.mintWSToken))
+	s.Handle("GET /ws/merchant/events", s.eventStream(kassa.ScopeMerchant))
+	s.Handle("GET /ws/commerce/events", s.eventStream(kassa.ScopeCommerce))
+
+	// Commerce API (/api/commerce): commerce-scope keys, {success, data} envelope.
+	if s.cfg.Commerce != nil {
+		s.Handle("GET /api/commerce/status", s.Commerce(s.commerceStatus))
+		s.Handle("GET /api/commerce/search", s.Commerce(s.search))
+		s.Handle("POST /api/commerce/merchant/checkout/estimate", s.Commerce(s.checkoutEstimate))
+		s.Handle("POST /api/commerce/merchant/checkout/address", s.Commerce(s.checkoutAddress))
+		s.Handle("POST /api/commerce/merchant/checkout/invoice", s.Commerce(s.Idempotent(httpx.IdempotencyOptions{}, s.checkoutInvoice)))
+		s.Handle("GET /api/commerce/merchant/orders", s.Commerce(s.listOrders))
+		s.Handle("GET /api/commerce/merchant/orders/{orderId}", s.Commerce(s.getOrder))
+		s.Handle("POST /api/commerce/merchant/orders/{orderId}/cancel",
+			s.Commerce(s.Idempotent(httpx.IdempotencyOptions{Required: true}, s.cancelOrder)))
+		s.Handle("GET /api/commerce/merchant/payments/{orderId}/status", s.Commerce(s.orderPaymentStatus))
+		s.Handle("POST /api/commerce/devnet/orders/{orderId}/simulate", s.Commerce(s.simulateOrder))
+	}
+
+	// Hosted payment page (/pay), HTML, with its assets.
+	s.HandleHTTP("GET /pay/assets/{hash}/{name...}", serveAsset)
+	s.HandleHTTP("GET /static/tokens/{file}", serveAsset)
+	s.HandleHTTP("GET /pay/{invoiceId}", s.payPage)
+	s.HandleHTTP("POST /pay/{invoiceId}/token", s.pagePost("token", s.pageToken))
+	s.HandleHTTP("POST /pay/{invoiceId}/answers", s.pagePost("answers", s.pageAnswers))
+	s.HandleHTTP("POST /pay/{invoiceId}/email", s.pagePost("email", s.pageEmail))
+	s.HandleHTTP("GET /pay/{invoiceId}/qr.png", s.pageQR)
+	s.HandleHTTP("GET /pay/{invoiceId}/events", s.pageEvents)
+}
