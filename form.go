@@ -74,3 +74,21 @@ func checkAnswer(q Question, v, param string) error {
 	}
 	return nil
 }
+
+// RequiredUnanswered reports whether a required question of the invoice has no
+// answer yet. While one has, an open invoice gets no payment address: the merchant
+// asked before being paid.
+func (inv *Invoice) RequiredUnanswered() bool {
+	answered := map[string]bool{}
+	for _, r := range inv.FormResponses {
+		if strings.TrimSpace(r.Response) != "" {
+			answered[r.QuestionID] = true
+		}
+	}
+	for _, q := range inv.Questions {
+		if q.Validation.Required && !answered[q.ID] {
+			return true
+		}
+	}
+	return false
+}

@@ -6,6 +6,10 @@ import "time"
 // money seen within it is kept (manual_retry); after it nobody looks.
 const WatchAfterExpiry = 24 * time.Hour
 
+// QuoteLock is how long a payment-address quote holds its rate: a payor who sends
+// the quoted amount before it runs out has paid in full, whatever the market did.
+const QuoteLock = 15 * time.Minute
+
 // Final reports whether no payment can move an invoice out of status s by itself.
 func (s InvoiceStatus) Final() bool {
 	return s == StatusPaid || s == StatusExpired || s == StatusCanceled

@@ -12,27 +12,25 @@ import (
 	"sync"
 	"time"
 
-	"kassa/api/httpx"
-
 	"kassa"
+	"kassa/api/httpx"
 	"kassa/commerce"
+	"kassa/payment"
 )
 
 // Config holds what the API needs: the public address, the server secret and the
 // services behind it.
 type Config struct {
-	PublicURL string                // e.g. http://127.0.0.1:8080, used in payment_url
-	Secret    []byte                // server secret: JWT HS256 key and payment-session HMAC key
-	Merchants kassa.MerchantService // merchant accounts and logins
-	Keys      kassa.APIKeyService   // API keys
-	Invoices  kassa.InvoiceService  // invoices
-	Payments  kassa.PaymentService  // receipts, for the latest_payment and payments expansions; nil: none
-	Payor     kassa.PayorService    // the payment session endpoints (/api/v1/payments/*)
-	Registry  kassa.Registry        // networks and tokens
-	Rates     kassa.RateSource      // USD prices of tokens
-	Addresses kassa.AddressService  // deposit addresses and token locks
-	// Wallets derive deposit addresses, one per environment.
-	Wallets     map[kassa.Environment]kassa.AddressDeriver
+	PublicURL   string                // e.g. http://127.0.0.1:8080, used in payment_url
+	Secret      []byte                // server secret: JWT HS256 key and payment-session HMAC key
+	Merchants   kassa.MerchantService // merchant accounts and logins
+	Keys        kassa.APIKeyService   // API keys
+	Invoices    kassa.InvoiceService  // invoices
+	Payments    kassa.PaymentService  // receipts, for the latest_payment and payments expansions; nil: none
+	Payor       kassa.PayorService    // the payment session endpoints (/api/v1/payments/*)
+	Registry    kassa.Registry        // networks and tokens
+	Rates       kassa.RateSource      // USD prices of tokens
+	Pay         *payment.Service      // deposit addresses, quotes and devnet payments; nil: none
 	Idempotency kassa.IdempotencyStore
 	Events      kassa.EventService              // the events API and stream replays
 	Stream      kassa.EventStream               // live events for WebSocket streams
@@ -48,8 +46,9 @@ type Config struct {
 // server is the API's handler state.
 type server struct {
 	*httpx.Core
-	cfg    Config
-	signer kassa.SessionSigner
+	cfg      Config
+	signer   kassa.SessionSigner
+	payments *payment.Service
 
 	keyCheckMu sync.Mutex
 	keyChecks  map[string]keyCheck // key id → latest status check of open streams
@@ -59,7 +58,11 @@ type server struct {
 func New(cfg Config) http.Handler {
 	core := httpx.NewCore(httpx.CoreConfig{Secret: cfg.Secret, Merchants: cfg.Merchants, Keys: cfg.Keys,
 		Idempotency: cfg.Idempotency, Health: cfg.Health, Limits: cfg.Limits, Logger: cfg.Logger, Now: cfg.Now})
-	s := &server{Core: core, cfg: cfg, keyChecks: map[string]keyCheck{}, signer: kassa.NewSessionSigner(cfg.Secret)}
+	s := &server{Core: core, cfg: cfg, keyChecks: map[string]keyCheck{}, signer: kassa.NewSessionSigner(cfg.Secret),
+		payments: cfg.Pay}
+	if s.payments == nil {
+		s.payments = &payment.Service{Now: core.Now}
+	}
 	s.routes()
 	return core
 }

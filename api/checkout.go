@@ -4,9 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"kassa/api/httpx"
-
 	"kassa"
+	"kassa/api/httpx"
 	"kassa/commerce"
 )
 
@@ -183,9 +182,8 @@ func (s *server) cancelOrder(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// simulateOrder serves the devnet simulation. A path through payment_confirmed
-// first pays the order's invoice with a devnet payment through the ingestion
-// path, which confirms the order as a real payment would.
+// simulateOrder serves the devnet simulation (commerce.Shop.Simulate pays the
+// order's invoice first when the path goes through payment_confirmed).
 func (s *server) simulateOrder(w http.ResponseWriter, r *http.Request) error {
 	id, err := orderID(r)
 	if err != nil {
@@ -199,44 +197,10 @@ func (s *server) simulateOrder(w http.ResponseWriter, r *http.Request) error {
 	if p.Environment != kassa.Devnet {
 		return httpx.ErrPermission("devnet_only", "Order simulation is available on devnet only.")
 	}
-	o, err := s.cfg.Commerce.Order(r.Context(), p, id)
-	if err != nil {
-		return err
-	}
-	if path, err := commerce.TransitionPath(o, req.TransitionTo); err == nil && path[0] == commerce.OrderPaymentConfirmed {
-		if req.Paid, err = s.payOrderInvoice(r, o, req.WalletAddress); err != nil {
-			return err
-		}
-	}
-	o, err = s.cfg.Commerce.Simulate(r.Context(), p, id, req)
+	o, err := s.cfg.Commerce.Simulate(r.Context(), p, id, req)
 	if err != nil {
 		return err
 	}
 	commerceOK(w, http.StatusOK, map[string]any{"order": o.JSON(s.Now())})
 	return nil
-}
-
-// payOrderInvoice pays what the order's invoice still owes with a confirmed
-// devnet payment, from wallet when it is an EVM address, and reports whether it
-// paid (an invoice that cannot be paid is left for Simulate to refuse).
-func (s *server) payOrderInvoice(r *http.Request, o *commerce.Order, wallet *string) (bool, error) {
-	inv, err := s.cfg.Invoices.Invoice(r.Context(), o.MerchantID, o.InvoiceID)
-	if err != nil {
-		return false, err
-	}
-	if inv.Status != kassa.StatusUnpaid && inv.Status != kassa.StatusUnderpaid {
-		return false, nil
-	}
-	if s.cfg.Registry == nil || s.cfg.Rates == nil || s.cfg.Payments == nil {
-		return false, httpx.ErrPermission("devnet_only", "Simulated payments are not configured.")
-	}
-	in, err := s.devnetInput(r, inv, devnetPaymentRequest{confirmed: true})
-	if err != nil {
-		return false, err
-	}
-	if wallet != nil && kassa.CheckEVMAddress("walletAddress", *wallet) == nil {
-		in.FromAddress = *wallet
-	}
-	_, _, err = s.cfg.Payments.IngestPayment(r.Context(), in)
-	return err == nil, err
 }

@@ -6,9 +6,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"kassa/api/httpx"
-
 	"kassa"
+	"kassa/api/httpx"
 	"kassa/commerce"
 )
 

@@ -90,7 +90,7 @@ func (c shelfCatalog) CacheStats() commerce.CacheStats { return commerce.CacheSt
 func withCommerce(db *store.DB, clock *storetest.Clock) envOption {
 	return func(c *api.Config) {
 		cat := shelfCatalog{newShelf()}
-		svc := &commerce.Shop{Catalog: cat, Store: db}
+		svc := &commerce.Shop{Catalog: cat, Store: db, Payer: c.Pay}
 		if clock != nil {
 			svc.Now = clock.Now
 		}

@@ -3,9 +3,8 @@ package api
 import (
 	"bytes"
 
-	"kassa/api/httpx"
-
 	"kassa"
+	"kassa/api/httpx"
 	"kassa/commerce"
 )
 

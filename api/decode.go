@@ -6,9 +6,8 @@ import (
 	"strconv"
 	"time"
 
-	"kassa/api/httpx"
-
 	"kassa"
+	"kassa/api/httpx"
 )
 
 // decodeInvoiceCreate reads an invoice create request (interface 2.2) strictly and

@@ -5,9 +5,8 @@ import (
 	"net/url"
 	"strconv"
 
-	"kassa/api/httpx"
-
 	"kassa"
+	"kassa/api/httpx"
 )
 
 // eventList is the events list response of interface 2.8.

@@ -17,6 +17,7 @@ import (
 	"kassa/api"
 	"kassa/api/httpx"
 	"kassa/hdwallet"
+	"kassa/payment"
 	"kassa/registry"
 	"kassa/store"
 	"kassa/store/storetest"
@@ -68,7 +69,9 @@ func newEnvOn(t *testing.T, db *store.DB, clock *storetest.Clock, opts ...envOpt
 		wallets[env] = w
 	}
 	ac := api.Config{
-		Registry: registry.Default(), Rates: rates, Addresses: db, Wallets: wallets,
+		Registry: registry.Default(), Rates: rates,
+		Pay: &payment.Service{Registry: registry.Default(), Rates: rates, Addresses: db, Wallets: wallets,
+			Invoices: db, Payments: db},
 		PublicURL: "http://pay.test", Secret: testSecret,
 		Merchants: db, Keys: db, Invoices: db, Payments: db, Payor: db, Idempotency: db, Health: db.Ping,
 		Events: db, Webhooks: db,
@@ -76,6 +79,7 @@ func newEnvOn(t *testing.T, db *store.DB, clock *storetest.Clock, opts ...envOpt
 	}
 	if clock != nil {
 		ac.Now = clock.Now
+		ac.Pay.Now = clock.Now
 	}
 	for _, o := range opts {
 		o(&ac)

@@ -6,9 +6,8 @@ import (
 	"net/http"
 	"strings"
 
-	"kassa/api/httpx"
-
 	"kassa"
+	"kassa/api/httpx"
 )
 
 // sessionHeaders is the payment_session_headers convenience mapping.

@@ -6,9 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"kassa/api/httpx"
-
 	"kassa"
+	"kassa/api/httpx"
 )
 
 // defaultKeyName is the name of a key created without one.

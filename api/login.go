@@ -3,9 +3,8 @@ package api
 import (
 	"net/http"
 
-	"kassa/api/httpx"
-
 	"kassa"
+	"kassa/api/httpx"
 )
 
 // loginResponse is the body of a successful login.

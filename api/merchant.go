@@ -3,9 +3,8 @@ package api
 import (
 	"net/http"
 
-	"kassa/api/httpx"
-
 	"kassa"
+	"kassa/api/httpx"
 )
 
 // merchantJSON is the merchant settings object of GET and PATCH /api/v1/merchant.

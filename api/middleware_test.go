@@ -13,9 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"kassa/api/httpx"
-
 	"kassa"
+	"kassa/api/httpx"
 )
 
 // fakeKeys authenticates one secret as a devnet merchant key of merchant 1.

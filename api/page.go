@@ -7,9 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"kassa/api/httpx"
-
 	"kassa"
+	"kassa/api/httpx"
 )
 
 // The hosted payment page (/pay/{invoiceId}?session=…&signature=…). It is
@@ -161,7 +160,7 @@ func (s *server) pageToken(r *http.Request, inv *kassa.Invoice) error {
 	if err != nil {
 		return httpx.ErrInvalid("token_id", "invalid_token", "Choose a token.")
 	}
-	_, err = s.lockAddress(r.Context(), inv, id)
+	_, err = s.payments.LockAddress(r.Context(), inv, id)
 	return err
 }
 

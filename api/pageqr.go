@@ -18,7 +18,7 @@ func (s *server) pageQR(w http.ResponseWriter, r *http.Request) {
 	if inv == nil {
 		return
 	}
-	a, ok, err := s.heldQuote(r.Context(), inv)
+	a, ok, err := s.payments.HeldQuote(r.Context(), inv)
 	switch {
 	case err != nil:
 		code, _ := httpx.Classify(err, "")

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/payment"
 )
 
 // pageView is everything the payment page shows, computed on the server so the
@@ -49,7 +50,7 @@ type pageView struct {
 	Error         string
 
 	Tokens     []tokenView
-	Address    *paymentAddressJSON
+	Address    *payment.Quote
 	Symbol     string // the locked token's symbol
 	Network    string // display name of the locked token's network
 	QRURL      string // the QR of the quote shown
@@ -164,7 +165,7 @@ func (s *server) buildPage(ctx context.Context, inv *kassa.Invoice, token, lang 
 			v.AllOptional = false
 		}
 	}
-	v.NeedAnswers = requiredUnanswered(inv)
+	v.NeedAnswers = inv.RequiredUnanswered()
 	// Optional questions are asked once, before a token is chosen; answering or
 	// skipping them (an empty submission) lets the payor go on.
 	v.ShowQuestions = v.NeedAnswers || (len(inv.Questions) > 0 && inv.FormResponses == nil && inv.LockedTokenID == nil)
@@ -240,16 +241,16 @@ func (s *server) pageTokens(ctx context.Context, inv *kassa.Invoice, v *pageView
 	// While a payment is being confirmed the address is hidden and nothing more is
 	// asked: the quote is only read, never renewed (a write) by showing the page,
 	// its no-JS refresh included. When it ran out the page has none until then.
-	var addr paymentAddressJSON
+	var addr payment.Quote
 	if v.State == "detected" {
-		held, ok, err := s.heldQuote(ctx, inv)
+		held, ok, err := s.payments.HeldQuote(ctx, inv)
 		if err != nil || !ok {
 			return err
 		}
 		addr = held
 	} else {
 		var err error
-		if addr, err = s.currentAddress(ctx, inv); err != nil {
+		if addr, err = s.payments.CurrentAddress(ctx, inv); err != nil {
 			return err
 		}
 	}

@@ -6,9 +6,8 @@ import (
 	"net/http"
 	"strconv"
 
-	"kassa/api/httpx"
-
 	"kassa"
+	"kassa/api/httpx"
 )
 
 // payorFunc is a payor handler: it gets the invoice of a checked payment session.

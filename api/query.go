@@ -7,9 +7,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"kassa/api/httpx"
-
 	"kassa"
+	"kassa/api/httpx"
 )
 
 // Query bounds of the invoice list (interface 4.2).

@@ -6,9 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"kassa/api/httpx"
-
 	"kassa"
+	"kassa/api/httpx"
 	"kassa/commerce"
 )
 

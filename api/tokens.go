@@ -4,9 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"kassa/api/httpx"
-
 	"kassa"
+	"kassa/api/httpx"
 )
 
 // availableToken is one item of GET /api/v1/payments/available-tokens (interface 2.6).

@@ -3,9 +3,8 @@ package api
 import (
 	"net/http"
 
-	"kassa/api/httpx"
-
 	"kassa"
+	"kassa/api/httpx"
 )
 
 // statusTotalJSON is a count and sums of invoices, in usd_millis with decimal twins.

@@ -3,9 +3,8 @@ package api
 import (
 	"net/http"
 
-	"kassa/api/httpx"
-
 	"kassa"
+	"kassa/api/httpx"
 )
 
 // verify serves GET and POST /api/v1/invoice/{invoiceId}/verify with either a

@@ -4,9 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"kassa/api/httpx"
-
 	"kassa"
+	"kassa/api/httpx"
 )
 
 // decodeEndpointInput reads a webhook endpoint create or update body. disabled is

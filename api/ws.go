@@ -8,11 +8,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"kassa/api/httpx"
-
 	"github.com/coder/websocket"
 
 	"kassa"
+	"kassa/api/httpx"
 )
 
 // Timings of the event streams. They are atomics only so tests can shorten them

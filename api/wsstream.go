@@ -7,11 +7,10 @@ import (
 	"strings"
 	"time"
 
-	"kassa/api/httpx"
-
 	"github.com/coder/websocket"
 
 	"kassa"
+	"kassa/api/httpx"
 )
 
 // streamCredential is who opened a stream and until when it may stay open.

@@ -1,8 +1,9 @@
 package commerce
 
 import (
-	"kassa"
 	"time"
+
+	"kassa"
 )
 
 // EstimateTTL is how long a checkout estimate can be turned into an order.

@@ -1,9 +1,10 @@
 package commerce
 
 import (
-	"kassa"
 	"strings"
 	"unicode"
+
+	"kassa"
 )
 
 // StandardizeAddress validates a US shipping address and puts it in the form

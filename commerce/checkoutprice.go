@@ -1,7 +1,10 @@
 package commerce
 
-import "kassa"
-import "strconv"
+import (
+	"strconv"
+
+	"kassa"
+)
 
 // Checkout pricing. Every amount is whole cents (usd_millis divisible by 10), so
 // what a shopper sees in cents adds up exactly.

@@ -1,9 +1,10 @@
 package commerce
 
 import (
-	"kassa"
 	"strings"
 	"testing"
+
+	"kassa"
 )
 
 func TestPriceEstimate(t *testing.T) {

@@ -2,8 +2,9 @@ package commerce
 
 import (
 	"context"
-	"kassa"
 	"time"
+
+	"kassa"
 )
 
 // OrderStatus is where a commerce order stands; orderlifecycle.go has the rules.
@@ -204,8 +205,9 @@ type SimulateRequest struct {
 	Tracking      *Tracking
 	WalletAddress *string
 	WalletNetwork *string
-	// Paid says the caller paid the order's invoice for this simulation just
-	// before, so an order found at payment_confirmed already reached that stage.
+	// Paid is set by Simulate when it paid the order's invoice for this
+	// simulation just before, so an order found at payment_confirmed already
+	// reached that stage.
 	Paid bool
 }
 

@@ -1,7 +1,10 @@
 package commerce
 
-import "kassa"
-import "time"
+import (
+	"time"
+
+	"kassa"
+)
 
 // The order follows its invoice and its settlement by itself: these are the
 // changes the store applies when the invoice or a receipt changes, in the same

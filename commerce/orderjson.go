@@ -1,7 +1,10 @@
 package commerce
 
-import "kassa"
-import "time"
+import (
+	"time"
+
+	"kassa"
+)
 
 // OrderJSON is the order snapshot of interface 2.11, camelCase like the rest of
 // the commerce API. Money is in decimal strings of whole cents.

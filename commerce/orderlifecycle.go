@@ -1,7 +1,10 @@
 package commerce
 
-import "kassa"
-import "time"
+import (
+	"time"
+
+	"kassa"
+)
 
 // Order lifecycle. The main line is pending_payment → payment_confirmed →
 // payment_settled → placed → shipped → delivery_confirmed. Side exits: cancelled

@@ -1,10 +1,11 @@
 package commerce
 
 import (
-	"kassa"
 	"slices"
 	"testing"
 	"time"
+
+	"kassa"
 )
 
 var t0 = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)

@@ -85,15 +85,24 @@ func errPaymentInProgress() error {
 
 // Simulate moves a devnet order to r.TransitionTo through every stage between,
 // each in its own transaction with its timeline entry and commerce.order.updated
-// event. The payment stage must already have happened through the order's
-// invoice (the HTTP layer pays it with a devnet payment first), so invoice and
-// order agree.
+// event. A path through payment_confirmed first pays the order's invoice with a
+// devnet payment (Payer) through the ingestion path, which confirms the order as a
+// real payment would, so invoice and order agree.
 func (s *Shop) Simulate(ctx context.Context, p kassa.Principal, id string, r SimulateRequest) (*Order, error) {
 	if p.Environment != kassa.Devnet {
 		return nil, kassa.Errorf(kassa.KindPermission, "devnet_only", "Order simulation is available on devnet only.")
 	}
+	o, err := s.Order(ctx, p, id)
+	if err != nil {
+		return nil, err
+	}
+	if path, err := TransitionPath(o, r.TransitionTo); err == nil && path[0] == OrderPaymentConfirmed && s.Payer != nil {
+		if r.Paid, err = s.Payer.PayInvoice(ctx, o.MerchantID, o.InvoiceID, r.WalletAddress); err != nil {
+			return nil, err
+		}
+	}
 	var path []OrderStatus
-	o, err := s.change(ctx, p, id, func(o *Order, inv *kassa.Invoice, now time.Time) (InvoiceAction, error) {
+	o, err = s.change(ctx, p, id, func(o *Order, inv *kassa.Invoice, now time.Time) (InvoiceAction, error) {
 		if o.Environment != kassa.Devnet {
 			return InvoiceKeep, kassa.Errorf(kassa.KindPermission, "devnet_only", "Only devnet orders can be simulated.")
 		}

@@ -1,9 +1,10 @@
 package commerce
 
 import (
-	"kassa"
 	"net/url"
 	"strings"
+
+	"kassa"
 )
 
 // SimulateTargets are the stages the devnet simulate endpoint can move an order to.

@@ -2,9 +2,10 @@ package commerce
 
 import (
 	"context"
-	"kassa"
 	"strings"
 	"time"
+
+	"kassa"
 )
 
 // Retailer names. The first is the default of search and checkout.

@@ -15,7 +15,14 @@ import (
 type Shop struct {
 	Catalog Catalog
 	Store   OrderStore
+	Payer   InvoicePayer     // pays an order's invoice in a devnet simulation; nil: never paid
 	Now     func() time.Time // nil: time.Now
+}
+
+// InvoicePayer pays what an open devnet invoice still owes, from wallet when it is
+// an EVM address, and reports whether it paid (payment.Service implements it).
+type InvoicePayer interface {
+	PayInvoice(ctx context.Context, merchantID int64, invoiceID string, wallet *string) (bool, error)
 }
 
 var _ Service = (*Shop)(nil)

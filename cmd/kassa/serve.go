@@ -18,6 +18,7 @@ import (
 	"kassa/api/httpx"
 	"kassa/commerce"
 	"kassa/hdwallet"
+	"kassa/payment"
 	"kassa/registry"
 	"kassa/settlement"
 	"kassa/store"
@@ -125,12 +126,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	hub := stream.New(db, stream.Options{Wake: db.Commits(), Logger: log})
 	catalog := newCatalog(f)
-	shop := &commerce.Shop{Catalog: catalog, Store: db}
+	pay := &payment.Service{Registry: reg, Rates: rates, Addresses: db, Wallets: wallets, Invoices: db, Payments: db}
+	shop := &commerce.Shop{Catalog: catalog, Store: db, Payer: pay}
 	handler := api.New(api.Config{
 		PublicURL: publicURL, Secret: secret, Logger: log, Limits: f.limits,
 		Merchants: db, Keys: db, Invoices: db, Payments: db, Payor: db, Idempotency: db, Health: db.Ping,
 		Events: db, Webhooks: db, Stream: hub,
-		Registry: reg, Rates: rates, Addresses: db, Wallets: wallets,
+		Registry: reg, Rates: rates, Pay: pay,
 		Commerce: shop, Catalog: catalog,
 	})
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
