@@ -27,3 +27,5 @@ func SetWSBeforeLiveWrite(f func(r *http.Request)) (restore func()) {
 	}
 	return func() { wsBeforeLiveWrite.Store(nil) }
 }
+
+func (d *duration) set(v time.Duration) { d.v.Store(int64(v)) }

@@ -30,8 +30,7 @@ func newDuration(d time.Duration) *duration {
 	return x
 }
 
-func (d *duration) get() time.Duration  { return time.Duration(d.v.Load()) }
-func (d *duration) set(v time.Duration) { d.v.Store(int64(v)) }
+func (d *duration) get() time.Duration { return time.Duration(d.v.Load()) }
 
 // wsBeforeLiveWrite, when set (tests only), runs before each live event is written.
 var wsBeforeLiveWrite atomic.Pointer[func(r *http.Request)]

@@ -106,7 +106,7 @@ func (s *Static) UpdatedAt() time.Time { return s.updatedAt }
 // parsePrice reads a positive plain decimal ("600", "0.25") exactly.
 func parsePrice(text string) (*big.Rat, error) {
 	whole, frac, hasPoint := strings.Cut(text, ".")
-	if len(text) > maxPriceLen || !allDigits(whole) || (hasPoint && !allDigits(frac)) {
+	if len(text) > maxPriceLen || !kassa.AllDigits(whole) || (hasPoint && !kassa.AllDigits(frac)) {
 		return nil, fmt.Errorf("price %q must be a plain decimal such as 600.00", text)
 	}
 	p, ok := new(big.Rat).SetString(text)

@@ -84,7 +84,7 @@ var _ kassa.Registry = (*Registry)(nil)
 // registry read from the JSON file at path, which replaces the default entirely.
 func Load(path string) (*Registry, error) {
 	if path == "" {
-		return Parse(defaultRegistry)
+		return Default(), nil
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {

@@ -87,13 +87,6 @@ func (l *Limiter) sweep(now time.Time) {
 	}
 }
 
-// size is the number of live buckets (for tests).
-func (l *Limiter) size() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.buckets)
-}
-
 func ceilSeconds(s float64) int {
 	if s <= 0 {
 		return 0

@@ -30,3 +30,10 @@ func TestLimiter(t *testing.T) {
 		t.Errorf("%d buckets after the sweep, want 1", n)
 	}
 }
+
+// size is the number of live buckets (for tests).
+func (l *Limiter) size() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.buckets)
+}
