@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 )
 
 // maxGroup bounds how many write transactions share one SQLite commit.
@@ -28,6 +29,7 @@ type writeJob struct {
 	ctx    context.Context
 	fn     func(txq) error
 	result chan error
+	wrote  atomic.Bool // see txq.wrote
 }
 
 func newGroupCommit(p *pool) *groupCommit {
@@ -37,18 +39,20 @@ func newGroupCommit(p *pool) *groupCommit {
 }
 
 // do runs fn as one transaction and returns its outcome once it is committed (or
-// rolled back). Once fn is queued do waits for the outcome even if ctx ends, so a
-// caller never reports a failure for a change that was committed.
-func (g *groupCommit) do(ctx context.Context, fn func(txq) error) error {
+// rolled back), and whether fn changed data (see txq.wrote). Once fn is queued do
+// waits for the outcome even if ctx ends, so a caller never reports a failure for
+// a change that was committed.
+func (g *groupCommit) do(ctx context.Context, fn func(txq) error) (wrote bool, err error) {
 	j := &writeJob{ctx: ctx, fn: fn, result: make(chan error, 1)}
 	select {
 	case g.jobs <- j:
 	case <-ctx.Done():
-		return ctx.Err()
+		return false, ctx.Err()
 	case <-g.quit:
-		return fmt.Errorf("store: closed")
+		return false, fmt.Errorf("store: closed")
 	}
-	return <-j.result
+	err = <-j.result
+	return j.wrote.Load(), err
 }
 
 // stop ends the loop after the group in progress.
@@ -109,7 +113,9 @@ func (g *groupCommit) commit(group []*writeJob) {
 			results[i] = broken
 			continue
 		}
-		results[i] = runJob(j.fn, q)
+		jq := q
+		jq.wrote = &j.wrote // the savepoint statements above and below are not the job's
+		results[i] = runJob(j.fn, jq)
 		if results[i] != nil {
 			if _, err := q.ExecContext(ctx, "ROLLBACK TO job"); err != nil {
 				broken = fmt.Errorf("store: rollback to savepoint: %w", err)

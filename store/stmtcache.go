@@ -3,7 +3,9 @@ package store
 import (
 	"context"
 	"database/sql"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -131,6 +133,10 @@ type txq struct {
 	*sql.Tx
 	p        *pool
 	detached bool // statements ignore the caller's cancellation (group commit)
+	// wrote, when not nil, is set once a statement may have changed data: an Exec
+	// that affected rows, or a query that is not a SELECT. A transaction that never
+	// sets it wrote nothing, and its commit wakes no follower.
+	wrote *atomic.Bool
 }
 
 // ctx returns the context a statement runs with.
@@ -144,14 +150,26 @@ func (t txq) ctx(ctx context.Context) context.Context {
 // ExecContext runs a statement that returns no rows inside the transaction.
 func (t txq) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	ctx = t.ctx(ctx)
+	var (
+		res sql.Result
+		err error
+	)
 	if st := t.p.txStmt(query); st != nil {
-		return t.Tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+		res, err = t.Tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+	} else {
+		res, err = t.Tx.ExecContext(ctx, query, args...)
 	}
-	return t.Tx.ExecContext(ctx, query, args...)
+	if err == nil && t.wrote != nil {
+		if n, rerr := res.RowsAffected(); rerr != nil || n > 0 {
+			t.wrote.Store(true)
+		}
+	}
+	return res, err
 }
 
 // QueryContext runs a query that returns rows inside the transaction.
 func (t txq) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	t.noteQuery(query)
 	ctx = t.ctx(ctx)
 	if st := t.p.txStmt(query); st != nil {
 		return t.Tx.StmtContext(ctx, st).QueryContext(ctx, args...)
@@ -161,9 +179,22 @@ func (t txq) QueryContext(ctx context.Context, query string, args ...any) (*sql.
 
 // QueryRowContext runs a query that returns at most one row inside the transaction.
 func (t txq) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	t.noteQuery(query)
 	ctx = t.ctx(ctx)
 	if st := t.p.txStmt(query); st != nil {
 		return t.Tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
 	}
 	return t.Tx.QueryRowContext(ctx, query, args...)
+}
+
+// noteQuery marks the transaction as written when query may change data: anything
+// but a SELECT (an INSERT ... RETURNING, say) counts, whether or not it did.
+func (t txq) noteQuery(query string) {
+	if t.wrote == nil {
+		return
+	}
+	q := strings.TrimLeft(query, " \t\r\n(")
+	if len(q) < 6 || !strings.EqualFold(q[:6], "SELECT") {
+		t.wrote.Store(true)
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
@@ -63,6 +64,8 @@ type DB struct {
 
 	// commits wakes in-process followers after write transactions commit.
 	commits notifier
+	// stats counts committed transactions and wake-ups (Stats).
+	stats struct{ transactions, wakes atomic.Int64 }
 
 	dummyOnce sync.Once
 	dummyHash []byte
@@ -249,35 +252,40 @@ func (db *DB) forUpdate() string {
 // commit, on PostgreSQL on the pool, each statement committing by itself.
 func (db *DB) write(ctx context.Context, fn func(q queryer) error) error {
 	if db.group != nil {
-		return db.group.do(ctx, func(t txq) error { return fn(t) })
+		_, err := db.group.do(ctx, func(t txq) error { return fn(t) })
+		return err
 	}
 	return fn(db.w)
 }
 
 // tx runs fn in a write transaction, committing when fn returns nil. On SQLite it
-// goes through the group commit.
+// goes through the group commit. A committed transaction that changed data wakes
+// the followers (Commits); one that only read, such as a queue claim that found
+// nothing due, does not, or a follower would wake itself forever.
 func (db *DB) tx(ctx context.Context, fn func(tx txq) error) error {
-	err := db.runTx(ctx, fn)
+	wrote, err := db.runTx(ctx, fn)
 	if err == nil {
-		db.commits.signal()
+		db.committed(wrote)
 	}
 	return err
 }
 
-func (db *DB) runTx(ctx context.Context, fn func(tx txq) error) error {
+// runTx runs fn in a transaction and reports whether it changed data.
+func (db *DB) runTx(ctx context.Context, fn func(tx txq) error) (bool, error) {
 	if db.group != nil {
 		return db.group.do(ctx, fn)
 	}
 	tx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("store: begin: %w", err)
+		return false, fmt.Errorf("store: begin: %w", err)
 	}
-	if err := fn(txq{Tx: tx, p: db.w}); err != nil {
+	var wrote atomic.Bool
+	if err := fn(txq{Tx: tx, p: db.w, wrote: &wrote}); err != nil {
 		_ = tx.Rollback()
-		return err
+		return false, err
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("store: commit: %w", err)
+		return false, fmt.Errorf("store: commit: %w", err)
 	}
-	return nil
+	return wrote.Load(), nil
 }

@@ -79,6 +79,9 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	return f, nil
 }
 
+// openStore opens the store serve runs on; tests replace it to watch the store.
+var openStore = store.Open
+
 // serve runs the HTTP service until ctx ends, then shuts down gracefully: it stops
 // accepting, lets in-flight requests finish, stops the workers and closes the store.
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -103,7 +106,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	db, err := store.Open(ctx, f.config())
+	db, err := openStore(ctx, f.config())
 	if err != nil {
 		return fmt.Errorf("open store: %w", err)
 	}

@@ -1,0 +1,87 @@
+package store_test
+
+import (
+	"testing"
+	"time"
+
+	"kassa"
+	"kassa/store"
+	"kassa/store/storetest"
+)
+
+// TestCommitsOnlyAfterWrites checks that a committed transaction wakes the
+// followers (Commits) when it changed data and only then: a claim that finds
+// nothing due must not wake the worker that made it, or an idle worker spins.
+func TestCommitsOnlyAfterWrites(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		f := newFixture(t, cfg)
+		p := principal(f.m)
+		commits := f.db.Commits()
+		var o *kassa.Order
+		tests := []struct {
+			name     string
+			setup    func(t *testing.T) // runs before the transaction that is watched
+			op       func(t *testing.T)
+			wantWake bool
+		}{
+			{"empty webhook claim", nil, func(t *testing.T) { f.claim(t, time.Minute, 0) }, false},
+			{"empty settlement claim", nil, func(t *testing.T) {
+				jobs, err := f.db.ClaimSettlements(f.ctx, 10)
+				must(t, err)
+				if len(jobs) != 0 {
+					t.Fatalf("claimed %d settlements, want none", len(jobs))
+				}
+			}, false},
+			{"empty placement claim", nil, func(t *testing.T) {
+				orders, err := f.db.OrdersToPlace(f.ctx, 10, time.Minute)
+				must(t, err)
+				if len(orders) != 0 {
+					t.Fatalf("leased %d orders, want none", len(orders))
+				}
+			}, false},
+			{"invoice create", nil, func(t *testing.T) { f.invoice(t, f.m, 1000, nil) }, true},
+			{"order change that changes nothing", func(t *testing.T) { o, _ = f.newOrder(t, f.m, "c1") }, func(t *testing.T) {
+				_, err := f.db.ChangeOrder(f.ctx, f.m.ID, o.ID, func(*kassa.Order, *kassa.Invoice, time.Time) (kassa.InvoiceAction, error) {
+					return kassa.InvoiceKeep, nil
+				})
+				must(t, err)
+			}, false},
+			{"webhook claim that leases", func(t *testing.T) {
+				f.endpoint(t, p, "hook", "invoice.created")
+				f.invoice(t, f.m, 1000, nil)
+			}, func(t *testing.T) { f.claim(t, time.Minute, 1) }, true},
+			{"webhook claim of a leased delivery", nil, func(t *testing.T) { f.claim(t, time.Minute, 0) }, false},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				if tt.setup != nil {
+					tt.setup(t)
+				}
+				drain(commits)
+				before := f.db.Stats()
+				tt.op(t)
+				after := f.db.Stats()
+				woke := drain(commits)
+				if woke != tt.wantWake {
+					t.Errorf("Commits signalled %v, want %v", woke, tt.wantWake)
+				}
+				if after.Transactions <= before.Transactions {
+					t.Errorf("Stats().Transactions went from %d to %d, want a count of the transaction", before.Transactions, after.Transactions)
+				}
+				if wakes := after.Wakes > before.Wakes; wakes != tt.wantWake {
+					t.Errorf("Stats().Wakes went from %d to %d, want a wake-up counted: %v", before.Wakes, after.Wakes, tt.wantWake)
+				}
+			})
+		}
+	})
+}
+
+// drain empties ch and reports whether it held a signal.
+func drain(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
