@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/worker"
 )
 
 // placementLease is how long a worker holds an order it is placing; a worker that
@@ -63,18 +64,11 @@ func (s *Shop) place(ctx context.Context, log *slog.Logger, o *Order) {
 	}
 }
 
-// RunPlacer places orders every interval until ctx ends.
+// RunPlacer places orders until ctx ends: at once, then every interval, one batch
+// a round (worker.Loop).
 func (s *Shop) RunPlacer(ctx context.Context, interval time.Duration, log *slog.Logger) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		if _, err := s.PlaceOrders(ctx, log); err != nil && ctx.Err() == nil {
-			log.LogAttrs(ctx, slog.LevelError, "order placement failed", slog.String("error", err.Error()))
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+	worker.Loop{Name: "order placement", Interval: interval, Log: log}.Run(ctx, func(ctx context.Context) (bool, error) {
+		_, err := s.PlaceOrders(ctx, log)
+		return false, err
+	})
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/worker"
 )
 
 // batchSize is how many receipts one round claims.
@@ -60,26 +61,13 @@ func (w *Worker) settle(ctx context.Context, job kassa.SettlementJob) (kassa.Set
 	return kassa.SettlementSettled, hash, ""
 }
 
-// Run settles due receipts every interval until ctx ends.
+// Run settles due receipts until ctx ends: at once, then every interval, claiming
+// batch after batch while they come back full (worker.Loop).
 func (w *Worker) Run(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		for {
-			n, err := w.RunOnce(ctx)
-			if err != nil && ctx.Err() == nil {
-				w.Log.Warn("settlement round", "err", err)
-			}
-			if n < batchSize || err != nil {
-				break
-			}
-		}
-	}
+	worker.Loop{Name: "settlement round", Interval: interval, Log: w.Log}.Run(ctx, func(ctx context.Context) (bool, error) {
+		n, err := w.RunOnce(ctx)
+		return n >= batchSize, err
+	})
 }
 
 // Devnet settles by itself: there is no chain to send on, so the transaction hash

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/commerce"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -17,7 +18,7 @@ func TestCommitsOnlyAfterWrites(t *testing.T) {
 		f := newFixture(t, cfg)
 		p := principal(f.m)
 		commits := f.db.Commits()
-		var o *kassa.Order
+		var o *commerce.Order
 		tests := []struct {
 			name     string
 			setup    func(t *testing.T) // runs before the transaction that is watched
@@ -41,8 +42,8 @@ func TestCommitsOnlyAfterWrites(t *testing.T) {
 			}, false},
 			{"invoice create", nil, func(t *testing.T) { f.invoice(t, f.m, 1000, nil) }, true},
 			{"order change that changes nothing", func(t *testing.T) { o, _ = f.newOrder(t, f.m, "c1") }, func(t *testing.T) {
-				_, err := f.db.ChangeOrder(f.ctx, f.m.ID, o.ID, func(*kassa.Order, *kassa.Invoice, time.Time) (kassa.InvoiceAction, error) {
-					return kassa.InvoiceKeep, nil
+				_, err := f.db.ChangeOrder(f.ctx, f.m.ID, o.ID, func(*commerce.Order, *kassa.Invoice, time.Time) (commerce.InvoiceAction, error) {
+					return commerce.InvoiceKeep, nil
 				})
 				must(t, err)
 			}, false},

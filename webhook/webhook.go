@@ -20,6 +20,7 @@ import (
 	"unicode/utf8"
 
 	"kassa"
+	"kassa/worker"
 )
 
 // Defaults of Worker's knobs.
@@ -56,31 +57,14 @@ type Worker struct {
 	made    map[kassa.Environment]*http.Client
 }
 
-// Run sends due deliveries until ctx ends: after a full batch it claims again at
-// once, otherwise it waits for Poll, Wake or the end of ctx. Attempts in flight when
-// ctx ends finish, and are recorded, before Run returns.
+// Run sends due deliveries until ctx ends (worker.Loop): after a full batch it
+// claims again at once, otherwise it waits for Poll, Wake or the end of ctx.
+// Attempts in flight when ctx ends finish, and are recorded, before Run returns.
 func (w *Worker) Run(ctx context.Context) {
-	for {
+	worker.Loop{Name: "webhook round", Interval: w.poll(), Wake: w.Wake, Log: w.log()}.Run(ctx, func(ctx context.Context) (bool, error) {
 		n, err := w.RunOnce(ctx)
-		if ctx.Err() != nil {
-			return
-		}
-		if err != nil {
-			w.log().Warn("webhook round", "err", err)
-		}
-		if err == nil && n >= w.batch() {
-			continue
-		}
-		t := time.NewTimer(w.poll())
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return
-		case <-w.Wake:
-			t.Stop()
-		case <-t.C:
-		}
-	}
+		return n >= w.batch(), err
+	})
 }
 
 // RunOnce claims one batch, sends its deliveries concurrently (at most Workers at

@@ -24,6 +24,7 @@ import (
 	"kassa/store"
 	"kassa/stream"
 	"kassa/webhook"
+	"kassa/worker"
 )
 
 // shutdownTimeout bounds how long in-flight requests may take to finish on shutdown.
@@ -147,8 +148,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	srv.RegisterOnShutdown(stopStreams)
 	var wg sync.WaitGroup
 	wg.Go(func() { hub.Run(streams) })
-	wg.Go(func() { pruneLoop(workers, db, log) })
-	wg.Go(func() { expiryLoop(workers, db, log) })
+	wg.Go(func() { worker.Prune(workers, db, store.CheckoutRetention, log) })
+	wg.Go(func() { worker.Expiry(workers, db, log) })
 	settler := &settlement.Worker{Store: db, Registry: reg, Log: log,
 		Executors: map[kassa.Environment]kassa.SettlementExecutor{kassa.Devnet: settlement.Devnet{}}}
 	wg.Go(func() { settler.Run(workers, 2*time.Second) })
@@ -202,61 +203,6 @@ func loadWallets(dataDir string) (map[kassa.Environment]kassa.AddressDeriver, er
 		out[env] = w
 	}
 	return out, nil
-}
-
-// expiryInterval is how often the sweeper stores the expiry of due invoices.
-const expiryInterval = 5 * time.Second
-
-// expiryLoop stores the expiry of due invoices every expiryInterval until ctx ends,
-// so events and lists see it even when nobody reads the invoice.
-func expiryLoop(ctx context.Context, db *store.DB, log *slog.Logger) {
-	t := time.NewTicker(expiryInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		for {
-			n, err := db.ExpireInvoices(ctx, 500)
-			if err != nil && ctx.Err() == nil {
-				log.Warn("expire invoices", "err", err)
-			}
-			if n < 500 || ctx.Err() != nil {
-				break
-			}
-		}
-	}
-}
-
-// pruneLoop deletes expired idempotency keys, and events (with their webhook
-// deliveries) older than kassa.EventRetention, every hour until ctx ends.
-func pruneLoop(ctx context.Context, db *store.DB, log *slog.Logger) {
-	t := time.NewTicker(time.Hour)
-	defer t.Stop()
-	for {
-		if n, err := db.PruneIdempotencyKeys(ctx); err != nil && ctx.Err() == nil {
-			log.Warn("prune idempotency keys", "err", err)
-		} else if n > 0 {
-			log.Info("pruned idempotency keys", "count", n)
-		}
-		if n, err := db.PruneEvents(ctx, time.Now().Add(-kassa.EventRetention)); err != nil && ctx.Err() == nil {
-			log.Warn("prune events", "err", err)
-		} else if n > 0 {
-			log.Info("pruned events", "count", n)
-		}
-		if n, err := db.PruneCheckout(ctx, time.Now().Add(-store.CheckoutRetention)); err != nil && ctx.Err() == nil {
-			log.Warn("prune checkout", "err", err)
-		} else if n > 0 {
-			log.Info("pruned checkout estimates and addresses", "count", n)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
 }
 
 // newCatalog builds the retailers: the built-in catalogs on devnet, the upstream

@@ -1,0 +1,63 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"kassa"
+)
+
+// PruneInterval is how often Prune deletes data past its retention.
+const PruneInterval = time.Hour
+
+// Pruner deletes data past its retention (store.DB does). Each method returns how
+// many rows it deleted.
+type Pruner interface {
+	// PruneIdempotencyKeys deletes idempotency records past kassa.IdempotencyTTL.
+	PruneIdempotencyKeys(ctx context.Context) (int64, error)
+	// PruneEvents deletes events, with their webhook deliveries, created before
+	// before.
+	PruneEvents(ctx context.Context, before time.Time) (int64, error)
+	// PruneCheckout deletes checkout estimates and addresses made before before.
+	PruneCheckout(ctx context.Context, before time.Time) (int64, error)
+}
+
+// Prune deletes expired idempotency keys, events (with their webhook deliveries)
+// older than kassa.EventRetention, and checkout estimates and addresses older than
+// checkoutRetention, until ctx ends: at once, then every PruneInterval.
+func Prune(ctx context.Context, store Pruner, checkoutRetention time.Duration, log *slog.Logger) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	Loop{Name: "prune", Interval: PruneInterval, Log: log}.Run(ctx, func(ctx context.Context) (bool, error) {
+		return false, pruneOnce(ctx, store, time.Now(), checkoutRetention, log)
+	})
+}
+
+// pruneOnce runs each deletion as of now, whether or not the ones before it
+// failed, logs what was deleted and returns the failures.
+func pruneOnce(ctx context.Context, store Pruner, now time.Time, checkoutRetention time.Duration, log *slog.Logger) error {
+	steps := []struct {
+		what string
+		run  func() (int64, error)
+	}{
+		{"idempotency keys", func() (int64, error) { return store.PruneIdempotencyKeys(ctx) }},
+		{"events", func() (int64, error) { return store.PruneEvents(ctx, now.Add(-kassa.EventRetention)) }},
+		{"checkout estimates and addresses", func() (int64, error) {
+			return store.PruneCheckout(ctx, now.Add(-checkoutRetention))
+		}},
+	}
+	var errs []error
+	for _, s := range steps {
+		n, err := s.run()
+		if err != nil {
+			errs = append(errs, fmt.Errorf("prune %s: %w", s.what, err))
+		} else if n > 0 {
+			log.LogAttrs(ctx, slog.LevelInfo, "pruned "+s.what, slog.Int64("count", n))
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,91 @@
+package worker
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"kassa"
+)
+
+// fakePruner deletes counts[what] rows, or fails with fail[what], and notes the
+// cut-offs it was given.
+type fakePruner struct {
+	counts           map[string]int64
+	fail             map[string]error
+	events, checkout time.Time
+	calls            []string
+}
+
+func (f *fakePruner) answer(what string) (int64, error) {
+	f.calls = append(f.calls, what)
+	return f.counts[what], f.fail[what]
+}
+
+func (f *fakePruner) PruneIdempotencyKeys(context.Context) (int64, error) { return f.answer("keys") }
+
+func (f *fakePruner) PruneEvents(_ context.Context, before time.Time) (int64, error) {
+	f.events = before
+	return f.answer("events")
+}
+
+func (f *fakePruner) PruneCheckout(_ context.Context, before time.Time) (int64, error) {
+	f.checkout = before
+	return f.answer("checkout")
+}
+
+func TestPruneOnce(t *testing.T) {
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	const retention = 7 * 24 * time.Hour
+	down := errors.New("database is down")
+	tests := []struct {
+		name     string
+		counts   map[string]int64
+		fail     map[string]error
+		wantErr  string   // "" wants none
+		wantLogs []string // substrings of the log, in any order; nil wants nothing logged
+	}{
+		{name: "nothing to prune"},
+		{name: "counts are logged", counts: map[string]int64{"keys": 2, "checkout": 5},
+			wantLogs: []string{`msg="pruned idempotency keys" count=2`, `msg="pruned checkout estimates and addresses" count=5`}},
+		{name: "a failure does not stop the others", counts: map[string]int64{"checkout": 1},
+			fail:     map[string]error{"keys": down, "events": down},
+			wantErr:  "prune idempotency keys: database is down\nprune events: database is down",
+			wantLogs: []string{`msg="pruned checkout estimates and addresses" count=1`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &fakePruner{counts: tt.counts, fail: tt.fail}
+			var log bytes.Buffer
+			err := pruneOnce(t.Context(), f, now, retention, slog.New(slog.NewTextHandler(&log, nil)))
+			if got := errString(err); got != tt.wantErr {
+				t.Errorf("error %q, want %q", got, tt.wantErr)
+			}
+			if strings.Join(f.calls, " ") != "keys events checkout" {
+				t.Errorf("calls %v, want every deletion once", f.calls)
+			}
+			if !f.events.Equal(now.Add(-kassa.EventRetention)) || !f.checkout.Equal(now.Add(-retention)) {
+				t.Errorf("cut-offs events %v, checkout %v", f.events, f.checkout)
+			}
+			if lines := strings.Count(log.String(), "\n"); lines != len(tt.wantLogs) {
+				t.Errorf("logged %q, want %d lines", log.String(), len(tt.wantLogs))
+			}
+			for _, want := range tt.wantLogs {
+				if !strings.Contains(log.String(), want) {
+					t.Errorf("logged %q, want %q", log.String(), want)
+				}
+			}
+		})
+	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
