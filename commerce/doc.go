@@ -12,6 +12,7 @@
 //     Builtin is the devnet catalog (builtin.go, search.go) and Upstream the
 //     mainnet retailer API client (upstream.go).
 //
-// It imports only the domain and the standard library, so the store may import it
-// for its types as it imports package kassa; it must never import the store.
+// It imports only the domain, package worker (its loop) and the standard library,
+// so the store may import it for its types as it imports package kassa; it must
+// never import the store.
 package commerce
