@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"kassa"
@@ -235,43 +234,43 @@ func (db *DB) ChangeOrder(ctx context.Context, merchantID int64, id string, chan
 	return o, nil
 }
 
-// OrdersToPlace leases up to limit settled mainnet orders for placement.
+// OrdersToPlace leases up to limit settled mainnet orders for placement
+// (DB.claim); an order whose lease ran out (its worker died) is leased again.
 func (db *DB) OrdersToPlace(ctx context.Context, limit int, lease time.Duration) ([]*commerce.Order, error) {
 	var out []*commerce.Order
-	lock := ""
-	if db.engine == EnginePostgres {
-		lock = " FOR UPDATE SKIP LOCKED"
-	}
 	err := db.tx(ctx, func(tx txq) error {
 		out = nil
 		now := db.clock()
-		rows, err := tx.QueryContext(ctx, `SELECT data FROM orders WHERE environment = $1 AND status = $2
-			AND (lease_until IS NULL OR lease_until < $3) ORDER BY created_at LIMIT `+strconv.Itoa(limit)+lock,
-			string(kassa.Mainnet), string(commerce.OrderPaymentSettled), micros(now))
-		if err != nil {
-			return fmt.Errorf("store: orders to place: %w", err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			o, err := scanOrder(rows)
-			if err != nil {
-				return err
-			}
-			out = append(out, o)
-		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		rows.Close()
-		for _, o := range out {
-			if _, err := tx.ExecContext(ctx, "UPDATE orders SET lease_until = $1 WHERE id = $2",
-				micros(now.Add(lease)), o.ID); err != nil {
-				return fmt.Errorf("store: lease order: %w", err)
-			}
-		}
-		return nil
+		return db.claim(ctx, tx, claimSpec{table: "orders", key: "id",
+			due:   "environment = $1 AND status = $2 AND (lease_until IS NULL OR lease_until < $3)",
+			args:  []any{string(kassa.Mainnet), string(commerce.OrderPaymentSettled), micros(now)},
+			order: "created_at", limit: limit,
+			lease: []assign{{"lease_until", micros(now.Add(lease))}},
+		}, func(ids []string) ([]string, error) {
+			var err error
+			out, err = db.loadOrders(ctx, tx, ids)
+			return ids, err
+		})
 	})
 	return out, err
+}
+
+// loadOrders reads the orders ids, oldest first.
+func (db *DB) loadOrders(ctx context.Context, tx txq, ids []string) ([]*commerce.Order, error) {
+	rows, err := tx.QueryContext(ctx, "SELECT data FROM orders WHERE "+db.keyIn("id", 1)+" ORDER BY created_at", db.keyList(ids))
+	if err != nil {
+		return nil, fmt.Errorf("store: orders to place: %w", err)
+	}
+	defer rows.Close()
+	var out []*commerce.Order
+	for rows.Next() {
+		o, err := scanOrder(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, o)
+	}
+	return out, rows.Err()
 }
 
 // CheckoutRetention is how long estimates and addresses are kept: far past their

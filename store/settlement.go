@@ -19,50 +19,48 @@ var _ kassa.SettlementService = (*DB)(nil)
 const settlementLease = 10 * time.Minute
 
 // ClaimSettlements moves up to limit confirmed receipts from pending to processing
-// in one transaction and returns them with their destination. On PostgreSQL the
-// rows are taken FOR UPDATE SKIP LOCKED, so several workers and instances never
-// claim the same receipt; SQLite's single writer does the same.
+// in one transaction (DB.claim: several workers and instances never claim the same
+// receipt) and returns them with their destination. A receipt still processing
+// after settlementLease is claimed again.
 func (db *DB) ClaimSettlements(ctx context.Context, limit int) ([]kassa.SettlementJob, error) {
 	var jobs []kassa.SettlementJob
 	now := db.clock()
 	err := db.tx(ctx, func(tx txq) error {
 		jobs = nil
-		lock := ""
-		if db.engine == EnginePostgres {
-			lock = " FOR UPDATE OF r SKIP LOCKED"
-		}
-		rows, err := tx.QueryContext(ctx, `SELECT r.id, r.invoice_id, r.merchant_id, r.environment, r.network,
-			r.token_id, r.amount_units, i.receiver_override_enabled, i.receiver_override_address, m.settlement
-			FROM receipts r JOIN invoices i ON i.id = r.invoice_id JOIN merchants m ON m.id = r.merchant_id
-			WHERE (r.settlement_status = $1 OR (r.settlement_status = $5 AND r.settlement_claimed_at <= $6))
-			AND r.status IN ($2, $3)
-			ORDER BY r.seen_at LIMIT $4`+lock,
-			string(kassa.SettlementPending), string(kassa.ReceiptConfirmed), string(kassa.ReceiptUnderpaid), limit,
-			string(kassa.SettlementProcessing), micros(now.Add(-settlementLease)))
-		if err != nil {
-			return fmt.Errorf("store: due settlements: %w", err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			j, err := scanJob(rows)
-			if err != nil {
-				return err
-			}
-			jobs = append(jobs, j)
-		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		rows.Close()
-		for _, j := range jobs {
-			if _, err := tx.ExecContext(ctx, "UPDATE receipts SET settlement_status = $1, settlement_claimed_at = $2 WHERE id = $3",
-				string(kassa.SettlementProcessing), micros(now), j.ReceiptID); err != nil {
-				return fmt.Errorf("store: claim settlement: %w", err)
-			}
-		}
-		return nil
+		return db.claim(ctx, tx, claimSpec{table: "receipts", key: "id",
+			due: "(settlement_status = $1 OR (settlement_status = $2 AND settlement_claimed_at <= $3)) AND status IN ($4, $5)",
+			args: []any{string(kassa.SettlementPending), string(kassa.SettlementProcessing), micros(now.Add(-settlementLease)),
+				string(kassa.ReceiptConfirmed), string(kassa.ReceiptUnderpaid)},
+			order: "seen_at", limit: limit,
+			lease: []assign{{"settlement_status", string(kassa.SettlementProcessing)}, {"settlement_claimed_at", micros(now)}},
+		}, func(ids []string) ([]string, error) {
+			var err error
+			jobs, err = db.loadSettlementJobs(ctx, tx, ids)
+			return ids, err
+		})
 	})
 	return jobs, err
+}
+
+// loadSettlementJobs reads the claimed receipts ids with their destinations.
+func (db *DB) loadSettlementJobs(ctx context.Context, tx txq, ids []string) ([]kassa.SettlementJob, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT r.id, r.invoice_id, r.merchant_id, r.environment, r.network,
+		r.token_id, r.amount_units, i.receiver_override_enabled, i.receiver_override_address, m.settlement
+		FROM receipts r JOIN invoices i ON i.id = r.invoice_id JOIN merchants m ON m.id = r.merchant_id
+		WHERE `+db.keyIn("r.id", 1)+" ORDER BY r.seen_at", db.keyList(ids))
+	if err != nil {
+		return nil, fmt.Errorf("store: due settlements: %w", err)
+	}
+	defer rows.Close()
+	var jobs []kassa.SettlementJob
+	for rows.Next() {
+		j, err := scanJob(rows)
+		if err != nil {
+			return nil, err
+		}
+		jobs = append(jobs, j)
+	}
+	return jobs, rows.Err()
 }
 
 func scanJob(rows *sql.Rows) (kassa.SettlementJob, error) {

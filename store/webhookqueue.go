@@ -32,83 +32,77 @@ func insertDelivery(ctx context.Context, q queryer, ep *kassa.WebhookEndpoint, e
 	return d, nil
 }
 
-// ClaimWebhookJobs leases up to limit due deliveries. The due rows are picked from
-// the deliveries alone (the partial index on next_attempt_at), FOR UPDATE SKIP
-// LOCKED on PostgreSQL, so concurrent workers and instances split the queue and a
-// claim costs the same with ten or a million queued; SQLite's single writer does
-// the same. Then their endpoints and events are read. One lease token per claim:
-// a worker whose lease ran out cannot finish the jobs. A due delivery whose
-// endpoint was disabled meanwhile, or whose event was pruned, is failed instead of
-// sent, so it never blocks the head of the queue.
+// ClaimWebhookJobs leases up to limit due deliveries (DB.claim). The due rows are
+// picked from the deliveries alone (the partial index on next_attempt_at), so a
+// claim costs the same with ten or a million queued; then their endpoints and
+// events are read. One lease token per claim: a worker whose lease ran out cannot
+// finish the jobs. A due delivery whose endpoint was disabled meanwhile, or whose
+// event was pruned, is failed instead of sent, so it never blocks the head of the
+// queue.
 func (db *DB) ClaimWebhookJobs(ctx context.Context, limit int, lease time.Duration) ([]*kassa.WebhookJob, error) {
 	var jobs []*kassa.WebhookJob
 	now := db.clock()
 	token := kassa.RandomToken(16)
 	err := db.tx(ctx, func(tx txq) error {
 		jobs = nil
-		lock := ""
-		if db.engine == EnginePostgres {
-			lock = " FOR UPDATE SKIP LOCKED"
-		}
-		ids, err := queryStrings(ctx, tx, `SELECT id FROM webhook_deliveries
-			WHERE status = $1 AND next_attempt_at <= $2 AND (lease_until IS NULL OR lease_until <= $2)
-			ORDER BY next_attempt_at LIMIT $3`+lock, kassa.DeliveryPending, micros(now), limit)
-		if err != nil || len(ids) == 0 {
-			return err
-		}
-		w := &where{}
-		w.in("d.id", ids)
-		rows, err := tx.QueryContext(ctx, `SELECT d.id, d.endpoint_id, d.merchant_id, d.environment, d.event_id,
-			d.event_type, d.attempts, d.created_at, e.status, e.url, e.secret, e.previous_secret, e.previous_secret_until,
-			COALESCE(ev.data, ''), COALESCE(ev.created_at, 0)
-			FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
-			LEFT JOIN events ev ON ev.id = d.event_id`+
-			w.String()+" ORDER BY d.next_attempt_at", w.args...)
-		if err != nil {
-			return fmt.Errorf("store: claim webhook deliveries: %w", err)
-		}
-		defer rows.Close()
-		var stale []string
-		for rows.Next() {
-			j, status, err := scanWebhookJob(rows, now)
-			if err != nil {
-				return err
+		return db.claim(ctx, tx, claimSpec{table: "webhook_deliveries", key: "id",
+			due:   "status = $1 AND next_attempt_at <= $2 AND (lease_until IS NULL OR lease_until <= $2)",
+			args:  []any{kassa.DeliveryPending, micros(now)},
+			order: "next_attempt_at", limit: limit,
+			lease: []assign{{"lease", token}, {"lease_until", micros(now.Add(lease))}},
+		}, func(ids []string) ([]string, error) {
+			var err error
+			jobs, err = db.loadWebhookJobs(ctx, tx, ids, token, now)
+			claimed := make([]string, len(jobs))
+			for i, j := range jobs {
+				claimed[i] = j.Delivery.ID
 			}
-			if status != kassa.EndpointEnabled || j.Payload == nil {
-				stale = append(stale, j.Delivery.ID)
-				continue
-			}
-			j.Lease = token
-			jobs = append(jobs, j)
-		}
-		if err := rows.Err(); err != nil {
-			return fmt.Errorf("store: claim webhook deliveries: %w", err)
-		}
-		rows.Close()
-		if len(stale) > 0 {
-			w := &where{}
-			set := "status = " + w.arg(kassa.DeliveryFailed) + ", next_attempt_at = NULL"
-			w.in("id", stale)
-			if _, err := tx.ExecContext(ctx, "UPDATE webhook_deliveries SET "+set+w.String(), w.args...); err != nil {
-				return fmt.Errorf("store: fail stale webhook deliveries: %w", err)
-			}
-		}
-		if len(jobs) == 0 {
-			return nil
-		}
-		w = &where{}
-		set := "lease = " + w.arg(token) + ", lease_until = " + w.arg(micros(now.Add(lease)))
-		claimed := make([]string, len(jobs))
-		for i, j := range jobs {
-			claimed[i] = j.Delivery.ID
-		}
-		w.in("id", claimed)
-		if _, err := tx.ExecContext(ctx, "UPDATE webhook_deliveries SET "+set+w.String(), w.args...); err != nil {
-			return fmt.Errorf("store: claim webhook deliveries: %w", err)
-		}
-		return nil
+			return claimed, err
+		})
 	})
 	return jobs, err
+}
+
+// loadWebhookJobs reads the claimed deliveries ids with their endpoints and events,
+// fails those that can no longer be sent and returns the others, leased by token.
+func (db *DB) loadWebhookJobs(ctx context.Context, tx txq, ids []string, token string, now time.Time) ([]*kassa.WebhookJob, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT d.id, d.endpoint_id, d.merchant_id, d.environment, d.event_id,
+		d.event_type, d.attempts, d.created_at, e.status, e.url, e.secret, e.previous_secret, e.previous_secret_until,
+		COALESCE(ev.data, ''), COALESCE(ev.created_at, 0)
+		FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+		LEFT JOIN events ev ON ev.id = d.event_id
+		WHERE `+db.keyIn("d.id", 1)+" ORDER BY d.next_attempt_at", db.keyList(ids))
+	if err != nil {
+		return nil, fmt.Errorf("store: claim webhook deliveries: %w", err)
+	}
+	defer rows.Close()
+	var (
+		jobs  []*kassa.WebhookJob
+		stale []string
+	)
+	for rows.Next() {
+		j, status, err := scanWebhookJob(rows, now)
+		if err != nil {
+			return nil, err
+		}
+		if status != kassa.EndpointEnabled || j.Payload == nil {
+			stale = append(stale, j.Delivery.ID)
+			continue
+		}
+		j.Lease = token
+		jobs = append(jobs, j)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: claim webhook deliveries: %w", err)
+	}
+	rows.Close()
+	if len(stale) > 0 {
+		if _, err := tx.ExecContext(ctx, "UPDATE webhook_deliveries SET status = $1, next_attempt_at = NULL WHERE "+
+			db.keyIn("id", 2), kassa.DeliveryFailed, db.keyList(stale)); err != nil {
+			return nil, fmt.Errorf("store: fail stale webhook deliveries: %w", err)
+		}
+	}
+	return jobs, nil
 }
 
 // scanWebhookJob reads one claimed delivery with its endpoint's status, URL and secrets
@@ -137,24 +131,6 @@ func scanWebhookJob(rows *sql.Rows, now time.Time) (*kassa.WebhookJob, string, e
 	payload, err := ev.MarshalJSON()
 	j.Payload = payload
 	return &j, status, err
-}
-
-// queryStrings runs a query of one text column and returns its values.
-func queryStrings(ctx context.Context, q queryer, query string, args ...any) ([]string, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("store: %w", err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, fmt.Errorf("store: %w", err)
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
 }
 
 // FinishWebhookAttempt logs attempt a of a claimed job and applies
