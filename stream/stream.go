@@ -30,12 +30,14 @@ package stream
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"sync"
 	"time"
 
 	"kassa"
+	"kassa/worker"
 )
 
 // Defaults of Options.
@@ -195,60 +197,37 @@ func (h *Hub) Subscribers() int {
 }
 
 // Run follows the feed until ctx ends, then closes every subscription with
-// kassa.ErrStreamStopped. It starts at the head of the feed and reads after its position
-// whenever Options.Wake signals and every Options.Poll; a full page is followed by
-// the next read at once. Read failures are logged and retried at the next poll.
-// Run is meant to be called once.
+// kassa.ErrStreamStopped. It starts at the head of the feed and reads after its
+// position whenever Options.Wake signals and every Options.Poll (worker.Loop); a
+// full page is followed by the next read at once. Read failures are logged and
+// retried at the next poll. Run is meant to be called once.
 func (h *Hub) Run(ctx context.Context) {
 	defer h.stop()
-	ticker := time.NewTicker(h.opts.Poll)
-	defer ticker.Stop()
-	wait := func() bool {
-		select {
-		case <-ctx.Done():
-			return false
-		case <-h.opts.Wake:
-		case <-ticker.C:
-		}
-		return true
-	}
-	for {
-		head, err := h.feed.FeedHead(ctx)
-		if err == nil {
+	started := false
+	worker.Loop{Name: "event stream", Interval: h.opts.Poll, Wake: h.opts.Wake, Log: h.log}.Run(ctx, func(ctx context.Context) (bool, error) {
+		if !started {
+			head, err := h.feed.FeedHead(ctx)
+			if err != nil {
+				return false, fmt.Errorf("reading the feed head: %w", err)
+			}
 			h.mu.Lock()
 			h.pos = head
 			h.mu.Unlock()
 			h.readyOnce.Do(func() { close(h.ready) })
-			break
+			started = true
 		}
-		if ctx.Err() != nil {
-			return
-		}
-		h.log.LogAttrs(ctx, slog.LevelWarn, "event stream: reading the feed head failed", slog.String("error", err.Error()))
-		if !wait() {
-			return
-		}
-	}
-	for {
 		h.mu.Lock()
 		pos := h.pos
 		h.mu.Unlock()
 		events, err := h.feed.FeedAfter(ctx, pos, PageSize)
 		if err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			h.log.LogAttrs(ctx, slog.LevelWarn, "event stream: reading the feed failed", slog.String("error", err.Error()))
-		} else if len(events) > 0 {
+			return false, fmt.Errorf("reading the feed: %w", err)
+		}
+		if len(events) > 0 {
 			h.fanOut(events)
-			if len(events) == PageSize {
-				continue
-			}
 		}
-		if !wait() {
-			return
-		}
-	}
+		return len(events) == PageSize, nil
+	})
 }
 
 // fanOut hands events to their subscribers and advances the position, under one
