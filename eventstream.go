@@ -79,6 +79,3 @@ func (r *Replay) Fresh(e *Event) bool {
 	r.last = e.Pos
 	return true
 }
-
-// Last is the position of the last event replayed or passed as fresh.
-func (r *Replay) Last() FeedPos { return r.last }

@@ -59,15 +59,6 @@ func ValidUUID(s string) bool {
 	return true
 }
 
-// ValidUUIDv4 reports whether s is a canonical UUID of version 4 (RFC 9562 variant).
-func ValidUUIDv4(s string) bool {
-	if !ValidUUID(s) {
-		return false
-	}
-	v := s[19] | 0x20 // lower-case the variant digit
-	return s[14] == '4' && (v == '8' || v == '9' || v == 'a' || v == 'b')
-}
-
 func isHex(c byte) bool {
 	return ('0' <= c && c <= '9') || ('a' <= c && c <= 'f') || ('A' <= c && c <= 'F')
 }

@@ -48,7 +48,7 @@ func (f *fakeRetailer) serve(w http.ResponseWriter, r *http.Request) {
 		case "500":
 			http.Error(w, "boom: stack trace at line 42", 500)
 		case "503":
-			http.Error(w, "maintenance", 503)
+			http.Error(w, "maintenance", http.StatusServiceUnavailable)
 		case "400":
 			http.Error(w, `{"error":"address undeliverable"}`, 400)
 		case "slow":

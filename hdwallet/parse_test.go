@@ -89,6 +89,7 @@ func TestWalletOutputHidesKey(t *testing.T) {
 	}
 	outputs = append(outputs, fmt.Sprint(w), fmt.Sprintf("%v", []*Wallet{w}),
 		fmt.Sprintf("%+v", struct{ W *Wallet }{w}))
+	//lint:ignore SA9005 the point: a Wallet marshals without its key
 	j, err := json.Marshal(w)
 	if err != nil {
 		t.Fatal(err)
