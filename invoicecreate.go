@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 )
 
-// Invoice creation limits (interface section 8).
+// Invoice creation limits (docs/api.md section 8).
 const (
 	DefaultInvoiceTTL = 12 * time.Hour
 	MaxInvoiceTTL     = 30 * 24 * time.Hour

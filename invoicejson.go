@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// invoiceJSON is the canonical invoice object (interface 2.4): snake_case, amounts
+// invoiceJSON is the canonical invoice object (docs/api.md 2.4): snake_case, amounts
 // in usd_millis with three-decimal twins, every nullable field present.
 type invoiceJSON struct {
 	Object      string        `json:"object"`

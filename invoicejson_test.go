@@ -49,7 +49,7 @@ func TestInvoiceJSONMinimal(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := fields(t, b)
-	// Every field of interface 2.4, in the order it lists them, then Kassa's own.
+	// Every field of docs/api.md 2.4, in the order it lists them, then Kassa's own.
 	for key, want := range map[string]string{
 		"object": `"invoice"`, "id": `"123e4567-e89b-42d3-a456-426614174000"`, "merchant_id": `7`,
 		"status": `"unpaid"`, "invoice_type": `"standard"`, "currency": `"usd"`,

@@ -19,7 +19,7 @@ const (
 // SettlementStatus is where the merchant's share of one receipt stands.
 type SettlementStatus string
 
-// Settlement statuses (interface 3.2).
+// Settlement statuses (docs/api.md 3.2).
 const (
 	SettlementPending    SettlementStatus = "pending"
 	SettlementProcessing SettlementStatus = "processing"

@@ -199,7 +199,7 @@ type CreatedOrder struct {
 	SessionToken string
 }
 
-// SimulateRequest moves a devnet order to a stage (interface 4.6).
+// SimulateRequest moves a devnet order to a stage (docs/api.md 4.6).
 type SimulateRequest struct {
 	TransitionTo  OrderStatus
 	Tracking      *Tracking

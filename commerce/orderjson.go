@@ -6,7 +6,7 @@ import (
 	"kassa"
 )
 
-// OrderJSON is the order snapshot of interface 2.11, camelCase like the rest of
+// OrderJSON is the order snapshot of docs/api.md 2.11, camelCase like the rest of
 // the commerce API. Money is in decimal strings of whole cents.
 type OrderJSON struct {
 	Object             string              `json:"object"`

@@ -58,7 +58,7 @@ type SearchQuery struct {
 	MaxPrice *kassa.Millis
 }
 
-// Search limits (interface section 8, plus Kassa's bound on the undeclared limit).
+// Search limits (docs/api.md section 8, plus Kassa's bound on the undeclared limit).
 const (
 	MaxSearchQueryLen  = 200
 	MaxSearchPage      = 100

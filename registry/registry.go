@@ -1,6 +1,6 @@
-// Package registry holds the networks and tokens Kassa accepts in each environment,
-// the rate sources that price those tokens in US dollars, and the exact arithmetic
-// that turns a USD amount into a token amount (a quote).
+// Package registry holds the networks and tokens Kassa accepts in each environment
+// (kassa.Registry) and the static rate source that prices those tokens in US
+// dollars (kassa.RateSource). Quotes are made by package payment.
 //
 // # The registry file
 //

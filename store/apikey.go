@@ -10,6 +10,8 @@ import (
 	"kassa"
 )
 
+var _ kassa.APIKeyService = (*DB)(nil)
+
 const apiKeyColumns = `id, merchant_id, name, scope, environment, prefix, expires_at, last_used_at,
 	created_at, revoked_at, revoked_reason`
 

@@ -10,6 +10,8 @@ import (
 	"kassa"
 )
 
+var _ kassa.EventService = (*DB)(nil)
+
 // insertEvent writes an event to the outbox through q, normally the transaction of
 // the change it describes, and queues its webhook deliveries there too.
 func insertEvent(ctx context.Context, q queryer, e *kassa.Event) error {

@@ -11,6 +11,8 @@ import (
 	"kassa"
 )
 
+var _ kassa.InvoiceService = (*DB)(nil)
+
 const invoiceColumns = `id, merchant_id, environment, status, invoice_type, currency, amount, amount_paid,
 	amount_pending, description, customer_id, customer_email, invoice_title, invoice_footer,
 	payment_return_url, payment_return_url_enabled, receiver_override_enabled, receiver_override_address,

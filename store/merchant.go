@@ -13,6 +13,8 @@ import (
 	"kassa"
 )
 
+var _ kassa.MerchantService = (*DB)(nil)
+
 const merchantColumns = `id, name, email, company_name, default_return_url, settlement,
 	underpayment_tolerance_millis, mainnet_enabled, created_at`
 

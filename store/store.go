@@ -1,7 +1,16 @@
-// Package store keeps Kassa's data in SQLite (embedded, the default) or PostgreSQL,
-// behind the service interfaces of package kassa. The SQL is shared where the two
-// engines agree (both bind $1..$n by number); migrations, error translation and row
-// locking are per engine.
+// Package store keeps Kassa's data in SQLite (embedded, the default) or PostgreSQL.
+// DB implements the store side of twelve domain interfaces, each asserted at
+// compile time at the top of its file: kassa.MerchantService (merchant.go),
+// APIKeyService (apikey.go), InvoiceService (invoice.go), IdempotencyStore
+// (idempotency.go), AddressService (address.go), PayorService (payor.go),
+// PaymentService (receipt.go), SettlementService (settlement.go), EventService
+// (event.go), WebhookService (webhook.go), WebhookQueue (webhookqueue.go) and
+// commerce.OrderStore (order.go).
+//
+// The SQL is shared where the two engines agree (both bind $1..$n by number);
+// migrations, error translation and row locking are per engine (migrate.go,
+// sql.go). Every change is written with its event in one transaction; the three
+// leased queues claim through one helper (lease.go).
 package store
 
 import (
