@@ -1,8 +1,6 @@
 package httpx
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -101,15 +99,14 @@ func WriteErrorStatus(w http.ResponseWriter, r *http.Request, status int, typ, c
 	WriteJSON(w, status, errorEnvelope{Error: d})
 }
 
-// Marshal encodes v as JSON without HTML escaping (payment URLs keep their '&').
+// Marshal encodes v as a response body: kassa.MarshalJSON (no HTML escaping, so
+// payment URLs keep their '&') and a closing newline.
 func Marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := kassa.MarshalJSON(v)
+	if err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	return append(b, '\n'), nil
 }
 
 // WriteJSON writes v as a JSON response with the given status.
