@@ -9,10 +9,11 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
-	"sync"
 	"time"
 
 	"kassa"
+	"kassa/api/commerceapi"
+	"kassa/api/eventstream"
 	"kassa/api/httpx"
 	"kassa/commerce"
 	"kassa/payment"
@@ -41,6 +42,10 @@ type Config struct {
 	Limits      httpx.RateLimits
 	Logger      *slog.Logger     // nil: discard
 	Now         func() time.Time // nil: time.Now
+
+	WSPingInterval     time.Duration         // how often event streams ping; zero: 30 s
+	WSKeyCheckInterval time.Duration         // how often a key-backed stream rechecks its key; zero: 5 s
+	WSBeforeLiveWrite  func(r *http.Request) // tests only: runs before each live event a stream writes
 }
 
 // server is the API's handler state.
@@ -50,19 +55,26 @@ type server struct {
 	signer   kassa.SessionSigner
 	payments *payment.Service
 
-	keyCheckMu sync.Mutex
-	keyChecks  map[string]keyCheck // key id → latest status check of open streams
+	commerce *commerceapi.API // the commerce API, when cfg.Commerce is set
+	streams  *eventstream.API // WebSocket tokens and event streams
 }
 
 // New returns the HTTP handler of the merchant API.
 func New(cfg Config) http.Handler {
 	core := httpx.NewCore(httpx.CoreConfig{Secret: cfg.Secret, Merchants: cfg.Merchants, Keys: cfg.Keys,
 		Idempotency: cfg.Idempotency, Health: cfg.Health, Limits: cfg.Limits, Logger: cfg.Logger, Now: cfg.Now})
-	s := &server{Core: core, cfg: cfg, keyChecks: map[string]keyCheck{}, signer: kassa.NewSessionSigner(cfg.Secret),
+	s := &server{Core: core, cfg: cfg, signer: kassa.NewSessionSigner(cfg.Secret),
 		payments: cfg.Pay}
 	if s.payments == nil {
 		s.payments = &payment.Service{Now: core.Now}
 	}
+	if cfg.Commerce != nil {
+		s.commerce = commerceapi.New(commerceapi.Config{Shop: cfg.Commerce, Catalog: cfg.Catalog,
+			Invoices: cfg.Invoices, Signer: kassa.NewSessionSigner(cfg.Secret), PublicURL: cfg.PublicURL, Now: core.Now})
+	}
+	s.streams = eventstream.New(eventstream.Config{Core: core, Secret: cfg.Secret, PublicURL: cfg.PublicURL,
+		Keys: cfg.Keys, Events: cfg.Events, Stream: cfg.Stream, PingInterval: cfg.WSPingInterval,
+		KeyCheckInterval: cfg.WSKeyCheckInterval, BeforeLiveWrite: cfg.WSBeforeLiveWrite})
 	s.routes()
 	return core
 }

@@ -62,23 +62,23 @@ func (s *server) routes() {
 	s.Handle("POST /api/v1/payments/customer-email", s.payorAuth(s.setCustomerEmail))
 
 	// WebSocket event streams.
-	s.Handle("POST /api/v1/ws/token", s.AnyScope(s.mintWSToken))
-	s.Handle("GET /ws/merchant/events", s.eventStream(kassa.ScopeMerchant))
-	s.Handle("GET /ws/commerce/events", s.eventStream(kassa.ScopeCommerce))
+	s.Handle("POST /api/v1/ws/token", s.AnyScope(s.streams.MintToken))
+	s.Handle("GET /ws/merchant/events", s.streams.Stream(kassa.ScopeMerchant))
+	s.Handle("GET /ws/commerce/events", s.streams.Stream(kassa.ScopeCommerce))
 
 	// Commerce API (/api/commerce): commerce-scope keys, {success, data} envelope.
-	if s.cfg.Commerce != nil {
-		s.Handle("GET /api/commerce/status", s.Commerce(s.commerceStatus))
-		s.Handle("GET /api/commerce/search", s.Commerce(s.search))
-		s.Handle("POST /api/commerce/merchant/checkout/estimate", s.Commerce(s.checkoutEstimate))
-		s.Handle("POST /api/commerce/merchant/checkout/address", s.Commerce(s.checkoutAddress))
-		s.Handle("POST /api/commerce/merchant/checkout/invoice", s.Commerce(s.Idempotent(httpx.IdempotencyOptions{}, s.checkoutInvoice)))
-		s.Handle("GET /api/commerce/merchant/orders", s.Commerce(s.listOrders))
-		s.Handle("GET /api/commerce/merchant/orders/{orderId}", s.Commerce(s.getOrder))
+	if c := s.commerce; c != nil {
+		s.Handle("GET /api/commerce/status", s.Commerce(c.Status))
+		s.Handle("GET /api/commerce/search", s.Commerce(c.Search))
+		s.Handle("POST /api/commerce/merchant/checkout/estimate", s.Commerce(c.CheckoutEstimate))
+		s.Handle("POST /api/commerce/merchant/checkout/address", s.Commerce(c.CheckoutAddress))
+		s.Handle("POST /api/commerce/merchant/checkout/invoice", s.Commerce(s.Idempotent(httpx.IdempotencyOptions{}, c.CheckoutInvoice)))
+		s.Handle("GET /api/commerce/merchant/orders", s.Commerce(c.Orders))
+		s.Handle("GET /api/commerce/merchant/orders/{orderId}", s.Commerce(c.Order))
 		s.Handle("POST /api/commerce/merchant/orders/{orderId}/cancel",
-			s.Commerce(s.Idempotent(httpx.IdempotencyOptions{Required: true}, s.cancelOrder)))
-		s.Handle("GET /api/commerce/merchant/payments/{orderId}/status", s.Commerce(s.orderPaymentStatus))
-		s.Handle("POST /api/commerce/devnet/orders/{orderId}/simulate", s.Commerce(s.simulateOrder))
+			s.Commerce(s.Idempotent(httpx.IdempotencyOptions{Required: true}, c.CancelOrder)))
+		s.Handle("GET /api/commerce/merchant/payments/{orderId}/status", s.Commerce(c.OrderPaymentStatus))
+		s.Handle("POST /api/commerce/devnet/orders/{orderId}/simulate", s.Commerce(c.SimulateOrder))
 	}
 
 	// Hosted payment page (/pay), HTML, with its assets.

@@ -36,14 +36,16 @@ func (l *lazyStream) Subscribe(m int64, env kassa.Environment, scope kassa.Scope
 func newStreamEnv(t *testing.T, cfg store.Config, buffer int, opts ...envOption) *testEnv {
 	t.Helper()
 	ls := &lazyStream{}
-	e := newEnv(t, cfg, append(opts, func(c *api.Config) { c.Stream = ls })...)
+	e := newEnv(t, cfg, append([]envOption{func(c *api.Config) {
+		c.Stream = ls
+		c.WSPingInterval, c.WSKeyCheckInterval = 100*time.Millisecond, 50*time.Millisecond
+	}}, opts...)...)
 	hub := stream.New(e.db, stream.Options{Wake: e.db.Commits(), Poll: 20 * time.Millisecond, Buffer: buffer})
 	ls.hub.Store(hub)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); hub.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done }) // runs before the store closes
-	t.Cleanup(api.SetWSTimings(100*time.Millisecond, 50*time.Millisecond))
 	return e
 }
 
@@ -490,19 +492,20 @@ func TestWSStreamEnds(t *testing.T) {
 // consumer" while another client of the same merchant keeps receiving.
 func TestWSSlowConsumer(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
-		e := newStreamEnv(t, cfg, 2)
-		m := e.newMerchant(false)
 		release := make(chan struct{})
 		var once sync.Once
 		unblock := func() { once.Do(func() { close(release) }) }
 		defer unblock()
 		// The slow client's server side stalls before each write, as when the
 		// client's socket buffer is full.
-		t.Cleanup(api.SetWSBeforeLiveWrite(func(r *http.Request) {
-			if r.Header.Get("X-Test-Stall") != "" {
-				<-release
+		e := newStreamEnv(t, cfg, 2, func(c *api.Config) {
+			c.WSBeforeLiveWrite = func(r *http.Request) {
+				if r.Header.Get("X-Test-Stall") != "" {
+					<-release
+				}
 			}
-		}))
+		})
+		m := e.newMerchant(false)
 		slow := e.dial("/ws/merchant/events", map[string]string{"X-Api-Key": m.key, "X-Test-Stall": "1"})
 		fast := e.dial("/ws/merchant/events", withKey(m.key))
 		var ids []string

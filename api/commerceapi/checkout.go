@@ -1,4 +1,4 @@
-package api
+package commerceapi
 
 import (
 	"encoding/json"
@@ -16,6 +16,12 @@ const (
 	pathCancelOrder  = "/api/commerce/merchant/orders/{orderId}/cancel"
 )
 
+// sessionHeaders is the payment_session_headers convenience mapping.
+type sessionHeaders struct {
+	SessionToken string `json:"x-session-token"`
+	Signature    string `json:"x-signature"`
+}
+
 // usd renders usd_millis as a JSON number in USD, exactly ("19.99").
 func usd(m kassa.Millis) json.Number { return json.Number(m.Number()) }
 
@@ -30,13 +36,13 @@ type estimateItemJSON struct {
 	Fresh     bool        `json:"fresh"`
 }
 
-// checkoutEstimate serves step 1: a priced cart, valid 30 minutes.
-func (s *server) checkoutEstimate(w http.ResponseWriter, r *http.Request) error {
+// CheckoutEstimate serves step 1: a priced cart, valid 30 minutes.
+func (a *API) CheckoutEstimate(w http.ResponseWriter, r *http.Request) error {
 	req, err := httpx.DecodeBody(r, decodeEstimate)
 	if err != nil {
 		return err
 	}
-	e, err := s.cfg.Commerce.Estimate(r.Context(), httpx.Principal(r.Context()), req)
+	e, err := a.shop.Estimate(r.Context(), httpx.Principal(r.Context()), req)
 	if err != nil {
 		return err
 	}
@@ -73,24 +79,24 @@ type shippingOptionJSON struct {
 	EstimatedDays string      `json:"estimatedDays"`
 }
 
-// checkoutAddress serves step 2: the address validated and standardised, and the
+// CheckoutAddress serves step 2: the address validated and standardised, and the
 // shipping options for the cart.
-func (s *server) checkoutAddress(w http.ResponseWriter, r *http.Request) error {
+func (a *API) CheckoutAddress(w http.ResponseWriter, r *http.Request) error {
 	req, err := httpx.DecodeBody(r, decodeCheckoutAddress)
 	if err != nil {
 		return err
 	}
-	a, err := s.cfg.Commerce.Address(r.Context(), httpx.Principal(r.Context()), req)
+	addr, err := a.shop.Address(r.Context(), httpx.Principal(r.Context()), req)
 	if err != nil {
 		return err
 	}
-	in := a.Address
-	opts := make([]shippingOptionJSON, len(a.Options))
-	for i, o := range a.Options {
+	in := addr.Address
+	opts := make([]shippingOptionJSON, len(addr.Options))
+	for i, o := range addr.Options {
 		opts[i] = shippingOptionJSON{o.ID, o.Name, usd(o.Price), o.EstimatedDays}
 	}
 	commerceOK(w, http.StatusOK, map[string]any{
-		"addressId": a.ID, "validated": true,
+		"addressId": addr.ID, "validated": true,
 		"standardized": addressJSON{in.FirstName, in.LastName, in.StreetAddress, in.AddressLine2, in.City,
 			in.State, in.ZipCode, in.Country, in.Phone, in.Email},
 		"shippingOptions": opts,
@@ -115,15 +121,15 @@ type orderCreatedJSON struct {
 	Endpoints             map[string]string    `json:"endpoints"`
 }
 
-func (s *server) orderCreated(c commerce.CreatedOrder) map[string]any {
-	sig := s.signer.Sign(c.SessionToken)
+func (a *API) orderCreated(c commerce.CreatedOrder) map[string]any {
+	sig := a.signer.Sign(c.SessionToken)
 	var customer *string
 	if c.Order.Buyer.CustomerID != "" {
 		customer = &c.Order.Buyer.CustomerID
 	}
 	return map[string]any{"success": true, "data": orderCreatedJSON{
 		OrderID: c.Order.ID, InvoiceID: c.Invoice.ID,
-		InvoiceURL: s.signer.PaymentURL(s.cfg.PublicURL, c.Invoice.ID, c.SessionToken),
+		InvoiceURL: a.signer.PaymentURL(a.publicURL, c.Invoice.ID, c.SessionToken),
 		Session:    c.SessionToken, Signature: sig,
 		PaymentSessionHeaders: sessionHeaders{SessionToken: c.SessionToken, Signature: sig},
 		MerchantID:            c.Order.MerchantID, NetworkEnvironment: c.Order.Environment, CustomerID: customer,
@@ -136,9 +142,9 @@ func (s *server) orderCreated(c commerce.CreatedOrder) map[string]any {
 	}}
 }
 
-// checkoutInvoice serves step 3: the invoice and the order, in one transaction.
+// CheckoutInvoice serves step 3: the invoice and the order, in one transaction.
 // Behind the optional idempotency layer the store saves this response with them.
-func (s *server) checkoutInvoice(w http.ResponseWriter, r *http.Request) error {
+func (a *API) CheckoutInvoice(w http.ResponseWriter, r *http.Request) error {
 	req, err := httpx.DecodeBody(r, decodeOrderInvoice)
 	if err != nil {
 		return err
@@ -146,11 +152,11 @@ func (s *server) checkoutInvoice(w http.ResponseWriter, r *http.Request) error {
 	iw := kassa.IdempotentWriteFrom(r.Context())
 	if iw != nil {
 		iw.Respond = func(result any) (int, []byte, error) {
-			b, err := httpx.Marshal(s.orderCreated(result.(commerce.CreatedOrder)))
+			b, err := httpx.Marshal(a.orderCreated(result.(commerce.CreatedOrder)))
 			return http.StatusOK, b, err
 		}
 	}
-	c, err := s.cfg.Commerce.CreateOrder(r.Context(), httpx.Principal(r.Context()), req)
+	c, err := a.shop.CreateOrder(r.Context(), httpx.Principal(r.Context()), req)
 	if err != nil {
 		return err
 	}
@@ -160,12 +166,12 @@ func (s *server) checkoutInvoice(w http.ResponseWriter, r *http.Request) error {
 			return nil
 		}
 	}
-	httpx.WriteJSON(w, http.StatusOK, s.orderCreated(*c))
+	httpx.WriteJSON(w, http.StatusOK, a.orderCreated(*c))
 	return nil
 }
 
-// cancelOrder serves POST .../orders/{orderId}/cancel (Idempotency-Key required).
-func (s *server) cancelOrder(w http.ResponseWriter, r *http.Request) error {
+// CancelOrder serves POST .../orders/{orderId}/cancel (Idempotency-Key required).
+func (a *API) CancelOrder(w http.ResponseWriter, r *http.Request) error {
 	id, err := orderID(r)
 	if err != nil {
 		return err
@@ -174,17 +180,17 @@ func (s *server) cancelOrder(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	o, err := s.cfg.Commerce.Cancel(r.Context(), httpx.Principal(r.Context()), id, req)
+	o, err := a.shop.Cancel(r.Context(), httpx.Principal(r.Context()), id, req)
 	if err != nil {
 		return err
 	}
-	commerceOK(w, http.StatusOK, map[string]any{"order": o.JSON(s.Now())})
+	commerceOK(w, http.StatusOK, map[string]any{"order": o.JSON(a.now())})
 	return nil
 }
 
-// simulateOrder serves the devnet simulation (commerce.Shop.Simulate pays the
+// SimulateOrder serves the devnet simulation (commerce.Shop.Simulate pays the
 // order's invoice first when the path goes through payment_confirmed).
-func (s *server) simulateOrder(w http.ResponseWriter, r *http.Request) error {
+func (a *API) SimulateOrder(w http.ResponseWriter, r *http.Request) error {
 	id, err := orderID(r)
 	if err != nil {
 		return err
@@ -197,10 +203,10 @@ func (s *server) simulateOrder(w http.ResponseWriter, r *http.Request) error {
 	if p.Environment != kassa.Devnet {
 		return httpx.ErrPermission("devnet_only", "Order simulation is available on devnet only.")
 	}
-	o, err := s.cfg.Commerce.Simulate(r.Context(), p, id, req)
+	o, err := a.shop.Simulate(r.Context(), p, id, req)
 	if err != nil {
 		return err
 	}
-	commerceOK(w, http.StatusOK, map[string]any{"order": o.JSON(s.Now())})
+	commerceOK(w, http.StatusOK, map[string]any{"order": o.JSON(a.now())})
 	return nil
 }

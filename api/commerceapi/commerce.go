@@ -1,9 +1,10 @@
-package api
+package commerceapi
 
 import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"kassa"
@@ -11,21 +12,49 @@ import (
 	"kassa/commerce"
 )
 
-// The commerce API (/api/commerce, interface 4.6): commerce-scope keys only, every
-// answer in the {success, data} envelope, errors as {success: false, error}.
+// Config holds what the commerce API uses.
+type Config struct {
+	Shop      commerce.Service     // search, checkout and orders
+	Catalog   commerce.Catalog     // retailers per environment, for Status
+	Invoices  kassa.InvoiceService // the invoices behind orders, for OrderPaymentStatus
+	Signer    kassa.SessionSigner  // signs the payment session of a new order
+	PublicURL string               // base of an order's invoiceUrl
+	Now       func() time.Time     // nil: time.Now
+}
+
+// API serves the commerce routes; its handlers are httpx.Func values for the
+// route table, each behind httpx.Core.Commerce.
+type API struct {
+	shop      commerce.Service
+	catalog   commerce.Catalog
+	invoices  kassa.InvoiceService
+	signer    kassa.SessionSigner
+	publicURL string
+	now       func() time.Time
+}
+
+// New returns the commerce API over cfg.
+func New(cfg Config) *API {
+	a := &API{shop: cfg.Shop, catalog: cfg.Catalog, invoices: cfg.Invoices, signer: cfg.Signer,
+		publicURL: cfg.PublicURL, now: cfg.Now}
+	if a.now == nil {
+		a.now = time.Now
+	}
+	return a
+}
 
 // commerceOK writes the success envelope.
 func commerceOK(w http.ResponseWriter, status int, data any) {
 	httpx.WriteJSON(w, status, map[string]any{"success": true, "data": data})
 }
 
-// commerceStatus serves GET /api/commerce/status: whether commerce is enabled for
+// Status serves GET /api/commerce/status: whether commerce is enabled for
 // the key, and what it can use.
-func (s *server) commerceStatus(w http.ResponseWriter, r *http.Request) error {
+func (a *API) Status(w http.ResponseWriter, r *http.Request) error {
 	p := httpx.Principal(r.Context())
 	retailers := []map[string]any{}
 	for _, name := range commerce.Retailers {
-		_, err := s.cfg.Catalog.Retailer(p.Environment, name)
+		_, err := a.catalog.Retailer(p.Environment, name)
 		retailers = append(retailers, map[string]any{"id": name, "supported": err == nil,
 			"default": name == commerce.DefaultRetailer})
 	}
@@ -45,22 +74,23 @@ func orderID(r *http.Request) (string, error) {
 	return id, nil
 }
 
-func (s *server) getOrder(w http.ResponseWriter, r *http.Request) error {
+// Order serves GET /api/commerce/merchant/orders/{orderId}.
+func (a *API) Order(w http.ResponseWriter, r *http.Request) error {
 	id, err := orderID(r)
 	if err != nil {
 		return err
 	}
-	o, err := s.cfg.Commerce.Order(r.Context(), httpx.Principal(r.Context()), id)
+	o, err := a.shop.Order(r.Context(), httpx.Principal(r.Context()), id)
 	if err != nil {
 		return err
 	}
-	commerceOK(w, http.StatusOK, map[string]any{"order": o.JSON(s.Now())})
+	commerceOK(w, http.StatusOK, map[string]any{"order": o.JSON(a.now())})
 	return nil
 }
 
-// listOrders serves GET /api/commerce/merchant/orders?customer_id=|wallet_address=
+// Orders serves GET /api/commerce/merchant/orders?customer_id=|wallet_address=
 // (customerId, walletAddress and wallet too) with limit and cursors, newest first.
-func (s *server) listOrders(w http.ResponseWriter, r *http.Request) error {
+func (a *API) Orders(w http.ResponseWriter, r *http.Request) error {
 	p := httpx.Principal(r.Context())
 	q := r.URL.Query()
 	f := commerce.OrderFilter{MerchantID: p.MerchantID, Environment: p.Environment}
@@ -93,11 +123,11 @@ func (s *server) listOrders(w http.ResponseWriter, r *http.Request) error {
 			*v.dst = &val
 		}
 	}
-	orders, more, err := s.cfg.Commerce.Orders(r.Context(), f)
+	orders, more, err := a.shop.Orders(r.Context(), f)
 	if err != nil {
 		return err
 	}
-	now := s.Now()
+	now := a.now()
 	out := make([]commerce.OrderJSON, len(orders))
 	for i, o := range orders {
 		out[i] = o.JSON(now)
@@ -106,23 +136,23 @@ func (s *server) listOrders(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// orderPaymentStatus serves GET /api/commerce/merchant/payments/{orderId}/status:
+// OrderPaymentStatus serves GET /api/commerce/merchant/payments/{orderId}/status:
 // the order's payment, with its invoice's amounts.
-func (s *server) orderPaymentStatus(w http.ResponseWriter, r *http.Request) error {
+func (a *API) OrderPaymentStatus(w http.ResponseWriter, r *http.Request) error {
 	id, err := orderID(r)
 	if err != nil {
 		return err
 	}
 	p := httpx.Principal(r.Context())
-	o, err := s.cfg.Commerce.Order(r.Context(), p, id)
+	o, err := a.shop.Order(r.Context(), p, id)
 	if err != nil {
 		return err
 	}
-	inv, err := s.cfg.Invoices.Invoice(r.Context(), p.MerchantID, o.InvoiceID)
+	inv, err := a.invoices.Invoice(r.Context(), p.MerchantID, o.InvoiceID)
 	if err != nil {
 		return err
 	}
-	j := o.JSON(s.Now())
+	j := o.JSON(a.now())
 	commerceOK(w, http.StatusOK, map[string]any{
 		"orderId": o.ID, "invoiceId": inv.ID, "orderStatus": o.Status, "invoiceStatus": inv.Status,
 		"payment": j.Payment, "amountUsd": inv.Amount.Cents(), "amountPaidUsd": inv.AmountPaid.Cents(),
@@ -135,4 +165,33 @@ func (s *server) orderPaymentStatus(w http.ResponseWriter, r *http.Request) erro
 // commercePath is the relative path of a commerce endpoint for an order.
 func commercePath(format, id string) string {
 	return strings.Replace(format, "{orderId}", url.PathEscape(id), 1)
+}
+
+// Order lists use the merchant API's limits (interface 4.1).
+const (
+	defaultLimit = 10
+	maxLimit     = 100
+)
+
+// list is the plain list envelope, inside the commerce envelope's data.
+type list[T any] struct {
+	Object  string `json:"object"`
+	Data    []T    `json:"data"`
+	HasMore bool   `json:"has_more"`
+}
+
+func listOf[T any](items []T, more bool) list[T] {
+	if items == nil {
+		items = []T{}
+	}
+	return list[T]{Object: "list", Data: items, HasMore: more}
+}
+
+// optTime formats an optional time; nil stays null.
+func optTime(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := kassa.FormatTime(*t)
+	return &s
 }

@@ -1,11 +1,11 @@
-package api
+package eventstream
 
 import (
 	"bytes"
 	"net/http"
 	"net/url"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/coder/websocket"
@@ -14,26 +14,57 @@ import (
 	"kassa/api/httpx"
 )
 
-// Timings of the event streams. They are atomics only so tests can shorten them
-// while streams of earlier tests may still be winding down.
-var (
-	wsPingInterval     = newDuration(30 * time.Second) // a ping this often keeps proxies from idling the connection out
-	wsWriteTimeout     = newDuration(10 * time.Second) // a frame (or pong) not through within this ends the connection
-	wsKeyCheckInterval = newDuration(5 * time.Second)  // how often a key-backed stream rechecks its key
+// Default timings of the event streams.
+const (
+	defaultPingInterval     = 30 * time.Second // a ping this often keeps proxies from idling the connection out
+	defaultKeyCheckInterval = 5 * time.Second  // how often a key-backed stream rechecks its key
+	writeTimeout            = 10 * time.Second // a frame (or pong) not through within this ends the connection
 )
 
-type duration struct{ v atomic.Int64 }
-
-func newDuration(d time.Duration) *duration {
-	x := &duration{}
-	x.v.Store(int64(d))
-	return x
+// Config holds what the event streams use.
+type Config struct {
+	Core      *httpx.Core         // API key authentication, rate limits, clock and log
+	Secret    []byte              // signs WebSocket tokens
+	PublicURL string              // base of a token's ws_url
+	Keys      kassa.APIKeyService // rechecks of the keys behind open streams
+	Events    kassa.EventService  // ?since= lookups and replays
+	Stream    kassa.EventStream   // live events; nil: streams answer 503
+	// PingInterval is how often a stream pings its client; zero: 30 s.
+	PingInterval time.Duration
+	// KeyCheckInterval is how often a key-backed stream rechecks its key; zero: 5 s.
+	KeyCheckInterval time.Duration
+	// BeforeLiveWrite, when set (tests only), runs before each live event is written.
+	BeforeLiveWrite func(r *http.Request)
 }
 
-func (d *duration) get() time.Duration { return time.Duration(d.v.Load()) }
+// API mints WebSocket tokens and serves the event streams.
+type API struct {
+	core                        *httpx.Core
+	signer                      kassa.WSTokenSigner
+	publicURL                   string
+	keys                        kassa.APIKeyService
+	events                      kassa.EventService
+	stream                      kassa.EventStream
+	pingInterval, keyCheckEvery time.Duration
+	beforeLiveWrite             func(r *http.Request)
 
-// wsBeforeLiveWrite, when set (tests only), runs before each live event is written.
-var wsBeforeLiveWrite atomic.Pointer[func(r *http.Request)]
+	keyCheckMu sync.Mutex
+	keyChecks  map[string]keyCheck // key id → latest status check of open streams
+}
+
+// New returns the event streams over cfg.
+func New(cfg Config) *API {
+	a := &API{core: cfg.Core, signer: kassa.NewWSTokenSigner(cfg.Secret), publicURL: cfg.PublicURL,
+		keys: cfg.Keys, events: cfg.Events, stream: cfg.Stream, pingInterval: cfg.PingInterval,
+		keyCheckEvery: cfg.KeyCheckInterval, beforeLiveWrite: cfg.BeforeLiveWrite, keyChecks: map[string]keyCheck{}}
+	if a.pingInterval <= 0 {
+		a.pingInterval = defaultPingInterval
+	}
+	if a.keyCheckEvery <= 0 {
+		a.keyCheckEvery = defaultKeyCheckInterval
+	}
+	return a
+}
 
 // Close codes of the event streams, beside the standard ones: 1001 going away
 // (server shutdown), 1011 internal error, 1013 try again later (the client fell
@@ -42,8 +73,6 @@ const (
 	wsCloseExpired websocket.StatusCode = 4001 // the WebSocket token or the API key expired
 	wsCloseRevoked websocket.StatusCode = 4003 // the API key was revoked
 )
-
-func (s *server) wsSigner() kassa.WSTokenSigner { return kassa.NewWSTokenSigner(s.cfg.Secret) }
 
 // wsTokenJSON is the data of a minted token (interface 2.7).
 type wsTokenJSON struct {
@@ -55,10 +84,10 @@ type wsTokenJSON struct {
 	WSURL              string `json:"ws_url"`
 }
 
-// mintWSToken serves POST /api/v1/ws/token {scope, ttl_seconds?}: a signed token for
+// MintToken serves POST /api/v1/ws/token {scope, ttl_seconds?}: a signed token for
 // the stream of the caller's scope. scope is required and must be the key's own
 // (dashboard logins are merchant scope); ttl_seconds is 60..86400, default 3600.
-func (s *server) mintWSToken(w http.ResponseWriter, r *http.Request) error {
+func (a *API) MintToken(w http.ResponseWriter, r *http.Request) error {
 	p := httpx.Principal(r.Context())
 	scope, ttl, err := decodeWSTokenRequest(r)
 	if err != nil {
@@ -68,12 +97,12 @@ func (s *server) mintWSToken(w http.ResponseWriter, r *http.Request) error {
 		return httpx.ErrInvalid("scope", "scope_mismatch",
 			"scope must match the credential: this "+credentialName(p)+" has scope "+string(p.Scope)+".")
 	}
-	exp := time.Unix(s.Now().Unix()+ttl, 0).UTC()
-	token := s.wsSigner().Mint(kassa.WSToken{KeyID: p.KeyID, MerchantID: p.MerchantID,
+	exp := time.Unix(a.core.Now().Unix()+ttl, 0).UTC()
+	token := a.signer.Mint(kassa.WSToken{KeyID: p.KeyID, MerchantID: p.MerchantID,
 		Environment: p.Environment, Scope: scope, ExpiresAt: exp.Unix()})
 	httpx.WriteJSON(w, http.StatusOK, map[string]any{"success": true, "data": wsTokenJSON{
 		Token: token, Scope: string(scope), MerchantID: p.MerchantID, NetworkEnvironment: string(p.Environment),
-		ExpiresAt: kassa.FormatTime(exp), WSURL: s.streamURL(scope, token),
+		ExpiresAt: kassa.FormatTime(exp), WSURL: a.streamURL(scope, token),
 	}})
 	return nil
 }
@@ -130,8 +159,8 @@ func decodeWSTokenRequest(r *http.Request) (kassa.Scope, int64, error) {
 
 // streamURL is the address of the stream of scope with token: the public URL with
 // ws or wss for http or https.
-func (s *server) streamURL(scope kassa.Scope, token string) string {
-	base := strings.TrimRight(s.cfg.PublicURL, "/")
+func (a *API) streamURL(scope kassa.Scope, token string) string {
+	base := strings.TrimRight(a.publicURL, "/")
 	if u, err := url.Parse(base); err == nil {
 		switch u.Scheme {
 		case "https":

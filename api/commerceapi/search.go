@@ -1,4 +1,4 @@
-package api
+package commerceapi
 
 import (
 	"encoding/json"
@@ -11,13 +11,13 @@ import (
 	"kassa/commerce"
 )
 
-// search serves GET /api/commerce/search (interface 2.9, 4.6).
-func (s *server) search(w http.ResponseWriter, r *http.Request) error {
+// Search serves GET /api/commerce/search (interface 2.9, 4.6).
+func (a *API) Search(w http.ResponseWriter, r *http.Request) error {
 	q, err := parseSearch(r)
 	if err != nil {
 		return err
 	}
-	page, err := s.cfg.Commerce.Search(r.Context(), httpx.Principal(r.Context()), q)
+	page, err := a.shop.Search(r.Context(), httpx.Principal(r.Context()), q)
 	if err != nil {
 		return err
 	}
@@ -26,7 +26,7 @@ func (s *server) search(w http.ResponseWriter, r *http.Request) error {
 		products[i] = newProductJSON(p)
 	}
 	total := page.TotalPages(q.Limit)
-	st := s.cfg.Commerce.CacheStats()
+	st := a.shop.CacheStats()
 	httpx.WriteJSON(w, http.StatusOK, map[string]any{
 		"success": true,
 		"data": map[string]any{
@@ -35,7 +35,7 @@ func (s *server) search(w http.ResponseWriter, r *http.Request) error {
 				"hasNext": q.Page < total, "limit": q.Limit},
 			"query": q.Query, "retailer": q.Retailer,
 		},
-		"meta": map[string]any{"timestamp": kassa.FormatTime(s.Now()), "cacheStats": map[string]any{
+		"meta": map[string]any{"timestamp": kassa.FormatTime(a.now()), "cacheStats": map[string]any{
 			"hits": st.Hits, "misses": st.Misses, "size": st.Size, "maxSize": st.MaxSize, "evictions": st.Evictions,
 			"hitRate": json.Number(strconv.FormatFloat(st.HitRate(), 'f', 4, 64)), "ttlSeconds": int(st.TTL.Seconds()),
 		}},

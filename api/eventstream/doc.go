@@ -1,0 +1,11 @@
+// Package eventstream serves Kassa's live event streams over WebSocket (interface
+// 2.7): POST /api/v1/ws/token mints a short-lived token for the caller's scope, and
+// GET /ws/merchant/events and /ws/commerce/events stream that scope's events, one
+// JSON text frame each, optionally resuming after ?since=<event id>.
+//
+//   - ws.go: API, Config, New; token minting and stream addresses;
+//   - streamauth.go: stream credentials (token or API key) and the rechecks of
+//     the key behind an open stream, shared by the streams of one key;
+//   - wsstream.go: the upgrade and the stream loop (replay, live events, pings,
+//     expiry and revocation).
+package eventstream

@@ -1,0 +1,207 @@
+package eventstream
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"kassa"
+	"kassa/api/httpx"
+)
+
+// isWebSocketUpgrade reports whether r asks for a WebSocket upgrade.
+func isWebSocketUpgrade(r *http.Request) bool {
+	return headerHasToken(r.Header, "Connection", "upgrade") && headerHasToken(r.Header, "Upgrade", "websocket")
+}
+
+func headerHasToken(h http.Header, name, token string) bool {
+	for _, v := range h.Values(name) {
+		for _, t := range strings.Split(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(t), token) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Stream serves GET /ws/{merchant,commerce}/events. Everything that can fail
+// (credentials, scope, since, rate limit) is checked before the upgrade, so failures
+// are ordinary JSON error responses. Then the stream subscribes to live events,
+// replays what came after ?since=<event id>, and goes live; kassa.Replay says
+// why nothing is missed or sent twice. Each event is one JSON text frame.
+func (a *API) Stream(scope kassa.Scope) httpx.Func {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		cred, err := a.streamAuth(r)
+		if err != nil {
+			return err
+		}
+		p := cred.p
+		if err := a.core.LimitGeneral(w, p); err != nil {
+			return err
+		}
+		if p.Scope != scope {
+			return httpx.ErrPermission("wrong_key_scope", "This stream needs a "+string(scope)+"-scope credential; a "+
+				string(p.Scope)+"-scope one was sent (its stream is "+streamPath(p.Scope)+").")
+		}
+		var since *kassa.Event
+		if q := r.URL.Query(); q.Has("since") {
+			since, err = a.events.Event(r.Context(), p.MerchantID, p.Environment, scope, q.Get("since"))
+			if kassa.ErrorKindOf(err) == kassa.KindNotFound {
+				return httpx.ErrInvalid("since", "invalid_since", "since must be the id of one of your events on this stream.")
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if a.stream == nil {
+			httpx.WriteErrorStatus(w, r, http.StatusServiceUnavailable, "api_error", "stream_unavailable",
+				"Live events are not available on this server.")
+			return nil
+		}
+		if !isWebSocketUpgrade(r) {
+			w.Header().Set("Connection", "Upgrade")
+			w.Header().Set("Upgrade", "websocket")
+			httpx.WriteErrorStatus(w, r, http.StatusUpgradeRequired, "invalid_request_error", "websocket_required",
+				"This is a WebSocket endpoint; connect with a WebSocket client.")
+			return nil
+		}
+		// Any origin is accepted: streams authenticate with a token or key sent
+		// explicitly, never with cookies, so a foreign page gains nothing it does not
+		// already hold (no cross-site WebSocket hijacking), and API clients are often
+		// not browsers at all.
+		// Subscribing before the upgrade means every event committed after the
+		// client sees the handshake complete reaches it.
+		sub := a.stream.Subscribe(p.MerchantID, p.Environment, p.Scope)
+		defer sub.Close()
+		c, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
+		if err != nil {
+			return nil // Accept has answered the request
+		}
+		defer c.CloseNow()
+		a.runStream(r, c, cred, sub, since)
+		return nil
+	}
+}
+
+// runStream sends events until the connection or the credential ends.
+func (a *API) runStream(r *http.Request, c *websocket.Conn, cred streamCredential, sub kassa.Subscription, since *kassa.Event) {
+	p := cred.p
+	// CloseRead answers pings and close frames; its context ends when the client
+	// goes away (or sends a data frame, which streams do not take).
+	ctx := c.CloseRead(r.Context())
+
+	write := func(e *kassa.Event) bool {
+		b, err := e.Encode()
+		if err != nil {
+			a.core.Log().ErrorContext(ctx, "encoding an event failed", "request_id", httpx.RequestID(ctx), "error", err)
+			c.Close(websocket.StatusInternalError, "internal error")
+			return false
+		}
+		wctx, cancel := context.WithTimeout(ctx, writeTimeout)
+		defer cancel()
+		return c.Write(wctx, websocket.MessageText, b) == nil // a failed write closes the connection
+	}
+
+	var replay *kassa.Replay
+	if since != nil {
+		replay = kassa.ResumeAfter(a.events, p.MerchantID, p.Environment, p.Scope, since.Pos)
+		for done := false; !done; {
+			var page []*kassa.Event
+			var err error
+			page, done, err = replay.Next(ctx)
+			if err != nil {
+				if ctx.Err() == nil {
+					a.core.Log().ErrorContext(ctx, "event stream replay failed", "request_id", httpx.RequestID(ctx), "error", err)
+					c.Close(websocket.StatusInternalError, "replay failed; reconnect with since")
+				}
+				return
+			}
+			for _, e := range page {
+				if !write(e) {
+					return
+				}
+			}
+		}
+	}
+
+	go func() { // keepalive
+		t := time.NewTicker(a.pingInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				pctx, cancel := context.WithTimeout(ctx, writeTimeout)
+				err := c.Ping(pctx)
+				cancel()
+				if err != nil && ctx.Err() == nil {
+					c.CloseNow() // no pong: the peer is gone
+					return
+				}
+			}
+		}
+	}()
+
+	var expired <-chan time.Time
+	if !cred.expires.IsZero() {
+		t := time.NewTimer(max(cred.expires.Sub(a.core.Now()), 0))
+		defer t.Stop()
+		expired = t.C
+	}
+	var keyCheck <-chan time.Time
+	if p.KeyID != "" {
+		t := time.NewTicker(a.keyCheckEvery)
+		defer t.Stop()
+		keyCheck = t.C
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			if r.Context().Err() != nil {
+				c.Close(websocket.StatusGoingAway, "server shutting down")
+			}
+			return
+		case e, ok := <-sub.Events():
+			if !ok {
+				switch err := sub.Err(); {
+				case errors.Is(err, kassa.ErrSlowConsumer):
+					c.Close(websocket.StatusTryAgainLater, "slow consumer")
+				case errors.Is(err, kassa.ErrStreamStopped):
+					c.Close(websocket.StatusGoingAway, "server shutting down")
+				default:
+					c.Close(websocket.StatusInternalError, "stream ended")
+				}
+				return
+			}
+			if replay != nil && !replay.Fresh(e) {
+				continue // already replayed
+			}
+			if a.beforeLiveWrite != nil {
+				a.beforeLiveWrite(r)
+			}
+			if !write(e) {
+				return
+			}
+		case <-expired:
+			c.Close(wsCloseExpired, cred.expiredReason)
+			return
+		case <-keyCheck:
+			if err := a.recheckKey(ctx, p); err != nil {
+				switch kassa.ErrorCode(err) {
+				case "api_key_revoked":
+					c.Close(wsCloseRevoked, "api key revoked")
+					return
+				case "api_key_expired":
+					c.Close(wsCloseExpired, "api key expired")
+					return
+				} // a failed lookup is retried at the next check
+			}
+		}
+	}
+}
