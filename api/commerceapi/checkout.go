@@ -9,7 +9,7 @@ import (
 	"kassa/commerce"
 )
 
-// Paths of the order endpoints, relative to the base address (interface 2.10).
+// Paths of the order endpoints, relative to the base address (docs/api.md 2.10).
 const (
 	pathCheckOrder   = "/api/commerce/merchant/orders/{orderId}"
 	pathCheckPayment = "/api/commerce/merchant/payments/{orderId}/status"
@@ -104,7 +104,7 @@ func (a *API) CheckoutAddress(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// orderCreatedJSON is the step 3 result (interface 2.10).
+// orderCreatedJSON is the step 3 result (docs/api.md 2.10).
 type orderCreatedJSON struct {
 	OrderID               string               `json:"orderId"`
 	InvoiceID             string               `json:"invoiceId"`

@@ -167,7 +167,7 @@ func commercePath(format, id string) string {
 	return strings.Replace(format, "{orderId}", url.PathEscape(id), 1)
 }
 
-// Order lists use the merchant API's limits (interface 4.1).
+// Order lists take limit 1..100, default 10, like the invoice list (docs/api.md 8).
 const (
 	defaultLimit = 10
 	maxLimit     = 100

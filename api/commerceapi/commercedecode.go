@@ -140,7 +140,7 @@ func decodeOrderInvoice(body []byte) (commerce.OrderInvoiceRequest, error) {
 			return true, httpx.StringInto(f, &r.AddressID)
 		case "shippingOptionId":
 			return true, httpx.StringInto(f, &r.ShippingOptionID)
-		case "webhookUrl": // deprecated and ignored (interface 2.10)
+		case "webhookUrl": // deprecated and ignored (docs/api.md 2.10)
 			if !f.Null() {
 				_, err := httpx.ReqString(f)
 				return true, err

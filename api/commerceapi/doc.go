@@ -1,4 +1,4 @@
-// Package commerceapi is the commerce API (/api/commerce, interface 4.6): product
+// Package commerceapi is the commerce API (/api/commerce, docs/api.md 4.6): product
 // search, the three-step checkout (estimate, address, invoice), orders, their
 // payment status, cancellation and the devnet simulation. Only commerce-scope API
 // keys are admitted (httpx.Core.Commerce); every answer is the {success, data}

@@ -11,7 +11,7 @@ import (
 	"kassa/commerce"
 )
 
-// Search serves GET /api/commerce/search (interface 2.9, 4.6).
+// Search serves GET /api/commerce/search (docs/api.md 2.9, 4.6).
 func (a *API) Search(w http.ResponseWriter, r *http.Request) error {
 	q, err := parseSearch(r)
 	if err != nil {
@@ -60,7 +60,7 @@ func newProductJSON(p commerce.Product) productJSON {
 	return productJSON{p.ID, p.Title, usd(p.Price), p.Image, json.Number(rating), p.ReviewCount, p.Fresh, p.Retailer, p.URL}
 }
 
-// parseSearch validates the search query (interface 4.6 and 8).
+// parseSearch validates the search query (docs/api.md 4.6 and 8).
 func parseSearch(r *http.Request) (commerce.SearchQuery, error) {
 	v := r.URL.Query()
 	q := commerce.SearchQuery{Query: strings.TrimSpace(v.Get("q")), Retailer: commerce.DefaultRetailer}

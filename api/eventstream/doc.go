@@ -1,4 +1,4 @@
-// Package eventstream serves Kassa's live event streams over WebSocket (interface
+// Package eventstream serves Kassa's live event streams over WebSocket (docs/api.md
 // 2.7): POST /api/v1/ws/token mints a short-lived token for the caller's scope, and
 // GET /ws/merchant/events and /ws/commerce/events stream that scope's events, one
 // JSON text frame each, optionally resuming after ?since=<event id>.

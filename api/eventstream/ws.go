@@ -74,7 +74,7 @@ const (
 	wsCloseRevoked websocket.StatusCode = 4003 // the API key was revoked
 )
 
-// wsTokenJSON is the data of a minted token (interface 2.7).
+// wsTokenJSON is the data of a minted token (docs/api.md 2.7).
 type wsTokenJSON struct {
 	Token              string `json:"token"`
 	Scope              string `json:"scope"`
