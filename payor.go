@@ -20,6 +20,12 @@ type PayorService interface {
 	SubmitForm(ctx context.Context, merchantID int64, invoiceID string, rs []FormResponse) (*Invoice, error)
 }
 
+// ErrSessionNotFound is the answer for a payment session token that names no
+// invoice, or whose session has ended (404 session_not_found).
+func ErrSessionNotFound() error {
+	return &Error{Kind: KindNotFound, Code: "session_not_found", Message: "No such payment session, or it has ended."}
+}
+
 // SessionOpen reports whether a payment session of inv is still usable at now.
 func SessionOpen(inv *Invoice, now time.Time) bool {
 	return now.Before(inv.ExpiresAt.Add(SessionGrace))

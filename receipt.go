@@ -53,6 +53,20 @@ type Receipt struct {
 	SettlementTxHash *string
 }
 
+// ValidTxHash reports whether s is an EVM transaction hash: 0x followed by 64 hex
+// digits (either case).
+func ValidTxHash(s string) bool {
+	if len(s) != 66 || s[:2] != "0x" {
+		return false
+	}
+	for _, c := range s[2:] {
+		if !('0' <= c && c <= '9') && !('a' <= c && c <= 'f') && !('A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
 // ReceiptAmounts adds up receipts into the amounts the lifecycle works from:
 // confirmed and underpaid receipts are confirmed money, pending ones pending money;
 // manual_retry money is kept aside for a person and counts for neither.

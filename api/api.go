@@ -15,6 +15,8 @@ import (
 	"kassa/api/commerceapi"
 	"kassa/api/eventstream"
 	"kassa/api/httpx"
+	"kassa/api/payorapi"
+	"kassa/api/paypage"
 	"kassa/commerce"
 	"kassa/payment"
 )
@@ -57,6 +59,8 @@ type server struct {
 
 	commerce *commerceapi.API // the commerce API, when cfg.Commerce is set
 	streams  *eventstream.API // WebSocket tokens and event streams
+	payor    *payorapi.API    // /api/v1/payments/* and verify
+	page     *paypage.Page    // the hosted payment page, /pay/*
 }
 
 // New returns the HTTP handler of the merchant API.
@@ -75,6 +79,12 @@ func New(cfg Config) http.Handler {
 	s.streams = eventstream.New(eventstream.Config{Core: core, Secret: cfg.Secret, PublicURL: cfg.PublicURL,
 		Keys: cfg.Keys, Events: cfg.Events, Stream: cfg.Stream, PingInterval: cfg.WSPingInterval,
 		KeyCheckInterval: cfg.WSKeyCheckInterval, BeforeLiveWrite: cfg.WSBeforeLiveWrite})
+	tracker := payment.Tracker{Payments: cfg.Payments, Registry: cfg.Registry}
+	s.payor = payorapi.New(payorapi.Config{Core: core, Signer: s.signer, Payor: cfg.Payor, Invoices: cfg.Invoices,
+		Registry: cfg.Registry, Rates: cfg.Rates, Pay: s.payments, Tracker: tracker, PublicURL: cfg.PublicURL,
+		IconURL: paypage.IconURL})
+	s.page = paypage.New(paypage.Config{Signer: s.signer, Payor: cfg.Payor, Registry: cfg.Registry, Rates: cfg.Rates,
+		Pay: s.payments, Tracker: tracker, Stream: cfg.Stream, Logger: core.Log(), Now: core.Now})
 	s.routes()
 	return core
 }

@@ -3,10 +3,11 @@ package api
 import (
 	"kassa"
 	"kassa/api/httpx"
+	"kassa/api/paypage"
 )
 
 // routes is the route table: every route of the service, with the wrappers that
-// authenticate (Merchant, AnyScope, JWT, Commerce, payorAuth), limit and make it
+// authenticate (Merchant, AnyScope, JWT, Commerce, payor Session), limit and make it
 // idempotent. Handlers are thin (decode, call a service, encode); errors are
 // rendered by httpx from one table. To add an endpoint, add its line here and its
 // handler to the surface it belongs to.
@@ -50,16 +51,16 @@ func (s *server) routes() {
 	s.Handle("GET /api/v1/webhook-endpoints/{endpointId}/deliveries", s.Merchant(s.listDeliveries))
 
 	// Payor API (/api/v1/payments): the payment session (x-session-token, x-signature).
-	s.Handle("GET /api/v1/payments/invoice", s.payorAuth(s.payorInvoice))
-	s.Handle("GET /api/v1/payments/payment-status", s.payorAuth(s.paymentStatusHandler))
-	s.Handle("GET /api/v1/payments/available-tokens", s.payorAuth(s.availableTokens))
-	s.Handle("POST /api/v1/payments/payment-address", s.payorAuth(s.paymentAddress))
-	s.Handle("GET /api/v1/payments/questions", s.payorAuth(s.questions))
-	s.Handle("GET /api/v1/invoice/{invoiceId}/verify", s.verify)
-	s.Handle("POST /api/v1/invoice/{invoiceId}/verify", s.verify)
-	s.Handle("POST /api/v1/payments/submit-form", s.payorAuth(s.submitForm))
-	s.Handle("GET /api/v1/payments/customer-email", s.payorAuth(s.getCustomerEmail))
-	s.Handle("POST /api/v1/payments/customer-email", s.payorAuth(s.setCustomerEmail))
+	s.Handle("GET /api/v1/payments/invoice", s.payor.Session(s.payor.Invoice))
+	s.Handle("GET /api/v1/payments/payment-status", s.payor.Session(s.payor.PaymentStatus))
+	s.Handle("GET /api/v1/payments/available-tokens", s.payor.Session(s.payor.AvailableTokens))
+	s.Handle("POST /api/v1/payments/payment-address", s.payor.Session(s.payor.PaymentAddress))
+	s.Handle("GET /api/v1/payments/questions", s.payor.Session(s.payor.Questions))
+	s.Handle("GET /api/v1/invoice/{invoiceId}/verify", s.payor.Verify)
+	s.Handle("POST /api/v1/invoice/{invoiceId}/verify", s.payor.Verify)
+	s.Handle("POST /api/v1/payments/submit-form", s.payor.Session(s.payor.SubmitForm))
+	s.Handle("GET /api/v1/payments/customer-email", s.payor.Session(s.payor.CustomerEmail))
+	s.Handle("POST /api/v1/payments/customer-email", s.payor.Session(s.payor.SetCustomerEmail))
 
 	// WebSocket event streams.
 	s.Handle("POST /api/v1/ws/token", s.AnyScope(s.streams.MintToken))
@@ -82,12 +83,12 @@ func (s *server) routes() {
 	}
 
 	// Hosted payment page (/pay), HTML, with its assets.
-	s.HandleHTTP("GET /pay/assets/{hash}/{name...}", serveAsset)
-	s.HandleHTTP("GET /static/tokens/{file}", serveAsset)
-	s.HandleHTTP("GET /pay/{invoiceId}", s.payPage)
-	s.HandleHTTP("POST /pay/{invoiceId}/token", s.pagePost("token", s.pageToken))
-	s.HandleHTTP("POST /pay/{invoiceId}/answers", s.pagePost("answers", s.pageAnswers))
-	s.HandleHTTP("POST /pay/{invoiceId}/email", s.pagePost("email", s.pageEmail))
-	s.HandleHTTP("GET /pay/{invoiceId}/qr.png", s.pageQR)
-	s.HandleHTTP("GET /pay/{invoiceId}/events", s.pageEvents)
+	s.HandleHTTP("GET /pay/assets/{hash}/{name...}", paypage.ServeAsset)
+	s.HandleHTTP("GET /static/tokens/{file}", paypage.ServeAsset)
+	s.HandleHTTP("GET /pay/{invoiceId}", s.page.Show)
+	s.HandleHTTP("POST /pay/{invoiceId}/token", s.page.Form("token", s.page.ChooseToken))
+	s.HandleHTTP("POST /pay/{invoiceId}/answers", s.page.Form("answers", s.page.SaveAnswers))
+	s.HandleHTTP("POST /pay/{invoiceId}/email", s.page.Form("email", s.page.SaveEmail))
+	s.HandleHTTP("GET /pay/{invoiceId}/qr.png", s.page.QR)
+	s.HandleHTTP("GET /pay/{invoiceId}/events", s.page.Events)
 }

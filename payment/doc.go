@@ -2,7 +2,8 @@
 // invoice a deposit address with a quote (the token amount at a rate locked for
 // kassa.QuoteLock, refused while a required question is unanswered), reads the
 // quote back while it holds, and, on devnet, makes simulated payments that take
-// the same ingestion path a transfer found on chain takes. The payor API, the
-// payment page, the devnet endpoint and the commerce simulation all pay through
-// it. It imports only the domain.
+// the same ingestion path a transfer found on chain takes. Its Tracker tells how
+// an invoice's transfers stand (Status). The payor API, the payment page, the
+// devnet endpoint and the commerce simulation all pay through it. It imports only
+// the domain.
 package payment

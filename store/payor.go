@@ -13,25 +13,20 @@ import (
 
 var _ kassa.PayorService = (*DB)(nil)
 
-func errSessionNotFound() error {
-	return &kassa.Error{Kind: kassa.KindNotFound, Code: "session_not_found",
-		Message: "No such payment session, or it has ended."}
-}
-
 // InvoiceBySession finds an invoice by the hash of its payment session token, with
 // its status as of now.
 func (db *DB) InvoiceBySession(ctx context.Context, token string) (*kassa.Invoice, error) {
 	inv, err := scanInvoice(db.r.QueryRowContext(ctx,
 		"SELECT "+invoiceColumns+" FROM invoices WHERE session_token_hash = $1", kassa.HashSecret(token)))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, errSessionNotFound()
+		return nil, kassa.ErrSessionNotFound()
 	}
 	if err != nil {
 		return nil, fmt.Errorf("store: invoice by session: %w", err)
 	}
 	now := db.clock()
 	if !kassa.SessionOpen(inv, now) {
-		return nil, errSessionNotFound()
+		return nil, kassa.ErrSessionNotFound()
 	}
 	inv.Status = inv.EffectiveStatus(now)
 	return inv, nil

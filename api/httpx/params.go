@@ -1,6 +1,7 @@
 package httpx
 
 import (
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -69,4 +70,15 @@ func CommaList(q url.Values, name string) ([]string, bool) {
 		}
 	}
 	return parts, true
+}
+
+// InvoiceID reads an invoice id path value (name). The interface types it as a
+// UUID, so anything else is an invalid parameter (400); a well-formed id that names
+// no invoice of the caller is for the handler to answer (404).
+func InvoiceID(r *http.Request, name string) (string, error) {
+	id := strings.ToLower(r.PathValue(name))
+	if !kassa.ValidUUID(id) {
+		return "", ErrInvalid("invoiceId", "invalid_invoice_id", "The invoice id must be a UUID.")
+	}
+	return id, nil
 }

@@ -1,4 +1,4 @@
-package api
+package paypage
 
 import (
 	"context"
@@ -122,10 +122,10 @@ var inputTypes = map[string]string{"text": "text", "email": "email", "number": "
 const shortTime = "2006-01-02 15:04 UTC"
 
 // buildPage computes the page of an invoice for a payor.
-func (s *server) buildPage(ctx context.Context, inv *kassa.Invoice, token, lang string) (*pageView, error) {
+func (p *Page) buildPage(ctx context.Context, inv *kassa.Invoice, token, lang string) (*pageView, error) {
 	t := catalog(lang)
-	sig := s.signer.Sign(token)
-	now := s.Now()
+	sig := p.cfg.Signer.Sign(token)
+	now := p.cfg.Now()
 	v := &pageView{T: t, Lang: lang, Asset: assetURL, InvoiceID: inv.ID, Session: token, Signature: sig, Errors: t.errorsJSON(),
 		Title: inv.InvoiceTitle, Footer: inv.InvoiceFooter, Amount: inv.Amount.Cents(), Paid: inv.AmountPaid.Cents(),
 		Remaining: inv.AmountRemaining().Cents(), RemainingMillis: int64(inv.AmountRemaining()), State: pageState(inv),
@@ -169,25 +169,25 @@ func (s *server) buildPage(ctx context.Context, inv *kassa.Invoice, token, lang 
 	// Optional questions are asked once, before a token is chosen; answering or
 	// skipping them (an empty submission) lets the payor go on.
 	v.ShowQuestions = v.NeedAnswers || (len(inv.Questions) > 0 && inv.FormResponses == nil && inv.LockedTokenID == nil)
-	if err := s.pageTokens(ctx, inv, v); err != nil {
+	if err := p.pageTokens(ctx, inv, v); err != nil {
 		return nil, err
 	}
-	rs, err := s.receipts(ctx, inv)
+	rs, err := p.cfg.Tracker.Receipts(ctx, inv)
 	if err != nil {
 		return nil, err
 	}
 	for _, r := range rs {
 		pv := paymentView{Status: string(r.Status), TxHash: r.TxHash, Short: r.TxHash, Confirmations: r.Confirmations,
-			Needed: s.confirmationsNeeded(inv.Environment, r.Network)}
+			Needed: p.cfg.Tracker.ConfirmationsNeeded(inv.Environment, r.Network)}
 		if len(r.TxHash) > 16 {
 			pv.Short = r.TxHash[:10] + "…" + r.TxHash[len(r.TxHash)-6:]
 		}
 		v.Payments = append(v.Payments, pv)
 	}
 	if v.State == "detected" {
-		for _, p := range v.Payments {
-			if p.Status == string(kassa.ReceiptPending) {
-				v.StatusText += ": " + p.Progress(t)
+		for _, pv := range v.Payments {
+			if pv.Status == string(kassa.ReceiptPending) {
+				v.StatusText += ": " + pv.Progress(t)
 				break
 			}
 		}
@@ -195,9 +195,10 @@ func (s *server) buildPage(ctx context.Context, inv *kassa.Invoice, token, lang 
 	return v, nil
 }
 
-// iconURL is the content-hashed, immutable URL of a token icon Kassa serves
-// under /static/; any other icon URI is returned as it is.
-func iconURL(uri string) string {
+// IconURL is the content-hashed, immutable URL of a token icon Kassa serves
+// under /static/; any other icon URI is returned as it is. The page and the payor
+// API's available tokens link icons by it.
+func IconURL(uri string) string {
 	if name, ok := strings.CutPrefix(uri, "/static/"); ok {
 		if _, ok := assets[name]; ok {
 			return assetURL(name)
@@ -208,19 +209,19 @@ func iconURL(uri string) string {
 
 // pageTokens lists the tokens the payor may choose and, once one is locked and
 // money is still owed, its deposit address and quote.
-func (s *server) pageTokens(ctx context.Context, inv *kassa.Invoice, v *pageView) error {
-	if s.cfg.Registry == nil || s.cfg.Rates == nil {
+func (p *Page) pageTokens(ctx context.Context, inv *kassa.Invoice, v *pageView) error {
+	if p.cfg.Registry == nil || p.cfg.Rates == nil {
 		return nil
 	}
-	for _, t := range s.cfg.Registry.Tokens(inv.Environment) {
+	for _, t := range p.cfg.Registry.Tokens(inv.Environment) {
 		if inv.Status == kassa.StatusUnderpaid && inv.LockedTokenID != nil && t.ID != *inv.LockedTokenID {
 			continue
 		}
-		tv := tokenView{ID: t.ID, Symbol: t.Symbol, Name: t.Name, Network: t.Network, Icon: iconURL(t.IconURI), Available: true}
-		if n, ok := s.cfg.Registry.Network(inv.Environment, t.Network); ok {
+		tv := tokenView{ID: t.ID, Symbol: t.Symbol, Name: t.Name, Network: t.Network, Icon: IconURL(t.IconURI), Available: true}
+		if n, ok := p.cfg.Registry.Network(inv.Environment, t.Network); ok {
 			tv.Network = n.DisplayName
 		}
-		if _, err := s.cfg.Rates.Rate(ctx, t); err != nil {
+		if _, err := p.cfg.Rates.Rate(ctx, t); err != nil {
 			tv.Available = false
 			if kassa.ErrorCode(err) == "rate_unavailable" {
 				tv.Reason = fmt.Sprintf(v.T.NoRate, t.Symbol, tv.Network)
@@ -243,14 +244,14 @@ func (s *server) pageTokens(ctx context.Context, inv *kassa.Invoice, v *pageView
 	// its no-JS refresh included. When it ran out the page has none until then.
 	var addr payment.Quote
 	if v.State == "detected" {
-		held, ok, err := s.payments.HeldQuote(ctx, inv)
+		held, ok, err := p.cfg.Pay.HeldQuote(ctx, inv)
 		if err != nil || !ok {
 			return err
 		}
 		addr = held
 	} else {
 		var err error
-		if addr, err = s.payments.CurrentAddress(ctx, inv); err != nil {
+		if addr, err = p.cfg.Pay.CurrentAddress(ctx, inv); err != nil {
 			return err
 		}
 	}
@@ -261,7 +262,7 @@ func (s *server) pageTokens(ctx context.Context, inv *kassa.Invoice, v *pageView
 	v.QRBase = "/pay/" + inv.ID + "/qr.png?" + url.Values{"session": {v.Session}, "signature": {v.Signature}}.Encode()
 	v.QRURL = v.QRBase + "&" + url.Values{"quote": {addr.ExpiresAt}}.Encode()
 	if exp, ok := kassa.ParseTime(addr.ExpiresAt); ok {
-		v.QuoteLeft, v.QuoteUntil = v.T.Left(exp.Sub(s.Now())), exp.UTC().Format("15:04")
+		v.QuoteLeft, v.QuoteUntil = v.T.Left(exp.Sub(p.cfg.Now())), exp.UTC().Format("15:04")
 	}
 	return nil
 }

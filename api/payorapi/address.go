@@ -1,21 +1,20 @@
-package api
+package payorapi
 
 import (
 	"net/http"
 
-	"kassa"
 	"kassa/api/httpx"
 )
 
-// paymentAddress serves POST /api/v1/payments/payment-address {token_id}: it locks
+// PaymentAddress serves POST /api/v1/payments/payment-address {token_id}: it locks
 // the token for the invoice and returns the deposit address on the token's network
 // with the amount to send at a rate locked for kassa.QuoteLock.
-func (s *server) paymentAddress(w http.ResponseWriter, r *http.Request, inv *kassa.Invoice) error {
+func (a *API) PaymentAddress(w http.ResponseWriter, r *http.Request) error {
 	tokenID, err := decodeTokenID(r)
 	if err != nil {
 		return err
 	}
-	out, err := s.payments.LockAddress(r.Context(), inv, tokenID)
+	out, err := a.cfg.Pay.LockAddress(r.Context(), sessionInvoice(r.Context()), tokenID)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package api
+package paypage
 
 import (
 	"encoding/json"

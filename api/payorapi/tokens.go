@@ -1,4 +1,4 @@
-package api
+package payorapi
 
 import (
 	"encoding/json"
@@ -32,26 +32,27 @@ type availableToken struct {
 	UnavailableReason        *string     `json:"unavailable_reason"`
 }
 
-// availableTokens serves GET /api/v1/payments/available-tokens: the tokens of the
+// AvailableTokens serves GET /api/v1/payments/available-tokens: the tokens of the
 // invoice's environment with their rates; while the invoice is underpaid, only the
 // locked token (interface 3.1 rule 1). A token without a rate is listed as
 // UNAVAILABLE with its reason, so a page can show it disabled.
-func (s *server) availableTokens(w http.ResponseWriter, r *http.Request, inv *kassa.Invoice) error {
+func (a *API) AvailableTokens(w http.ResponseWriter, r *http.Request) error {
+	inv := sessionInvoice(r.Context())
 	out := []availableToken{}
-	if s.cfg.Registry == nil || s.cfg.Rates == nil {
+	if a.cfg.Registry == nil || a.cfg.Rates == nil {
 		httpx.WriteJSON(w, http.StatusOK, out)
 		return nil
 	}
-	for _, t := range s.cfg.Registry.Tokens(inv.Environment) {
+	for _, t := range a.cfg.Registry.Tokens(inv.Environment) {
 		if inv.Status == kassa.StatusUnderpaid && inv.LockedTokenID != nil && t.ID != *inv.LockedTokenID {
 			continue
 		}
 		item := availableToken{ID: t.ID, TokenSymbol: t.Symbol, TokenName: t.Name, TokenType: t.Type,
-			Network: t.Network, TokenDecimals: t.Decimals, TokenAddress: t.Address, PhotoURI: s.absolute(iconURL(t.IconURI)),
+			Network: t.Network, TokenDecimals: t.Decimals, TokenAddress: t.Address, PhotoURI: a.absolute(a.cfg.IconURL(t.IconURI)),
 			HasSettlementRoute: t.SettlementRoute, SupportsStableSettlement: t.Stable, IsMonitored: t.Monitored,
 			SettlementRate: "0", SettlementCostUSD: "0", IsSameTokenSettlement: t.Stable,
 			AvailabilityStatus: "AVAILABLE"}
-		rate, err := s.cfg.Rates.Rate(r.Context(), t)
+		rate, err := a.cfg.Rates.Rate(r.Context(), t)
 		if err != nil {
 			reason := kassa.AsError(err).Message
 			item.AvailabilityStatus, item.UnavailableReason = "UNAVAILABLE", &reason
@@ -69,9 +70,9 @@ func (s *server) availableTokens(w http.ResponseWriter, r *http.Request, inv *ka
 }
 
 // absolute turns a path served by Kassa into a URL under the public address.
-func (s *server) absolute(uri string) string {
+func (a *API) absolute(uri string) string {
 	if len(uri) > 0 && uri[0] == '/' {
-		return s.cfg.PublicURL + uri
+		return a.cfg.PublicURL + uri
 	}
 	return uri
 }

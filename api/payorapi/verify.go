@@ -1,4 +1,4 @@
-package api
+package payorapi
 
 import (
 	"net/http"
@@ -7,29 +7,26 @@ import (
 	"kassa/api/httpx"
 )
 
-// verify serves GET and POST /api/v1/invoice/{invoiceId}/verify with either a
+// Verify serves GET and POST /api/v1/invoice/{invoiceId}/verify with either a
 // merchant credential (MA) or the invoice's payment session (PS). Both answer the
 // invoice's current payment status (as payment-status does). POST {tx_hash, network}
 // names a transfer for Kassa to look at now; it is checked for form and network, and
 // until the chain watcher lands (devnet payments come through the simulation
 // endpoint) the answer says it was not looked up on chain: "checked": false.
-func (s *server) verify(w http.ResponseWriter, r *http.Request) error {
-	id, err := invoiceID(r, "invoiceId")
+func (a *API) Verify(w http.ResponseWriter, r *http.Request) error {
+	id, err := httpx.InvoiceID(r, "invoiceId")
 	if err != nil {
 		return err
 	}
 	var inv *kassa.Invoice
 	if r.Header.Get("X-Session-Token") != "" || r.Header.Get("X-Signature") != "" {
-		err = s.payorAuth(func(_ http.ResponseWriter, _ *http.Request, got *kassa.Invoice) error {
-			if got.ID != id {
-				return kassa.NotFound("invoice") // a session opens its own invoice only
-			}
-			inv = got
-			return nil
-		})(w, r)
+		inv, err = a.session(r)
+		if err == nil && inv.ID != id {
+			err = kassa.NotFound("invoice") // a session opens its own invoice only
+		}
 	} else {
-		err = s.Merchant(func(_ http.ResponseWriter, r *http.Request) error {
-			inv, err = s.cfg.Invoices.Invoice(r.Context(), httpx.Principal(r.Context()).MerchantID, id)
+		err = a.cfg.Core.Merchant(func(_ http.ResponseWriter, r *http.Request) error {
+			inv, err = a.cfg.Invoices.Invoice(r.Context(), httpx.Principal(r.Context()).MerchantID, id)
 			return err
 		})(w, r)
 	}
@@ -37,11 +34,11 @@ func (s *server) verify(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if r.Method == http.MethodPost {
-		if err := s.decodeVerify(r, inv); err != nil {
+		if err := a.decodeVerify(r, inv); err != nil {
 			return err
 		}
 	}
-	out, err := s.paymentStatusOf(r, inv)
+	out, err := a.cfg.Tracker.Status(r.Context(), inv)
 	if err != nil {
 		return err
 	}
@@ -52,7 +49,7 @@ func (s *server) verify(w http.ResponseWriter, r *http.Request) error {
 
 // decodeVerify checks a verify body: {tx_hash, network}, a 32-byte hash on a network
 // of the invoice's environment.
-func (s *server) decodeVerify(r *http.Request, inv *kassa.Invoice) error {
+func (a *API) decodeVerify(r *http.Request, inv *kassa.Invoice) error {
 	body, err := httpx.ReadBody(r)
 	if err != nil {
 		return err
@@ -75,13 +72,13 @@ func (s *server) decodeVerify(r *http.Request, inv *kassa.Invoice) error {
 			return err
 		}
 	}
-	if !validTxHash(hash) {
+	if !kassa.ValidTxHash(hash) {
 		return httpx.ErrInvalid("tx_hash", "invalid_tx_hash", "tx_hash must be 0x followed by 64 hex digits.")
 	}
-	if s.cfg.Registry == nil {
+	if a.cfg.Registry == nil {
 		return httpx.ErrInvalid("network", "invalid_network", "No networks are configured.")
 	}
-	if _, ok := s.cfg.Registry.Network(inv.Environment, network); !ok {
+	if _, ok := a.cfg.Registry.Network(inv.Environment, network); !ok {
 		return httpx.ErrInvalid("network", "invalid_network", "network must be a network of the invoice's environment.")
 	}
 	return nil

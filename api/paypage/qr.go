@@ -1,4 +1,4 @@
-package api
+package paypage
 
 import (
 	"net/http"
@@ -8,17 +8,17 @@ import (
 	"rsc.io/qr"
 )
 
-// pageQR serves GET /pay/{invoiceId}/qr.png?…&quote=<expires_at>: the QR code of
+// QR serves GET /pay/{invoiceId}/qr.png?…&quote=<expires_at>: the QR code of
 // the EIP-681 payment URI of the quote the page shows, drawn here (no QR service
 // is asked). It only reads: the quote must still hold (404 when the invoice has
 // none), and when quote names one, be that one (409 when it was replaced since),
 // so the code never asks for another amount than the page beside it.
-func (s *server) pageQR(w http.ResponseWriter, r *http.Request) {
-	inv, _ := s.pageSession(w, r)
+func (p *Page) QR(w http.ResponseWriter, r *http.Request) {
+	inv, _ := p.pageSession(w, r)
 	if inv == nil {
 		return
 	}
-	a, ok, err := s.payments.HeldQuote(r.Context(), inv)
+	a, ok, err := p.cfg.Pay.HeldQuote(r.Context(), inv)
 	switch {
 	case err != nil:
 		code, _ := httpx.Classify(err, "")

@@ -1,4 +1,4 @@
-package api
+package paypage
 
 import (
 	"bytes"
@@ -16,12 +16,12 @@ const (
 	sseLifetime   = 30 * time.Minute // then the browser reconnects (EventSource does so by itself)
 )
 
-// pageEvents serves GET /pay/{invoiceId}/events: the payment-status object
+// Events serves GET /pay/{invoiceId}/events: the payment-status object
 // (as GET /api/v1/payments/payment-status answers it) each time it changes. It
 // wakes on the merchant's events and also checks on a timer; it ends when the
 // invoice is over, the client leaves or the server shuts down.
-func (s *server) pageEvents(w http.ResponseWriter, r *http.Request) {
-	inv, token := s.pageSession(w, r)
+func (p *Page) Events(w http.ResponseWriter, r *http.Request) {
+	inv, token := p.pageSession(w, r)
 	if inv == nil {
 		return
 	}
@@ -34,8 +34,8 @@ func (s *server) pageEvents(w http.ResponseWriter, r *http.Request) {
 
 	var events <-chan *kassa.Event
 	every := ssePollEvery
-	if s.cfg.Stream != nil {
-		sub := s.cfg.Stream.Subscribe(inv.MerchantID, inv.Environment, kassa.ScopeMerchant)
+	if p.cfg.Stream != nil {
+		sub := p.cfg.Stream.Subscribe(inv.MerchantID, inv.Environment, kassa.ScopeMerchant)
 		defer sub.Close()
 		events, every = sub.Events(), sseCheckEvery
 	}
@@ -48,11 +48,11 @@ func (s *server) pageEvents(w http.ResponseWriter, r *http.Request) {
 	// send writes the status when it changed (or a comment to keep the connection
 	// alive) and reports whether to go on.
 	send := func(ping bool) bool {
-		fresh, err := s.cfg.Payor.InvoiceBySession(r.Context(), token)
+		fresh, err := p.cfg.Payor.InvoiceBySession(r.Context(), token)
 		if err != nil {
 			return false
 		}
-		st, err := s.paymentStatusOf(r, fresh)
+		st, err := p.cfg.Tracker.Status(r.Context(), fresh)
 		if err != nil {
 			return false
 		}

@@ -1,4 +1,4 @@
-package api
+package paypage
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 // pageFiles are the payment page's templates, styles, script and token icons,
 // built into the binary: the page makes no request to any other host.
 //
-//go:embed page
+//go:embed assets
 var pageFiles embed.FS
 
 // asset is one static file, kept plain and gzipped.
@@ -29,12 +29,12 @@ type asset struct {
 
 var (
 	assets    = map[string]*asset{} // by name: "pay.css", "tokens/usdt.svg"
-	pageTmpl  = template.Must(template.ParseFS(pageFiles, "page/pay.html"))
-	errorTmpl = template.Must(template.ParseFS(pageFiles, "page/error.html"))
+	pageTmpl  = template.Must(template.ParseFS(pageFiles, "assets/pay.html"))
+	errorTmpl = template.Must(template.ParseFS(pageFiles, "assets/error.html"))
 )
 
 func init() {
-	err := fs.WalkDir(pageFiles, "page", func(p string, e fs.DirEntry, err error) error {
+	err := fs.WalkDir(pageFiles, "assets", func(p string, e fs.DirEntry, err error) error {
 		if err != nil || e.IsDir() || strings.HasSuffix(p, ".html") {
 			return err
 		}
@@ -47,7 +47,7 @@ func init() {
 		if a.ctype == "" {
 			a.ctype = "application/octet-stream"
 		}
-		assets[strings.TrimPrefix(p, "page/")] = a
+		assets[strings.TrimPrefix(p, "assets/")] = a
 		return nil
 	})
 	if err != nil {
@@ -73,10 +73,10 @@ func assetURL(name string) string {
 	return "/pay/assets/" + a.hash + "/" + name
 }
 
-// serveAsset serves /pay/assets/{hash}/{name...} (immutable) and the token icons
+// ServeAsset serves /pay/assets/{hash}/{name...} (immutable) and the token icons
 // under /static/tokens/ that the registry's icon_uri values name (cached for a
 // day; the page and available-tokens link the content-hashed URLs instead).
-func serveAsset(w http.ResponseWriter, r *http.Request) {
+func ServeAsset(w http.ResponseWriter, r *http.Request) {
 	name, hash := r.PathValue("name"), r.PathValue("hash")
 	if strings.HasPrefix(r.URL.Path, "/static/") {
 		name = strings.TrimPrefix(r.URL.Path, "/static/")

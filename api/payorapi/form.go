@@ -1,0 +1,94 @@
+package payorapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"kassa"
+	"kassa/api/httpx"
+)
+
+// Questions serves GET /api/v1/payments/questions: the invoice's question schema
+// (an empty list when it asks nothing) and the answers given so far.
+func (a *API) Questions(w http.ResponseWriter, r *http.Request) error {
+	inv := sessionInvoice(r.Context())
+	qs, rs := inv.Questions, inv.FormResponses
+	if qs == nil {
+		qs = []kassa.Question{}
+	}
+	if rs == nil {
+		rs = []kassa.FormResponse{}
+	}
+	httpx.WriteJSON(w, http.StatusOK, map[string]any{"questions": qs, "responses": rs})
+	return nil
+}
+
+// SubmitForm serves POST /api/v1/payments/submit-form {responses: [{question_id, response}]}.
+func (a *API) SubmitForm(w http.ResponseWriter, r *http.Request) error {
+	inv := sessionInvoice(r.Context())
+	body, err := httpx.ReadBody(r)
+	if err != nil {
+		return err
+	}
+	rs, err := decodeResponses(body)
+	if err != nil {
+		return err
+	}
+	if _, err := a.cfg.Payor.SubmitForm(r.Context(), inv.MerchantID, inv.ID, rs); err != nil {
+		return err
+	}
+	httpx.WriteJSON(w, http.StatusOK, map[string]bool{"success": true})
+	return nil
+}
+
+// decodeResponses reads a submit-form body strictly.
+func decodeResponses(body []byte) ([]kassa.FormResponse, error) {
+	fields, err := httpx.ParseObject(body, "")
+	if err != nil {
+		return nil, err
+	}
+	var list *httpx.Field
+	for i := range fields {
+		if fields[i].Key != "responses" {
+			return nil, httpx.ErrUnknownParam(fields[i].Key)
+		}
+		list = &fields[i]
+	}
+	if list == nil || list.Null() {
+		return nil, httpx.ErrMissing("responses")
+	}
+	var raw []json.RawMessage
+	if len(list.Raw) == 0 || list.Raw[0] != '[' || json.Unmarshal(list.Raw, &raw) != nil {
+		return nil, httpx.ErrInvalidType("responses", "an array of {question_id, response}")
+	}
+	out := make([]kassa.FormResponse, 0, len(raw))
+	for i, item := range raw {
+		path := "responses[" + strconv.Itoa(i) + "]"
+		fs, err := httpx.ParseObject(item, path)
+		if err != nil {
+			return nil, err
+		}
+		var resp kassa.FormResponse
+		seen := 0
+		for _, f := range fs {
+			switch f.Key {
+			case "question_id":
+				resp.QuestionID, err = httpx.ReqString(f)
+			case "response":
+				resp.Response, err = httpx.ReqString(f)
+			default:
+				err = httpx.ErrUnknownParam(f.Path)
+			}
+			if err != nil {
+				return nil, err
+			}
+			seen++
+		}
+		if seen != 2 {
+			return nil, httpx.ErrInvalid(path, "missing_param", path+" needs question_id and response.")
+		}
+		out = append(out, resp)
+	}
+	return out, nil
+}

@@ -1,0 +1,140 @@
+package payorapi
+
+import (
+	"context"
+	"net/http"
+
+	"kassa"
+	"kassa/api/httpx"
+	"kassa/payment"
+)
+
+// Config holds what the payor API needs.
+type Config struct {
+	Core     *httpx.Core          // merchant credentials, for verify
+	Signer   kassa.SessionSigner  // checks the session signatures
+	Payor    kassa.PayorService   // the invoice of a session; nil: every session is unknown (404)
+	Invoices kassa.InvoiceService // merchant invoices, for verify
+	Registry kassa.Registry       // networks and tokens; nil: none
+	Rates    kassa.RateSource     // USD prices of tokens; nil: no tokens offered
+	Pay      *payment.Service     // deposit addresses and quotes
+	Tracker  payment.Tracker      // receipts and their confirmations
+	// PublicURL is the service's public address, for the icon URLs of tokens.
+	PublicURL string
+	// IconURL maps a token's icon URI to the URL it is served at (the payment
+	// page's content-hashed asset URL); nil: as it is.
+	IconURL func(uri string) string
+}
+
+// API serves the payor endpoints.
+type API struct {
+	cfg Config
+}
+
+// New returns the payor API over cfg.
+func New(cfg Config) *API {
+	if cfg.IconURL == nil {
+		cfg.IconURL = func(uri string) string { return uri }
+	}
+	return &API{cfg: cfg}
+}
+
+type invoiceKey struct{}
+
+// sessionInvoice is the invoice of the session Session checked.
+func sessionInvoice(ctx context.Context) *kassa.Invoice {
+	inv, _ := ctx.Value(invoiceKey{}).(*kassa.Invoice)
+	return inv
+}
+
+// Session checks the payment session headers (PS): x-session-token and its
+// x-signature, HMAC-SHA256 of the token under the server secret, compared in
+// constant time. A bad or missing pair is 401; a session that names no invoice or
+// has ended is 404. h finds the session's invoice in its request's context.
+func (a *API) Session(h httpx.Func) httpx.Func {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		inv, err := a.session(r)
+		if err != nil {
+			return err
+		}
+		return h(w, r.WithContext(context.WithValue(r.Context(), invoiceKey{}, inv)))
+	}
+}
+
+// session finds the invoice of the request's payment session headers.
+func (a *API) session(r *http.Request) (*kassa.Invoice, error) {
+	token, sig := r.Header.Get("X-Session-Token"), r.Header.Get("X-Signature")
+	if token == "" || sig == "" {
+		return nil, httpx.ErrUnauthenticated("missing_session", "Send the payment session in x-session-token and x-signature.")
+	}
+	if !a.cfg.Signer.Verify(token, sig) {
+		return nil, httpx.ErrUnauthenticated("invalid_session", "The payment session token or signature is invalid.")
+	}
+	if a.cfg.Payor == nil {
+		return nil, kassa.ErrSessionNotFound()
+	}
+	return a.cfg.Payor.InvoiceBySession(r.Context(), token)
+}
+
+// Invoice serves GET /api/v1/payments/invoice: the payor's view of the invoice.
+func (a *API) Invoice(w http.ResponseWriter, r *http.Request) error {
+	inv := sessionInvoice(r.Context())
+	view := kassa.PayorInvoice{Invoice: inv}
+	if inv.LockedTokenID != nil && a.cfg.Registry != nil {
+		if t, ok := a.cfg.Registry.Token(inv.Environment, *inv.LockedTokenID); ok {
+			view.LockedNetwork = &t.Network
+		}
+	}
+	httpx.WriteJSON(w, http.StatusOK, view)
+	return nil
+}
+
+// PaymentStatus serves GET /api/v1/payments/payment-status for polling pages.
+func (a *API) PaymentStatus(w http.ResponseWriter, r *http.Request) error {
+	out, err := a.cfg.Tracker.Status(r.Context(), sessionInvoice(r.Context()))
+	if err != nil {
+		return err
+	}
+	httpx.WriteJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// CustomerEmail serves GET /api/v1/payments/customer-email: {email}, null when unset.
+func (a *API) CustomerEmail(w http.ResponseWriter, r *http.Request) error {
+	inv := sessionInvoice(r.Context())
+	httpx.WriteJSON(w, http.StatusOK, map[string]*string{"email": inv.CustomerEmail})
+	return nil
+}
+
+// SetCustomerEmail serves POST /api/v1/payments/customer-email {email}.
+func (a *API) SetCustomerEmail(w http.ResponseWriter, r *http.Request) error {
+	inv := sessionInvoice(r.Context())
+	body, err := httpx.ReadBody(r)
+	if err != nil {
+		return err
+	}
+	fields, err := httpx.ParseObject(body, "")
+	if err != nil {
+		return err
+	}
+	var email *string
+	for _, f := range fields {
+		if f.Key != "email" {
+			return httpx.ErrUnknownParam(f.Key)
+		}
+		v, err := httpx.ReqString(f)
+		if err != nil {
+			return err
+		}
+		email = &v
+	}
+	if email == nil {
+		return httpx.ErrInvalid("email", "missing_param", "email is required.")
+	}
+	if _, err := a.cfg.Payor.SetCustomerEmail(r.Context(), inv.MerchantID, inv.ID, *email); err != nil {
+		return err
+	}
+	httpx.WriteJSON(w, http.StatusOK, map[string]any{"success": true, "email": *email,
+		"message": "The receipt will be sent to this address."})
+	return nil
+}

@@ -1,0 +1,79 @@
+package payment
+
+import (
+	"context"
+
+	"kassa"
+)
+
+// Status is how an invoice's payments stand, as the payor sees it: the answer of
+// GET /api/v1/payments/payment-status, the payment_status of verify and each
+// message of the payment page's event stream.
+type Status struct {
+	Status                 kassa.InvoiceStatus `json:"status"`
+	AmountPaid             kassa.Millis        `json:"amount_paid"`
+	AmountPaidDecimal      string              `json:"amount_paid_decimal"`
+	AmountRemaining        kassa.Millis        `json:"amount_remaining"`
+	AmountRemainingDecimal string              `json:"amount_remaining_decimal"`
+	AmountPending          kassa.Millis        `json:"amount_pending"`
+	PaidAt                 *string             `json:"paid_at"`
+	Payments               []StatusPayment     `json:"payments"`
+}
+
+// StatusPayment is one transfer of a Status.
+type StatusPayment struct {
+	Status        kassa.ReceiptStatus `json:"status"`
+	TxHash        string              `json:"tx_hash"`
+	Network       string              `json:"network"`
+	AmountToken   string              `json:"amount_token"`
+	Confirmations int                 `json:"confirmations"`
+	// ConfirmationsRequired is how many its network needs before it counts.
+	ConfirmationsRequired int `json:"confirmations_required"`
+}
+
+// Tracker reads an invoice's transfers for the payor: its receipts and how many
+// confirmations each needs. The payor API and the payment page both show them.
+type Tracker struct {
+	Payments kassa.PaymentService // receipts; nil: none
+	Registry kassa.Registry       // the confirmations each network needs; nil: 0
+}
+
+// Receipts loads an invoice's receipts, newest first (at most 100).
+func (t Tracker) Receipts(ctx context.Context, inv *kassa.Invoice) ([]*kassa.Receipt, error) {
+	if t.Payments == nil {
+		return nil, nil
+	}
+	return t.Payments.Receipts(ctx, inv.MerchantID, inv.ID, 100)
+}
+
+// ConfirmationsNeeded is how many confirmations a payment on network needs.
+func (t Tracker) ConfirmationsNeeded(env kassa.Environment, network string) int {
+	if t.Registry != nil {
+		if n, ok := t.Registry.Network(env, network); ok {
+			return n.Confirmations
+		}
+	}
+	return 0
+}
+
+// Status summarises an invoice's payments for polling pages.
+func (t Tracker) Status(ctx context.Context, inv *kassa.Invoice) (Status, error) {
+	rs, err := t.Receipts(ctx, inv)
+	if err != nil {
+		return Status{}, err
+	}
+	rem := inv.AmountRemaining()
+	out := Status{Status: inv.Status, AmountPaid: inv.AmountPaid, AmountPaidDecimal: inv.AmountPaid.Decimal(),
+		AmountRemaining: rem, AmountRemainingDecimal: rem.Decimal(), AmountPending: inv.AmountPending,
+		Payments: make([]StatusPayment, 0, len(rs))}
+	if inv.PaidAt != nil {
+		paid := kassa.FormatTime(*inv.PaidAt)
+		out.PaidAt = &paid
+	}
+	for _, p := range rs {
+		out.Payments = append(out.Payments, StatusPayment{Status: p.Status, TxHash: p.TxHash, Network: p.Network,
+			AmountToken: p.AmountUnits.String(), Confirmations: p.Confirmations,
+			ConfirmationsRequired: t.ConfirmationsNeeded(inv.Environment, p.Network)})
+	}
+	return out, nil
+}
