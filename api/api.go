@@ -15,6 +15,7 @@ import (
 	"kassa/api/commerceapi"
 	"kassa/api/eventstream"
 	"kassa/api/httpx"
+	"kassa/api/merchantapi"
 	"kassa/api/payorapi"
 	"kassa/api/paypage"
 	"kassa/commerce"
@@ -57,6 +58,7 @@ type server struct {
 	signer   kassa.SessionSigner
 	payments *payment.Service
 
+	merchant *merchantapi.API // the merchant API: login, keys, settings, invoices, events, webhooks, devnet
 	commerce *commerceapi.API // the commerce API, when cfg.Commerce is set
 	streams  *eventstream.API // WebSocket tokens and event streams
 	payor    *payorapi.API    // /api/v1/payments/* and verify
@@ -72,6 +74,9 @@ func New(cfg Config) http.Handler {
 	if s.payments == nil {
 		s.payments = &payment.Service{Now: core.Now}
 	}
+	s.merchant = merchantapi.New(merchantapi.Config{Core: core, PublicURL: cfg.PublicURL, Signer: s.signer,
+		Merchants: cfg.Merchants, Keys: cfg.Keys, Invoices: cfg.Invoices, Payments: cfg.Payments, Events: cfg.Events,
+		Webhooks: cfg.Webhooks, Pay: s.payments})
 	if cfg.Commerce != nil {
 		s.commerce = commerceapi.New(commerceapi.Config{Shop: cfg.Commerce, Catalog: cfg.Catalog,
 			Invoices: cfg.Invoices, Signer: kassa.NewSessionSigner(cfg.Secret), PublicURL: cfg.PublicURL, Now: core.Now})

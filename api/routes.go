@@ -18,37 +18,37 @@ func (s *server) routes() {
 
 	// Merchant API (/api/v1): dashboard login, keys, settings, invoices, events,
 	// webhook endpoints, devnet payments.
-	s.Handle("POST /api/v1/auth/login", s.loginHandler)
+	s.Handle("POST /api/v1/auth/login", s.merchant.Login)
 
-	s.Handle("GET /api/v1/api-keys", s.JWT(s.listKeys))
-	s.Handle("POST /api/v1/api-keys", s.JWT(s.createKey))
-	s.Handle("POST /api/v1/api-keys/{keyId}/revoke", s.JWT(s.revokeKey))
+	s.Handle("GET /api/v1/api-keys", s.JWT(s.merchant.ListKeys))
+	s.Handle("POST /api/v1/api-keys", s.JWT(s.merchant.CreateKey))
+	s.Handle("POST /api/v1/api-keys/{keyId}/revoke", s.JWT(s.merchant.RevokeKey))
 
-	s.Handle("GET /api/v1/merchant", s.JWT(s.getMerchant))
-	s.Handle("PATCH /api/v1/merchant", s.JWT(s.patchMerchant))
+	s.Handle("GET /api/v1/merchant", s.JWT(s.merchant.GetMerchant))
+	s.Handle("PATCH /api/v1/merchant", s.JWT(s.merchant.PatchMerchant))
 
 	s.Handle("POST /api/v1/invoices", s.Merchant(s.LimitCreate(
-		s.Idempotent(httpx.IdempotencyOptions{Required: true, UUID: true}, s.createInvoice))))
-	s.Handle("GET /api/v1/invoices", s.Merchant(s.listInvoices))
-	s.Handle("GET /api/v1/invoices/totals", s.Merchant(s.invoiceTotals))
-	s.Handle("GET /api/v1/invoices/{invoiceId}", s.Merchant(s.getInvoice))
+		s.Idempotent(httpx.IdempotencyOptions{Required: true, UUID: true}, s.merchant.CreateInvoice))))
+	s.Handle("GET /api/v1/invoices", s.Merchant(s.merchant.ListInvoices))
+	s.Handle("GET /api/v1/invoices/totals", s.Merchant(s.merchant.InvoiceTotals))
+	s.Handle("GET /api/v1/invoices/{invoiceId}", s.Merchant(s.merchant.GetInvoice))
 	// "customer/{customerId}" and "{invoiceId}/status" overlap as ServeMux patterns,
 	// so one route serves both.
-	s.Handle("GET /api/v1/invoices/{first}/{rest...}", s.Merchant(s.invoiceSubresource))
-	s.Handle("POST /api/v1/invoices/{invoiceId}/cancel", s.Merchant(s.cancelInvoice))
+	s.Handle("GET /api/v1/invoices/{first}/{rest...}", s.Merchant(s.merchant.InvoiceSubresource))
+	s.Handle("POST /api/v1/invoices/{invoiceId}/cancel", s.Merchant(s.merchant.CancelInvoice))
 
-	s.Handle("POST /api/v1/devnet/invoices/{invoiceId}/payments", s.Merchant(s.devnetPay))
+	s.Handle("POST /api/v1/devnet/invoices/{invoiceId}/payments", s.Merchant(s.merchant.DevnetPay))
 
-	s.Handle("GET /api/v1/events", s.AnyScope(s.listEvents))
-	s.Handle("GET /api/v1/events/{eventId}", s.AnyScope(s.getEvent))
-	s.Handle("POST /api/v1/events/{eventId}/resend", s.Merchant(s.resendEvent))
-	s.Handle("POST /api/v1/webhook-endpoints", s.Merchant(s.createEndpoint))
-	s.Handle("GET /api/v1/webhook-endpoints", s.Merchant(s.listEndpoints))
-	s.Handle("GET /api/v1/webhook-endpoints/{endpointId}", s.Merchant(s.getEndpoint))
-	s.Handle("PATCH /api/v1/webhook-endpoints/{endpointId}", s.Merchant(s.updateEndpoint))
-	s.Handle("DELETE /api/v1/webhook-endpoints/{endpointId}", s.Merchant(s.deleteEndpoint))
-	s.Handle("POST /api/v1/webhook-endpoints/{endpointId}/rotate-secret", s.Merchant(s.rotateEndpointSecret))
-	s.Handle("GET /api/v1/webhook-endpoints/{endpointId}/deliveries", s.Merchant(s.listDeliveries))
+	s.Handle("GET /api/v1/events", s.AnyScope(s.merchant.ListEvents))
+	s.Handle("GET /api/v1/events/{eventId}", s.AnyScope(s.merchant.GetEvent))
+	s.Handle("POST /api/v1/events/{eventId}/resend", s.Merchant(s.merchant.ResendEvent))
+	s.Handle("POST /api/v1/webhook-endpoints", s.Merchant(s.merchant.CreateEndpoint))
+	s.Handle("GET /api/v1/webhook-endpoints", s.Merchant(s.merchant.ListEndpoints))
+	s.Handle("GET /api/v1/webhook-endpoints/{endpointId}", s.Merchant(s.merchant.GetEndpoint))
+	s.Handle("PATCH /api/v1/webhook-endpoints/{endpointId}", s.Merchant(s.merchant.UpdateEndpoint))
+	s.Handle("DELETE /api/v1/webhook-endpoints/{endpointId}", s.Merchant(s.merchant.DeleteEndpoint))
+	s.Handle("POST /api/v1/webhook-endpoints/{endpointId}/rotate-secret", s.Merchant(s.merchant.RotateEndpointSecret))
+	s.Handle("GET /api/v1/webhook-endpoints/{endpointId}/deliveries", s.Merchant(s.merchant.ListDeliveries))
 
 	// Payor API (/api/v1/payments): the payment session (x-session-token, x-signature).
 	s.Handle("GET /api/v1/payments/invoice", s.payor.Session(s.payor.Invoice))

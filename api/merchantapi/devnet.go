@@ -1,4 +1,4 @@
-package api
+package merchantapi
 
 import (
 	"net/http"
@@ -47,7 +47,7 @@ func decodeDevnetPayment(body []byte) (payment.DevnetPayment, error) {
 			if req.TxHash, err = httpx.ReqString(f); err != nil {
 				return req, err
 			}
-			if !validTxHash(req.TxHash) {
+			if !kassa.ValidTxHash(req.TxHash) {
 				return req, httpx.ErrInvalid("tx_hash", "invalid_tx_hash", "tx_hash must be 0x followed by 64 hex digits.")
 			}
 		default:
@@ -57,22 +57,10 @@ func decodeDevnetPayment(body []byte) (payment.DevnetPayment, error) {
 	return req, nil
 }
 
-func validTxHash(s string) bool {
-	if len(s) != 66 || s[:2] != "0x" {
-		return false
-	}
-	for _, c := range s[2:] {
-		if !('0' <= c && c <= '9') && !('a' <= c && c <= 'f') && !('A' <= c && c <= 'F') {
-			return false
-		}
-	}
-	return true
-}
-
-// devnetPay serves POST /api/v1/devnet/invoices/{invoiceId}/payments: a simulated
+// DevnetPay serves POST /api/v1/devnet/invoices/{invoiceId}/payments: a simulated
 // transfer fed to the same ingestion path a transfer found on chain takes.
-func (s *server) devnetPay(w http.ResponseWriter, r *http.Request) error {
-	id, err := invoiceID(r, "invoiceId")
+func (a *API) DevnetPay(w http.ResponseWriter, r *http.Request) error {
+	id, err := httpx.InvoiceID(r, "invoiceId")
 	if err != nil {
 		return err
 	}
@@ -84,7 +72,7 @@ func (s *server) devnetPay(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	rec, inv, err := s.payments.DevnetPay(r.Context(), httpx.Principal(r.Context()).MerchantID, id, req)
+	rec, inv, err := a.pay.DevnetPay(r.Context(), httpx.Principal(r.Context()).MerchantID, id, req)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package api
+package merchantapi
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 // defaultKeyName is the name of a key created without one.
 const defaultKeyName = "API key"
 
-// keyJSON is an API key as listed (interface 2.1); the secret is never shown again.
+// keyJSON is an API key as listed (docs/api.md 2.1); the secret is never shown again.
 type keyJSON struct {
 	KeyID         string  `json:"key_id"`
 	Object        string  `json:"object"`
@@ -51,52 +51,52 @@ func optTime(t *time.Time) *string {
 	return &s
 }
 
-func (s *server) keyView(k *kassa.APIKey) keyJSON {
+func (a *API) keyView(k *kassa.APIKey) keyJSON {
 	return keyJSON{
 		KeyID: k.ID, Object: "api_key", Name: k.Name, Scope: string(k.Scope), Environment: string(k.Environment),
-		Prefix: k.Prefix, Status: k.Status(s.Now()), ExpiresAt: optTime(k.ExpiresAt), LastUsedAt: optTime(k.LastUsedAt),
+		Prefix: k.Prefix, Status: k.Status(a.core.Now()), ExpiresAt: optTime(k.ExpiresAt), LastUsedAt: optTime(k.LastUsedAt),
 		CreatedAt: kassa.FormatTime(k.CreatedAt), RevokedAt: optTime(k.RevokedAt), RevokedReason: k.RevokedReason,
 	}
 }
 
-// listKeys serves GET /api/v1/api-keys?scope=merchant|commerce: a bare array.
-func (s *server) listKeys(w http.ResponseWriter, r *http.Request) error {
+// ListKeys serves GET /api/v1/api-keys?scope=merchant|commerce: a bare array.
+func (a *API) ListKeys(w http.ResponseWriter, r *http.Request) error {
 	scope := kassa.Scope(r.URL.Query().Get("scope"))
 	if scope != "" && !scope.Valid() {
 		return httpx.ErrInvalid("scope", "invalid_scope", "scope must be merchant or commerce.")
 	}
-	keys, err := s.cfg.Keys.APIKeys(r.Context(), httpx.Principal(r.Context()).MerchantID, scope)
+	keys, err := a.keys.APIKeys(r.Context(), httpx.Principal(r.Context()).MerchantID, scope)
 	if err != nil {
 		return err
 	}
 	out := make([]keyJSON, 0, len(keys))
 	for _, k := range keys {
-		out = append(out, s.keyView(k))
+		out = append(out, a.keyView(k))
 	}
 	httpx.WriteJSON(w, http.StatusOK, out)
 	return nil
 }
 
-// createKey serves POST /api/v1/api-keys {name?, scope?, environment?, expires_at?}.
-func (s *server) createKey(w http.ResponseWriter, r *http.Request) error {
-	c, err := s.decodeKeyCreate(r)
+// CreateKey serves POST /api/v1/api-keys {name?, scope?, environment?, expires_at?}.
+func (a *API) CreateKey(w http.ResponseWriter, r *http.Request) error {
+	c, err := a.decodeKeyCreate(r)
 	if err != nil {
 		return err
 	}
-	key, secret, err := s.cfg.Keys.CreateAPIKey(r.Context(), httpx.Principal(r.Context()).MerchantID, c)
+	key, secret, err := a.keys.CreateAPIKey(r.Context(), httpx.Principal(r.Context()).MerchantID, c)
 	if err != nil {
 		return err
 	}
 	httpx.WriteJSON(w, http.StatusCreated, createdKeyJSON{
 		KeyID: key.ID, Object: "api_key", Name: key.Name, Scope: string(key.Scope),
-		Environment: string(key.Environment), Prefix: key.Prefix, Status: key.Status(s.Now()),
+		Environment: string(key.Environment), Prefix: key.Prefix, Status: key.Status(a.core.Now()),
 		APIKey: secret, ExpiresAt: optTime(key.ExpiresAt), CreatedAt: kassa.FormatTime(key.CreatedAt),
 	})
 	return nil
 }
 
 // decodeKeyCreate reads and validates a key create body; an empty body is {}.
-func (s *server) decodeKeyCreate(r *http.Request) (kassa.APIKeyCreate, error) {
+func (a *API) decodeKeyCreate(r *http.Request) (kassa.APIKeyCreate, error) {
 	c := kassa.APIKeyCreate{Name: defaultKeyName, Scope: kassa.ScopeMerchant, Environment: kassa.Devnet}
 	body, err := httpx.ReadBody(r)
 	if err != nil {
@@ -135,7 +135,7 @@ func (s *server) decodeKeyCreate(r *http.Request) (kassa.APIKeyCreate, error) {
 			return c, httpx.ErrUnknownParam(f.Key)
 		}
 	}
-	return c, c.Validate(s.Now())
+	return c, c.Validate(a.core.Now())
 }
 
 // decodeExpiresAt reads a key's expires_at: an RFC 3339 timestamp or null.
@@ -155,8 +155,8 @@ func decodeExpiresAt(f httpx.Field) (*time.Time, error) {
 	return &t, nil
 }
 
-// revokeKey serves POST /api/v1/api-keys/{keyId}/revoke with an optional {reason}.
-func (s *server) revokeKey(w http.ResponseWriter, r *http.Request) error {
+// RevokeKey serves POST /api/v1/api-keys/{keyId}/revoke with an optional {reason}.
+func (a *API) RevokeKey(w http.ResponseWriter, r *http.Request) error {
 	body, err := httpx.ReadBody(r)
 	if err != nil {
 		return err
@@ -187,7 +187,7 @@ func (s *server) revokeKey(w http.ResponseWriter, r *http.Request) error {
 	if !kassa.ValidUUID(id) {
 		return kassa.NotFound("API key")
 	}
-	if _, err := s.cfg.Keys.RevokeAPIKey(r.Context(), httpx.Principal(r.Context()).MerchantID, id, reason); err != nil {
+	if _, err := a.keys.RevokeAPIKey(r.Context(), httpx.Principal(r.Context()).MerchantID, id, reason); err != nil {
 		return err
 	}
 	httpx.WriteJSON(w, http.StatusOK, map[string]string{"message": "API key revoked."})

@@ -1,4 +1,4 @@
-package api
+package merchantapi
 
 import (
 	"net/http"
@@ -14,10 +14,10 @@ type loginResponse struct {
 	ExpiresAt string `json:"expires_at"`
 }
 
-// loginHandler serves POST /api/v1/auth/login {email, password}. Attempts are
+// Login serves POST /api/v1/auth/login {email, password}. Attempts are
 // limited per client IP to slow password guessing.
-func (s *server) loginHandler(w http.ResponseWriter, r *http.Request) error {
-	if err := s.LimitLogin(w, r); err != nil {
+func (a *API) Login(w http.ResponseWriter, r *http.Request) error {
+	if err := a.core.LimitLogin(w, r); err != nil {
 		return err
 	}
 	body, err := httpx.ReadBody(r)
@@ -48,7 +48,7 @@ func (s *server) loginHandler(w http.ResponseWriter, r *http.Request) error {
 	if password == nil {
 		return httpx.ErrMissing("password")
 	}
-	m, err := s.cfg.Merchants.Login(r.Context(), *email, *password)
+	m, err := a.merchants.Login(r.Context(), *email, *password)
 	if err != nil {
 		switch kassa.ErrorKindOf(err) {
 		case kassa.KindUnauthenticated, kassa.KindNotFound, kassa.KindInvalid:
@@ -56,7 +56,7 @@ func (s *server) loginHandler(w http.ResponseWriter, r *http.Request) error {
 		}
 		return err
 	}
-	token, exp, err := s.IssueToken(m.ID)
+	token, exp, err := a.core.IssueToken(m.ID)
 	if err != nil {
 		return err
 	}

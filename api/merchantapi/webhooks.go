@@ -1,4 +1,4 @@
-package api
+package merchantapi
 
 import (
 	"encoding/json"
@@ -54,13 +54,13 @@ func decodeEndpointInput(r *http.Request, update bool) (kassa.WebhookEndpointInp
 	return in, nil
 }
 
-// createEndpoint answers POST /api/v1/webhook-endpoints (201, with the secret).
-func (s *server) createEndpoint(w http.ResponseWriter, r *http.Request) error {
+// CreateEndpoint answers POST /api/v1/webhook-endpoints (201, with the secret).
+func (a *API) CreateEndpoint(w http.ResponseWriter, r *http.Request) error {
 	in, err := decodeEndpointInput(r, false)
 	if err != nil {
 		return err
 	}
-	e, err := s.cfg.Webhooks.CreateWebhookEndpoint(r.Context(), httpx.Principal(r.Context()), in)
+	e, err := a.webhooks.CreateWebhookEndpoint(r.Context(), httpx.Principal(r.Context()), in)
 	if err != nil {
 		return err
 	}
@@ -68,10 +68,10 @@ func (s *server) createEndpoint(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// listEndpoints answers GET /api/v1/webhook-endpoints: every endpoint of the
+// ListEndpoints answers GET /api/v1/webhook-endpoints: every endpoint of the
 // caller's environment, newest first.
-func (s *server) listEndpoints(w http.ResponseWriter, r *http.Request) error {
-	es, err := s.cfg.Webhooks.WebhookEndpoints(r.Context(), httpx.Principal(r.Context()))
+func (a *API) ListEndpoints(w http.ResponseWriter, r *http.Request) error {
+	es, err := a.webhooks.WebhookEndpoints(r.Context(), httpx.Principal(r.Context()))
 	if err != nil {
 		return err
 	}
@@ -79,8 +79,9 @@ func (s *server) listEndpoints(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *server) getEndpoint(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.cfg.Webhooks.WebhookEndpoint(r.Context(), httpx.Principal(r.Context()), r.PathValue("endpointId"))
+// GetEndpoint answers GET /api/v1/webhook-endpoints/{endpointId}.
+func (a *API) GetEndpoint(w http.ResponseWriter, r *http.Request) error {
+	e, err := a.webhooks.WebhookEndpoint(r.Context(), httpx.Principal(r.Context()), r.PathValue("endpointId"))
 	if err != nil {
 		return err
 	}
@@ -88,13 +89,14 @@ func (s *server) getEndpoint(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// updateEndpoint answers PATCH: url, description, enabled_events, disabled.
-func (s *server) updateEndpoint(w http.ResponseWriter, r *http.Request) error {
+// UpdateEndpoint answers PATCH /api/v1/webhook-endpoints/{endpointId}: url,
+// description, enabled_events, disabled.
+func (a *API) UpdateEndpoint(w http.ResponseWriter, r *http.Request) error {
 	in, err := decodeEndpointInput(r, true)
 	if err != nil {
 		return err
 	}
-	e, err := s.cfg.Webhooks.UpdateWebhookEndpoint(r.Context(), httpx.Principal(r.Context()), r.PathValue("endpointId"), in)
+	e, err := a.webhooks.UpdateWebhookEndpoint(r.Context(), httpx.Principal(r.Context()), r.PathValue("endpointId"), in)
 	if err != nil {
 		return err
 	}
@@ -102,20 +104,21 @@ func (s *server) updateEndpoint(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// deleteEndpoint answers DELETE with {id, object, deleted: true}.
-func (s *server) deleteEndpoint(w http.ResponseWriter, r *http.Request) error {
+// DeleteEndpoint answers DELETE /api/v1/webhook-endpoints/{endpointId} with {id,
+// object, deleted: true}.
+func (a *API) DeleteEndpoint(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("endpointId")
-	if err := s.cfg.Webhooks.DeleteWebhookEndpoint(r.Context(), httpx.Principal(r.Context()), id); err != nil {
+	if err := a.webhooks.DeleteWebhookEndpoint(r.Context(), httpx.Principal(r.Context()), id); err != nil {
 		return err
 	}
 	httpx.WriteJSON(w, http.StatusOK, map[string]any{"id": id, "object": "webhook_endpoint", "deleted": true})
 	return nil
 }
 
-// rotateEndpointSecret answers POST .../rotate-secret with the endpoint and its new
+// RotateEndpointSecret answers POST .../rotate-secret with the endpoint and its new
 // secret; the old one keeps signing for 24 h.
-func (s *server) rotateEndpointSecret(w http.ResponseWriter, r *http.Request) error {
-	e, err := s.cfg.Webhooks.RotateWebhookSecret(r.Context(), httpx.Principal(r.Context()), r.PathValue("endpointId"))
+func (a *API) RotateEndpointSecret(w http.ResponseWriter, r *http.Request) error {
+	e, err := a.webhooks.RotateWebhookSecret(r.Context(), httpx.Principal(r.Context()), r.PathValue("endpointId"))
 	if err != nil {
 		return err
 	}
@@ -123,9 +126,9 @@ func (s *server) rotateEndpointSecret(w http.ResponseWriter, r *http.Request) er
 	return nil
 }
 
-// listDeliveries answers GET .../deliveries: the delivery log, newest first, each
+// ListDeliveries answers GET .../deliveries: the delivery log, newest first, each
 // delivery with its attempts.
-func (s *server) listDeliveries(w http.ResponseWriter, r *http.Request) error {
+func (a *API) ListDeliveries(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	f := kassa.DeliveryFilter{EndpointID: r.PathValue("endpointId"), EventID: httpx.QueryValue(q, "event_id"),
 		StartingAfter: httpx.QueryValue(q, "starting_after"), EndingBefore: httpx.QueryValue(q, "ending_before")}
@@ -139,7 +142,7 @@ func (s *server) listDeliveries(w http.ResponseWriter, r *http.Request) error {
 	default:
 		return httpx.ErrInvalid("status", "invalid_status", "status must be pending, succeeded or failed.")
 	}
-	ds, more, err := s.cfg.Webhooks.WebhookDeliveries(r.Context(), httpx.Principal(r.Context()), f)
+	ds, more, err := a.webhooks.WebhookDeliveries(r.Context(), httpx.Principal(r.Context()), f)
 	if err != nil {
 		return err
 	}

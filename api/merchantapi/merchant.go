@@ -1,4 +1,4 @@
-package api
+package merchantapi
 
 import (
 	"net/http"
@@ -38,9 +38,9 @@ func merchantView(m *kassa.Merchant) merchantJSON {
 	}
 }
 
-// getMerchant serves GET /api/v1/merchant.
-func (s *server) getMerchant(w http.ResponseWriter, r *http.Request) error {
-	m, err := s.cfg.Merchants.Merchant(r.Context(), httpx.Principal(r.Context()).MerchantID)
+// GetMerchant serves GET /api/v1/merchant.
+func (a *API) GetMerchant(w http.ResponseWriter, r *http.Request) error {
+	m, err := a.merchants.Merchant(r.Context(), httpx.Principal(r.Context()).MerchantID)
 	if err != nil {
 		return err
 	}
@@ -48,9 +48,9 @@ func (s *server) getMerchant(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// patchMerchant serves PATCH /api/v1/merchant: a partial update of name, email, company_name,
+// PatchMerchant serves PATCH /api/v1/merchant: a partial update of name, email, company_name,
 // default_return_url, settlement and underpayment_tolerance_usd_millis.
-func (s *server) patchMerchant(w http.ResponseWriter, r *http.Request) error {
+func (a *API) PatchMerchant(w http.ResponseWriter, r *http.Request) error {
 	body, err := httpx.ReadBody(r)
 	if err != nil {
 		return err
@@ -59,7 +59,7 @@ func (s *server) patchMerchant(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	m, err := s.cfg.Merchants.UpdateMerchant(r.Context(), httpx.Principal(r.Context()).MerchantID, u)
+	m, err := a.merchants.UpdateMerchant(r.Context(), httpx.Principal(r.Context()).MerchantID, u)
 	if err != nil {
 		return err
 	}

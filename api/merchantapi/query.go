@@ -1,4 +1,4 @@
-package api
+package merchantapi
 
 import (
 	"net/url"
@@ -11,7 +11,7 @@ import (
 	"kassa/api/httpx"
 )
 
-// Query bounds of the invoice list (interface 4.2).
+// Query bounds of the invoice list (docs/api.md 4.2).
 const (
 	defaultLimit = 10
 	maxLimit     = 100

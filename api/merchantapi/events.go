@@ -1,4 +1,4 @@
-package api
+package merchantapi
 
 import (
 	"net/http"
@@ -9,7 +9,7 @@ import (
 	"kassa/api/httpx"
 )
 
-// eventList is the events list response of interface 2.8.
+// eventList is the events list response of docs/api.md 2.8.
 type eventList struct {
 	Success bool `json:"success"`
 	Data    struct {
@@ -19,14 +19,14 @@ type eventList struct {
 	} `json:"data"`
 }
 
-// listEvents answers GET /api/v1/events: the caller's events in its environment,
+// ListEvents answers GET /api/v1/events: the caller's events in its environment,
 // merchant events for merchant keys and commerce.* events for commerce keys.
-func (s *server) listEvents(w http.ResponseWriter, r *http.Request) error {
+func (a *API) ListEvents(w http.ResponseWriter, r *http.Request) error {
 	f, err := parseEventList(r.URL.Query(), httpx.Principal(r.Context()))
 	if err != nil {
 		return err
 	}
-	events, more, err := s.cfg.Events.Events(r.Context(), f)
+	events, more, err := a.events.Events(r.Context(), f)
 	if err != nil {
 		return err
 	}
@@ -72,10 +72,10 @@ func parseEventList(q url.Values, p kassa.Principal) (kassa.EventFilter, error) 
 	return f, nil
 }
 
-// getEvent answers GET /api/v1/events/{eventId}.
-func (s *server) getEvent(w http.ResponseWriter, r *http.Request) error {
+// GetEvent answers GET /api/v1/events/{eventId}.
+func (a *API) GetEvent(w http.ResponseWriter, r *http.Request) error {
 	p := httpx.Principal(r.Context())
-	e, err := s.cfg.Events.Event(r.Context(), p.MerchantID, p.Environment, p.Scope, r.PathValue("eventId"))
+	e, err := a.events.Event(r.Context(), p.MerchantID, p.Environment, p.Scope, r.PathValue("eventId"))
 	if err != nil {
 		return err
 	}
@@ -83,10 +83,10 @@ func (s *server) getEvent(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// resendEvent answers POST /api/v1/events/{eventId}/resend: the event is queued
+// ResendEvent answers POST /api/v1/events/{eventId}/resend: the event is queued
 // again for {endpoint_id}, or for every enabled endpoint that wants it, and the new
 // deliveries are returned (202: they run in the background).
-func (s *server) resendEvent(w http.ResponseWriter, r *http.Request) error {
+func (a *API) ResendEvent(w http.ResponseWriter, r *http.Request) error {
 	body, err := httpx.ReadBody(r)
 	if err != nil {
 		return err
@@ -106,7 +106,7 @@ func (s *server) resendEvent(w http.ResponseWriter, r *http.Request) error {
 			}
 		}
 	}
-	ds, err := s.cfg.Webhooks.ResendEvent(r.Context(), httpx.Principal(r.Context()), r.PathValue("eventId"), endpointID)
+	ds, err := a.webhooks.ResendEvent(r.Context(), httpx.Principal(r.Context()), r.PathValue("eventId"), endpointID)
 	if err != nil {
 		return err
 	}

@@ -1,10 +1,9 @@
-package api
+package merchantapi
 
 import (
 	"bytes"
 	"context"
 	"net/http"
-	"strings"
 
 	"kassa"
 	"kassa/api/httpx"
@@ -16,7 +15,7 @@ type sessionHeaders struct {
 	Signature    string `json:"x-signature"`
 }
 
-// invoiceCreated is the answer to an invoice creation (interface 2.3), with the
+// invoiceCreated is the answer to an invoice creation (docs/api.md 2.3), with the
 // full canonical invoice added for convenience.
 type invoiceCreated struct {
 	InvoiceID             string         `json:"invoice_id"`
@@ -28,8 +27,8 @@ type invoiceCreated struct {
 	Invoice               *kassa.Invoice `json:"invoice"`
 }
 
-// createInvoice serves POST /api/v1/invoices (behind the idempotency layer).
-func (s *server) createInvoice(w http.ResponseWriter, r *http.Request) error {
+// CreateInvoice serves POST /api/v1/invoices (behind the idempotency layer).
+func (a *API) CreateInvoice(w http.ResponseWriter, r *http.Request) error {
 	body, err := httpx.ReadBody(r)
 	if err != nil {
 		return err
@@ -43,11 +42,11 @@ func (s *server) createInvoice(w http.ResponseWriter, r *http.Request) error {
 	if iw != nil {
 		iw.Respond = func(result any) (int, []byte, error) {
 			ci := result.(kassa.CreatedInvoice)
-			body, err := httpx.Marshal(s.invoiceCreated(ci.Invoice, ci.SessionToken))
+			body, err := httpx.Marshal(a.invoiceCreated(ci.Invoice, ci.SessionToken))
 			return http.StatusCreated, body, err
 		}
 	}
-	inv, token, err := s.cfg.Invoices.CreateInvoice(r.Context(), httpx.Principal(r.Context()), c)
+	inv, token, err := a.invoices.CreateInvoice(r.Context(), httpx.Principal(r.Context()), c)
 	if err != nil {
 		return err
 	}
@@ -57,16 +56,16 @@ func (s *server) createInvoice(w http.ResponseWriter, r *http.Request) error {
 			return nil
 		}
 	}
-	httpx.WriteJSON(w, http.StatusCreated, s.invoiceCreated(inv, token))
+	httpx.WriteJSON(w, http.StatusCreated, a.invoiceCreated(inv, token))
 	return nil
 }
 
 // invoiceCreated renders the create response of an invoice and its session token.
-func (s *server) invoiceCreated(inv *kassa.Invoice, token string) invoiceCreated {
-	sig := s.signer.Sign(token)
+func (a *API) invoiceCreated(inv *kassa.Invoice, token string) invoiceCreated {
+	sig := a.signer.Sign(token)
 	return invoiceCreated{
 		InvoiceID:             inv.ID,
-		PaymentURL:            s.signer.PaymentURL(s.cfg.PublicURL, inv.ID, token),
+		PaymentURL:            a.signer.PaymentURL(a.publicURL, inv.ID, token),
 		ExpiresAt:             kassa.FormatTime(inv.ExpiresAt),
 		SessionToken:          token,
 		Signature:             sig,
@@ -75,15 +74,15 @@ func (s *server) invoiceCreated(inv *kassa.Invoice, token string) invoiceCreated
 	}
 }
 
-// encodeInvoiceList renders the list envelope (interface 2.5) of invoices.
+// encodeInvoiceList renders the list envelope (docs/api.md 2.5) of invoices.
 // It is assembled by hand from each invoice's own encoding: passing the items
 // through encoding/json again would re-validate and re-compact every byte, which
 // cost a sixth of a list request's CPU.
-func (s *server) encodeInvoiceList(ctx context.Context, invs []*kassa.Invoice, e kassa.InvoiceExpand, more bool, url string) ([]byte, error) {
+func (a *API) encodeInvoiceList(ctx context.Context, invs []*kassa.Invoice, e kassa.InvoiceExpand, more bool, url string) ([]byte, error) {
 	buf := bytes.NewBuffer(make([]byte, 0, 64+2048*len(invs)))
 	buf.WriteString(`{"object":"list","data":[`)
 	for i, inv := range invs {
-		x, err := s.expand(ctx, inv, e)
+		x, err := a.expand(ctx, inv, e)
 		if err != nil {
 			return nil, err
 		}
@@ -108,14 +107,14 @@ func (s *server) encodeInvoiceList(ctx context.Context, invs []*kassa.Invoice, e
 	return buf.Bytes(), nil
 }
 
-// listInvoices serves GET /api/v1/invoices.
-func (s *server) listInvoices(w http.ResponseWriter, r *http.Request) error {
-	return s.writeInvoiceList(w, r, nil)
+// ListInvoices serves GET /api/v1/invoices.
+func (a *API) ListInvoices(w http.ResponseWriter, r *http.Request) error {
+	return a.writeInvoiceList(w, r, nil)
 }
 
 // writeInvoiceList answers a list request; customerID, when set, overrides the
 // customer_id query parameter.
-func (s *server) writeInvoiceList(w http.ResponseWriter, r *http.Request, customerID *string) error {
+func (a *API) writeInvoiceList(w http.ResponseWriter, r *http.Request, customerID *string) error {
 	f, e, err := parseInvoiceList(r.URL.Query(), httpx.Principal(r.Context()).MerchantID)
 	if err != nil {
 		return err
@@ -123,11 +122,11 @@ func (s *server) writeInvoiceList(w http.ResponseWriter, r *http.Request, custom
 	if customerID != nil {
 		f.CustomerID = customerID
 	}
-	invs, more, err := s.cfg.Invoices.Invoices(r.Context(), f)
+	invs, more, err := a.invoices.Invoices(r.Context(), f)
 	if err != nil {
 		return err
 	}
-	body, err := s.encodeInvoiceList(r.Context(), invs, e, more, r.URL.Path)
+	body, err := a.encodeInvoiceList(r.Context(), invs, e, more, r.URL.Path)
 	if err != nil {
 		return err
 	}
@@ -135,32 +134,21 @@ func (s *server) writeInvoiceList(w http.ResponseWriter, r *http.Request, custom
 	return nil
 }
 
-// invoiceID reads the invoiceId path value. The interface types it as a UUID, so
-// anything else is an invalid parameter (400); a well-formed id that names no
-// invoice of this merchant is 404.
-func invoiceID(r *http.Request, name string) (string, error) {
-	id := strings.ToLower(r.PathValue(name))
-	if !kassa.ValidUUID(id) {
-		return "", httpx.ErrInvalid("invoiceId", "invalid_invoice_id", "The invoice id must be a UUID.")
-	}
-	return id, nil
-}
-
-// getInvoice serves GET /api/v1/invoices/{invoiceId}.
-func (s *server) getInvoice(w http.ResponseWriter, r *http.Request) error {
+// GetInvoice serves GET /api/v1/invoices/{invoiceId}.
+func (a *API) GetInvoice(w http.ResponseWriter, r *http.Request) error {
 	e, err := parseExpand(r.URL.Query(), false)
 	if err != nil {
 		return err
 	}
-	id, err := invoiceID(r, "invoiceId")
+	id, err := httpx.InvoiceID(r, "invoiceId")
 	if err != nil {
 		return err
 	}
-	inv, err := s.cfg.Invoices.Invoice(r.Context(), httpx.Principal(r.Context()).MerchantID, id)
+	inv, err := a.invoices.Invoice(r.Context(), httpx.Principal(r.Context()).MerchantID, id)
 	if err != nil {
 		return err
 	}
-	x, err := s.expand(r.Context(), inv, e)
+	x, err := a.expand(r.Context(), inv, e)
 	if err != nil {
 		return err
 	}
@@ -170,29 +158,29 @@ func (s *server) getInvoice(w http.ResponseWriter, r *http.Request) error {
 
 // expand loads what an invoice's expansions need: its receipts, when latest_payment
 // or payments was asked for.
-func (s *server) expand(ctx context.Context, inv *kassa.Invoice, e kassa.InvoiceExpand) (kassa.ExpandedInvoice, error) {
+func (a *API) expand(ctx context.Context, inv *kassa.Invoice, e kassa.InvoiceExpand) (kassa.ExpandedInvoice, error) {
 	x := kassa.ExpandedInvoice{Invoice: inv, Expand: e}
-	if (!e.LatestPayment && !e.Payments) || s.cfg.Payments == nil {
+	if (!e.LatestPayment && !e.Payments) || a.payments == nil {
 		return x, nil
 	}
 	limit := 1
 	if e.Payments {
 		limit = max(e.PaymentsLimit, 1)
 	}
-	rs, err := s.cfg.Payments.Receipts(ctx, inv.MerchantID, inv.ID, limit)
+	rs, err := a.payments.Receipts(ctx, inv.MerchantID, inv.ID, limit)
 	x.Receipts = rs
 	return x, err
 }
 
-// invoiceSubresource serves GET /api/v1/invoices/customer/{customerId} and
+// InvoiceSubresource serves GET /api/v1/invoices/customer/{customerId} and
 // GET /api/v1/invoices/{invoiceId}/status.
-func (s *server) invoiceSubresource(w http.ResponseWriter, r *http.Request) error {
+func (a *API) InvoiceSubresource(w http.ResponseWriter, r *http.Request) error {
 	first, rest := r.PathValue("first"), r.PathValue("rest")
 	switch {
 	case first == "customer" && rest != "":
-		return s.writeInvoiceList(w, r, &rest)
+		return a.writeInvoiceList(w, r, &rest)
 	case rest == "status":
-		return s.invoiceStatus(w, r)
+		return a.invoiceStatus(w, r)
 	}
 	return &kassa.Error{Kind: kassa.KindNotFound, Code: "route_not_found",
 		Message: "Unrecognized request URL (" + r.Method + " " + r.URL.Path + ")."}
@@ -211,12 +199,12 @@ type invoiceStatusJSON struct {
 	ExpiresAt              string              `json:"expires_at"`
 }
 
-func (s *server) invoiceStatus(w http.ResponseWriter, r *http.Request) error {
-	id, err := invoiceID(r, "first")
+func (a *API) invoiceStatus(w http.ResponseWriter, r *http.Request) error {
+	id, err := httpx.InvoiceID(r, "first")
 	if err != nil {
 		return err
 	}
-	inv, err := s.cfg.Invoices.Invoice(r.Context(), httpx.Principal(r.Context()).MerchantID, id)
+	inv, err := a.invoices.Invoice(r.Context(), httpx.Principal(r.Context()).MerchantID, id)
 	if err != nil {
 		return err
 	}
@@ -230,13 +218,13 @@ func (s *server) invoiceStatus(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// cancelInvoice serves POST /api/v1/invoices/{invoiceId}/cancel.
-func (s *server) cancelInvoice(w http.ResponseWriter, r *http.Request) error {
-	id, err := invoiceID(r, "invoiceId")
+// CancelInvoice serves POST /api/v1/invoices/{invoiceId}/cancel.
+func (a *API) CancelInvoice(w http.ResponseWriter, r *http.Request) error {
+	id, err := httpx.InvoiceID(r, "invoiceId")
 	if err != nil {
 		return err
 	}
-	inv, err := s.cfg.Invoices.CancelInvoice(r.Context(), httpx.Principal(r.Context()), id)
+	inv, err := a.invoices.CancelInvoice(r.Context(), httpx.Principal(r.Context()), id)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package api
+package merchantapi
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"kassa/api/httpx"
 )
 
-// decodeInvoiceCreate reads an invoice create request (interface 2.2) strictly and
+// decodeInvoiceCreate reads an invoice create request (docs/api.md 2.2) strictly and
 // validates it. Every failure is a *kassa.Error of KindInvalid naming its param:
 // invalid_json for bad UTF-8, malformed JSON or a non-object body; unknown_parameter
 // and duplicate_parameter; invalid_type for wrong JSON types (amount_usd must be a

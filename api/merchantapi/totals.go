@@ -1,4 +1,4 @@
-package api
+package merchantapi
 
 import (
 	"net/http"
@@ -39,13 +39,13 @@ type invoiceTotalsJSON struct {
 	ByStatus byStatusJSON `json:"by_status"`
 }
 
-// invoiceTotals serves GET /api/v1/invoices/totals?environment&customer_id&created_gte&created_lte.
-func (s *server) invoiceTotals(w http.ResponseWriter, r *http.Request) error {
+// InvoiceTotals serves GET /api/v1/invoices/totals?environment&customer_id&created_gte&created_lte.
+func (a *API) InvoiceTotals(w http.ResponseWriter, r *http.Request) error {
 	f, err := parseTotals(r.URL.Query(), httpx.Principal(r.Context()).MerchantID)
 	if err != nil {
 		return err
 	}
-	t, err := s.cfg.Invoices.InvoiceTotals(r.Context(), f)
+	t, err := a.invoices.InvoiceTotals(r.Context(), f)
 	if err != nil {
 		return err
 	}

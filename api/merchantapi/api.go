@@ -1,0 +1,43 @@
+package merchantapi
+
+import (
+	"kassa"
+	"kassa/api/httpx"
+	"kassa/payment"
+)
+
+// Config holds what the merchant API uses.
+type Config struct {
+	Core      *httpx.Core           // dashboard tokens (IssueToken), the login limit (LimitLogin) and the clock (Now)
+	PublicURL string                // base of a new invoice's payment_url
+	Signer    kassa.SessionSigner   // signs the payment session of a new invoice
+	Merchants kassa.MerchantService // logins and merchant settings
+	Keys      kassa.APIKeyService   // API keys
+	Invoices  kassa.InvoiceService  // invoices
+	Payments  kassa.PaymentService  // receipts, for the latest_payment and payments expansions; nil: none
+	Events    kassa.EventService    // the events list and lookups
+	Webhooks  kassa.WebhookService  // webhook endpoints, their delivery log and event resends
+	Pay       *payment.Service      // devnet payments (DevnetPay)
+}
+
+// API serves the merchant routes; its handlers are httpx.Func values for the route
+// table, each behind the authentication the table puts in front of it.
+type API struct {
+	core      *httpx.Core
+	publicURL string
+	signer    kassa.SessionSigner
+	merchants kassa.MerchantService
+	keys      kassa.APIKeyService
+	invoices  kassa.InvoiceService
+	payments  kassa.PaymentService
+	events    kassa.EventService
+	webhooks  kassa.WebhookService
+	pay       *payment.Service
+}
+
+// New returns the merchant API over cfg.
+func New(cfg Config) *API {
+	return &API{core: cfg.Core, publicURL: cfg.PublicURL, signer: cfg.Signer, merchants: cfg.Merchants,
+		keys: cfg.Keys, invoices: cfg.Invoices, payments: cfg.Payments, events: cfg.Events,
+		webhooks: cfg.Webhooks, pay: cfg.Pay}
+}
