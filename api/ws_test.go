@@ -493,6 +493,7 @@ func TestWSStreamEnds(t *testing.T) {
 func TestWSSlowConsumer(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
 		release := make(chan struct{})
+		stalled := make(chan struct{}, 1)
 		var once sync.Once
 		unblock := func() { once.Do(func() { close(release) }) }
 		defer unblock()
@@ -501,6 +502,10 @@ func TestWSSlowConsumer(t *testing.T) {
 		e := newStreamEnv(t, cfg, 2, func(c *api.Config) {
 			c.WSBeforeLiveWrite = func(r *http.Request) {
 				if r.Header.Get("X-Test-Stall") != "" {
+					select {
+					case stalled <- struct{}{}:
+					default:
+					}
 					<-release
 				}
 			}
@@ -509,9 +514,18 @@ func TestWSSlowConsumer(t *testing.T) {
 		slow := e.dial("/ws/merchant/events", map[string]string{"X-Api-Key": m.key, "X-Test-Stall": "1"})
 		fast := e.dial("/ws/merchant/events", withKey(m.key))
 		var ids []string
-		for range 6 { // one held by the stalled writer, two buffered, then dropped
+		for i := range 6 { // one held by the stalled writer, two buffered, then dropped
 			ids = append(ids, m.newInvoice())
 			invoiceEvent(t, fast.next(), "invoice.created", ids[len(ids)-1])
+			if i == 0 {
+				// The writer has taken the first event off the buffer before the
+				// next ones arrive, so exactly two more fit.
+				select {
+				case <-stalled:
+				case <-time.After(wsDeadline):
+					t.Fatal("the slow client's writer never took the first event")
+				}
+			}
 		}
 		unblock()
 		// The slow client gets what was already on its way, then the close frame.
