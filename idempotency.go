@@ -81,43 +81,33 @@ func ResolveIdempotency(rec *IdempotencyRecord, fingerprint string) IdempotencyO
 	}
 }
 
-// IdempotentWrite lets a store save an idempotent request's response in the same
+// SavedResponse lets a store save an idempotent request's response in the same
 // transaction as the change the request makes. Without it a crash between the
 // change and the saved response would leave a claimed key with no response, and a
 // retry could make the change twice; with it, a write is one commit instead of two.
-type IdempotentWrite struct {
+// A nil *SavedResponse means the request holds no key: the store saves nothing.
+type SavedResponse[T any] struct {
 	Scope IdempotencyScope
-	// Respond renders the response from what the store made (for an invoice, a
-	// CreatedInvoice). The store calls it inside the transaction and saves the result.
-	Respond func(result any) (status int, body []byte, err error)
+	// Render renders the response from what the store made; the store calls it
+	// inside the transaction and saves the result.
+	Render func(result T) (status int, body []byte, err error)
 
 	status int
 	body   []byte
 }
 
 // Save records the response the store saved; the store calls it after its commit.
-func (w *IdempotentWrite) Save(status int, body []byte) { w.status, w.body = status, body }
+func (s *SavedResponse[T]) Save(status int, body []byte) { s.status, s.body = status, body }
 
 // Saved returns the response saved with the change, if the store saved one.
-func (w *IdempotentWrite) Saved() (status int, body []byte, ok bool) {
-	return w.status, w.body, w.body != nil
+func (s *SavedResponse[T]) Saved() (status int, body []byte, ok bool) {
+	if s == nil {
+		return 0, nil, false
+	}
+	return s.status, s.body, s.body != nil
 }
 
-type idempotentWriteKey struct{}
-
-// WithIdempotentWrite returns a context carrying w to the store.
-func WithIdempotentWrite(ctx context.Context, w *IdempotentWrite) context.Context {
-	return context.WithValue(ctx, idempotentWriteKey{}, w)
-}
-
-// IdempotentWriteFrom returns the IdempotentWrite in ctx, or nil. A store saves a
-// response only when its Respond function is set.
-func IdempotentWriteFrom(ctx context.Context) *IdempotentWrite {
-	w, _ := ctx.Value(idempotentWriteKey{}).(*IdempotentWrite)
-	return w
-}
-
-// CreatedInvoice is what CreateInvoice made: the result an IdempotentWrite renders.
+// CreatedInvoice is what CreateInvoice made: the result a SavedResponse renders.
 type CreatedInvoice struct {
 	Invoice      *Invoice
 	SessionToken string

@@ -129,7 +129,7 @@ type InvoiceService interface {
 	// CreateInvoice stores a new unpaid invoice with its defaults filled from the
 	// merchant's settings, and its invoice.created event, in one transaction. It
 	// returns the invoice and the payment session token, which is stored only hashed.
-	CreateInvoice(ctx context.Context, p Principal, c InvoiceCreate) (*Invoice, string, error)
+	CreateInvoice(ctx context.Context, p Principal, c InvoiceCreate, save *SavedResponse[CreatedInvoice]) (*Invoice, string, error)
 	// Invoice returns one invoice with its status as of now (an invoice past its
 	// expiry reads as expired at once).
 	Invoice(ctx context.Context, merchantID int64, id string) (*Invoice, error)

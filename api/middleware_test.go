@@ -35,7 +35,7 @@ func (fakeKeys) TouchAPIKey(context.Context, string, time.Time) error { return n
 // brokenInvoices panics on create and fails on list with a foreign error.
 type brokenInvoices struct{ kassa.InvoiceService }
 
-func (brokenInvoices) CreateInvoice(context.Context, kassa.Principal, kassa.InvoiceCreate) (*kassa.Invoice, string, error) {
+func (brokenInvoices) CreateInvoice(context.Context, kassa.Principal, kassa.InvoiceCreate, *kassa.SavedResponse[kassa.CreatedInvoice]) (*kassa.Invoice, string, error) {
 	panic("boom")
 }
 

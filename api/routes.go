@@ -77,7 +77,7 @@ func (s *server) routes() {
 		s.Handle("GET /api/commerce/merchant/orders", s.Commerce(c.Orders))
 		s.Handle("GET /api/commerce/merchant/orders/{orderId}", s.Commerce(c.Order))
 		s.Handle("POST /api/commerce/merchant/orders/{orderId}/cancel",
-			s.Commerce(s.Idempotent(httpx.IdempotencyOptions{Required: true}, c.CancelOrder)))
+			s.Commerce(s.Idempotent(httpx.IdempotencyOptions{Required: true}, httpx.WithoutClaim(c.CancelOrder))))
 		s.Handle("GET /api/commerce/merchant/payments/{orderId}/status", s.Commerce(c.OrderPaymentStatus))
 		s.Handle("POST /api/commerce/devnet/orders/{orderId}/simulate", s.Commerce(c.SimulateOrder))
 	}

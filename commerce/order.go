@@ -176,7 +176,7 @@ type OrderStore interface {
 	// CreateOrder stores the invoice, then the order pointing at it, with
 	// invoice.created and commerce.order.created, in one transaction. It returns
 	// the invoice and its payment session token.
-	CreateOrder(ctx context.Context, p kassa.Principal, c OrderCreate) (*kassa.Invoice, string, error)
+	CreateOrder(ctx context.Context, p kassa.Principal, c OrderCreate, save *kassa.SavedResponse[CreatedOrder]) (*kassa.Invoice, string, error)
 	// Order returns one of the merchant's orders.
 	Order(ctx context.Context, merchantID int64, id string) (*Order, error)
 	// Orders returns a page of orders and whether more exist in the paging direction.
@@ -192,7 +192,7 @@ type OrderStore interface {
 	OrdersToPlace(ctx context.Context, limit int, lease time.Duration) ([]*Order, error)
 }
 
-// CreatedOrder is what CreateOrder made: the result an IdempotentWrite renders.
+// CreatedOrder is what CreateOrder made: the result a SavedResponse renders.
 type CreatedOrder struct {
 	Order        *Order
 	Invoice      *kassa.Invoice
@@ -235,7 +235,7 @@ type Service interface {
 	CacheStats() CacheStats
 	Estimate(ctx context.Context, p kassa.Principal, r EstimateRequest) (*Estimate, error)
 	Address(ctx context.Context, p kassa.Principal, r CheckoutAddressRequest) (*ShippingAddress, error)
-	CreateOrder(ctx context.Context, p kassa.Principal, r OrderInvoiceRequest) (*CreatedOrder, error)
+	CreateOrder(ctx context.Context, p kassa.Principal, r OrderInvoiceRequest, save *kassa.SavedResponse[CreatedOrder]) (*CreatedOrder, error)
 	Order(ctx context.Context, p kassa.Principal, id string) (*Order, error)
 	Orders(ctx context.Context, f OrderFilter) ([]*Order, bool, error)
 	Cancel(ctx context.Context, p kassa.Principal, id string, r CancelRequest) (*Order, error)

@@ -29,7 +29,7 @@ func mainnetOrder(t *testing.T, svc *commerce.Shop, db *store.DB, p kassa.Princi
 		t.Fatal(err)
 	}
 	refund := "0x52908400098527886E0F7030069857D2E4169EE7"
-	c, err := svc.CreateOrder(ctx, p, commerce.OrderInvoiceRequest{CustomerID: "c1", EstimateID: e.ID, AddressID: a.ID, RefundAddress: &refund})
+	c, err := svc.CreateOrder(ctx, p, commerce.OrderInvoiceRequest{CustomerID: "c1", EstimateID: e.ID, AddressID: a.ID, RefundAddress: &refund}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

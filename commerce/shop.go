@@ -139,7 +139,7 @@ func (s *Shop) Address(ctx context.Context, p kassa.Principal, r CheckoutAddress
 
 // CreateOrder turns an estimate and an address into an invoice and an order (step
 // 3), stored in one transaction.
-func (s *Shop) CreateOrder(ctx context.Context, p kassa.Principal, r OrderInvoiceRequest) (*CreatedOrder, error) {
+func (s *Shop) CreateOrder(ctx context.Context, p kassa.Principal, r OrderInvoiceRequest, save *kassa.SavedResponse[CreatedOrder]) (*CreatedOrder, error) {
 	if r.CustomerID == "" {
 		return nil, kassa.Invalidf("customer_id", "missing_param", "customer_id is required.")
 	}
@@ -181,7 +181,7 @@ func (s *Shop) CreateOrder(ctx context.Context, p kassa.Principal, r OrderInvoic
 	if a.Address.Email != "" {
 		c.CustomerEmail = &a.Address.Email
 	}
-	inv, token, err := s.Store.CreateOrder(ctx, p, OrderCreate{Order: o, Invoice: c})
+	inv, token, err := s.Store.CreateOrder(ctx, p, OrderCreate{Order: o, Invoice: c}, save)
 	if err != nil {
 		return nil, err
 	}

@@ -50,7 +50,7 @@ func TestWorker(t *testing.T) {
 			for _, f := range mod {
 				f(&c)
 			}
-			inv, _, err := db.CreateInvoice(ctx, p, c)
+			inv, _, err := db.CreateInvoice(ctx, p, c, nil)
 			must(t, err)
 			r, _, err := db.IngestPayment(ctx, kassa.PaymentInput{MerchantID: m.ID, InvoiceID: inv.ID, Network: "bsc-testnet",
 				TxHash: fmt.Sprintf("0x%064d", n), TokenID: token, FromAddress: target.Address,

@@ -24,13 +24,13 @@ func TestBadInputIsNeverInternal(t *testing.T) {
 			code string
 		}{
 			{"metadata not utf-8", func() error {
-				_, _, err := f.db.CreateInvoice(f.ctx, p, kassa.InvoiceCreate{Amount: 100, Metadata: []byte(`{"a":"` + bad + `"}`)})
+				_, _, err := f.db.CreateInvoice(f.ctx, p, kassa.InvoiceCreate{Amount: 100, Metadata: []byte(`{"a":"` + bad + `"}`)}, nil)
 				return err
 			}, kassa.KindInvalid, "invalid_metadata"},
 			{"mainnet invoice without mainnet access", func() error {
 				mp := p
 				mp.Environment = kassa.Mainnet
-				_, _, err := f.db.CreateInvoice(f.ctx, mp, kassa.InvoiceCreate{Amount: 100})
+				_, _, err := f.db.CreateInvoice(f.ctx, mp, kassa.InvoiceCreate{Amount: 100}, nil)
 				return err
 			}, kassa.KindPermission, "mainnet_not_enabled"},
 			{"password over 72 bytes", func() error {

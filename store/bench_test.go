@@ -34,7 +34,7 @@ func BenchmarkCreateInvoice(b *testing.B) {
 		p := principal(m)
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
-				if _, _, err := db.CreateInvoice(context.Background(), p, kassa.InvoiceCreate{Amount: 12_500}); err != nil {
+				if _, _, err := db.CreateInvoice(context.Background(), p, kassa.InvoiceCreate{Amount: 12_500}, nil); err != nil {
 					b.Error(err)
 					return
 				}
@@ -47,7 +47,7 @@ func BenchmarkCreateInvoice(b *testing.B) {
 func BenchmarkListInvoices(b *testing.B) {
 	benchEngines(b, func(b *testing.B, db *store.DB, m *kassa.Merchant) {
 		for i := 0; i < 1000; i++ {
-			if _, _, err := db.CreateInvoice(context.Background(), principal(m), kassa.InvoiceCreate{Amount: 12_500}); err != nil {
+			if _, _, err := db.CreateInvoice(context.Background(), principal(m), kassa.InvoiceCreate{Amount: 12_500}, nil); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -69,7 +69,7 @@ func BenchmarkIngestPayment(b *testing.B) {
 	benchEngines(b, func(b *testing.B, db *store.DB, m *kassa.Merchant) {
 		invs := make([]*kassa.Invoice, 100)
 		for i := range invs {
-			inv, _, err := db.CreateInvoice(context.Background(), principal(m), kassa.InvoiceCreate{Amount: 1_000_000_000})
+			inv, _, err := db.CreateInvoice(context.Background(), principal(m), kassa.InvoiceCreate{Amount: 1_000_000_000}, nil)
 			if err != nil {
 				b.Fatal(err)
 			}

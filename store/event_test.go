@@ -215,13 +215,13 @@ func TestEventOutbox(t *testing.T) {
 			{"cancel with payments", func() error { _, err := f.db.CancelInvoice(f.ctx, p, withPending.ID); return err },
 				kassa.KindConflict, "invoice_has_payments"},
 			{"create invalid", func() error {
-				_, _, err := f.db.CreateInvoice(f.ctx, p, kassa.InvoiceCreate{Amount: 5})
+				_, _, err := f.db.CreateInvoice(f.ctx, p, kassa.InvoiceCreate{Amount: 5}, nil)
 				return err
 			}, kassa.KindInvalid, "amount_out_of_range"},
 			{"create on mainnet without access", func() error {
 				mp := p
 				mp.Environment = kassa.Mainnet
-				_, _, err := f.db.CreateInvoice(f.ctx, mp, kassa.InvoiceCreate{Amount: 1000})
+				_, _, err := f.db.CreateInvoice(f.ctx, mp, kassa.InvoiceCreate{Amount: 1000}, nil)
 				return err
 			}, kassa.KindPermission, "mainnet_not_enabled"},
 			{"transfer recorded for another invoice", func() error {
@@ -232,10 +232,10 @@ func TestEventOutbox(t *testing.T) {
 			// These fail after the invoice and its event were written in the
 			// transaction: the rollback must take the event and delivery too.
 			{"create whose response fails", func() error {
-				iw := &kassa.IdempotentWrite{Scope: claimKey("fails", ""), Respond: func(any) (int, []byte, error) {
+				iw := &kassa.SavedResponse[kassa.CreatedInvoice]{Scope: claimKey("fails", ""), Render: func(kassa.CreatedInvoice) (int, []byte, error) {
 					return 0, nil, kassa.Errorf(kassa.KindInternal, "render_failed", "The response could not be rendered.")
 				}}
-				_, _, err := f.db.CreateInvoice(kassa.WithIdempotentWrite(f.ctx, iw), p, kassa.InvoiceCreate{Amount: 1000})
+				_, _, err := f.db.CreateInvoice(f.ctx, p, kassa.InvoiceCreate{Amount: 1000}, iw)
 				return err
 			}, kassa.KindInternal, "render_failed"},
 			{"create under a lost idempotency claim", func() error {
@@ -246,8 +246,8 @@ func TestEventOutbox(t *testing.T) {
 				if rec := claim(t, f, b, "fp"); rec != nil {
 					t.Fatalf("take over = %+v", rec)
 				}
-				iw := &kassa.IdempotentWrite{Scope: a, Respond: func(any) (int, []byte, error) { return 201, []byte("{}"), nil }}
-				_, _, err := f.db.CreateInvoice(kassa.WithIdempotentWrite(f.ctx, iw), p, kassa.InvoiceCreate{Amount: 1000})
+				iw := &kassa.SavedResponse[kassa.CreatedInvoice]{Scope: a, Render: func(kassa.CreatedInvoice) (int, []byte, error) { return 201, []byte("{}"), nil }}
+				_, _, err := f.db.CreateInvoice(f.ctx, p, kassa.InvoiceCreate{Amount: 1000}, iw)
 				return err
 			}, kassa.KindIdempotency, "idempotency_key_in_use"},
 		}
@@ -294,7 +294,7 @@ func TestEventsList(t *testing.T) {
 		foreign := f.invoice(t, other, 1000, nil)
 		mp := principal(f.m)
 		mp.Environment = kassa.Mainnet
-		_, _, err = f.db.CreateInvoice(f.ctx, mp, kassa.InvoiceCreate{Amount: 1000})
+		_, _, err = f.db.CreateInvoice(f.ctx, mp, kassa.InvoiceCreate{Amount: 1000}, nil)
 		must(t, err)
 
 		base := kassa.EventFilter{MerchantID: f.m.ID, Environment: kassa.Devnet, Scope: kassa.ScopeMerchant, Limit: 100}
@@ -490,7 +490,7 @@ func TestEventFeed(t *testing.T) {
 		}
 		mp := principal(f.m)
 		mp.Environment = kassa.Mainnet
-		_, _, err = f.db.CreateInvoice(f.ctx, mp, kassa.InvoiceCreate{Amount: 1000})
+		_, _, err = f.db.CreateInvoice(f.ctx, mp, kassa.InvoiceCreate{Amount: 1000}, nil)
 		must(t, err)
 
 		feed := f.feedAll(t, kassa.FeedPos{}, 7)
@@ -588,7 +588,7 @@ func TestEventFeedConcurrentWriters(t *testing.T) {
 			wg.Go(func() {
 				for i := range each {
 					m := merchants[(w+i)%len(merchants)]
-					if _, _, err := f.db.CreateInvoice(f.ctx, principal(m), kassa.InvoiceCreate{Amount: 1000}); err != nil {
+					if _, _, err := f.db.CreateInvoice(f.ctx, principal(m), kassa.InvoiceCreate{Amount: 1000}, nil); err != nil {
 						errs <- err
 						return
 					}

@@ -55,7 +55,7 @@ func (f *fixture) invoice(t *testing.T, m *kassa.Merchant, amount kassa.Millis, 
 	if mod != nil {
 		mod(&c)
 	}
-	inv, _, err := f.db.CreateInvoice(f.ctx, principal(m), c)
+	inv, _, err := f.db.CreateInvoice(f.ctx, principal(m), c, nil)
 	if err != nil {
 		t.Fatalf("CreateInvoice: %v", err)
 	}

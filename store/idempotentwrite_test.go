@@ -15,16 +15,16 @@ import (
 func TestCreateInvoiceSavesIdempotentResponse(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
 		f := newFixture(t, cfg)
-		respond := func(result any) (int, []byte, error) {
-			return 201, []byte(`{"invoice_id":"` + result.(kassa.CreatedInvoice).Invoice.ID + `"}`), nil
+		respond := func(result kassa.CreatedInvoice) (int, []byte, error) {
+			return 201, []byte(`{"invoice_id":"` + result.Invoice.ID + `"}`), nil
 		}
 
 		s := scope(f, "created")
 		if rec := claim(t, f, s, "fp"); rec != nil {
 			t.Fatalf("claim = %+v", rec)
 		}
-		iw := &kassa.IdempotentWrite{Scope: s, Respond: respond}
-		inv, _, err := f.db.CreateInvoice(kassa.WithIdempotentWrite(f.ctx, iw), principal(f.m), kassa.InvoiceCreate{Amount: 1000})
+		iw := &kassa.SavedResponse[kassa.CreatedInvoice]{Scope: s, Render: respond}
+		inv, _, err := f.db.CreateInvoice(f.ctx, principal(f.m), kassa.InvoiceCreate{Amount: 1000}, iw)
 		must(t, err)
 		status, body, ok := iw.Saved()
 		want := `{"invoice_id":"` + inv.ID + `"}`
@@ -42,10 +42,10 @@ func TestCreateInvoiceSavesIdempotentResponse(t *testing.T) {
 		if rec := claim(t, f, s, "fp"); rec != nil {
 			t.Fatalf("claim = %+v", rec)
 		}
-		iw = &kassa.IdempotentWrite{Scope: s, Respond: respond}
+		iw = &kassa.SavedResponse[kassa.CreatedInvoice]{Scope: s, Render: respond}
 		p := principal(f.m)
 		p.Environment = kassa.Mainnet
-		_, _, err = f.db.CreateInvoice(kassa.WithIdempotentWrite(context.Background(), iw), p, kassa.InvoiceCreate{Amount: 1000})
+		_, _, err = f.db.CreateInvoice(context.Background(), p, kassa.InvoiceCreate{Amount: 1000}, iw)
 		wantErr(t, err, kassa.KindPermission, "mainnet_not_enabled")
 		if _, _, ok := iw.Saved(); ok {
 			t.Fatal("a refused create saved a response")
@@ -72,8 +72,8 @@ func TestIdempotencyClaimTakenOver(t *testing.T) {
 			t.Fatalf("claim B after A went stale = %+v, want ownership", rec)
 		}
 
-		iw := &kassa.IdempotentWrite{Scope: a, Respond: func(any) (int, []byte, error) { return 201, []byte("a"), nil }}
-		_, _, err := f.db.CreateInvoice(kassa.WithIdempotentWrite(f.ctx, iw), principal(f.m), kassa.InvoiceCreate{Amount: 1000})
+		iw := &kassa.SavedResponse[kassa.CreatedInvoice]{Scope: a, Render: func(kassa.CreatedInvoice) (int, []byte, error) { return 201, []byte("a"), nil }}
+		_, _, err := f.db.CreateInvoice(f.ctx, principal(f.m), kassa.InvoiceCreate{Amount: 1000}, iw)
 		wantErr(t, err, kassa.KindIdempotency, "idempotency_key_in_use")
 		if invs, _, _ := f.db.Invoices(f.ctx, kassa.InvoiceFilter{MerchantID: f.m.ID}); len(invs) != 0 {
 			t.Fatalf("%d invoices after a lost claim, want 0", len(invs))

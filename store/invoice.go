@@ -78,7 +78,7 @@ func scanInvoice(s scanner) (*kassa.Invoice, error) {
 // defaults taken from the merchant's settings, and its invoice.created event in the
 // same transaction. It returns the invoice and its payment session token, which is
 // stored only as a hash.
-func (db *DB) CreateInvoice(ctx context.Context, p kassa.Principal, c kassa.InvoiceCreate) (*kassa.Invoice, string, error) {
+func (db *DB) CreateInvoice(ctx context.Context, p kassa.Principal, c kassa.InvoiceCreate, save *kassa.SavedResponse[kassa.CreatedInvoice]) (*kassa.Invoice, string, error) {
 	if err := c.Validate(); err != nil {
 		return nil, "", err
 	}
@@ -90,7 +90,7 @@ func (db *DB) CreateInvoice(ctx context.Context, p kassa.Principal, c kassa.Invo
 	}
 	token := kassa.NewSessionToken()
 	var inv *kassa.Invoice
-	err := db.idempotentTx(ctx, func(tx txq) (any, error) {
+	err := idempotentTx(ctx, db, save, func(tx txq) (kassa.CreatedInvoice, error) {
 		var err error
 		inv, err = db.insertInvoice(ctx, tx, p, c, token)
 		return kassa.CreatedInvoice{Invoice: inv, SessionToken: token}, err
@@ -101,31 +101,27 @@ func (db *DB) CreateInvoice(ctx context.Context, p kassa.Principal, c kassa.Invo
 	return inv, token, nil
 }
 
-// idempotentTx runs fn in a write transaction. Behind the idempotency layer (a
-// kassa.IdempotentWrite with Respond set in ctx) the response rendered from fn's
-// result is saved in the same transaction: one commit, and no change a crash could
-// leave without its saved response.
-func (db *DB) idempotentTx(ctx context.Context, fn func(tx txq) (any, error)) error {
-	iw := kassa.IdempotentWriteFrom(ctx)
-	if iw != nil && iw.Respond == nil {
-		iw = nil
-	}
+// idempotentTx runs fn in a write transaction. Behind the idempotency layer (save
+// not nil) the response rendered from fn's result is saved in the same
+// transaction: one commit, and no change a crash could leave without its saved
+// response.
+func idempotentTx[T any](ctx context.Context, db *DB, save *kassa.SavedResponse[T], fn func(tx txq) (T, error)) error {
 	var (
 		status int
 		body   []byte
 	)
 	err := db.tx(ctx, func(tx txq) error {
 		result, err := fn(tx)
-		if err != nil || iw == nil {
+		if err != nil || save == nil {
 			return err
 		}
-		if status, body, err = iw.Respond(result); err != nil {
+		if status, body, err = save.Render(result); err != nil {
 			return err
 		}
-		return completeIdempotency(ctx, tx, iw.Scope, status, body)
+		return completeIdempotency(ctx, tx, save.Scope, status, body)
 	})
-	if err == nil && iw != nil {
-		iw.Save(status, body)
+	if err == nil && save != nil {
+		save.Save(status, body)
 	}
 	return err
 }

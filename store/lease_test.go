@@ -156,7 +156,7 @@ func (f *fixture) settledOrder(t *testing.T, m *kassa.Merchant, customer string)
 		Cancellation: commerce.CancellationNone, Refund: commerce.Refund{Status: commerce.RefundNone},
 		Timeline: []commerce.TimelineEntry{{Status: commerce.OrderPendingPayment, Timestamp: now, Message: "created"}}}
 	p := kassa.Principal{MerchantID: m.ID, Environment: kassa.Mainnet, Scope: kassa.ScopeCommerce, KeyID: "k"}
-	_, _, err := f.db.CreateOrder(f.ctx, p, commerce.OrderCreate{Order: o, Invoice: kassa.InvoiceCreate{Amount: o.Total, CustomerID: &customer}})
+	_, _, err := f.db.CreateOrder(f.ctx, p, commerce.OrderCreate{Order: o, Invoice: kassa.InvoiceCreate{Amount: o.Total, CustomerID: &customer}}, nil)
 	must(t, err)
 	o, err = f.db.ChangeOrder(f.ctx, m.ID, o.ID, func(o *commerce.Order, _ *kassa.Invoice, now time.Time) (commerce.InvoiceAction, error) {
 		if err := o.Advance(commerce.Step{To: commerce.OrderPaymentConfirmed}, now); err != nil {

@@ -92,7 +92,7 @@ func (db *DB) document(ctx context.Context, q queryer, table string, merchantID 
 // CreateOrder stores the order's invoice and then the order, with invoice.created
 // and commerce.order.created, in one transaction. Behind the idempotency layer the
 // response is saved in the same transaction.
-func (db *DB) CreateOrder(ctx context.Context, p kassa.Principal, c commerce.OrderCreate) (*kassa.Invoice, string, error) {
+func (db *DB) CreateOrder(ctx context.Context, p kassa.Principal, c commerce.OrderCreate, save *kassa.SavedResponse[commerce.CreatedOrder]) (*kassa.Invoice, string, error) {
 	if err := c.Invoice.Validate(); err != nil {
 		return nil, "", err
 	}
@@ -103,10 +103,10 @@ func (db *DB) CreateOrder(ctx context.Context, p kassa.Principal, c commerce.Ord
 	c.Invoice.CommerceOrderID = &o.ID
 	token := kassa.NewSessionToken()
 	var inv *kassa.Invoice
-	err := db.idempotentTx(ctx, func(tx txq) (any, error) {
+	err := idempotentTx(ctx, db, save, func(tx txq) (commerce.CreatedOrder, error) {
 		var err error
 		if inv, err = db.insertInvoice(ctx, tx, p, c.Invoice, token); err != nil {
-			return nil, err
+			return commerce.CreatedOrder{}, err
 		}
 		o.InvoiceID, o.CreatedAt, o.UpdatedAt = inv.ID, inv.CreatedAt, inv.CreatedAt
 		if len(o.Timeline) > 0 {
@@ -114,13 +114,13 @@ func (db *DB) CreateOrder(ctx context.Context, p kassa.Principal, c commerce.Ord
 		}
 		data, err := json.Marshal((*orderRecord)(o))
 		if err != nil {
-			return nil, fmt.Errorf("store: order: %w", err)
+			return commerce.CreatedOrder{}, fmt.Errorf("store: order: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO orders (id, merchant_id, environment, invoice_id, status,
 			customer_id, wallet_address, data, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
 			o.ID, o.MerchantID, string(o.Environment), o.InvoiceID, string(o.Status), emptyNil(o.Buyer.CustomerID),
 			emptyNil(o.Buyer.WalletAddress), string(data), micros(o.CreatedAt), micros(o.UpdatedAt)); err != nil {
-			return nil, fmt.Errorf("store: create order: %w", err)
+			return commerce.CreatedOrder{}, fmt.Errorf("store: create order: %w", err)
 		}
 		err = writeEvents(ctx, tx, o.MerchantID, o.Environment, o, inv.CreatedAt, kassa.EventOrderCreated)
 		return commerce.CreatedOrder{Order: o, Invoice: inv, SessionToken: token}, err

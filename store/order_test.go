@@ -25,7 +25,7 @@ func (f *fixture) newOrder(t *testing.T, m *kassa.Merchant, customer string) (*c
 		Payment:      commerce.OrderPayment{Status: commerce.OrderPaymentUnpaid},
 		Cancellation: commerce.CancellationNone, Refund: commerce.Refund{Status: commerce.RefundNone},
 		Timeline: []commerce.TimelineEntry{{Status: commerce.OrderPendingPayment, Timestamp: now, Message: "created"}}}
-	inv, token, err := f.db.CreateOrder(f.ctx, principal(m), commerce.OrderCreate{Order: o, Invoice: kassa.InvoiceCreate{Amount: o.Total, CustomerID: &customer}})
+	inv, token, err := f.db.CreateOrder(f.ctx, principal(m), commerce.OrderCreate{Order: o, Invoice: kassa.InvoiceCreate{Amount: o.Total, CustomerID: &customer}}, nil)
 	must(t, err)
 	if token == "" || inv.CommerceOrderID == nil || *inv.CommerceOrderID != o.ID || o.InvoiceID != inv.ID {
 		t.Fatalf("invoice %+v for order %s", inv, o.ID)
@@ -80,7 +80,7 @@ func TestOrderCreateIsAtomic(t *testing.T) {
 		dup := *o
 		dup.Timeline = nil
 		amount := kassa.Millis(1_000)
-		_, _, err := f.db.CreateOrder(f.ctx, principal(f.m), commerce.OrderCreate{Order: &dup, Invoice: kassa.InvoiceCreate{Amount: amount}})
+		_, _, err := f.db.CreateOrder(f.ctx, principal(f.m), commerce.OrderCreate{Order: &dup, Invoice: kassa.InvoiceCreate{Amount: amount}}, nil)
 		if err == nil {
 			t.Fatal("duplicate order stored")
 		}

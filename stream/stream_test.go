@@ -65,7 +65,7 @@ func (f *fixture) invoice(m *kassa.Merchant, env kassa.Environment) string {
 
 func createInvoice(ctx context.Context, db *store.DB, m *kassa.Merchant, env kassa.Environment) (string, error) {
 	p := kassa.Principal{MerchantID: m.ID, Environment: env, Scope: kassa.ScopeMerchant, KeyID: "k"}
-	inv, _, err := db.CreateInvoice(ctx, p, kassa.InvoiceCreate{Amount: 1000})
+	inv, _, err := db.CreateInvoice(ctx, p, kassa.InvoiceCreate{Amount: 1000}, nil)
 	if err != nil {
 		return "", err
 	}

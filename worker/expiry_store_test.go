@@ -25,7 +25,7 @@ func TestExpiryStoresExpiry(t *testing.T) {
 		}
 		minute := time.Minute
 		p := kassa.Principal{MerchantID: m.ID, Environment: kassa.Devnet, Scope: kassa.ScopeMerchant}
-		inv, _, err := db.CreateInvoice(ctx, p, kassa.InvoiceCreate{Amount: 1000, ExpiresIn: &minute})
+		inv, _, err := db.CreateInvoice(ctx, p, kassa.InvoiceCreate{Amount: 1000, ExpiresIn: &minute}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -144,27 +144,21 @@ func (a *API) orderCreated(c commerce.CreatedOrder) map[string]any {
 
 // CheckoutInvoice serves step 3: the invoice and the order, in one transaction.
 // Behind the optional idempotency layer the store saves this response with them.
-func (a *API) CheckoutInvoice(w http.ResponseWriter, r *http.Request) error {
+func (a *API) CheckoutInvoice(w http.ResponseWriter, r *http.Request, claim *httpx.Claim) error {
 	req, err := httpx.DecodeBody(r, decodeOrderInvoice)
 	if err != nil {
 		return err
 	}
-	iw := kassa.IdempotentWriteFrom(r.Context())
-	if iw != nil {
-		iw.Respond = func(result any) (int, []byte, error) {
-			b, err := httpx.Marshal(a.orderCreated(result.(commerce.CreatedOrder)))
-			return http.StatusOK, b, err
-		}
-	}
-	c, err := a.shop.CreateOrder(r.Context(), httpx.Principal(r.Context()), req)
+	save := httpx.SaveResponse(claim, func(c commerce.CreatedOrder) (int, []byte, error) {
+		b, err := httpx.Marshal(a.orderCreated(c))
+		return http.StatusOK, b, err
+	})
+	c, err := a.shop.CreateOrder(r.Context(), httpx.Principal(r.Context()), req, save)
 	if err != nil {
 		return err
 	}
-	if iw != nil {
-		if status, b, ok := iw.Saved(); ok {
-			httpx.WriteRaw(w, status, b)
-			return nil
-		}
+	if httpx.WriteSaved(w, claim, save) {
+		return nil
 	}
 	httpx.WriteJSON(w, http.StatusOK, a.orderCreated(*c))
 	return nil

@@ -26,6 +26,44 @@ type IdempotencyOptions struct {
 	UUID     bool // the key must be a UUID
 }
 
+// Claim is the Idempotency-Key a request holds while its handler runs.
+type Claim struct {
+	scope kassa.IdempotencyScope
+	saved bool // the store saved the response with the change
+}
+
+// ClaimFunc is a handler behind Idempotent; claim is nil when the request sent no
+// key.
+type ClaimFunc func(w http.ResponseWriter, r *http.Request, claim *Claim) error
+
+// WithoutClaim adapts a handler whose response is saved after it returns, like any
+// other, rather than with its change.
+func WithoutClaim(h Func) ClaimFunc {
+	return func(w http.ResponseWriter, r *http.Request, _ *Claim) error { return h(w, r) }
+}
+
+// SaveResponse returns what a store needs to save the response, rendered by render
+// from what it made, in the transaction of the change; nil when the request holds
+// no key.
+func SaveResponse[T any](claim *Claim, render func(T) (status int, body []byte, err error)) *kassa.SavedResponse[T] {
+	if claim == nil {
+		return nil
+	}
+	return &kassa.SavedResponse[T]{Scope: claim.scope, Render: render}
+}
+
+// WriteSaved writes the response the store saved with the change (exactly the
+// bytes a replay will send) and reports whether there was one.
+func WriteSaved[T any](w http.ResponseWriter, claim *Claim, saved *kassa.SavedResponse[T]) bool {
+	status, body, ok := saved.Saved()
+	if !ok {
+		return false
+	}
+	claim.saved = true
+	WriteRaw(w, status, body)
+	return true
+}
+
 func errIdempotencyKeyRequired() error {
 	return ErrInvalid("Idempotency-Key", "idempotency_key_required",
 		"This request needs an Idempotency-Key header holding a UUID v4, unique per request.")
@@ -40,16 +78,16 @@ func errIdempotencyKeyRequired() error {
 //
 // The outcome is saved for 2xx and 5xx (a panic saves a 500); a 4xx releases the
 // claim, so a retry with a fixed body works. A handler whose store call supports it
-// (kassa.IdempotentWrite) has its response saved in the same transaction as the
-// change it makes.
-func (s *Core) Idempotent(opts IdempotencyOptions, h Func) Func {
+// gets the claim and has its response saved in the same transaction as the change
+// it makes (SaveResponse, WriteSaved).
+func (s *Core) Idempotent(opts IdempotencyOptions, h ClaimFunc) Func {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		key := r.Header.Get("Idempotency-Key")
 		switch {
 		case key == "" && opts.Required:
 			return errIdempotencyKeyRequired()
 		case key == "":
-			return h(w, r)
+			return h(w, r, nil)
 		case len(key) > kassa.MaxIdempotencyKey:
 			return ErrInvalid("Idempotency-Key", "idempotency_key_too_long",
 				"The Idempotency-Key header must be at most 255 characters.")
@@ -94,7 +132,7 @@ func replayOrRefuse(w http.ResponseWriter, rec *kassa.IdempotencyRecord, fp stri
 
 // runClaimed runs the handler for a claimed key, records its response and saves or
 // releases the key.
-func (s *Core) runClaimed(w http.ResponseWriter, r *http.Request, scope kassa.IdempotencyScope, h Func) error {
+func (s *Core) runClaimed(w http.ResponseWriter, r *http.Request, scope kassa.IdempotencyScope, h ClaimFunc) error {
 	bg := context.WithoutCancel(r.Context())
 	rec := &captureWriter{header: w.Header(), status: http.StatusOK}
 	finished := false
@@ -112,13 +150,13 @@ func (s *Core) runClaimed(w http.ResponseWriter, r *http.Request, scope kassa.Id
 	// outcome is the real one and a retry replays it instead of a spurious 5xx.
 	hctx, cancel := context.WithTimeout(bg, claimedTimeout)
 	defer cancel()
-	iw := &kassa.IdempotentWrite{Scope: scope}
-	r = r.WithContext(kassa.WithIdempotentWrite(hctx, iw))
-	if err := h(rec, r); err != nil {
+	claim := &Claim{scope: scope}
+	r = r.WithContext(hctx)
+	if err := h(rec, r, claim); err != nil {
 		s.WriteError(rec, r, err)
 	}
 	finished = true
-	if _, _, saved := iw.Saved(); saved {
+	if claim.saved {
 		// The store saved the response in the transaction that made the change.
 	} else if rec.status >= 400 && rec.status < 500 {
 		if err := s.idempotency.ReleaseIdempotencyKey(bg, scope); err != nil {

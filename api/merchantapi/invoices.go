@@ -28,7 +28,7 @@ type invoiceCreated struct {
 }
 
 // CreateInvoice serves POST /api/v1/invoices (behind the idempotency layer).
-func (a *API) CreateInvoice(w http.ResponseWriter, r *http.Request) error {
+func (a *API) CreateInvoice(w http.ResponseWriter, r *http.Request, claim *httpx.Claim) error {
 	body, err := httpx.ReadBody(r)
 	if err != nil {
 		return err
@@ -37,24 +37,17 @@ func (a *API) CreateInvoice(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	// Behind the idempotency layer the store saves this response with the invoice.
-	iw := kassa.IdempotentWriteFrom(r.Context())
-	if iw != nil {
-		iw.Respond = func(result any) (int, []byte, error) {
-			ci := result.(kassa.CreatedInvoice)
-			body, err := httpx.Marshal(a.invoiceCreated(ci.Invoice, ci.SessionToken))
-			return http.StatusCreated, body, err
-		}
-	}
-	inv, token, err := a.invoices.CreateInvoice(r.Context(), httpx.Principal(r.Context()), c)
+	// The store saves this response with the invoice.
+	save := httpx.SaveResponse(claim, func(ci kassa.CreatedInvoice) (int, []byte, error) {
+		body, err := httpx.Marshal(a.invoiceCreated(ci.Invoice, ci.SessionToken))
+		return http.StatusCreated, body, err
+	})
+	inv, token, err := a.invoices.CreateInvoice(r.Context(), httpx.Principal(r.Context()), c, save)
 	if err != nil {
 		return err
 	}
-	if iw != nil {
-		if status, body, ok := iw.Saved(); ok {
-			httpx.WriteRaw(w, status, body) // exactly the bytes a replay will send
-			return nil
-		}
+	if httpx.WriteSaved(w, claim, save) {
+		return nil
 	}
 	httpx.WriteJSON(w, http.StatusCreated, a.invoiceCreated(inv, token))
 	return nil
