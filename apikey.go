@@ -95,7 +95,7 @@ const keyPrefixLen = 12
 // NewAPIKeySecret returns a new key secret of the form kassa_<env>_<scope>_<random>,
 // so a leaked key says what it is, and its public lookup prefix.
 func NewAPIKeySecret(env Environment, scope Scope) (secret, prefix string) {
-	random := RandomToken(32)
+	random := RandomBase32(32)
 	return "kassa_" + string(env) + "_" + string(scope) + "_" + random, random[:keyPrefixLen]
 }
 

@@ -9,9 +9,9 @@
 //     to one status code.
 //   - money.go, moneynumber.go, tokenamount.go: exact USD millis and token base
 //     units; no floats.
-//   - merchant.go, apikey.go, session.go, wstoken.go: tenants and credentials.
-//   - invoice*.go, lifecycle.go, receipt.go, payment.go, payor.go, form.go,
-//     address.go: invoices, the payments that pay them and the pure lifecycle
+//   - merchant.go, apikey.go, paymentsession.go, wstoken.go: tenants and credentials.
+//   - invoice*.go, lifecycle.go, invoicepayment.go, payment.go, payor.go, form.go,
+//     paymentaddress.go: invoices, the payments that pay them and the pure lifecycle
 //     rules that compute an invoice's status from its receipts.
 //   - network.go, evm.go: networks, tokens and EVM addresses.
 //   - event*.go, webhook*.go: the events every change writes and their delivery.

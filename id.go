@@ -63,9 +63,9 @@ func isHex(c byte) bool {
 	return ('0' <= c && c <= '9') || ('a' <= c && c <= 'f') || ('A' <= c && c <= 'F')
 }
 
-// RandomToken returns n random bytes as lowercase base32 text without padding: safe in
+// RandomBase32 returns n random bytes as lowercase base32 text without padding: safe in
 // URLs, headers and key strings.
-func RandomToken(n int) string {
+func RandomBase32(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b))

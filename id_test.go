@@ -65,20 +65,20 @@ func TestValidUUID(t *testing.T) {
 	}
 }
 
-func TestRandomToken(t *testing.T) {
+func TestRandomBase32(t *testing.T) {
 	for _, n := range []int{1, 15, 32} {
-		tok := RandomToken(n)
+		tok := RandomBase32(n)
 		if want := (n*8 + 4) / 5; len(tok) != want {
-			t.Errorf("RandomToken(%d) has length %d, want %d", n, len(tok), want)
+			t.Errorf("RandomBase32(%d) has length %d, want %d", n, len(tok), want)
 		}
 		for _, c := range tok {
 			if !('a' <= c && c <= 'z') && !('2' <= c && c <= '7') {
-				t.Errorf("RandomToken(%d) = %q holds %q", n, tok, c)
+				t.Errorf("RandomBase32(%d) = %q holds %q", n, tok, c)
 			}
 		}
 	}
-	if a, b := RandomToken(32), RandomToken(32); a == b {
-		t.Error("RandomToken repeated")
+	if a, b := RandomBase32(32), RandomBase32(32); a == b {
+		t.Error("RandomBase32 repeated")
 	}
 }
 

@@ -28,7 +28,7 @@ type IdempotencyScope struct {
 }
 
 // NewClaimOwner returns a fresh IdempotencyScope.Owner token.
-func NewClaimOwner() string { return RandomToken(10) }
+func NewClaimOwner() string { return RandomBase32(10) }
 
 // ErrClaimLost is returned when a request's idempotency claim was taken over before
 // it could save its response; the change it was making is rolled back.

@@ -121,7 +121,7 @@ type InvoiceExpand struct {
 type ExpandedInvoice struct {
 	Invoice  *Invoice
 	Expand   InvoiceExpand
-	Receipts []*Receipt // newest first
+	Receipts []*InvoicePayment // newest first
 }
 
 // MarshalJSON renders the invoice with its expansions.
@@ -143,7 +143,7 @@ func (e ExpandedInvoice) MarshalJSON() ([]byte, error) {
 			rs = rs[:e.Expand.PaymentsLimit]
 		}
 		if rs == nil {
-			rs = []*Receipt{}
+			rs = []*InvoicePayment{}
 		}
 		b, err := MarshalJSON(rs)
 		if err != nil {

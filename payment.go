@@ -33,33 +33,33 @@ type PaymentInput struct {
 type PaymentService interface {
 	// IngestPayment records a transfer and recomputes its invoice, writing the
 	// receipt, the invoice change and their events in one transaction.
-	IngestPayment(ctx context.Context, in PaymentInput) (*Receipt, *Invoice, error)
-	// Receipts lists an invoice's receipts, newest first, at most limit.
-	Receipts(ctx context.Context, merchantID int64, invoiceID string, limit int) ([]*Receipt, error)
+	IngestPayment(ctx context.Context, in PaymentInput) (*InvoicePayment, *Invoice, error)
+	// InvoicePayments lists an invoice's receipts, newest first, at most limit.
+	InvoicePayments(ctx context.Context, merchantID int64, invoiceID string, limit int) ([]*InvoicePayment, error)
 }
 
 // receiptJSON is the invoice_payment object as merchants see it.
 type receiptJSON struct {
-	Object        string           `json:"object"`
-	ID            string           `json:"id"`
-	InvoiceID     string           `json:"invoice_id"`
-	Status        ReceiptStatus    `json:"status"`
-	Network       string           `json:"network"`
-	TxHash        string           `json:"tx_hash"`
-	LogIndex      int64            `json:"log_index"`
-	TokenID       int64            `json:"token_id"`
-	FromAddress   string           `json:"from_address"`
-	AmountToken   string           `json:"amount_token_units"`
-	AmountUSD     Millis           `json:"amount_usd"`
-	AmountDecimal string           `json:"amount_usd_decimal"`
-	Confirmations int              `json:"confirmations"`
-	SeenAt        string           `json:"seen_at"`
-	ConfirmedAt   *string          `json:"confirmed_at"`
-	Settlement    SettlementStatus `json:"settlement_status"`
-	SettlementTx  *string          `json:"settlement_tx_hash"`
+	Object        string               `json:"object"`
+	ID            string               `json:"id"`
+	InvoiceID     string               `json:"invoice_id"`
+	Status        InvoicePaymentStatus `json:"status"`
+	Network       string               `json:"network"`
+	TxHash        string               `json:"tx_hash"`
+	LogIndex      int64                `json:"log_index"`
+	TokenID       int64                `json:"token_id"`
+	FromAddress   string               `json:"from_address"`
+	AmountToken   string               `json:"amount_token_units"`
+	AmountUSD     Millis               `json:"amount_usd"`
+	AmountDecimal string               `json:"amount_usd_decimal"`
+	Confirmations int                  `json:"confirmations"`
+	SeenAt        string               `json:"seen_at"`
+	ConfirmedAt   *string              `json:"confirmed_at"`
+	Settlement    SettlementStatus     `json:"settlement_status"`
+	SettlementTx  *string              `json:"settlement_tx_hash"`
 }
 
-func (r *Receipt) view() receiptJSON {
+func (r *InvoicePayment) view() receiptJSON {
 	v := receiptJSON{Object: "invoice_payment", ID: r.ID, InvoiceID: r.InvoiceID, Status: r.Status,
 		Network: r.Network, TxHash: r.TxHash, LogIndex: r.LogIndex, TokenID: r.TokenID,
 		FromAddress: r.FromAddress, AmountToken: r.AmountUnits.String(), AmountUSD: r.AmountUSD,
@@ -72,4 +72,4 @@ func (r *Receipt) view() receiptJSON {
 // MarshalJSON renders the merchant's view of a receipt, settlement included. Payor
 // endpoints never render receipts this way: they answer a summary without
 // settlement fields (payment-status).
-func (r Receipt) MarshalJSON() ([]byte, error) { return MarshalJSON(r.view()) }
+func (r InvoicePayment) MarshalJSON() ([]byte, error) { return MarshalJSON(r.view()) }

@@ -60,7 +60,7 @@ func newEnvOn(t *testing.T, db *store.DB, clock *storetest.Clock, opts ...envOpt
 	if err != nil {
 		t.Fatal(err)
 	}
-	wallets := map[kassa.Environment]kassa.AddressDeriver{}
+	wallets := map[kassa.Environment]kassa.PaymentAddressDeriver{}
 	for _, env := range []kassa.Environment{kassa.Devnet, kassa.Mainnet} {
 		w, err := hdwallet.LoadOrCreate(t.TempDir(), env)
 		if err != nil {

@@ -69,8 +69,8 @@ type Estimate struct {
 	ExpiresAt        time.Time
 }
 
-// AddressInput is a shipping address as the client sent it (step 2).
-type AddressInput struct {
+// ShippingAddressInput is a shipping address as the client sent it (step 2).
+type ShippingAddressInput struct {
 	FirstName     string
 	LastName      string
 	StreetAddress string
@@ -90,7 +90,7 @@ type ShippingAddress struct {
 	Environment kassa.Environment
 	EstimateID  string
 	CustomerID  string
-	Address     AddressInput // standardised
+	Address     ShippingAddressInput // standardised
 	Options     []ShippingOption
 	ValidatedAt time.Time
 }
@@ -119,7 +119,7 @@ type Shipment struct {
 type CheckoutAddressRequest struct {
 	CustomerID string
 	EstimateID string
-	Address    AddressInput
+	Address    ShippingAddressInput
 }
 
 // OrderInvoiceRequest is checkout step 3.

@@ -4,7 +4,7 @@
 //   - the domain: orders and their pure lifecycle rules (order.go,
 //     orderlifecycle.go, orderfollow.go, ordersimulate.go, orderjson.go), the
 //     three checkout steps' types and rules (cart.go, checkoutprice.go,
-//     checkoutaddress.go), retailers and the interfaces of the order store and
+//     shippingaddress.go), retailers and the interfaces of the order store and
 //     the commerce API (retailer.go, order.go);
 //   - the service: Shop runs search, checkout and orders over an OrderStore
 //     (shop.go, orders.go) and places settled mainnet orders (placer.go);

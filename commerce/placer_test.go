@@ -23,7 +23,7 @@ func mainnetOrder(t *testing.T, svc *commerce.Shop, db *store.DB, p kassa.Princi
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := svc.Address(ctx, p, commerce.CheckoutAddressRequest{CustomerID: "c1", EstimateID: e.ID, Address: commerce.AddressInput{
+	a, err := svc.Address(ctx, p, commerce.CheckoutAddressRequest{CustomerID: "c1", EstimateID: e.ID, Address: commerce.ShippingAddressInput{
 		FirstName: "Ada", LastName: "Lovelace", StreetAddress: "1 Main St", City: "Austin", State: "TX", ZipCode: "78701", Country: "US"}})
 	if err != nil {
 		t.Fatal(err)

@@ -26,7 +26,7 @@ func errDevnetOnly(msg string) error {
 // DevnetPay feeds a simulated transfer to one of the merchant's devnet invoices
 // through the same ingestion path a transfer found on chain takes. The invoice's
 // address must still be watched (kassa.WatchAfterExpiry).
-func (s *Service) DevnetPay(ctx context.Context, merchantID int64, invoiceID string, req DevnetPayment) (*kassa.Receipt, *kassa.Invoice, error) {
+func (s *Service) DevnetPay(ctx context.Context, merchantID int64, invoiceID string, req DevnetPayment) (*kassa.InvoicePayment, *kassa.Invoice, error) {
 	inv, err := s.Invoices.Invoice(ctx, merchantID, invoiceID)
 	if err != nil {
 		return nil, nil, err

@@ -22,11 +22,11 @@ type Status struct {
 
 // StatusPayment is one transfer of a Status.
 type StatusPayment struct {
-	Status        kassa.ReceiptStatus `json:"status"`
-	TxHash        string              `json:"tx_hash"`
-	Network       string              `json:"network"`
-	AmountToken   string              `json:"amount_token"`
-	Confirmations int                 `json:"confirmations"`
+	Status        kassa.InvoicePaymentStatus `json:"status"`
+	TxHash        string                     `json:"tx_hash"`
+	Network       string                     `json:"network"`
+	AmountToken   string                     `json:"amount_token"`
+	Confirmations int                        `json:"confirmations"`
 	// ConfirmationsRequired is how many its network needs before it counts.
 	ConfirmationsRequired int `json:"confirmations_required"`
 }
@@ -39,11 +39,11 @@ type Tracker struct {
 }
 
 // Receipts loads an invoice's receipts, newest first (at most 100).
-func (t Tracker) Receipts(ctx context.Context, inv *kassa.Invoice) ([]*kassa.Receipt, error) {
+func (t Tracker) Receipts(ctx context.Context, inv *kassa.Invoice) ([]*kassa.InvoicePayment, error) {
 	if t.Payments == nil {
 		return nil, nil
 	}
-	return t.Payments.Receipts(ctx, inv.MerchantID, inv.ID, 100)
+	return t.Payments.InvoicePayments(ctx, inv.MerchantID, inv.ID, 100)
 }
 
 // ConfirmationsNeeded is how many confirmations a payment on network needs.

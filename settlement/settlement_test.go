@@ -43,7 +43,7 @@ func TestWorker(t *testing.T) {
 		p := kassa.Principal{MerchantID: m.ID, Environment: kassa.Devnet, Scope: kassa.ScopeMerchant}
 		n := 0
 		override := "0x0000000000000000000000000000000000000001"
-		pay := func(token int64, confirmed bool, mod ...func(*kassa.InvoiceCreate)) *kassa.Receipt {
+		pay := func(token int64, confirmed bool, mod ...func(*kassa.InvoiceCreate)) *kassa.InvoicePayment {
 			t.Helper()
 			n++
 			c := kassa.InvoiceCreate{Amount: 1000}
@@ -75,7 +75,7 @@ func TestWorker(t *testing.T) {
 			bad.ID: kassa.SettlementFailed, pending.ID: kassa.SettlementPending, native.ID: kassa.SettlementManual,
 			routed.ID: kassa.SettlementSettled}
 		for id, st := range want {
-			rs, err := db.Receipts(ctx, m.ID, invoiceOf(t, db, m.ID, id), 10)
+			rs, err := db.InvoicePayments(ctx, m.ID, invoiceOf(t, db, m.ID, id), 10)
 			must(t, err)
 			if rs[0].Settlement != st || (st == kassa.SettlementSettled) != (rs[0].SettlementTxHash != nil) {
 				t.Errorf("receipt %s: settlement %s (tx %v), want %s", id, rs[0].Settlement, rs[0].SettlementTxHash, st)
@@ -93,7 +93,7 @@ func invoiceOf(t *testing.T, db *store.DB, merchantID int64, receiptID string) s
 	invs, _, err := db.Invoices(context.Background(), kassa.InvoiceFilter{MerchantID: merchantID, Limit: 100})
 	must(t, err)
 	for _, inv := range invs {
-		rs, err := db.Receipts(context.Background(), merchantID, inv.ID, 10)
+		rs, err := db.InvoicePayments(context.Background(), merchantID, inv.ID, 10)
 		must(t, err)
 		for _, r := range rs {
 			if r.ID == receiptID {

@@ -93,19 +93,19 @@ func (db *DB) abandonPending(ctx context.Context, tx txq, inv *kassa.Invoice, no
 		return err
 	}
 	for _, r := range all {
-		if r.Status != kassa.ReceiptPending {
+		if r.Status != kassa.PaymentPending {
 			continue
 		}
 		if _, err := tx.ExecContext(ctx, "UPDATE receipts SET status = $1 WHERE id = $2",
-			string(kassa.ReceiptManualRetry), r.ID); err != nil {
+			string(kassa.PaymentManualRetry), r.ID); err != nil {
 			return fmt.Errorf("store: abandon pending receipt: %w", err)
 		}
-		r.Status = kassa.ReceiptManualRetry
+		r.Status = kassa.PaymentManualRetry
 		if err := writeEvents(ctx, tx, inv.MerchantID, inv.Environment, r, now, kassa.EventPaymentUpdated); err != nil {
 			return err
 		}
 	}
-	got := kassa.ReceiptAmounts(all)
+	got := kassa.PaymentAmounts(all)
 	if _, err := tx.ExecContext(ctx, "UPDATE invoices SET amount_pending = $1 WHERE id = $2 AND merchant_id = $3",
 		int64(got.Pending), inv.ID, inv.MerchantID); err != nil {
 		return fmt.Errorf("store: abandon pending: %w", err)

@@ -48,9 +48,9 @@ func TestExpireInvoices(t *testing.T) {
 		}
 		got, err := f.db.Invoice(f.ctx, f.m.ID, waiting.ID)
 		must(t, err)
-		rs, err := f.db.Receipts(f.ctx, f.m.ID, waiting.ID, 10)
+		rs, err := f.db.InvoicePayments(f.ctx, f.m.ID, waiting.ID, 10)
 		must(t, err)
-		if got.Status != kassa.StatusExpired || got.AmountPending != 0 || rs[0].Status != kassa.ReceiptManualRetry {
+		if got.Status != kassa.StatusExpired || got.AmountPending != 0 || rs[0].Status != kassa.PaymentManualRetry {
 			t.Fatalf("after the watch: %s pending %d, receipt %s", got.Status, got.AmountPending, rs[0].Status)
 		}
 	})

@@ -224,7 +224,7 @@ func (db *DB) Login(ctx context.Context, email, password string) (*kassa.Merchan
 // dummyPasswordHash is a hash at the configured cost that no password matches.
 func (db *DB) dummyPasswordHash() []byte {
 	db.dummyOnce.Do(func() {
-		h, err := bcrypt.GenerateFromPassword([]byte(kassa.RandomToken(16)), db.cost)
+		h, err := bcrypt.GenerateFromPassword([]byte(kassa.RandomBase32(16)), db.cost)
 		if err == nil {
 			db.dummyHash = h
 		}

@@ -23,7 +23,7 @@ func (db *DB) followInvoice(ctx context.Context, tx txq, inv *kassa.Invoice, txH
 
 // followSettlement applies a finished settlement of receipt r to its invoice's
 // commerce order: the order is settled once every counted receipt is.
-func (db *DB) followSettlement(ctx context.Context, tx txq, r *kassa.Receipt, now time.Time) error {
+func (db *DB) followSettlement(ctx context.Context, tx txq, r *kassa.InvoicePayment, now time.Time) error {
 	var orderID *string
 	var status string
 	if err := tx.QueryRowContext(ctx, "SELECT commerce_order_id, status FROM invoices WHERE id = $1",
@@ -35,7 +35,7 @@ func (db *DB) followSettlement(ctx context.Context, tx txq, r *kassa.Receipt, no
 	}
 	var unsettled int
 	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM receipts WHERE invoice_id = $1 AND status IN ($2, $3)
-		AND settlement_status <> $4`, r.InvoiceID, string(kassa.ReceiptConfirmed), string(kassa.ReceiptUnderpaid),
+		AND settlement_status <> $4`, r.InvoiceID, string(kassa.PaymentConfirmed), string(kassa.PaymentUnderpaid),
 		string(kassa.SettlementSettled)).Scan(&unsettled); err != nil {
 		return fmt.Errorf("store: settlement order: %w", err)
 	}

@@ -30,7 +30,7 @@ func (db *DB) ClaimSettlements(ctx context.Context, limit int) ([]kassa.Settleme
 		return db.claim(ctx, tx, claimSpec{table: "receipts", key: "id",
 			due: "(settlement_status = $1 OR (settlement_status = $2 AND settlement_claimed_at <= $3)) AND status IN ($4, $5)",
 			args: []any{string(kassa.SettlementPending), string(kassa.SettlementProcessing), micros(now.Add(-settlementLease)),
-				string(kassa.ReceiptConfirmed), string(kassa.ReceiptUnderpaid)},
+				string(kassa.PaymentConfirmed), string(kassa.PaymentUnderpaid)},
 			order: "seen_at", limit: limit,
 			lease: []assign{{"settlement_status", string(kassa.SettlementProcessing)}, {"settlement_claimed_at", micros(now)}},
 		}, func(ids []string) ([]string, error) {

@@ -2,8 +2,8 @@
 // DB implements the store side of twelve domain interfaces, each asserted at
 // compile time at the top of its file: kassa.MerchantService (merchant.go),
 // APIKeyService (apikey.go), InvoiceService (invoice.go), IdempotencyStore
-// (idempotency.go), AddressService (address.go), PayorService (payor.go),
-// PaymentService (receipt.go), SettlementService (settlement.go), EventService
+// (idempotency.go), PaymentAddressService (paymentaddress.go), PayorService (payor.go),
+// PaymentService (invoicepayment.go), SettlementService (settlement.go), EventService
 // (event.go), WebhookService (webhook.go), WebhookQueue (webhookqueue.go) and
 // commerce.OrderStore (order.go).
 //

@@ -42,7 +42,7 @@ func insertDelivery(ctx context.Context, q queryer, ep *kassa.WebhookEndpoint, e
 func (db *DB) ClaimWebhookJobs(ctx context.Context, limit int, lease time.Duration) ([]*kassa.WebhookJob, error) {
 	var jobs []*kassa.WebhookJob
 	now := db.clock()
-	token := kassa.RandomToken(16)
+	token := kassa.RandomBase32(16)
 	err := db.tx(ctx, func(tx txq) error {
 		jobs = nil
 		return db.claim(ctx, tx, claimSpec{table: "webhook_deliveries", key: "id",

@@ -104,7 +104,7 @@ func decodeCheckoutAddress(body []byte) (commerce.CheckoutAddressRequest, error)
 	return r, httpx.RequireFields(got, "estimateId", "address")
 }
 
-func decodeAddress(f httpx.Field, a *commerce.AddressInput) error {
+func decodeAddress(f httpx.Field, a *commerce.ShippingAddressInput) error {
 	fields, err := httpx.ParseObject(f.Raw, f.Path)
 	if err != nil {
 		return err

@@ -71,7 +71,7 @@ func (s *Core) authenticate(r *http.Request, mode authMode) (kassa.Principal, er
 	case hasAuth && mode == authCommerce:
 		// The bearer wins here too: a token that is not valid is 401 like
 		// anywhere else; a valid one is the wrong kind of credential.
-		if _, err := s.ParseToken(bearer); err != nil {
+		if _, err := s.ParseDashboardToken(bearer); err != nil {
 			return kassa.Principal{}, err
 		}
 		return kassa.Principal{}, ErrPermission("wrong_key_scope",
@@ -120,14 +120,14 @@ func BearerToken(r *http.Request) (token string, ok bool, err error) {
 // tokenPrincipal checks a dashboard JWT. For merchant endpoints the environment
 // comes from the x-environment header (default devnet).
 func (s *Core) tokenPrincipal(r *http.Request, token string, mode authMode) (kassa.Principal, error) {
-	id, err := s.ParseToken(token)
+	id, err := s.ParseDashboardToken(token)
 	if err != nil {
 		return kassa.Principal{}, err
 	}
 	m, err := s.merchants.Merchant(r.Context(), id)
 	if err != nil {
 		if kassa.ErrorKindOf(err) == kassa.KindNotFound {
-			return kassa.Principal{}, ErrInvalidToken()
+			return kassa.Principal{}, ErrInvalidDashboardToken()
 		}
 		return kassa.Principal{}, err
 	}

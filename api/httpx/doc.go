@@ -9,7 +9,7 @@
 //     type, the error envelopes and WriteJSON;
 //   - jsonbody.go, params.go: strict JSON body decoding (unknown, duplicate and
 //     mistyped fields are 400 with the field's path) and query parameters;
-//   - auth.go, token.go: API keys, dashboard JWTs and the principal of a request;
+//   - auth.go, dashboardtoken.go: API keys, dashboard JWTs and the principal of a request;
 //   - ratelimit.go: per-credential token buckets with RateLimit headers;
 //   - idempotency.go: the Idempotency-Key layer.
 package httpx

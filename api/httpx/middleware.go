@@ -26,7 +26,7 @@ func RequestID(ctx context.Context) string {
 }
 
 // newRequestID returns a fresh request id, "req_" and random text.
-func newRequestID() string { return "req_" + kassa.RandomToken(10) }
+func newRequestID() string { return "req_" + kassa.RandomBase32(10) }
 
 // statusWriter remembers the status written, for logging and panic recovery.
 type statusWriter struct {

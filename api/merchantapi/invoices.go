@@ -160,7 +160,7 @@ func (a *API) expand(ctx context.Context, inv *kassa.Invoice, e kassa.InvoiceExp
 	if e.Payments {
 		limit = max(e.PaymentsLimit, 1)
 	}
-	rs, err := a.payments.Receipts(ctx, inv.MerchantID, inv.ID, limit)
+	rs, err := a.payments.InvoicePayments(ctx, inv.MerchantID, inv.ID, limit)
 	x.Receipts = rs
 	return x, err
 }

@@ -56,7 +56,7 @@ func (a *API) Login(w http.ResponseWriter, r *http.Request) error {
 		}
 		return err
 	}
-	token, exp, err := a.core.IssueToken(m.ID)
+	token, exp, err := a.core.IssueDashboardToken(m.ID)
 	if err != nil {
 		return err
 	}

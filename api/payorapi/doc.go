@@ -6,8 +6,8 @@
 //   - payor.go: the session check (Session), the payor's view of the invoice, the
 //     payment status and the receipt email;
 //   - form.go: the invoice's questions and the payor's answers;
-//   - tokens.go: the tokens the payor may pay with, with their rates;
-//   - address.go: the deposit address and quote of the chosen token;
+//   - availabletokens.go: the tokens the payor may pay with, with their rates;
+//   - paymentaddress.go: the deposit address and quote of the chosen token;
 //   - verify.go: a payment status check by session or merchant credential.
 //
 // Quotes and payment statuses come from package payment; package api lists the

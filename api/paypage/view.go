@@ -186,7 +186,7 @@ func (p *Page) buildPage(ctx context.Context, inv *kassa.Invoice, token, lang st
 	}
 	if v.State == "detected" {
 		for _, pv := range v.Payments {
-			if pv.Status == string(kassa.ReceiptPending) {
+			if pv.Status == string(kassa.PaymentPending) {
 				v.StatusText += ": " + pv.Progress(t)
 				break
 			}

@@ -185,8 +185,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 // loadWallets loads each environment's deposit-address master key: from
 // KASSA_<ENV>_MASTER_KEY when set, else the key file in the data dir, created on
 // first start. Back the key files up with the database.
-func loadWallets(dataDir string) (map[kassa.Environment]kassa.AddressDeriver, error) {
-	out := map[kassa.Environment]kassa.AddressDeriver{}
+func loadWallets(dataDir string) (map[kassa.Environment]kassa.PaymentAddressDeriver, error) {
+	out := map[kassa.Environment]kassa.PaymentAddressDeriver{}
 	for _, env := range []kassa.Environment{kassa.Devnet, kassa.Mainnet} {
 		var (
 			w   *hdwallet.Wallet

@@ -5,15 +5,15 @@ import (
 	"time"
 )
 
-// ReceiptStatus is where one payment (a transfer found on chain) stands.
-type ReceiptStatus string
+// InvoicePaymentStatus is where one payment (a transfer found on chain) stands.
+type InvoicePaymentStatus string
 
-// Receipt statuses (decisions.md, invoice lifecycle).
+// Invoice payment statuses (decisions.md, invoice lifecycle).
 const (
-	ReceiptPending     ReceiptStatus = "pending"      // seen, not yet confirmed
-	ReceiptConfirmed   ReceiptStatus = "confirmed"    // confirmed, the quote's amount or more
-	ReceiptUnderpaid   ReceiptStatus = "underpaid"    // confirmed, below what the locked quote asked
-	ReceiptManualRetry ReceiptStatus = "manual_retry" // needs a person: late, wrong token, failed settlement
+	PaymentPending     InvoicePaymentStatus = "pending"      // seen, not yet confirmed
+	PaymentConfirmed   InvoicePaymentStatus = "confirmed"    // confirmed, the quote's amount or more
+	PaymentUnderpaid   InvoicePaymentStatus = "underpaid"    // confirmed, below what the locked quote asked
+	PaymentManualRetry InvoicePaymentStatus = "manual_retry" // needs a person: late, wrong token, failed settlement
 )
 
 // SettlementStatus is where the merchant's share of one receipt stands.
@@ -28,10 +28,10 @@ const (
 	SettlementManual     SettlementStatus = "manual" // no route exists
 )
 
-// Receipt is one payment toward an invoice: a transfer identified by (network, tx
+// InvoicePayment is one payment toward an invoice: a transfer identified by (network, tx
 // hash, log index), so the same transfer can never count twice. Its USD value is
 // taken at the rate the invoice's quote locked.
-type Receipt struct {
+type InvoicePayment struct {
 	ID          string
 	InvoiceID   string
 	MerchantID  int64
@@ -43,7 +43,7 @@ type Receipt struct {
 	FromAddress string
 	AmountUnits *big.Int // token base units
 	AmountUSD   Millis   // value at the locked rate
-	Status      ReceiptStatus
+	Status      InvoicePaymentStatus
 	// Confirmations counts blocks on top of the transfer's block, as last seen.
 	Confirmations int
 	SeenAt        time.Time
@@ -67,16 +67,16 @@ func ValidTxHash(s string) bool {
 	return true
 }
 
-// ReceiptAmounts adds up receipts into the amounts the lifecycle works from:
+// PaymentAmounts adds up receipts into the amounts the lifecycle works from:
 // confirmed and underpaid receipts are confirmed money, pending ones pending money;
 // manual_retry money is kept aside for a person and counts for neither.
-func ReceiptAmounts(rs []*Receipt) Amounts {
+func PaymentAmounts(rs []*InvoicePayment) Amounts {
 	var a Amounts
 	for _, r := range rs {
 		switch r.Status {
-		case ReceiptConfirmed, ReceiptUnderpaid:
+		case PaymentConfirmed, PaymentUnderpaid:
 			a.Confirmed += r.AmountUSD
-		case ReceiptPending:
+		case PaymentPending:
 			a.Pending += r.AmountUSD
 		}
 	}
@@ -94,7 +94,7 @@ type Arrival struct {
 	Amount Millis // the transfer's USD value at the locked rate
 }
 
-// ClassifyReceipt is the receipt half of the lifecycle as a pure function: the
+// ClassifyPayment is the receipt half of the lifecycle as a pure function: the
 // status a transfer to an invoice in status current gets.
 //
 //   - An invoice that was already final (paid, expired, canceled) when the money
@@ -104,18 +104,18 @@ type Arrival struct {
 //     the locked token on the original network may pay the rest).
 //   - Unconfirmed: pending. Confirmed: confirmed, or underpaid when below what
 //     was still wanted (beyond the merchant's tolerance).
-func ClassifyReceipt(current InvoiceStatus, lockedToken int64, a Arrival, tolerance Millis) ReceiptStatus {
+func ClassifyPayment(current InvoiceStatus, lockedToken int64, a Arrival, tolerance Millis) InvoicePaymentStatus {
 	switch {
 	case current.Final():
-		return ReceiptManualRetry
+		return PaymentManualRetry
 	case lockedToken != 0 && a.TokenID != lockedToken:
-		return ReceiptManualRetry
+		return PaymentManualRetry
 	case !a.Confirmed:
-		return ReceiptPending
+		return PaymentPending
 	case a.Amount+tolerance < a.Wanted:
-		return ReceiptUnderpaid
+		return PaymentUnderpaid
 	default:
-		return ReceiptConfirmed
+		return PaymentConfirmed
 	}
 }
 
@@ -123,8 +123,8 @@ func ClassifyReceipt(current InvoiceStatus, lockedToken int64, a Arrival, tolera
 // receipts at now. It is the only way payments change an invoice, so replaying the
 // same receipts changes nothing, and a receipt that disappears (a chain
 // reorganisation) is undone by the next recompute.
-func (inv *Invoice) Recompute(rs []*Receipt, tolerance Millis, now time.Time) {
-	got := ReceiptAmounts(rs)
+func (inv *Invoice) Recompute(rs []*InvoicePayment, tolerance Millis, now time.Time) {
+	got := PaymentAmounts(rs)
 	before := inv.Status
 	inv.AmountPaid, inv.AmountPending = got.Confirmed, got.Pending
 	inv.Status = NextStatus(inv.Status, inv.Amount, got, tolerance, inv.ExpiresAt, now)
@@ -132,9 +132,9 @@ func (inv *Invoice) Recompute(rs []*Receipt, tolerance Millis, now time.Time) {
 		t := now
 		inv.PaidAt = &t
 	}
-	var latest *Receipt
+	var latest *InvoicePayment
 	for _, r := range rs {
-		if r.Status == ReceiptManualRetry {
+		if r.Status == PaymentManualRetry {
 			continue
 		}
 		if latest == nil || r.SeenAt.After(latest.SeenAt) {

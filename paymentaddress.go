@@ -21,13 +21,13 @@ type PaymentAddress struct {
 	ExpiresAt   time.Time
 }
 
-// AddressDeriver derives deposit addresses; hdwallet.Wallet is one.
-type AddressDeriver interface {
+// PaymentAddressDeriver derives deposit addresses; hdwallet.Wallet is one.
+type PaymentAddressDeriver interface {
 	Address(network Network, index uint32) (string, error)
 }
 
-// AddressRequest asks for an invoice's deposit address in a token.
-type AddressRequest struct {
+// PaymentAddressRequest asks for an invoice's deposit address in a token.
+type PaymentAddressRequest struct {
 	MerchantID int64
 	InvoiceID  string
 	Token      Token
@@ -37,13 +37,13 @@ type AddressRequest struct {
 	Quote func(remaining Millis) (units *big.Int, rate *big.Rat, expires time.Time, err error)
 }
 
-// AddressService hands out deposit addresses and locks the payor's token.
-type AddressService interface {
+// PaymentAddressService hands out deposit addresses and locks the payor's token.
+type PaymentAddressService interface {
 	// LockPaymentAddress locks the token for the invoice and returns its deposit
 	// address on the token's network: the same address when asked again, with a
 	// fresh quote once the last one expired or what is owed changed (a partial
 	// payment).
-	LockPaymentAddress(ctx context.Context, req AddressRequest) (*PaymentAddress, *Invoice, error)
+	LockPaymentAddress(ctx context.Context, req PaymentAddressRequest) (*PaymentAddress, *Invoice, error)
 	// PaymentAddress returns the invoice's address on network as last quoted, or
 	// nil when it has none; it only reads.
 	PaymentAddress(ctx context.Context, invoiceID, network string) (*PaymentAddress, error)

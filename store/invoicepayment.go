@@ -21,9 +21,9 @@ const receiptColumns = `id, invoice_id, merchant_id, environment, network, tx_ha
 // transaction, which is written only when the receipt settles.
 const receiptSelect = receiptColumns + ", settlement_tx_hash"
 
-func scanReceipt(s scanner) (*kassa.Receipt, error) {
+func scanReceipt(s scanner) (*kassa.InvoicePayment, error) {
 	var (
-		r                          kassa.Receipt
+		r                          kassa.InvoicePayment
 		env, status, settle, units string
 		usd, seen                  int64
 		confirmed                  sql.Null[int64]
@@ -37,14 +37,14 @@ func scanReceipt(s scanner) (*kassa.Receipt, error) {
 	if !ok {
 		return nil, fmt.Errorf("store: receipt %s: bad amount %q", r.ID, units)
 	}
-	r.Environment, r.Status, r.Settlement = kassa.Environment(env), kassa.ReceiptStatus(status), kassa.SettlementStatus(settle)
+	r.Environment, r.Status, r.Settlement = kassa.Environment(env), kassa.InvoicePaymentStatus(status), kassa.SettlementStatus(settle)
 	r.AmountUnits, r.AmountUSD, r.SeenAt, r.ConfirmedAt = amount, kassa.Millis(usd), fromMicros(seen), timeOrNil(confirmed)
 	r.SettlementTxHash = stringOrNil(settleTx)
 	return &r, nil
 }
 
 // receipts loads an invoice's receipts, newest first; limit <= 0 loads them all.
-func receipts(ctx context.Context, q queryer, invoiceID string, limit int) ([]*kassa.Receipt, error) {
+func receipts(ctx context.Context, q queryer, invoiceID string, limit int) ([]*kassa.InvoicePayment, error) {
 	query := "SELECT " + receiptSelect + " FROM receipts WHERE invoice_id = $1 ORDER BY seen_at DESC, id DESC"
 	args := []any{invoiceID}
 	if limit > 0 {
@@ -56,7 +56,7 @@ func receipts(ctx context.Context, q queryer, invoiceID string, limit int) ([]*k
 		return nil, fmt.Errorf("store: receipts: %w", err)
 	}
 	defer rows.Close()
-	var out []*kassa.Receipt
+	var out []*kassa.InvoicePayment
 	for rows.Next() {
 		r, err := scanReceipt(rows)
 		if err != nil {
@@ -67,8 +67,8 @@ func receipts(ctx context.Context, q queryer, invoiceID string, limit int) ([]*k
 	return out, rows.Err()
 }
 
-// Receipts lists one of the merchant's invoices' receipts, newest first.
-func (db *DB) Receipts(ctx context.Context, merchantID int64, invoiceID string, limit int) ([]*kassa.Receipt, error) {
+// InvoicePayments lists one of the merchant's invoices' receipts, newest first.
+func (db *DB) InvoicePayments(ctx context.Context, merchantID int64, invoiceID string, limit int) ([]*kassa.InvoicePayment, error) {
 	if _, err := db.invoice(ctx, db.r, merchantID, invoiceID, ""); err != nil {
 		return nil, err
 	}
@@ -79,13 +79,13 @@ func (db *DB) Receipts(ctx context.Context, merchantID int64, invoiceID string, 
 // with the invoice row locked (FOR UPDATE on PostgreSQL, the single writer on
 // SQLite), so two receipts for one invoice never lose an update. The receipt's
 // status comes from kassa.ClassifyReceipt, the invoice's from Invoice.Recompute.
-func (db *DB) IngestPayment(ctx context.Context, in kassa.PaymentInput) (*kassa.Receipt, *kassa.Invoice, error) {
+func (db *DB) IngestPayment(ctx context.Context, in kassa.PaymentInput) (*kassa.InvoicePayment, *kassa.Invoice, error) {
 	if err := checkPaymentInput(in); err != nil {
 		return nil, nil, err
 	}
 	in.TxHash = strings.ToLower(in.TxHash) // one transfer, whatever the case it is reported in
 	var (
-		rec *kassa.Receipt
+		rec *kassa.InvoicePayment
 		inv *kassa.Invoice
 	)
 	err := db.tx(ctx, func(tx txq) error {
@@ -106,7 +106,7 @@ func (db *DB) IngestPayment(ctx context.Context, in kassa.PaymentInput) (*kassa.
 		if err != nil {
 			return err
 		}
-		if inv.LockedTokenID == nil && rec.Status != kassa.ReceiptManualRetry {
+		if inv.LockedTokenID == nil && rec.Status != kassa.PaymentManualRetry {
 			// The first money counted locks its token: the rest must come in it.
 			if _, err := tx.ExecContext(ctx, "UPDATE invoices SET locked_token_id = $1 WHERE id = $2 AND merchant_id = $3",
 				rec.TokenID, inv.ID, inv.MerchantID); err != nil {
@@ -140,9 +140,9 @@ func checkPaymentInput(in kassa.PaymentInput) error {
 
 // upsertReceipt inserts a new receipt or updates the one already recorded for the
 // same transfer, and writes its invoice_payment event.
-func (db *DB) upsertReceipt(ctx context.Context, tx txq, inv *kassa.Invoice, all []*kassa.Receipt,
-	in kassa.PaymentInput, tolerance kassa.Millis, now time.Time) (*kassa.Receipt, error) {
-	var prior *kassa.Receipt
+func (db *DB) upsertReceipt(ctx context.Context, tx txq, inv *kassa.Invoice, all []*kassa.InvoicePayment,
+	in kassa.PaymentInput, tolerance kassa.Millis, now time.Time) (*kassa.InvoicePayment, error) {
+	var prior *kassa.InvoicePayment
 	others := kassa.Amounts{}
 	for _, r := range all {
 		if r.Network == in.Network && r.TxHash == in.TxHash && r.LogIndex == in.LogIndex {
@@ -168,12 +168,12 @@ func (db *DB) upsertReceipt(ctx context.Context, tx txq, inv *kassa.Invoice, all
 		if !errors.Is(err, sql.ErrNoRows) {
 			return nil, fmt.Errorf("store: find transfer: %w", err)
 		}
-		r := &kassa.Receipt{ID: kassa.NewTimeUUID(now), InvoiceID: inv.ID, MerchantID: inv.MerchantID,
+		r := &kassa.InvoicePayment{ID: kassa.NewTimeUUID(now), InvoiceID: inv.ID, MerchantID: inv.MerchantID,
 			Environment: inv.Environment, Network: in.Network, TxHash: in.TxHash, LogIndex: in.LogIndex,
 			TokenID: in.TokenID, FromAddress: in.FromAddress, AmountUnits: in.AmountUnits, AmountUSD: in.AmountUSD,
 			Confirmations: in.Confirmations, SeenAt: now, Settlement: kassa.SettlementPending}
-		r.Status = kassa.ClassifyReceipt(inv.ArrivalStatus(now), locked, arrival, tolerance)
-		if r.Status != kassa.ReceiptPending {
+		r.Status = kassa.ClassifyPayment(inv.ArrivalStatus(now), locked, arrival, tolerance)
+		if r.Status != kassa.PaymentPending {
 			r.ConfirmedAt = confirmedAt(r.Status, now)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO receipts (`+receiptColumns+`)
@@ -190,11 +190,11 @@ func (db *DB) upsertReceipt(ctx context.Context, tx txq, inv *kassa.Invoice, all
 	r := prior
 	changed := in.Confirmations != r.Confirmations
 	r.Confirmations = in.Confirmations
-	if r.Status == kassa.ReceiptPending && in.Confirmed {
+	if r.Status == kassa.PaymentPending && in.Confirmed {
 		// Judged as when it was first seen: its token was accepted then, and its
 		// amount is the one recorded.
 		arrival.SeenAt, arrival.Amount, arrival.TokenID = r.SeenAt, r.AmountUSD, r.TokenID
-		r.Status = kassa.ClassifyReceipt(kassa.StatusUnpaid, 0, arrival, tolerance)
+		r.Status = kassa.ClassifyPayment(kassa.StatusUnpaid, 0, arrival, tolerance)
 		r.ConfirmedAt = confirmedAt(r.Status, now)
 		changed = true
 	}
@@ -208,13 +208,13 @@ func (db *DB) upsertReceipt(ctx context.Context, tx txq, inv *kassa.Invoice, all
 	return r, writeEvents(ctx, tx, inv.MerchantID, inv.Environment, r, now, kassa.EventPaymentUpdated)
 }
 
-func addAmounts(a kassa.Amounts, r *kassa.Receipt) kassa.Amounts {
-	got := kassa.ReceiptAmounts([]*kassa.Receipt{r})
+func addAmounts(a kassa.Amounts, r *kassa.InvoicePayment) kassa.Amounts {
+	got := kassa.PaymentAmounts([]*kassa.InvoicePayment{r})
 	return kassa.Amounts{Confirmed: a.Confirmed + got.Confirmed, Pending: a.Pending + got.Pending}
 }
 
-func confirmedAt(s kassa.ReceiptStatus, now time.Time) *time.Time {
-	if s == kassa.ReceiptConfirmed || s == kassa.ReceiptUnderpaid {
+func confirmedAt(s kassa.InvoicePaymentStatus, now time.Time) *time.Time {
+	if s == kassa.PaymentConfirmed || s == kassa.PaymentUnderpaid {
 		return &now
 	}
 	return nil
@@ -223,12 +223,12 @@ func confirmedAt(s kassa.ReceiptStatus, now time.Time) *time.Time {
 // saveRecomputed recomputes the invoice from its receipts, stores the change and
 // writes invoice.updated (and invoice.paid, invoice.expired or
 // invoice.paid_after_expiration) when something changed.
-func (db *DB) saveRecomputed(ctx context.Context, tx txq, inv *kassa.Invoice, all []*kassa.Receipt,
-	rec *kassa.Receipt, tolerance kassa.Millis, now time.Time) error {
+func (db *DB) saveRecomputed(ctx context.Context, tx txq, inv *kassa.Invoice, all []*kassa.InvoicePayment,
+	rec *kassa.InvoicePayment, tolerance kassa.Millis, now time.Time) error {
 	before := *inv
 	inv.Recompute(all, tolerance, now)
 	var types []string
-	if rec.Status == kassa.ReceiptManualRetry && rec.SeenAt.Equal(now) && before.ArrivalStatus(now) == kassa.StatusExpired {
+	if rec.Status == kassa.PaymentManualRetry && rec.SeenAt.Equal(now) && before.ArrivalStatus(now) == kassa.StatusExpired {
 		types = append(types, kassa.EventInvoicePaidAfterExpired) // new money on an expired invoice
 	}
 	if inv.Status != before.Status || inv.AmountPaid != before.AmountPaid || inv.AmountPending != before.AmountPending ||

@@ -13,7 +13,7 @@ import (
 )
 
 // pay ingests a transfer of usd millis to inv with the given hash.
-func (f *fixture) pay(t *testing.T, inv *kassa.Invoice, hash string, usd kassa.Millis, confirmed bool) (*kassa.Receipt, *kassa.Invoice) {
+func (f *fixture) pay(t *testing.T, inv *kassa.Invoice, hash string, usd kassa.Millis, confirmed bool) (*kassa.InvoicePayment, *kassa.Invoice) {
 	t.Helper()
 	r, got, err := f.db.IngestPayment(f.ctx, paymentInput(inv, hash, usd, confirmed))
 	must(t, err)
@@ -44,21 +44,21 @@ func TestIngestPaymentLifecycle(t *testing.T) {
 		inv := f.invoice(t, f.m, 1000, nil)
 
 		r, got := f.pay(t, inv, "0xaa", 400, false)
-		if r.Status != kassa.ReceiptPending || got.Status != kassa.StatusUnpaid || got.AmountPending != 400 || got.AmountPaid != 0 {
+		if r.Status != kassa.PaymentPending || got.Status != kassa.StatusUnpaid || got.AmountPending != 400 || got.AmountPaid != 0 {
 			t.Fatalf("pending: receipt %s, invoice %s paid %d pending %d", r.Status, got.Status, got.AmountPaid, got.AmountPending)
 		}
 		r, got = f.pay(t, inv, "0xaa", 400, true) // the same transfer, now confirmed
-		if r.Status != kassa.ReceiptUnderpaid || got.Status != kassa.StatusUnderpaid || got.AmountPaid != 400 || got.AmountPending != 0 {
+		if r.Status != kassa.PaymentUnderpaid || got.Status != kassa.StatusUnderpaid || got.AmountPaid != 400 || got.AmountPending != 0 {
 			t.Fatalf("confirmed part: receipt %s, invoice %s paid %d pending %d", r.Status, got.Status, got.AmountPaid, got.AmountPending)
 		}
 		f.pay(t, inv, "0xaa", 400, true) // reported again: nothing moves
 		f.clock.Advance(time.Second)
 		r, got = f.pay(t, inv, "0xbb", 700, true)
-		if r.Status != kassa.ReceiptConfirmed || got.Status != kassa.StatusPaid || got.AmountPaid != 1100 ||
+		if r.Status != kassa.PaymentConfirmed || got.Status != kassa.StatusPaid || got.AmountPaid != 1100 ||
 			got.AmountRemaining() != 0 || got.PaidAt == nil || got.PayerWalletAddress == nil || got.LastPaymentAt == nil {
 			t.Fatalf("paid: receipt %s, invoice %+v", r.Status, got)
 		}
-		rs, err := f.db.Receipts(f.ctx, f.m.ID, inv.ID, 10)
+		rs, err := f.db.InvoicePayments(f.ctx, f.m.ID, inv.ID, 10)
 		must(t, err)
 		if len(rs) != 2 || rs[0].TxHash != "0xbb" {
 			t.Fatalf("receipts %+v", rs)
@@ -78,7 +78,7 @@ func TestIngestPaymentLifecycle(t *testing.T) {
 		late := f.invoice(t, f.m, 1000, nil)
 		f.clock.Advance(kassa.DefaultInvoiceTTL + time.Minute)
 		r, got = f.pay(t, late, "0xcc", 1000, true)
-		if r.Status != kassa.ReceiptManualRetry || got.Status != kassa.StatusExpired || got.AmountPaid != 0 {
+		if r.Status != kassa.PaymentManualRetry || got.Status != kassa.StatusExpired || got.AmountPaid != 0 {
 			t.Fatalf("late: receipt %s, invoice %s paid %d", r.Status, got.Status, got.AmountPaid)
 		}
 		want = []string{"invoice_payment.created", "invoice.paid_after_expiration", "invoice.updated", "invoice.expired"}
@@ -145,7 +145,7 @@ func TestIngestPaymentEdges(t *testing.T) {
 		f.pay(t, inv, "0xaa", 500, false) // seen before expiry, pending
 		f.clock.Advance(2 * time.Minute)
 		r, got := f.pay(t, inv, "0xbb", 1000, true) // new money after expiry
-		if r.Status != kassa.ReceiptManualRetry || got.Status == kassa.StatusPaid || got.AmountPaid != 0 {
+		if r.Status != kassa.PaymentManualRetry || got.Status == kassa.StatusPaid || got.AmountPaid != 0 {
 			t.Fatalf("late money: receipt %s, invoice %s paid %d", r.Status, got.Status, got.AmountPaid)
 		}
 		if got.LockedTokenID == nil || *got.LockedTokenID != 1 {
@@ -154,7 +154,7 @@ func TestIngestPaymentEdges(t *testing.T) {
 		in := paymentInput(inv, "0xAA", 1000, true) // the pending one confirms (other case, other amount reported): short, and the invoice, past expiry, ends expired
 		r, got, err := f.db.IngestPayment(f.ctx, in)
 		must(t, err)
-		if r.Status != kassa.ReceiptUnderpaid || r.AmountUSD != 500 || got.AmountPaid != 500 || got.Status != kassa.StatusExpired {
+		if r.Status != kassa.PaymentUnderpaid || r.AmountUSD != 500 || got.AmountPaid != 500 || got.Status != kassa.StatusExpired {
 			t.Fatalf("confirmed pending: receipt %s %d, invoice %s paid %d", r.Status, r.AmountUSD, got.Status, got.AmountPaid)
 		}
 		other := f.invoice(t, f.m, 1000, nil)

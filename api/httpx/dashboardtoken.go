@@ -13,8 +13,8 @@ const (
 	tokenIssuer = "kassa"
 )
 
-// IssueToken signs a dashboard JWT for a merchant; it returns the token and its expiry.
-func (s *Core) IssueToken(merchantID int64) (string, time.Time, error) {
+// IssueDashboardToken signs a dashboard JWT for a merchant; it returns the token and its expiry.
+func (s *Core) IssueDashboardToken(merchantID int64) (string, time.Time, error) {
 	now := s.now().Truncate(time.Second)
 	exp := now.Add(tokenTTL)
 	claims := jwt.RegisteredClaims{
@@ -27,12 +27,12 @@ func (s *Core) IssueToken(merchantID int64) (string, time.Time, error) {
 	return token, exp, err
 }
 
-func ErrInvalidToken() error {
+func ErrInvalidDashboardToken() error {
 	return ErrUnauthenticated("invalid_token", "The bearer token is invalid or has expired; log in again.")
 }
 
-// ParseToken verifies a dashboard JWT and returns its merchant id.
-func (s *Core) ParseToken(token string) (int64, error) {
+// ParseDashboardToken verifies a dashboard JWT and returns its merchant id.
+func (s *Core) ParseDashboardToken(token string) (int64, error) {
 	var claims jwt.RegisteredClaims
 	_, err := jwt.ParseWithClaims(token, &claims, func(*jwt.Token) (any, error) { return s.secret, nil },
 		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
@@ -40,11 +40,11 @@ func (s *Core) ParseToken(token string) (int64, error) {
 		jwt.WithExpirationRequired(),
 		jwt.WithTimeFunc(s.now))
 	if err != nil {
-		return 0, ErrInvalidToken()
+		return 0, ErrInvalidDashboardToken()
 	}
 	id, err := strconv.ParseInt(claims.Subject, 10, 64)
 	if err != nil || id <= 0 {
-		return 0, ErrInvalidToken()
+		return 0, ErrInvalidDashboardToken()
 	}
 	return id, nil
 }

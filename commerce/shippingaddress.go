@@ -11,7 +11,7 @@ import (
 // carriers expect: collapsed spaces, names and streets in title case with USPS
 // abbreviations, two-letter state codes, ZIP or ZIP+4, country "US", phone in
 // E.164. The first problem is a 400 naming the field ("address.zip_code").
-func StandardizeAddress(in AddressInput) (AddressInput, error) {
+func StandardizeAddress(in ShippingAddressInput) (ShippingAddressInput, error) {
 	fields := []struct {
 		name     string
 		v        *string

@@ -39,4 +39,4 @@ func (s SessionSigner) PaymentURL(publicURL, invoiceID, token string) string {
 }
 
 // NewSessionToken returns a new opaque, random payment session token.
-func NewSessionToken() string { return "ps_" + RandomToken(32) }
+func NewSessionToken() string { return "ps_" + RandomBase32(32) }
