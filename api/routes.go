@@ -67,7 +67,9 @@ func (s *server) routes() {
 	s.Handle("GET /ws/merchant/events", s.streams.Stream(kassa.ScopeMerchant))
 	s.Handle("GET /ws/commerce/events", s.streams.Stream(kassa.ScopeCommerce))
 
-	// Commerce API (/api/commerce): commerce-scope keys, {success, data} envelope.
+	// Commerce API (/api/commerce): commerce-scope keys, {success, data} envelope,
+	// errors as {success: false, error} (unknown routes under it too).
+	s.Surface("/api/commerce/", httpx.CommerceEnvelope)
 	if c := s.commerce; c != nil {
 		s.Handle("GET /api/commerce/status", s.Commerce(c.Status))
 		s.Handle("GET /api/commerce/search", s.Commerce(c.Search))

@@ -27,6 +27,8 @@ type Core struct {
 
 	general, create, login *Limiter
 
+	surfaces []surface // path prefixes whose errors take another envelope
+
 	touchMu sync.Mutex
 	touched map[string]time.Time // key id → last recorded use
 }

@@ -1,6 +1,7 @@
 package httpx
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -36,10 +37,11 @@ const InternalMessage = "An internal error occurred. Please retry; if it persist
 
 // errorEnvelope is the body of every error response on /api/v1.
 type errorEnvelope struct {
-	Error errorDetail `json:"error"`
+	Error ErrorDetail `json:"error"`
 }
 
-type errorDetail struct {
+// ErrorDetail is the error object every error body carries.
+type ErrorDetail struct {
 	Type      string  `json:"type"`
 	Code      string  `json:"code"`
 	Message   string  `json:"message"`
@@ -56,7 +58,7 @@ func Classify(err error, requestID string) (int, errorEnvelope) {
 		class = errorTable[kassa.KindInternal]
 		e = &kassa.Error{Kind: kassa.KindInternal, Code: "internal_error", Message: InternalMessage}
 	}
-	d := errorDetail{Type: class.typ, Code: e.Code, Message: e.Message, RequestID: requestID}
+	d := ErrorDetail{Type: class.typ, Code: e.Code, Message: e.Message, RequestID: requestID}
 	if e.Param != "" {
 		p := e.Param
 		d.Param = &p
@@ -75,28 +77,62 @@ func (s *Core) WriteError(w http.ResponseWriter, r *http.Request, err error) {
 			slog.String("path", r.URL.Path), slog.String("error", err.Error()))
 	}
 	status, body := Classify(err, id)
-	if IsCommerce(r) {
-		WriteJSON(w, status, commerceError{Error: body.Error})
-		return
-	}
-	WriteJSON(w, status, body)
+	WriteJSON(w, status, envelopeOf(r)(body.Error))
 }
 
 // commerceError is the error body of the commerce API: its {success, data}
 // envelope with success false and the same error object.
 type commerceError struct {
 	Success bool        `json:"success"`
-	Error   errorDetail `json:"error"`
+	Error   ErrorDetail `json:"error"`
 }
 
 // WriteErrorStatus renders an error whose status is outside the kind table (405).
 func WriteErrorStatus(w http.ResponseWriter, r *http.Request, status int, typ, code, msg string) {
-	d := errorDetail{Type: typ, Code: code, Message: msg, RequestID: RequestID(r.Context())}
-	if IsCommerce(r) {
-		WriteJSON(w, status, commerceError{Error: d})
-		return
+	d := ErrorDetail{Type: typ, Code: code, Message: msg, RequestID: RequestID(r.Context())}
+	WriteJSON(w, status, envelopeOf(r)(d))
+}
+
+// Envelope wraps the error object into the error body of a surface.
+type Envelope func(detail ErrorDetail) any
+
+// V1Envelope is {"error": {...}}: the error body of /api/v1, the payor API and every
+// path no surface claims.
+func V1Envelope(d ErrorDetail) any { return errorEnvelope{Error: d} }
+
+// CommerceEnvelope is {"success": false, "error": {...}}: the commerce API's
+// {success, data} envelope for errors.
+func CommerceEnvelope(d ErrorDetail) any { return commerceError{Error: d} }
+
+type envelopeKey struct{}
+
+// envelopeOf is the envelope of the surface a request is on (set by ServeHTTP).
+func envelopeOf(r *http.Request) Envelope {
+	if env, ok := r.Context().Value(envelopeKey{}).(Envelope); ok {
+		return env
 	}
-	WriteJSON(w, status, errorEnvelope{Error: d})
+	return V1Envelope
+}
+
+// Surface declares that every error under path prefix, unknown routes and
+// methods included, is answered in env; other paths get V1Envelope.
+func (s *Core) Surface(prefix string, env Envelope) {
+	s.surfaces = append(s.surfaces, surface{prefix: prefix, env: env})
+}
+
+type surface struct {
+	prefix string
+	env    Envelope
+}
+
+// withEnvelope puts the envelope of r's surface in its context.
+func (s *Core) withEnvelope(r *http.Request) *http.Request {
+	for _, sf := range s.surfaces {
+		if strings.HasPrefix(r.URL.Path, sf.prefix) {
+			return r.WithContext(context.WithValue(r.Context(), envelopeKey{}, sf.env))
+		}
+	}
+	return r
 }
 
 // Marshal encodes v as a response body: kassa.MarshalJSON (no HTML escaping, so
@@ -114,7 +150,7 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 	body, err := Marshal(v)
 	if err != nil {
 		status = http.StatusInternalServerError
-		body, _ = Marshal(errorEnvelope{Error: errorDetail{
+		body, _ = Marshal(errorEnvelope{Error: ErrorDetail{
 			Type: "api_error", Code: "internal_error", Message: InternalMessage,
 			RequestID: w.Header().Get("Request-Id"),
 		}})
@@ -147,7 +183,3 @@ func ErrUnauthenticated(code, msg string) error {
 func ErrPermission(code, msg string) error {
 	return &kassa.Error{Kind: kassa.KindPermission, Code: code, Message: msg}
 }
-
-// IsCommerce reports whether a request is on the commerce API, whose errors carry
-// the {success: false} envelope.
-func IsCommerce(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/api/commerce/") }

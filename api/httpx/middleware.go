@@ -59,7 +59,7 @@ func (s *Core) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	id := newRequestID()
 	w.Header().Set("Request-Id", id)
 	sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
-	r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id))
+	r = s.withEnvelope(r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id)))
 
 	defer func() {
 		s.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
