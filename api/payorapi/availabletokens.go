@@ -8,7 +8,7 @@ import (
 	"kassa/api/httpx"
 )
 
-// availableToken is one item of GET /api/v1/payments/available-tokens (interface 2.6).
+// availableToken is one item of GET /api/v1/payments/available-tokens (docs/api.md 2.6).
 type availableToken struct {
 	ID                       int64       `json:"id"`
 	TokenSymbol              string      `json:"token_symbol"`
@@ -34,7 +34,7 @@ type availableToken struct {
 
 // AvailableTokens serves GET /api/v1/payments/available-tokens: the tokens of the
 // invoice's environment with their rates; while the invoice is underpaid, only the
-// locked token (interface 3.1 rule 1). A token without a rate is listed as
+// locked token (docs/api.md 3.1, rule 1). A token without a rate is listed as
 // UNAVAILABLE with its reason, so a page can show it disabled.
 func (a *API) AvailableTokens(w http.ResponseWriter, r *http.Request) error {
 	inv := sessionInvoice(r.Context())
