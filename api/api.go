@@ -71,8 +71,11 @@ func New(cfg Config) http.Handler {
 		Idempotency: cfg.Idempotency, Health: cfg.Health, Limits: cfg.Limits, Logger: cfg.Logger, Now: cfg.Now})
 	s := &server{Core: core, cfg: cfg, signer: kassa.NewSessionSigner(cfg.Secret),
 		payments: cfg.Pay}
-	if s.payments == nil {
-		s.payments = &payment.Service{Now: core.Now}
+	if s.payments == nil { // quotes need wallets and addresses: none without them
+		s.payments = &payment.Service{Registry: cfg.Registry, Rates: cfg.Rates, Invoices: cfg.Invoices, Payments: cfg.Payments}
+	}
+	if s.payments.Now == nil {
+		s.payments.Now = core.Now
 	}
 	s.merchant = merchantapi.New(merchantapi.Config{Core: core, PublicURL: cfg.PublicURL, Signer: s.signer,
 		Merchants: cfg.Merchants, Keys: cfg.Keys, Invoices: cfg.Invoices, Payments: cfg.Payments, Events: cfg.Events,

@@ -79,7 +79,6 @@ func newEnvOn(t *testing.T, db *store.DB, clock *storetest.Clock, opts ...envOpt
 	}
 	if clock != nil {
 		ac.Now = clock.Now
-		ac.Pay.Now = clock.Now
 	}
 	for _, o := range opts {
 		o(&ac)

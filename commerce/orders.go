@@ -96,7 +96,10 @@ func (s *Shop) Simulate(ctx context.Context, p kassa.Principal, id string, r Sim
 	if err != nil {
 		return nil, err
 	}
-	if path, err := TransitionPath(o, r.TransitionTo); err == nil && path[0] == OrderPaymentConfirmed && s.Payer != nil {
+	if path, err := TransitionPath(o, r.TransitionTo); err == nil && path[0] == OrderPaymentConfirmed {
+		if s.Payer == nil {
+			return nil, kassa.Errorf(kassa.KindPermission, "devnet_only", "Simulated payments are not configured.")
+		}
 		if r.Paid, err = s.Payer.PayInvoice(ctx, o.MerchantID, o.InvoiceID, r.WalletAddress); err != nil {
 			return nil, err
 		}

@@ -15,7 +15,7 @@ import (
 type Shop struct {
 	Catalog Catalog
 	Store   OrderStore
-	Payer   InvoicePayer     // pays an order's invoice in a devnet simulation; nil: never paid
+	Payer   InvoicePayer     // pays an order's invoice in a devnet simulation; nil: such simulations are refused
 	Now     func() time.Time // nil: time.Now
 }
 

@@ -35,8 +35,14 @@ func (db *DB) ClaimSettlements(ctx context.Context, limit int) ([]kassa.Settleme
 			lease: []assign{{"settlement_status", string(kassa.SettlementProcessing)}, {"settlement_claimed_at", micros(now)}},
 		}, func(ids []string) ([]string, error) {
 			var err error
-			jobs, err = db.loadSettlementJobs(ctx, tx, ids)
-			return ids, err
+			if jobs, err = db.loadSettlementJobs(ctx, tx, ids); err != nil {
+				return nil, err
+			}
+			kept := make([]string, len(jobs)) // lease only what was loaded
+			for i, j := range jobs {
+				kept[i] = j.ReceiptID
+			}
+			return kept, nil
 		})
 	})
 	return jobs, err
