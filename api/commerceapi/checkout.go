@@ -170,7 +170,7 @@ func (a *API) CancelOrder(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	req, err := httpx.DecodeBody(r, decodeCancel)
+	req, err := decodeCancel(r)
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,7 @@
 package commerceapi
 
 import (
-	"bytes"
+	"net/http"
 
 	"kassa"
 	"kassa/api/httpx"
@@ -159,12 +159,10 @@ func decodeOrderInvoice(body []byte) (commerce.OrderInvoiceRequest, error) {
 	return r, httpx.RequireFields(got, "customer_id", "estimateId", "addressId")
 }
 
-func decodeCancel(body []byte) (commerce.CancelRequest, error) {
+// decodeCancel reads a cancel body, which is optional.
+func decodeCancel(req *http.Request) (commerce.CancelRequest, error) {
 	var r commerce.CancelRequest
-	if len(bytes.TrimSpace(body)) == 0 {
-		return r, nil // the body is optional
-	}
-	err := httpx.DecodeFields(body, func(f httpx.Field) (bool, error) {
+	err := httpx.DecodeRequest(req, httpx.BodyOptionalBlank, func(f httpx.Field) (bool, error) {
 		switch f.Key {
 		case "refundDestinationWalletAddressBsc":
 			s, err := httpx.OptString(f)

@@ -1,7 +1,6 @@
 package eventstream
 
 import (
-	"bytes"
 	"net/http"
 	"net/url"
 	"strings"
@@ -116,40 +115,33 @@ func credentialName(p kassa.Principal) string {
 
 // decodeWSTokenRequest reads {scope, ttl_seconds} strictly; an empty body is {}.
 func decodeWSTokenRequest(r *http.Request) (kassa.Scope, int64, error) {
-	body, err := httpx.ReadBody(r)
-	if err != nil {
-		return "", 0, err
-	}
-	if len(bytes.TrimSpace(body)) == 0 {
-		body = []byte("{}")
-	}
-	fields, err := httpx.ParseObject(body, "")
-	if err != nil {
-		return "", 0, err
-	}
 	badScope := httpx.ErrInvalid("scope", "invalid_scope", "scope is required and must be merchant or commerce.")
 	var scope kassa.Scope
 	ttl := int64(kassa.WSTokenDefaultTTL)
-	for _, f := range fields {
+	err := httpx.DecodeRequest(r, httpx.BodyOptionalBlank, func(f httpx.Field) (bool, error) {
 		switch f.Key {
 		case "scope":
 			v, err := httpx.ReqString(f)
 			if err != nil || !kassa.Scope(v).Valid() {
-				return "", 0, badScope
+				return true, badScope
 			}
 			scope = kassa.Scope(v)
 		case "ttl_seconds":
 			if f.Null() {
-				continue
+				return true, nil
 			}
 			n, err := httpx.Integer(f, "invalid_ttl")
 			if err != nil || n < kassa.WSTokenMinTTL || n > kassa.WSTokenMaxTTL {
-				return "", 0, httpx.ErrInvalid("ttl_seconds", "invalid_ttl", "ttl_seconds must be an integer from 60 to 86400.")
+				return true, httpx.ErrInvalid("ttl_seconds", "invalid_ttl", "ttl_seconds must be an integer from 60 to 86400.")
 			}
 			ttl = n
 		default:
-			return "", 0, httpx.ErrUnknownParam(f.Key)
+			return false, nil
 		}
+		return true, nil
+	})
+	if err != nil {
+		return "", 0, err
 	}
 	if scope == "" {
 		return "", 0, badScope

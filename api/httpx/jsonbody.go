@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"net/http"
 	"strconv"
 	"unicode/utf8"
 )
@@ -159,45 +158,6 @@ func CompactObject(f Field) ([]byte, error) {
 		return nil, ErrInvalidType(f.Path, "an object")
 	}
 	return buf.Bytes(), nil
-}
-
-// DecodeFields parses a body and hands each field to set; set returns false for
-// an unknown field.
-func DecodeFields(body []byte, set func(f Field) (bool, error)) error {
-	fields, err := ParseObject(body, "")
-	if err != nil {
-		return err
-	}
-	for _, f := range fields {
-		known, err := set(f)
-		if err != nil {
-			return err
-		}
-		if !known {
-			return ErrUnknownParam(f.Path)
-		}
-	}
-	return nil
-}
-
-// DecodeBody reads the request body and decodes it with decode.
-func DecodeBody[T any](r *http.Request, decode func([]byte) (T, error)) (T, error) {
-	body, err := ReadBody(r)
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	return decode(body)
-}
-
-// RequireFields returns missing_param for the first of keys not in got.
-func RequireFields(got map[string]bool, keys ...string) error {
-	for _, k := range keys {
-		if !got[k] {
-			return ErrMissing(k)
-		}
-	}
-	return nil
 }
 
 // StringInto reads a string or null field into *dst ("" for null).

@@ -18,10 +18,6 @@ import (
 // or null amount_usd; and the codes of kassa.InvoiceCreate.Validate.
 func decodeInvoiceCreate(body []byte) (kassa.InvoiceCreate, error) {
 	var c kassa.InvoiceCreate
-	fields, err := httpx.ParseObject(body, "")
-	if err != nil {
-		return c, err
-	}
 	strs := map[string]**string{
 		"description":               &c.Description,
 		"customer_id":               &c.CustomerID,
@@ -32,25 +28,21 @@ func decodeInvoiceCreate(body []byte) (kassa.InvoiceCreate, error) {
 		"payment_return_url":        &c.PaymentReturnURL,
 	}
 	hasAmount := false
-	for _, f := range fields {
+	err := httpx.DecodeFields(body, func(f httpx.Field) (known bool, err error) {
 		if dst, ok := strs[f.Key]; ok {
-			if *dst, err = httpx.OptString(f); err != nil {
-				return c, err
-			}
-			continue
+			*dst, err = httpx.OptString(f)
+			return true, err
 		}
 		switch f.Key {
 		case "amount_usd":
 			if f.Null() {
-				return c, httpx.ErrMissing("amount_usd")
+				return true, httpx.ErrMissing("amount_usd")
 			}
 			if !httpx.IsNumber(f.Raw) {
-				return c, httpx.ErrInvalidType("amount_usd", "a JSON number such as 12.5")
+				return true, httpx.ErrInvalidType("amount_usd", "a JSON number such as 12.5")
 			}
-			if c.Amount, err = kassa.ParseUSD(string(f.Raw), "amount_usd"); err != nil {
-				return c, err
-			}
-			hasAmount = true
+			c.Amount, err = kassa.ParseUSD(string(f.Raw), "amount_usd")
+			hasAmount = err == nil
 		case "expires_in":
 			err = decodeExpiresIn(f, &c)
 		case "metadata":
@@ -67,11 +59,12 @@ func decodeInvoiceCreate(body []byte) (kassa.InvoiceCreate, error) {
 		case "payment_return_url_enabled":
 			c.PaymentReturnURLEnabled, err = httpx.OptBool(f)
 		default:
-			err = httpx.ErrUnknownParam(f.Key)
+			return false, nil
 		}
-		if err != nil {
-			return c, err
-		}
+		return true, err
+	})
+	if err != nil {
+		return c, err
 	}
 	if !hasAmount {
 		return c, httpx.ErrMissing("amount_usd")

@@ -8,53 +8,50 @@ import (
 	"kassa/payment"
 )
 
-func decodeDevnetPayment(body []byte) (payment.DevnetPayment, error) {
+// decodeDevnetPayment reads {amount_usd?, token_id?, status?, tx_hash?}; the body
+// is optional.
+func decodeDevnetPayment(r *http.Request) (payment.DevnetPayment, error) {
 	var req payment.DevnetPayment
-	if len(body) == 0 {
-		return req, nil
-	}
-	fields, err := httpx.ParseObject(body, "")
-	if err != nil {
-		return req, err
-	}
-	for _, f := range fields {
+	err := httpx.DecodeRequest(r, httpx.BodyOptional, func(f httpx.Field) (bool, error) {
 		switch f.Key {
 		case "amount_usd":
 			if !httpx.IsNumber(f.Raw) {
-				return req, httpx.ErrInvalidType("amount_usd", "a JSON number such as 12.5")
+				return true, httpx.ErrInvalidType("amount_usd", "a JSON number such as 12.5")
 			}
 			m, err := kassa.ParseUSD(string(f.Raw), "amount_usd")
 			if err != nil {
-				return req, err
+				return true, err
 			}
 			req.Amount = &m
 		case "token_id":
 			n, err := httpx.Integer(f, "invalid_token")
 			if err != nil {
-				return req, err
+				return true, err
 			}
 			req.TokenID = &n
 		case "status":
 			s, err := httpx.ReqString(f)
 			if err != nil {
-				return req, err
+				return true, err
 			}
 			if s != "pending" && s != "confirmed" {
-				return req, httpx.ErrInvalid("status", "invalid_status", "status must be pending or confirmed.")
+				return true, httpx.ErrInvalid("status", "invalid_status", "status must be pending or confirmed.")
 			}
 			req.Pending = s == "pending"
 		case "tx_hash":
+			var err error
 			if req.TxHash, err = httpx.ReqString(f); err != nil {
-				return req, err
+				return true, err
 			}
 			if !kassa.ValidTxHash(req.TxHash) {
-				return req, httpx.ErrInvalid("tx_hash", "invalid_tx_hash", "tx_hash must be 0x followed by 64 hex digits.")
+				return true, httpx.ErrInvalid("tx_hash", "invalid_tx_hash", "tx_hash must be 0x followed by 64 hex digits.")
 			}
 		default:
-			return req, httpx.ErrUnknownParam(f.Key)
+			return false, nil
 		}
-	}
-	return req, nil
+		return true, nil
+	})
+	return req, err
 }
 
 // DevnetPay serves POST /api/v1/devnet/invoices/{invoiceId}/payments: a simulated
@@ -64,11 +61,7 @@ func (a *API) DevnetPay(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	body, err := httpx.ReadBody(r)
-	if err != nil {
-		return err
-	}
-	req, err := decodeDevnetPayment(body)
+	req, err := decodeDevnetPayment(r)
 	if err != nil {
 		return err
 	}

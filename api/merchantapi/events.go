@@ -87,24 +87,16 @@ func (a *API) GetEvent(w http.ResponseWriter, r *http.Request) error {
 // again for {endpoint_id}, or for every enabled endpoint that wants it, and the new
 // deliveries are returned (202: they run in the background).
 func (a *API) ResendEvent(w http.ResponseWriter, r *http.Request) error {
-	body, err := httpx.ReadBody(r)
+	endpointID := ""
+	err := httpx.DecodeRequest(r, httpx.BodyOptional, func(f httpx.Field) (known bool, err error) {
+		if f.Key != "endpoint_id" {
+			return false, nil
+		}
+		endpointID, err = httpx.ReqString(f)
+		return true, err
+	})
 	if err != nil {
 		return err
-	}
-	endpointID := ""
-	if len(body) > 0 {
-		fields, err := httpx.ParseObject(body, "")
-		if err != nil {
-			return err
-		}
-		for _, f := range fields {
-			if f.Key != "endpoint_id" {
-				return httpx.ErrUnknownParam(f.Key)
-			}
-			if endpointID, err = httpx.ReqString(f); err != nil {
-				return err
-			}
-		}
 	}
 	ds, err := a.webhooks.ResendEvent(r.Context(), httpx.Principal(r.Context()), r.PathValue("eventId"), endpointID)
 	if err != nil {

@@ -29,11 +29,7 @@ type invoiceCreated struct {
 
 // CreateInvoice serves POST /api/v1/invoices (behind the idempotency layer).
 func (a *API) CreateInvoice(w http.ResponseWriter, r *http.Request, claim *httpx.Claim) error {
-	body, err := httpx.ReadBody(r)
-	if err != nil {
-		return err
-	}
-	c, err := decodeInvoiceCreate(body)
+	c, err := httpx.DecodeBody(r, decodeInvoiceCreate)
 	if err != nil {
 		return err
 	}

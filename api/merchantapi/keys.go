@@ -1,7 +1,6 @@
 package merchantapi
 
 import (
-	"bytes"
 	"net/http"
 	"strings"
 	"time"
@@ -98,42 +97,36 @@ func (a *API) CreateKey(w http.ResponseWriter, r *http.Request) error {
 // decodeKeyCreate reads and validates a key create body; an empty body is {}.
 func (a *API) decodeKeyCreate(r *http.Request) (kassa.APIKeyCreate, error) {
 	c := kassa.APIKeyCreate{Name: defaultKeyName, Scope: kassa.ScopeMerchant, Environment: kassa.Devnet}
-	body, err := httpx.ReadBody(r)
-	if err != nil {
-		return c, err
-	}
-	if len(bytes.TrimSpace(body)) == 0 {
-		body = []byte("{}")
-	}
-	fields, err := httpx.ParseObject(body, "")
-	if err != nil {
-		return c, err
-	}
-	for _, f := range fields {
+	err := httpx.DecodeRequest(r, httpx.BodyOptionalBlank, func(f httpx.Field) (bool, error) {
 		switch f.Key {
 		case "name":
+			var err error
 			if c.Name, err = httpx.ReqString(f); err != nil {
-				return c, httpx.ErrInvalid("name", "invalid_name", "name must be a non-empty string of at most 100 characters.")
+				return true, httpx.ErrInvalid("name", "invalid_name", "name must be a non-empty string of at most 100 characters.")
 			}
 		case "scope":
-			var v string
-			if v, err = httpx.ReqString(f); err != nil || !kassa.Scope(v).Valid() {
-				return c, httpx.ErrInvalid("scope", "invalid_scope", "scope must be merchant or commerce.")
+			v, err := httpx.ReqString(f)
+			if err != nil || !kassa.Scope(v).Valid() {
+				return true, httpx.ErrInvalid("scope", "invalid_scope", "scope must be merchant or commerce.")
 			}
 			c.Scope = kassa.Scope(v)
 		case "environment":
-			var v string
-			if v, err = httpx.ReqString(f); err != nil || !kassa.Environment(v).Valid() {
-				return c, httpx.ErrInvalid("environment", "invalid_environment", "environment must be devnet or mainnet.")
+			v, err := httpx.ReqString(f)
+			if err != nil || !kassa.Environment(v).Valid() {
+				return true, httpx.ErrInvalid("environment", "invalid_environment", "environment must be devnet or mainnet.")
 			}
 			c.Environment = kassa.Environment(v)
 		case "expires_at":
-			if c.ExpiresAt, err = decodeExpiresAt(f); err != nil {
-				return c, err
-			}
+			var err error
+			c.ExpiresAt, err = decodeExpiresAt(f)
+			return true, err
 		default:
-			return c, httpx.ErrUnknownParam(f.Key)
+			return false, nil
 		}
+		return true, nil
+	})
+	if err != nil {
+		return c, err
 	}
 	return c, c.Validate(a.core.Now())
 }
@@ -157,31 +150,25 @@ func decodeExpiresAt(f httpx.Field) (*time.Time, error) {
 
 // RevokeKey serves POST /api/v1/api-keys/{keyId}/revoke with an optional {reason}.
 func (a *API) RevokeKey(w http.ResponseWriter, r *http.Request) error {
-	body, err := httpx.ReadBody(r)
+	reason := "Revoked by the merchant."
+	err := httpx.DecodeRequest(r, httpx.BodyOptionalBlank, func(f httpx.Field) (bool, error) {
+		if f.Key != "reason" {
+			return false, nil
+		}
+		v, err := httpx.OptString(f)
+		if err != nil {
+			return true, err
+		}
+		if v != nil && strings.TrimSpace(*v) != "" {
+			if len([]rune(*v)) > 255 || hasControlChars(*v) {
+				return true, httpx.ErrInvalid("reason", "invalid_reason", "reason must be at most 255 characters of text.")
+			}
+			reason = *v
+		}
+		return true, nil
+	})
 	if err != nil {
 		return err
-	}
-	reason := "Revoked by the merchant."
-	if len(bytes.TrimSpace(body)) > 0 {
-		fields, err := httpx.ParseObject(body, "")
-		if err != nil {
-			return err
-		}
-		for _, f := range fields {
-			if f.Key != "reason" {
-				return httpx.ErrUnknownParam(f.Key)
-			}
-			v, err := httpx.OptString(f)
-			if err != nil {
-				return err
-			}
-			if v != nil && strings.TrimSpace(*v) != "" {
-				if len([]rune(*v)) > 255 || hasControlChars(*v) {
-					return httpx.ErrInvalid("reason", "invalid_reason", "reason must be at most 255 characters of text.")
-				}
-				reason = *v
-			}
-		}
 	}
 	id := strings.ToLower(r.PathValue("keyId"))
 	if !kassa.ValidUUID(id) {

@@ -20,27 +20,20 @@ func (a *API) Login(w http.ResponseWriter, r *http.Request) error {
 	if err := a.core.LimitLogin(w, r); err != nil {
 		return err
 	}
-	body, err := httpx.ReadBody(r)
-	if err != nil {
-		return err
-	}
-	fields, err := httpx.ParseObject(body, "")
-	if err != nil {
-		return err
-	}
 	var email, password *string
-	for _, f := range fields {
+	err := httpx.DecodeJSON(r, func(f httpx.Field) (known bool, err error) {
 		switch f.Key {
 		case "email":
 			email, err = httpx.OptString(f)
 		case "password":
 			password, err = httpx.OptString(f)
 		default:
-			err = httpx.ErrUnknownParam(f.Key)
+			return false, nil
 		}
-		if err != nil {
-			return err
-		}
+		return true, err
+	})
+	if err != nil {
+		return err
 	}
 	if email == nil {
 		return httpx.ErrMissing("email")

@@ -51,11 +51,7 @@ func (a *API) GetMerchant(w http.ResponseWriter, r *http.Request) error {
 // PatchMerchant serves PATCH /api/v1/merchant: a partial update of name, email, company_name,
 // default_return_url, settlement and underpayment_tolerance_usd_millis.
 func (a *API) PatchMerchant(w http.ResponseWriter, r *http.Request) error {
-	body, err := httpx.ReadBody(r)
-	if err != nil {
-		return err
-	}
-	u, err := decodeMerchantUpdate(body)
+	u, err := decodeMerchantUpdate(r)
 	if err != nil {
 		return err
 	}
@@ -73,13 +69,9 @@ var readOnlyMerchantFields = map[string]bool{
 }
 
 // decodeMerchantUpdate reads a merchant PATCH body strictly and validates it.
-func decodeMerchantUpdate(body []byte) (kassa.MerchantUpdate, error) {
+func decodeMerchantUpdate(r *http.Request) (kassa.MerchantUpdate, error) {
 	var u kassa.MerchantUpdate
-	fields, err := httpx.ParseObject(body, "")
-	if err != nil {
-		return u, err
-	}
-	for _, f := range fields {
+	err := httpx.DecodeJSON(r, func(f httpx.Field) (known bool, err error) {
 		switch f.Key {
 		case "name":
 			var v string
@@ -114,13 +106,14 @@ func decodeMerchantUpdate(body []byte) (kassa.MerchantUpdate, error) {
 			}
 		default:
 			if readOnlyMerchantFields[f.Key] {
-				return u, httpx.ErrInvalid(f.Key, "read_only_parameter", f.Key+" cannot be changed through the API.")
+				return true, httpx.ErrInvalid(f.Key, "read_only_parameter", f.Key+" cannot be changed through the API.")
 			}
-			err = httpx.ErrUnknownParam(f.Key)
+			return false, nil
 		}
-		if err != nil {
-			return u, err
-		}
+		return true, err
+	})
+	if err != nil {
+		return u, err
 	}
 	return u, u.Validate()
 }

@@ -12,15 +12,7 @@ import (
 // accepted only on update.
 func decodeEndpointInput(r *http.Request, update bool) (kassa.WebhookEndpointInput, error) {
 	var in kassa.WebhookEndpointInput
-	body, err := httpx.ReadBody(r)
-	if err != nil {
-		return in, err
-	}
-	fields, err := httpx.ParseObject(body, "")
-	if err != nil {
-		return in, err
-	}
-	for _, f := range fields {
+	err := httpx.DecodeJSON(r, func(f httpx.Field) (known bool, err error) {
 		switch f.Key {
 		case "url":
 			var v string
@@ -40,18 +32,15 @@ func decodeEndpointInput(r *http.Request, update bool) (kassa.WebhookEndpointInp
 			in.EnabledEvents = v
 		case "disabled":
 			if !update {
-				err = httpx.ErrUnknownParam(f.Key)
-			} else {
-				in.Disabled, err = httpx.OptBool(f)
+				return false, nil
 			}
+			in.Disabled, err = httpx.OptBool(f)
 		default:
-			err = httpx.ErrUnknownParam(f.Key)
+			return false, nil
 		}
-		if err != nil {
-			return in, err
-		}
-	}
-	return in, nil
+		return true, err
+	})
+	return in, err
 }
 
 // CreateEndpoint answers POST /api/v1/webhook-endpoints (201, with the secret).

@@ -27,11 +27,7 @@ func (a *API) Questions(w http.ResponseWriter, r *http.Request) error {
 // SubmitForm serves POST /api/v1/payments/submit-form {responses: [{question_id, response}]}.
 func (a *API) SubmitForm(w http.ResponseWriter, r *http.Request) error {
 	inv := sessionInvoice(r.Context())
-	body, err := httpx.ReadBody(r)
-	if err != nil {
-		return err
-	}
-	rs, err := decodeResponses(body)
+	rs, err := decodeResponses(r)
 	if err != nil {
 		return err
 	}
@@ -43,17 +39,17 @@ func (a *API) SubmitForm(w http.ResponseWriter, r *http.Request) error {
 }
 
 // decodeResponses reads a submit-form body strictly.
-func decodeResponses(body []byte) ([]kassa.FormResponse, error) {
-	fields, err := httpx.ParseObject(body, "")
+func decodeResponses(r *http.Request) ([]kassa.FormResponse, error) {
+	var list *httpx.Field
+	err := httpx.DecodeJSON(r, func(f httpx.Field) (bool, error) {
+		if f.Key != "responses" {
+			return false, nil
+		}
+		list = &f
+		return true, nil
+	})
 	if err != nil {
 		return nil, err
-	}
-	var list *httpx.Field
-	for i := range fields {
-		if fields[i].Key != "responses" {
-			return nil, httpx.ErrUnknownParam(fields[i].Key)
-		}
-		list = &fields[i]
 	}
 	if list == nil || list.Null() {
 		return nil, httpx.ErrMissing("responses")

@@ -23,24 +23,17 @@ func (a *API) PaymentAddress(w http.ResponseWriter, r *http.Request) error {
 }
 
 func decodeTokenID(r *http.Request) (int64, error) {
-	body, err := httpx.ReadBody(r)
-	if err != nil {
-		return 0, err
-	}
-	fields, err := httpx.ParseObject(body, "")
-	if err != nil {
-		return 0, err
-	}
 	var id *int64
-	for _, f := range fields {
+	err := httpx.DecodeJSON(r, func(f httpx.Field) (bool, error) {
 		if f.Key != "token_id" {
-			return 0, httpx.ErrUnknownParam(f.Key)
+			return false, nil
 		}
 		n, err := httpx.Integer(f, "invalid_token")
-		if err != nil {
-			return 0, err
-		}
 		id = &n
+		return true, err
+	})
+	if err != nil {
+		return 0, err
 	}
 	if id == nil {
 		return 0, httpx.ErrInvalid("token_id", "missing_param", "token_id is required.")

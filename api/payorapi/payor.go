@@ -109,24 +109,17 @@ func (a *API) CustomerEmail(w http.ResponseWriter, r *http.Request) error {
 // SetCustomerEmail serves POST /api/v1/payments/customer-email {email}.
 func (a *API) SetCustomerEmail(w http.ResponseWriter, r *http.Request) error {
 	inv := sessionInvoice(r.Context())
-	body, err := httpx.ReadBody(r)
-	if err != nil {
-		return err
-	}
-	fields, err := httpx.ParseObject(body, "")
-	if err != nil {
-		return err
-	}
 	var email *string
-	for _, f := range fields {
+	err := httpx.DecodeJSON(r, func(f httpx.Field) (bool, error) {
 		if f.Key != "email" {
-			return httpx.ErrUnknownParam(f.Key)
+			return false, nil
 		}
 		v, err := httpx.ReqString(f)
-		if err != nil {
-			return err
-		}
 		email = &v
+		return true, err
+	})
+	if err != nil {
+		return err
 	}
 	if email == nil {
 		return httpx.ErrInvalid("email", "missing_param", "email is required.")

@@ -50,27 +50,20 @@ func (a *API) Verify(w http.ResponseWriter, r *http.Request) error {
 // decodeVerify checks a verify body: {tx_hash, network}, a 32-byte hash on a network
 // of the invoice's environment.
 func (a *API) decodeVerify(r *http.Request, inv *kassa.Invoice) error {
-	body, err := httpx.ReadBody(r)
-	if err != nil {
-		return err
-	}
-	fields, err := httpx.ParseObject(body, "")
-	if err != nil {
-		return err
-	}
 	var hash, network string
-	for _, f := range fields {
+	err := httpx.DecodeJSON(r, func(f httpx.Field) (known bool, err error) {
 		switch f.Key {
 		case "tx_hash":
 			hash, err = httpx.ReqString(f)
 		case "network":
 			network, err = httpx.ReqString(f)
 		default:
-			err = httpx.ErrUnknownParam(f.Key)
+			return false, nil
 		}
-		if err != nil {
-			return err
-		}
+		return true, err
+	})
+	if err != nil {
+		return err
 	}
 	if !kassa.ValidTxHash(hash) {
 		return httpx.ErrInvalid("tx_hash", "invalid_tx_hash", "tx_hash must be 0x followed by 64 hex digits.")
