@@ -77,6 +77,15 @@ const TimeLayout = "2006-01-02T15:04:05.000Z07:00"
 // FormatTime renders t in TimeLayout.
 func FormatTime(t time.Time) string { return t.UTC().Format(TimeLayout) }
 
+// FormatOptTime formats an optional time like FormatTime; nil stays nil (JSON null).
+func FormatOptTime(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := FormatTime(*t)
+	return &s
+}
+
 // ParseTime reads an RFC 3339 timestamp as a client may send it.
 func ParseTime(s string) (time.Time, bool) {
 	t, err := time.Parse(time.RFC3339Nano, s)

@@ -3,7 +3,6 @@ package kassa
 import (
 	"bytes"
 	"encoding/json"
-	"time"
 )
 
 // invoiceJSON is the canonical invoice object (docs/api.md 2.4): snake_case, amounts
@@ -70,14 +69,6 @@ type questionsJSON struct {
 	Questions []Question `json:"questions"`
 }
 
-func timePtr(t *time.Time) *string {
-	if t == nil {
-		return nil
-	}
-	s := FormatTime(*t)
-	return &s
-}
-
 func (inv *Invoice) canonical() invoiceJSON {
 	meta := json.RawMessage(inv.Metadata)
 	if len(meta) == 0 {
@@ -92,8 +83,8 @@ func (inv *Invoice) canonical() invoiceJSON {
 		InvoiceType: inv.Type, Currency: inv.Currency, invoiceAmounts: inv.amounts(), CustomerID: inv.CustomerID,
 		PayerWalletAddress: inv.PayerWalletAddress, PayerWalletNetwork: inv.PayerWalletNetwork,
 		CommerceOrderID: inv.CommerceOrderID, Environment: inv.Environment,
-		ExpiresAt: timePtr(&inv.ExpiresAt), CreatedAt: timePtr(&inv.CreatedAt),
-		PaidAt: timePtr(inv.PaidAt), LastPaymentAt: timePtr(inv.LastPaymentAt), CanceledAt: timePtr(inv.CanceledAt),
+		ExpiresAt: FormatOptTime(&inv.ExpiresAt), CreatedAt: FormatOptTime(&inv.CreatedAt),
+		PaidAt: FormatOptTime(inv.PaidAt), LastPaymentAt: FormatOptTime(inv.LastPaymentAt), CanceledAt: FormatOptTime(inv.CanceledAt),
 		Description: inv.Description, CustomerEmail: inv.CustomerEmail,
 		InvoiceTitle: inv.InvoiceTitle, InvoiceFooter: inv.InvoiceFooter,
 		PaymentReturnURL: inv.PaymentReturnURL, PaymentReturnURLEnabled: inv.PaymentReturnURLEnabled,

@@ -64,7 +64,7 @@ func (r *InvoicePayment) view() receiptJSON {
 		Network: r.Network, TxHash: r.TxHash, LogIndex: r.LogIndex, TokenID: r.TokenID,
 		FromAddress: r.FromAddress, AmountToken: r.AmountUnits.String(), AmountUSD: r.AmountUSD,
 		AmountDecimal: r.AmountUSD.Decimal(), Confirmations: r.Confirmations,
-		SeenAt: FormatTime(r.SeenAt), ConfirmedAt: timePtr(r.ConfirmedAt),
+		SeenAt: FormatTime(r.SeenAt), ConfirmedAt: FormatOptTime(r.ConfirmedAt),
 		Settlement: r.Settlement, SettlementTx: r.SettlementTxHash}
 	return v
 }

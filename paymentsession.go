@@ -38,5 +38,12 @@ func (s SessionSigner) PaymentURL(publicURL, invoiceID, token string) string {
 	return strings.TrimRight(publicURL, "/") + "/pay/" + invoiceID + "?" + q.Encode()
 }
 
+// SessionHeaders is the payment_session_headers convenience mapping of a create
+// response: the headers a payor client sends with a payment session.
+type SessionHeaders struct {
+	SessionToken string `json:"x-session-token"`
+	Signature    string `json:"x-signature"`
+}
+
 // NewSessionToken returns a new opaque, random payment session token.
 func NewSessionToken() string { return "ps_" + RandomBase32(32) }

@@ -77,7 +77,7 @@ func (p PayorInvoice) MarshalJSON() ([]byte, error) {
 	v := payorInvoiceJSON{Object: "payor_invoice", ID: inv.ID, Status: inv.Status, Currency: inv.Currency,
 		invoiceAmounts: inv.amounts(), Environment: inv.Environment,
 		InvoiceTitle: inv.InvoiceTitle, InvoiceFooter: inv.InvoiceFooter, Description: inv.Description,
-		ExpiresAt: FormatTime(inv.ExpiresAt), PaidAt: timePtr(inv.PaidAt),
+		ExpiresAt: FormatTime(inv.ExpiresAt), PaidAt: FormatOptTime(inv.PaidAt),
 		LockedTokenID: inv.LockedTokenID, LockedNetwork: p.LockedNetwork}
 	if inv.Questions != nil {
 		v.Questions = &questionsJSON{Questions: inv.Questions}

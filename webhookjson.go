@@ -76,5 +76,5 @@ func (d WebhookDelivery) MarshalJSON() ([]byte, error) {
 		UpdatedAt     string               `json:"updated_at"`
 		Attempts      []webhookAttemptJSON `json:"attempts"`
 	}{d.ID, "webhook_delivery", d.EndpointID, d.EventID, d.EventType, d.Status, d.Attempts,
-		timePtr(d.NextAttemptAt), FormatTime(d.CreatedAt), FormatTime(d.UpdatedAt), attempts})
+		FormatOptTime(d.NextAttemptAt), FormatTime(d.CreatedAt), FormatTime(d.UpdatedAt), attempts})
 }

@@ -16,12 +16,6 @@ const (
 	pathCancelOrder  = "/api/commerce/merchant/orders/{orderId}/cancel"
 )
 
-// sessionHeaders is the payment_session_headers convenience mapping.
-type sessionHeaders struct {
-	SessionToken string `json:"x-session-token"`
-	Signature    string `json:"x-signature"`
-}
-
 // usd renders usd_millis as a JSON number in USD, exactly ("19.99").
 func usd(m kassa.Millis) json.Number { return json.Number(m.Number()) }
 
@@ -111,7 +105,7 @@ type orderCreatedJSON struct {
 	InvoiceURL            string               `json:"invoiceUrl"`
 	Session               string               `json:"session"`
 	Signature             string               `json:"signature"`
-	PaymentSessionHeaders sessionHeaders       `json:"payment_session_headers"`
+	PaymentSessionHeaders kassa.SessionHeaders `json:"payment_session_headers"`
 	MerchantID            int64                `json:"merchantId"`
 	NetworkEnvironment    kassa.Environment    `json:"networkEnvironment"`
 	CustomerID            *string              `json:"customerId"`
@@ -131,7 +125,7 @@ func (a *API) orderCreated(c commerce.CreatedOrder) map[string]any {
 		OrderID: c.Order.ID, InvoiceID: c.Invoice.ID,
 		InvoiceURL: a.signer.PaymentURL(a.publicURL, c.Invoice.ID, c.SessionToken),
 		Session:    c.SessionToken, Signature: sig,
-		PaymentSessionHeaders: sessionHeaders{SessionToken: c.SessionToken, Signature: sig},
+		PaymentSessionHeaders: kassa.SessionHeaders{SessionToken: c.SessionToken, Signature: sig},
 		MerchantID:            c.Order.MerchantID, NetworkEnvironment: c.Order.Environment, CustomerID: customer,
 		Amount: usd(c.Invoice.Amount), Status: c.Order.Status, ExpiresAt: kassa.FormatTime(c.Invoice.ExpiresAt),
 		Endpoints: map[string]string{

@@ -95,7 +95,7 @@ func (a *API) Orders(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	f := commerce.OrderFilter{MerchantID: p.MerchantID, Environment: p.Environment}
 	var err error
-	if f.Limit, err = httpx.IntParam(q, "limit", defaultLimit, 1, maxLimit); err != nil {
+	if f.Limit, err = httpx.LimitParam(q, "limit"); err != nil {
 		return err
 	}
 	for _, v := range []struct {
@@ -132,7 +132,7 @@ func (a *API) Orders(w http.ResponseWriter, r *http.Request) error {
 	for i, o := range orders {
 		out[i] = o.JSON(now)
 	}
-	commerceOK(w, http.StatusOK, listOf(out, more))
+	commerceOK(w, http.StatusOK, httpx.ListOf(out, more))
 	return nil
 }
 
@@ -157,7 +157,7 @@ func (a *API) OrderPaymentStatus(w http.ResponseWriter, r *http.Request) error {
 		"orderId": o.ID, "invoiceId": inv.ID, "orderStatus": o.Status, "invoiceStatus": inv.Status,
 		"payment": j.Payment, "amountUsd": inv.Amount.Cents(), "amountPaidUsd": inv.AmountPaid.Cents(),
 		"amountRemainingUsd": inv.AmountRemaining().Cents(), "amountPendingUsd": inv.AmountPending.Cents(),
-		"expiresAt": kassa.FormatTime(inv.ExpiresAt), "paidAt": optTime(inv.PaidAt),
+		"expiresAt": kassa.FormatTime(inv.ExpiresAt), "paidAt": kassa.FormatOptTime(inv.PaidAt),
 	})
 	return nil
 }
@@ -165,33 +165,4 @@ func (a *API) OrderPaymentStatus(w http.ResponseWriter, r *http.Request) error {
 // commercePath is the relative path of a commerce endpoint for an order.
 func commercePath(format, id string) string {
 	return strings.Replace(format, "{orderId}", url.PathEscape(id), 1)
-}
-
-// Order lists take limit 1..100, default 10, like the invoice list (docs/api.md 8).
-const (
-	defaultLimit = 10
-	maxLimit     = 100
-)
-
-// list is the plain list envelope, inside the commerce envelope's data.
-type list[T any] struct {
-	Object  string `json:"object"`
-	Data    []T    `json:"data"`
-	HasMore bool   `json:"has_more"`
-}
-
-func listOf[T any](items []T, more bool) list[T] {
-	if items == nil {
-		items = []T{}
-	}
-	return list[T]{Object: "list", Data: items, HasMore: more}
-}
-
-// optTime formats an optional time; nil stays null.
-func optTime(t *time.Time) *string {
-	if t == nil {
-		return nil
-	}
-	s := kassa.FormatTime(*t)
-	return &s
 }

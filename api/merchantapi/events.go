@@ -11,12 +11,8 @@ import (
 
 // eventList is the events list response of docs/api.md 2.8.
 type eventList struct {
-	Success bool `json:"success"`
-	Data    struct {
-		Object  string         `json:"object"`
-		Data    []*kassa.Event `json:"data"`
-		HasMore bool           `json:"has_more"`
-	} `json:"data"`
+	Success bool                     `json:"success"`
+	Data    httpx.List[*kassa.Event] `json:"data"`
 }
 
 // ListEvents answers GET /api/v1/events: the caller's events in its environment,
@@ -30,8 +26,7 @@ func (a *API) ListEvents(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var out eventList
-	out.Success, out.Data.Object, out.Data.Data, out.Data.HasMore = true, "list", events, more
+	out := eventList{Success: true, Data: httpx.List[*kassa.Event]{Object: "list", Data: events, HasMore: more}}
 	httpx.WriteJSON(w, http.StatusOK, out)
 	return nil
 }
@@ -40,7 +35,7 @@ func (a *API) ListEvents(w http.ResponseWriter, r *http.Request) error {
 func parseEventList(q url.Values, p kassa.Principal) (kassa.EventFilter, error) {
 	f := kassa.EventFilter{MerchantID: p.MerchantID, Environment: p.Environment, Scope: p.Scope}
 	var err error
-	if f.Limit, err = httpx.IntParam(q, "limit", defaultLimit, 1, maxLimit); err != nil {
+	if f.Limit, err = httpx.LimitParam(q, "limit"); err != nil {
 		return f, err
 	}
 	types, ok := httpx.CommaList(q, "type")
@@ -102,20 +97,6 @@ func (a *API) ResendEvent(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpx.WriteJSON(w, http.StatusAccepted, listOf(ds, false))
+	httpx.WriteJSON(w, http.StatusAccepted, httpx.ListOf(ds, false))
 	return nil
-}
-
-// list is the plain list envelope.
-type list[T any] struct {
-	Object  string `json:"object"`
-	Data    []T    `json:"data"`
-	HasMore bool   `json:"has_more"`
-}
-
-func listOf[T any](items []T, more bool) list[T] {
-	if items == nil {
-		items = []T{}
-	}
-	return list[T]{Object: "list", Data: items, HasMore: more}
 }

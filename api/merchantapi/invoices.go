@@ -9,22 +9,16 @@ import (
 	"kassa/api/httpx"
 )
 
-// sessionHeaders is the payment_session_headers convenience mapping.
-type sessionHeaders struct {
-	SessionToken string `json:"x-session-token"`
-	Signature    string `json:"x-signature"`
-}
-
 // invoiceCreated is the answer to an invoice creation (docs/api.md 2.3), with the
 // full canonical invoice added for convenience.
 type invoiceCreated struct {
-	InvoiceID             string         `json:"invoice_id"`
-	PaymentURL            string         `json:"payment_url"`
-	ExpiresAt             string         `json:"expires_at"`
-	SessionToken          string         `json:"session_token"`
-	Signature             string         `json:"signature"`
-	PaymentSessionHeaders sessionHeaders `json:"payment_session_headers"`
-	Invoice               *kassa.Invoice `json:"invoice"`
+	InvoiceID             string               `json:"invoice_id"`
+	PaymentURL            string               `json:"payment_url"`
+	ExpiresAt             string               `json:"expires_at"`
+	SessionToken          string               `json:"session_token"`
+	Signature             string               `json:"signature"`
+	PaymentSessionHeaders kassa.SessionHeaders `json:"payment_session_headers"`
+	Invoice               *kassa.Invoice       `json:"invoice"`
 }
 
 // CreateInvoice serves POST /api/v1/invoices (behind the idempotency layer).
@@ -58,7 +52,7 @@ func (a *API) invoiceCreated(inv *kassa.Invoice, token string) invoiceCreated {
 		ExpiresAt:             kassa.FormatTime(inv.ExpiresAt),
 		SessionToken:          token,
 		Signature:             sig,
-		PaymentSessionHeaders: sessionHeaders{SessionToken: token, Signature: sig},
+		PaymentSessionHeaders: kassa.SessionHeaders{SessionToken: token, Signature: sig},
 		Invoice:               inv,
 	}
 }
@@ -202,7 +196,7 @@ func (a *API) invoiceStatus(w http.ResponseWriter, r *http.Request) error {
 		Object: "invoice_status", ID: inv.ID, Status: inv.Status,
 		AmountPaid: inv.AmountPaid, AmountPaidDecimal: inv.AmountPaid.Decimal(),
 		AmountRemaining: rem, AmountRemainingDecimal: rem.Decimal(),
-		PaidAt: optTime(inv.PaidAt), ExpiresAt: kassa.FormatTime(inv.ExpiresAt),
+		PaidAt: kassa.FormatOptTime(inv.PaidAt), ExpiresAt: kassa.FormatTime(inv.ExpiresAt),
 	})
 	return nil
 }

@@ -42,19 +42,11 @@ type createdKeyJSON struct {
 	CreatedAt   string  `json:"created_at"`
 }
 
-func optTime(t *time.Time) *string {
-	if t == nil {
-		return nil
-	}
-	s := kassa.FormatTime(*t)
-	return &s
-}
-
 func (a *API) keyView(k *kassa.APIKey) keyJSON {
 	return keyJSON{
 		KeyID: k.ID, Object: "api_key", Name: k.Name, Scope: string(k.Scope), Environment: string(k.Environment),
-		Prefix: k.Prefix, Status: k.Status(a.core.Now()), ExpiresAt: optTime(k.ExpiresAt), LastUsedAt: optTime(k.LastUsedAt),
-		CreatedAt: kassa.FormatTime(k.CreatedAt), RevokedAt: optTime(k.RevokedAt), RevokedReason: k.RevokedReason,
+		Prefix: k.Prefix, Status: k.Status(a.core.Now()), ExpiresAt: kassa.FormatOptTime(k.ExpiresAt), LastUsedAt: kassa.FormatOptTime(k.LastUsedAt),
+		CreatedAt: kassa.FormatTime(k.CreatedAt), RevokedAt: kassa.FormatOptTime(k.RevokedAt), RevokedReason: k.RevokedReason,
 	}
 }
 
@@ -89,7 +81,7 @@ func (a *API) CreateKey(w http.ResponseWriter, r *http.Request) error {
 	httpx.WriteJSON(w, http.StatusCreated, createdKeyJSON{
 		KeyID: key.ID, Object: "api_key", Name: key.Name, Scope: string(key.Scope),
 		Environment: string(key.Environment), Prefix: key.Prefix, Status: key.Status(a.core.Now()),
-		APIKey: secret, ExpiresAt: optTime(key.ExpiresAt), CreatedAt: kassa.FormatTime(key.CreatedAt),
+		APIKey: secret, ExpiresAt: kassa.FormatOptTime(key.ExpiresAt), CreatedAt: kassa.FormatTime(key.CreatedAt),
 	})
 	return nil
 }

@@ -11,12 +11,6 @@ import (
 	"kassa/api/httpx"
 )
 
-// Query bounds of the invoice list (docs/api.md 4.2).
-const (
-	defaultLimit = 10
-	maxLimit     = 100
-)
-
 // customerParam reads the customer_id filter; nil when absent.
 func customerParam(q url.Values) (*string, error) {
 	v, ok := q["customer_id"]
@@ -56,7 +50,7 @@ func parseExpand(q url.Values, list bool) (kassa.InvoiceExpand, error) {
 				"expand accepts latest_payment and payments; "+strconv.Quote(it)+" cannot be expanded.")
 		}
 	}
-	n, err := httpx.IntParam(q, "payments_limit", defaultLimit, 1, maxLimit)
+	n, err := httpx.LimitParam(q, "payments_limit")
 	e.PaymentsLimit = n
 	return e, err
 }
@@ -65,7 +59,7 @@ func parseExpand(q url.Values, list bool) (kassa.InvoiceExpand, error) {
 func parseInvoiceList(q url.Values, merchantID int64) (kassa.InvoiceFilter, kassa.InvoiceExpand, error) {
 	f := kassa.InvoiceFilter{MerchantID: merchantID}
 	var err error
-	if f.Limit, err = httpx.IntParam(q, "limit", defaultLimit, 1, maxLimit); err != nil {
+	if f.Limit, err = httpx.LimitParam(q, "limit"); err != nil {
 		return f, kassa.InvoiceExpand{}, err
 	}
 	f.StartingAfter, f.EndingBefore = httpx.QueryValue(q, "starting_after"), httpx.QueryValue(q, "ending_before")

@@ -64,7 +64,7 @@ func (a *API) ListEndpoints(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpx.WriteJSON(w, http.StatusOK, listOf(es, false))
+	httpx.WriteJSON(w, http.StatusOK, httpx.ListOf(es, false))
 	return nil
 }
 
@@ -122,7 +122,7 @@ func (a *API) ListDeliveries(w http.ResponseWriter, r *http.Request) error {
 	f := kassa.DeliveryFilter{EndpointID: r.PathValue("endpointId"), EventID: httpx.QueryValue(q, "event_id"),
 		StartingAfter: httpx.QueryValue(q, "starting_after"), EndingBefore: httpx.QueryValue(q, "ending_before")}
 	var err error
-	if f.Limit, err = httpx.IntParam(q, "limit", defaultLimit, 1, maxLimit); err != nil {
+	if f.Limit, err = httpx.LimitParam(q, "limit"); err != nil {
 		return err
 	}
 	switch st := httpx.QueryValue(q, "status"); st {
@@ -135,6 +135,6 @@ func (a *API) ListDeliveries(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpx.WriteJSON(w, http.StatusOK, listOf(ds, more))
+	httpx.WriteJSON(w, http.StatusOK, httpx.ListOf(ds, more))
 	return nil
 }
