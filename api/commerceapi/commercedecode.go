@@ -48,34 +48,30 @@ func decodeEstimate(body []byte) (commerce.EstimateRequest, error) {
 
 func decodeCartItem(f httpx.Field) (commerce.CartItem, error) {
 	it := commerce.CartItem{Retailer: commerce.DefaultRetailer}
-	fields, err := httpx.ParseObject(f.Raw, f.Path)
-	if err != nil {
-		return it, err
-	}
 	got := map[string]bool{}
-	for _, g := range fields {
+	err := httpx.DecodeObject(f, func(g httpx.Field) (known bool, err error) {
 		got[g.Key] = true
 		switch g.Key {
 		case "product_id":
-			if it.ProductID, err = httpx.ReqString(g); err != nil {
-				return it, err
-			}
+			it.ProductID, err = httpx.ReqString(g)
 		case "quantity":
 			n, err := httpx.Integer(g, "invalid_quantity")
 			if err != nil {
-				return it, err
+				return true, err
 			}
 			if n < commerce.MinItemQuantity || n > commerce.MaxItemQuantity {
-				return it, httpx.ErrInvalid(g.Path, "invalid_quantity", g.Path+" must be between 1 and 99.")
+				return true, httpx.ErrInvalid(g.Path, "invalid_quantity", g.Path+" must be between 1 and 99.")
 			}
 			it.Quantity = int(n)
 		case "retailer":
-			if err := httpx.StringInto(g, &it.Retailer); err != nil {
-				return it, err
-			}
+			err = httpx.StringInto(g, &it.Retailer)
 		default:
-			return it, httpx.ErrUnknownParam(g.Path)
+			return false, nil
 		}
+		return true, err
+	})
+	if err != nil {
+		return it, err
 	}
 	if err := httpx.RequireFields(got, "product_id", "quantity"); err != nil {
 		return it, httpx.ErrMissing(f.Path + "." + kassa.AsError(err).Param)
@@ -105,25 +101,18 @@ func decodeCheckoutAddress(body []byte) (commerce.CheckoutAddressRequest, error)
 }
 
 func decodeAddress(f httpx.Field, a *commerce.ShippingAddressInput) error {
-	fields, err := httpx.ParseObject(f.Raw, f.Path)
-	if err != nil {
-		return err
-	}
 	targets := map[string]*string{
 		"first_name": &a.FirstName, "last_name": &a.LastName, "street_address": &a.StreetAddress,
 		"address_line2": &a.AddressLine2, "city": &a.City, "state": &a.State, "zip_code": &a.ZipCode,
 		"country": &a.Country, "phone": &a.Phone, "email": &a.Email,
 	}
-	for _, g := range fields {
+	return httpx.DecodeObject(f, func(g httpx.Field) (bool, error) {
 		dst, ok := targets[g.Key]
 		if !ok {
-			return httpx.ErrUnknownParam(g.Path)
+			return false, nil
 		}
-		if err := httpx.StringInto(g, dst); err != nil {
-			return err
-		}
-	}
-	return nil
+		return true, httpx.StringInto(g, dst)
+	})
 }
 
 func decodeOrderInvoice(body []byte) (commerce.OrderInvoiceRequest, error) {
@@ -212,26 +201,26 @@ func decodeSimulate(body []byte) (commerce.SimulateRequest, error) {
 }
 
 func decodeTracking(f httpx.Field) (*commerce.Tracking, error) {
-	fields, err := httpx.ParseObject(f.Raw, f.Path)
-	if err != nil {
-		return nil, err
-	}
 	t := &commerce.Tracking{}
 	targets := map[string]*string{
 		"carrier": &t.Carrier, "trackingNumber": &t.TrackingNumber, "carrierTrackingUrl": &t.CarrierTrackingURL,
 		"retailerTrackingNumber": &t.RetailerTrackingNumber, "retailerTrackingUrl": &t.RetailerTrackingURL,
 	}
-	for _, g := range fields {
+	err := httpx.DecodeObject(f, func(g httpx.Field) (bool, error) {
 		dst, ok := targets[g.Key]
 		if !ok {
-			return nil, httpx.ErrUnknownParam(g.Path)
+			return false, nil
 		}
 		if err := httpx.StringInto(g, dst); err != nil {
-			return nil, err
+			return true, err
 		}
 		if len(*dst) > 255 {
-			return nil, httpx.ErrInvalid(g.Path, "field_too_long", g.Path+" must be at most 255 characters.")
+			return true, httpx.ErrInvalid(g.Path, "field_too_long", g.Path+" must be at most 255 characters.")
 		}
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return t, nil
 }

@@ -41,8 +41,14 @@ func (e EmptyBody) absent(body []byte) bool {
 
 // DecodeFields parses body as a JSON object strictly and hands each member to
 // set, in body order; a member set does not know is unknown_parameter.
-func DecodeFields(body []byte, set FieldFunc) error {
-	fields, err := ParseObject(body, "")
+func DecodeFields(body []byte, set FieldFunc) error { return decodeObject(body, "", set) }
+
+// DecodeObject is DecodeFields for a nested object, the value of f: a non-object
+// is invalid_type, and errors name members by their path below f.Path.
+func DecodeObject(f Field, set FieldFunc) error { return decodeObject(f.Raw, f.Path, set) }
+
+func decodeObject(data []byte, path string, set FieldFunc) error {
+	fields, err := ParseObject(data, path)
 	if err != nil {
 		return err
 	}

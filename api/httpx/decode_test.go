@@ -92,3 +92,28 @@ func TestDecodeBodyPassesBytes(t *testing.T) {
 		t.Fatalf("DecodeBody = %q, %v", got, err)
 	}
 }
+
+// TestDecodeObject checks a nested object: a non-object is invalid_type and
+// members are named by their path.
+func TestDecodeObject(t *testing.T) {
+	known := func(f Field) (bool, error) { return f.Key == "a", nil }
+	for _, tc := range []struct {
+		raw, code, param string
+	}{
+		{raw: `{"a": 1}`},
+		{raw: `{"a": 1, "b": 2}`, code: "unknown_parameter", param: "outer.b"},
+		{raw: `[1]`, code: "invalid_type", param: "outer"},
+		{raw: `{"a": 1, "a": 2}`, code: "duplicate_parameter", param: "outer.a"},
+	} {
+		err := DecodeObject(Field{Key: "outer", Path: "outer", Raw: []byte(tc.raw)}, known)
+		if tc.code == "" {
+			if err != nil {
+				t.Errorf("%s: err = %v", tc.raw, err)
+			}
+			continue
+		}
+		if e := kassa.AsError(err); e.Code != tc.code || e.Param != tc.param {
+			t.Errorf("%s: err = %v, want code %s param %s", tc.raw, err, tc.code, tc.param)
+		}
+	}
+}

@@ -1,8 +1,6 @@
 package merchantapi
 
 import (
-	"bytes"
-	"encoding/json"
 	"strconv"
 	"time"
 
@@ -108,28 +106,28 @@ func decodeQuestions(f httpx.Field, c *kassa.InvoiceCreate) error {
 		return httpx.ErrInvalid("questions", "questions_too_large",
 			"questions must be at most "+strconv.Itoa(kassa.MaxQuestionsBytes)+" bytes.")
 	}
-	outer, _ := httpx.ParseObject(f.Raw, f.Path)
 	var list *httpx.Field
-	for i := range outer {
-		if outer[i].Key != "questions" {
-			return httpx.ErrUnknownParam(outer[i].Path)
-		}
-		list = &outer[i]
+	err = httpx.DecodeObject(f, func(g httpx.Field) (bool, error) {
+		list = &g
+		return g.Key == "questions", nil
+	})
+	if err != nil {
+		return err
 	}
 	if list == nil {
 		return httpx.ErrMissing("questions.questions")
 	}
-	var items []json.RawMessage
-	if len(list.Raw) == 0 || list.Raw[0] != '[' || json.Unmarshal(list.Raw, &items) != nil {
-		return httpx.ErrInvalidType(list.Path, "an array")
+	items, err := httpx.Elements(*list)
+	if err != nil {
+		return err
 	}
 	if len(items) > kassa.MaxQuestions {
 		return httpx.ErrInvalid("questions", "too_many_questions",
 			"At most "+strconv.Itoa(kassa.MaxQuestions)+" questions are allowed.")
 	}
 	qs := make([]kassa.Question, 0, len(items))
-	for i, raw := range items {
-		q, err := decodeQuestion(httpx.Field{Path: list.Path + "[" + strconv.Itoa(i) + "]", Raw: bytes.TrimSpace(raw)})
+	for _, item := range items {
+		q, err := decodeQuestion(item)
 		if err != nil {
 			return err
 		}
@@ -144,12 +142,8 @@ func decodeQuestions(f httpx.Field, c *kassa.InvoiceCreate) error {
 // decodeQuestion reads one question object.
 func decodeQuestion(f httpx.Field) (kassa.Question, error) {
 	var q kassa.Question
-	fields, err := httpx.ParseObject(f.Raw, f.Path)
-	if err != nil {
-		return q, err
-	}
 	have := map[string]bool{}
-	for _, g := range fields {
+	err := httpx.DecodeObject(f, func(g httpx.Field) (known bool, err error) {
 		switch g.Key {
 		case "id":
 			q.ID, err = httpx.ReqString(g)
@@ -160,12 +154,13 @@ func decodeQuestion(f httpx.Field) (kassa.Question, error) {
 		case "validation":
 			err = decodeValidation(g, &q.Validation)
 		default:
-			err = httpx.ErrUnknownParam(g.Path)
-		}
-		if err != nil {
-			return q, err
+			return false, nil
 		}
 		have[g.Key] = true
+		return true, err
+	})
+	if err != nil {
+		return q, err
 	}
 	for _, k := range []string{"id", "question", "type"} {
 		if !have[k] {
@@ -180,19 +175,12 @@ func decodeValidation(f httpx.Field, v *kassa.QuestionValidation) error {
 	if f.Null() {
 		return nil
 	}
-	fields, err := httpx.ParseObject(f.Raw, f.Path)
-	if err != nil {
-		return err
-	}
-	for _, g := range fields {
+	return httpx.DecodeObject(f, func(g httpx.Field) (bool, error) {
 		if g.Key != "required" {
-			return httpx.ErrUnknownParam(g.Path)
+			return false, nil
 		}
 		b, err := httpx.OptBool(g)
-		if err != nil {
-			return err
-		}
 		v.Required = b != nil && *b
-	}
-	return nil
+		return true, err
+	})
 }

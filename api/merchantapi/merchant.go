@@ -124,47 +124,42 @@ func decodeSettlements(f httpx.Field) (map[kassa.Environment]*kassa.Settlement, 
 	if f.Null() {
 		return map[kassa.Environment]*kassa.Settlement{kassa.Devnet: nil, kassa.Mainnet: nil}, nil
 	}
-	envs, err := httpx.ParseObject(f.Raw, f.Path)
-	if err != nil {
-		return nil, err
-	}
 	out := map[kassa.Environment]*kassa.Settlement{}
-	for _, e := range envs {
+	err := httpx.DecodeObject(f, func(e httpx.Field) (bool, error) {
 		env := kassa.Environment(e.Key)
 		if !env.Valid() {
-			return nil, httpx.ErrInvalid(e.Path, "invalid_environment", "settlement keys must be devnet or mainnet.")
+			return true, httpx.ErrInvalid(e.Path, "invalid_environment", "settlement keys must be devnet or mainnet.")
 		}
 		if e.Null() {
 			out[env] = nil
-			continue
+			return true, nil
 		}
 		st, err := decodeSettlement(e)
-		if err != nil {
-			return nil, err
-		}
 		out[env] = st
+		return true, err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
 
 // decodeSettlement reads one settlement target {network, token_symbol, address}.
 func decodeSettlement(f httpx.Field) (*kassa.Settlement, error) {
-	parts, err := httpx.ParseObject(f.Raw, f.Path)
-	if err != nil {
-		return nil, err
-	}
 	var st kassa.Settlement
 	dst := map[string]*string{"network": &st.Network, "token_symbol": &st.TokenSymbol, "address": &st.Address}
 	seen := map[string]bool{}
-	for _, p := range parts {
+	err := httpx.DecodeObject(f, func(p httpx.Field) (known bool, err error) {
 		d, ok := dst[p.Key]
 		if !ok {
-			return nil, httpx.ErrUnknownParam(p.Path)
+			return false, nil
 		}
-		if *d, err = httpx.ReqString(p); err != nil {
-			return nil, err
-		}
+		*d, err = httpx.ReqString(p)
 		seen[p.Key] = true
+		return true, err
+	})
+	if err != nil {
+		return nil, err
 	}
 	for _, k := range []string{"network", "token_symbol", "address"} {
 		if !seen[k] {

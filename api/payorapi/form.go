@@ -61,25 +61,22 @@ func decodeResponses(r *http.Request) ([]kassa.FormResponse, error) {
 	out := make([]kassa.FormResponse, 0, len(raw))
 	for i, item := range raw {
 		path := "responses[" + strconv.Itoa(i) + "]"
-		fs, err := httpx.ParseObject(item, path)
-		if err != nil {
-			return nil, err
-		}
 		var resp kassa.FormResponse
 		seen := 0
-		for _, f := range fs {
+		err := httpx.DecodeObject(httpx.Field{Path: path, Raw: item}, func(f httpx.Field) (known bool, err error) {
 			switch f.Key {
 			case "question_id":
 				resp.QuestionID, err = httpx.ReqString(f)
 			case "response":
 				resp.Response, err = httpx.ReqString(f)
 			default:
-				err = httpx.ErrUnknownParam(f.Path)
-			}
-			if err != nil {
-				return nil, err
+				return false, nil
 			}
 			seen++
+			return true, err
+		})
+		if err != nil {
+			return nil, err
 		}
 		if seen != 2 {
 			return nil, httpx.ErrInvalid(path, "missing_param", path+" needs question_id and response.")
