@@ -26,7 +26,7 @@ func (a *API) ListEvents(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := eventList{Success: true, Data: httpx.List[*kassa.Event]{Object: "list", Data: events, HasMore: more}}
+	out := eventList{Success: true, Data: httpx.ListOf(events, more)} // an empty page is [], never null
 	httpx.WriteJSON(w, http.StatusOK, out)
 	return nil
 }
