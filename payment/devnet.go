@@ -54,6 +54,9 @@ func (s *Service) PayInvoice(ctx context.Context, merchantID int64, invoiceID st
 	if err != nil {
 		return false, err
 	}
+	if inv.Environment != kassa.Devnet {
+		return false, errDevnetOnly("Simulated payments exist only for devnet invoices.")
+	}
 	if inv.Status != kassa.StatusUnpaid && inv.Status != kassa.StatusUnderpaid {
 		return false, nil
 	}

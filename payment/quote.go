@@ -120,5 +120,8 @@ func (s *Service) CurrentAddress(ctx context.Context, inv *kassa.Invoice) (Quote
 	if out, ok, err := s.HeldQuote(ctx, inv); ok || err != nil {
 		return out, err
 	}
+	if inv.LockedTokenID == nil {
+		return Quote{}, kassa.Errorf(kassa.KindConflict, "no_token_locked", "No token is locked for this invoice yet.")
+	}
 	return s.LockAddress(ctx, inv, *inv.LockedTokenID)
 }
