@@ -65,7 +65,7 @@ type server struct {
 	page     *paypage.Page    // the hosted payment page, /pay/*
 }
 
-// New returns the HTTP handler of the merchant API.
+// New builds every surface over cfg and returns the service's HTTP handler.
 func New(cfg Config) http.Handler {
 	core := httpx.NewCore(httpx.CoreConfig{Secret: cfg.Secret, Merchants: cfg.Merchants, Keys: cfg.Keys,
 		Idempotency: cfg.Idempotency, Health: cfg.Health, Limits: cfg.Limits, Logger: cfg.Logger, Now: cfg.Now})
@@ -82,7 +82,7 @@ func New(cfg Config) http.Handler {
 		Webhooks: cfg.Webhooks, Pay: s.payments})
 	if cfg.Commerce != nil {
 		s.commerce = commerceapi.New(commerceapi.Config{Shop: cfg.Commerce, Catalog: cfg.Catalog,
-			Invoices: cfg.Invoices, Signer: kassa.NewSessionSigner(cfg.Secret), PublicURL: cfg.PublicURL, Now: core.Now})
+			Invoices: cfg.Invoices, Signer: s.signer, PublicURL: cfg.PublicURL, Now: core.Now})
 	}
 	s.streams = eventstream.New(eventstream.Config{Core: core, Secret: cfg.Secret, PublicURL: cfg.PublicURL,
 		Keys: cfg.Keys, Events: cfg.Events, Stream: cfg.Stream, PingInterval: cfg.WSPingInterval,
