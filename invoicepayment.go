@@ -51,7 +51,20 @@ type InvoicePayment struct {
 	Settlement    SettlementStatus
 	// SettlementTxHash is the transaction that paid the merchant, once settled.
 	SettlementTxHash *string
+	// BlockNumber is the block the transfer was last seen in; 0 for a simulated
+	// payment, which is in no block.
+	BlockNumber uint64
+	// BlockHash is that block's hash while it is on the canonical chain; "" once
+	// the block left it (a reorganisation), and for a simulated payment.
+	BlockHash string
 }
+
+// OnChain reports whether the payment was seen in a block (not simulated).
+func (r *InvoicePayment) OnChain() bool { return r.BlockNumber > 0 }
+
+// Orphaned reports whether the payment's block left the canonical chain and its
+// transaction has not been seen in a canonical block since.
+func (r *InvoicePayment) Orphaned() bool { return r.BlockNumber > 0 && r.BlockHash == "" }
 
 // ValidTxHash reports whether s is an EVM transaction hash: 0x followed by 64 hex
 // digits (either case).

@@ -27,6 +27,12 @@ type PaymentInput struct {
 	AmountUSD     Millis // at the invoice's locked rate
 	Confirmations int
 	Confirmed     bool // the network's confirmation depth is reached
+	// BlockNumber and BlockHash name the canonical block the transfer is in; zero
+	// for a simulated payment. A transfer seen again in another block (a
+	// reorganisation re-included it) is matched to its receipt by transaction
+	// hash, token, recipient invoice and amount, so it never counts twice.
+	BlockNumber uint64
+	BlockHash   string
 }
 
 // PaymentService records payments and recomputes their invoices.

@@ -1,0 +1,142 @@
+package kassa
+
+import (
+	"context"
+	"math/big"
+	"time"
+)
+
+// Chain watching: the types the watcher (package chain) and the store share. The
+// rules are those of decisions.md, "Chains": a transfer in block B has
+// head - B + 1 confirmations; blocks are checked by hash against their parents;
+// money that is not on the canonical chain never counts as paid.
+
+// NativeLogIndex is the log index of a native (coin) transfer, which has no log.
+const NativeLogIndex = -1
+
+// BlockRef names one block: its height, its hash and its parent's hash (hashes
+// 0x-prefixed lower-case hex).
+type BlockRef struct {
+	Number uint64
+	Hash   string
+	Parent string
+}
+
+// ChainCursor is how far a network's watcher got: the last block it processed
+// completely, on the chain whose first block is Genesis (so a dev chain that was
+// reset is noticed).
+type ChainCursor struct {
+	Network string
+	Genesis string
+	Block   BlockRef
+}
+
+// Transfer is money moved to an address, as found in a block: an ERC-20 Transfer
+// log (TokenAddress set) or a native transfer (TokenAddress "", LogIndex -1).
+type Transfer struct {
+	Network      string
+	TxHash       string
+	LogIndex     int64
+	Block        BlockRef
+	TokenAddress string // the ERC-20 contract, "" for the native coin
+	From, To     string
+	Amount       *big.Int // base units
+}
+
+// WatchedAddress is a deposit address the watcher looks for, and the invoice and
+// quote it belongs to.
+type WatchedAddress struct {
+	Address     string // EIP-55
+	InvoiceID   string
+	MerchantID  int64
+	Environment Environment
+	TokenID     int64    // the token quoted for this address
+	USDPerToken *big.Rat // the quote's locked rate
+}
+
+// ChainStore keeps what a chain watcher needs across restarts: the cursor and the
+// recent blocks of each network, the deposit addresses to watch, and the payments
+// whose block may still leave the chain. Transfers themselves go through the one
+// ingestion path, PaymentService.IngestPayment.
+type ChainStore interface {
+	// ChainCursor returns network's cursor; nil before its first block.
+	ChainCursor(ctx context.Context, network string) (*ChainCursor, error)
+	// ChainBlocks returns the blocks remembered for network from height from on,
+	// ascending.
+	ChainBlocks(ctx context.Context, network string, from uint64) ([]BlockRef, error)
+	// AdvanceChain records processed blocks (ascending, each the parent of the
+	// next, the first a child of the cursor) and moves the cursor to the last, in
+	// one transaction; it forgets blocks more than keep below the new cursor.
+	AdvanceChain(ctx context.Context, network, genesis string, blocks []BlockRef, keep int) error
+	// RewindChain handles a reorganisation: it forgets network's blocks above
+	// ancestor, moves the cursor to it, and detaches the payments recorded in the
+	// forgotten blocks, in one transaction: a pending one keeps counting as
+	// pending money with 0 confirmations until its transaction is seen in a
+	// canonical block again; a confirmed one becomes manual_retry, its invoice is
+	// recomputed and invoice_payment.updated is written. It returns the payments it
+	// changed.
+	RewindChain(ctx context.Context, network string, ancestor BlockRef) ([]*InvoicePayment, error)
+	// ResetChain forgets network's cursor and blocks (the chain was replaced, e.g.
+	// a dev chain started anew), detaching its payments as RewindChain does.
+	ResetChain(ctx context.Context, network string) ([]*InvoicePayment, error)
+	// WatchedAddresses lists network's deposit addresses whose invoices are still
+	// watched at now: not final, or final less than WatchAfterExpiry ago (late
+	// money is kept), in environment env.
+	WatchedAddresses(ctx context.Context, env Environment, network string, now time.Time) ([]WatchedAddress, error)
+	// PendingChainPayments lists network's pending payments: those whose
+	// confirmations are still counted, including those whose block left the chain.
+	PendingChainPayments(ctx context.Context, network string) ([]*InvoicePayment, error)
+	// AbandonLostPayments sets to manual_retry the pending payments of network
+	// whose block left the chain and whose invoice is no longer watched at now,
+	// recomputing their invoices with events; it returns them.
+	AbandonLostPayments(ctx context.Context, network string, now time.Time) ([]*InvoicePayment, error)
+}
+
+// Leaser hands out named, expiring leases, so one instance of several does a job
+// (watching a network) at a time.
+type Leaser interface {
+	// TryLease takes or renews the lease name for holder until now+ttl and
+	// reports whether holder has it; another holder's unexpired lease wins.
+	TryLease(ctx context.Context, name, holder string, ttl time.Duration) (bool, error)
+	// ReleaseLease gives up holder's lease name, if it has it.
+	ReleaseLease(ctx context.Context, name, holder string) error
+}
+
+// ChainVerifier looks a transaction up on chain now (verify).
+type ChainVerifier interface {
+	// Watched reports whether network of env has a watcher (an RPC endpoint).
+	Watched(env Environment, network string) bool
+	// VerifyTransaction fetches the transaction over RPC and ingests every
+	// transfer in it to one of the invoice's deposit addresses, as the watcher
+	// would. It fails with KindInvalid code network_not_watched when the network
+	// has no watcher.
+	VerifyTransaction(ctx context.Context, inv *Invoice, network, txHash string) error
+}
+
+// Confirmations is the confirmation count of a transfer in block at head:
+// head - block + 1, and 0 when the head is below the block.
+func Confirmations(head, block uint64) int {
+	if block == 0 || head < block {
+		return 0
+	}
+	return int(min(head-block+1, 1<<30))
+}
+
+// TokenMillis is the USD value, in millis rounded down, of units base units of a
+// token with decimals decimals at usdPerToken: the credit a transfer earns. Rounded
+// down, the inverse of TokenUnits never credits more than was paid.
+func TokenMillis(units *big.Int, decimals int, usdPerToken *big.Rat) Millis {
+	if units == nil || usdPerToken == nil || units.Sign() <= 0 || usdPerToken.Sign() <= 0 {
+		return 0
+	}
+	// units / 10^d × p/q × 1000 = units × p × 1000 / (q × 10^d)
+	num := new(big.Int).Mul(units, usdPerToken.Num())
+	num.Mul(num, big.NewInt(1000))
+	den := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(decimals)), nil)
+	den.Mul(den, usdPerToken.Denom())
+	q := num.Quo(num, den)
+	if !q.IsInt64() {
+		return Millis(1<<63 - 1)
+	}
+	return Millis(q.Int64())
+}
