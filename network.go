@@ -13,12 +13,26 @@ type Network struct {
 	Environment   Environment `json:"environment"`
 	ChainID       int64       `json:"chain_id"`      // EIP-155 chain id
 	Confirmations int         `json:"confirmations"` // blocks before a payment counts as confirmed
-	ExplorerURL   string      `json:"explorer_url"`  // base URL; a transaction is ExplorerURL + "/tx/" + hash
+	ExplorerURL   string      `json:"explorer_url"`  // base URL; a transaction is ExplorerURL + "/tx/" + hash; "" for none
 	NativeSymbol  string      `json:"native_symbol"` // the chain's coin, e.g. "tBNB"
 	// DerivationIndex is the hardened account of this network in the deposit address
 	// path m/44'/60'/DerivationIndex'/0/n: every network gets its own addresses. It
 	// must never change once addresses were handed out.
 	DerivationIndex uint32 `json:"derivation_index"`
+	// BlockTimeMillis is the chain's usual time between blocks: the watcher reads
+	// the head that often. 0 means 2 s.
+	BlockTimeMillis int64 `json:"block_time_ms,omitempty"`
+	// RPCURLs are JSON-RPC endpoints of the chain, in order of preference: a
+	// network with one is watched. `serve --rpc` sets them too.
+	RPCURLs []string `json:"rpc_urls,omitempty"`
+}
+
+// BlockTime is the chain's usual time between blocks (2 s when not set).
+func (n Network) BlockTime() time.Duration {
+	if n.BlockTimeMillis <= 0 {
+		return 2 * time.Second
+	}
+	return time.Duration(n.BlockTimeMillis) * time.Millisecond
 }
 
 // Token types.

@@ -21,7 +21,8 @@ var defaultRates []byte
 const maxPriceLen = 64
 
 // Static is a kassa.RateSource backed by a fixed table of US dollar prices keyed by
-// token symbol. A stablecoin (kassa.Token.Stable) missing from the table is priced at
+// token symbol, or by "network:symbol" for one network's token (the dev chain's
+// ETH has a fixed dev rate of its own). A stablecoin (kassa.Token.Stable) missing from the table is priced at
 // exactly 1 USD; any other token missing from it has no rate. Every rate carries the
 // time the table was loaded as its UpdatedAt, since that is when its prices were
 // last true. It is meant for devnet, and is safe for concurrent use.
@@ -90,7 +91,11 @@ func orDefault(path string) string {
 // the stable flag gives a KindConflict error with code rate_unavailable. The
 // returned rational is a fresh copy the caller may modify.
 func (s *Static) Rate(_ context.Context, t kassa.Token) (kassa.Rate, error) {
-	if p, ok := s.prices[t.Symbol]; ok {
+	p, ok := s.prices[t.Network+":"+t.Symbol]
+	if !ok {
+		p, ok = s.prices[t.Symbol]
+	}
+	if ok {
 		return kassa.Rate{USDPerToken: new(big.Rat).Set(p), UpdatedAt: s.updatedAt}, nil
 	}
 	if t.Stable {

@@ -32,9 +32,10 @@
 //   - environment is "devnet" or "mainnet";
 //   - a network name is lower-case letters, digits and single hyphens, unique in
 //     its environment; display_name and native_symbol are set; chain_id > 0 and
-//     unique in the environment; confirmations >= 1; explorer_url is an absolute
-//     http(s) URL without a trailing slash, query or fragment; derivation_index is
-//     unique in the environment;
+//     unique in the environment; confirmations >= 1; explorer_url is "" (no
+//     explorer, as on a dev chain) or an absolute http(s) URL without a trailing
+//     slash, query or fragment; block_time_ms is not negative; rpc_urls are
+//     absolute http(s) URLs; derivation_index is unique in the environment;
 //   - a token id is > 0 and unique across all environments; its network exists in
 //     its environment; symbol and name are set; type is "erc20" or "native";
 //     an erc20 token has an EVM address (EIP-55 checksummed when in mixed case),

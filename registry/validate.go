@@ -104,6 +104,17 @@ func checkNetwork(n kassa.Network) error {
 	case strings.TrimSpace(n.NativeSymbol) == "":
 		return errors.New("native_symbol is empty")
 	}
+	if n.BlockTimeMillis < 0 {
+		return fmt.Errorf("block_time_ms %d must not be negative", n.BlockTimeMillis)
+	}
+	for _, u := range n.RPCURLs {
+		if err := checkHTTPURL(u); err != nil {
+			return fmt.Errorf("rpc_urls: an entry is not an absolute http(s) URL: %w", err)
+		}
+	}
+	if n.ExplorerURL == "" { // a dev chain has no explorer
+		return nil
+	}
 	if err := checkExplorer(n.ExplorerURL); err != nil {
 		return fmt.Errorf("explorer_url %q: %w", n.ExplorerURL, err)
 	}

@@ -1,0 +1,165 @@
+package chain
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+
+	"kassa"
+)
+
+// addressSet is one step's view of what to look for: the watched deposit addresses
+// by lower-case address, and the network's tokens by contract.
+type addressSet struct {
+	byAddress map[string]kassa.WatchedAddress
+	list      []string // lower-case, for log filters
+	tokens    map[string]kassa.Token
+	contracts []string
+	nativeTok *kassa.Token
+	native    bool // some watched address was quoted in the native coin
+}
+
+func newAddressSet(watch []kassa.WatchedAddress, tokens []kassa.Token) *addressSet {
+	s := &addressSet{byAddress: make(map[string]kassa.WatchedAddress, len(watch)), tokens: map[string]kassa.Token{}}
+	for _, t := range tokens {
+		if t.Type == kassa.TokenNative {
+			tok := t
+			s.nativeTok = &tok
+			continue
+		}
+		s.tokens[lower(t.Address)] = t
+		s.contracts = append(s.contracts, lower(t.Address))
+	}
+	for _, a := range watch {
+		key := lower(a.Address)
+		if _, dup := s.byAddress[key]; !dup {
+			s.list = append(s.list, key)
+		}
+		s.byAddress[key] = a
+		if s.nativeTok != nil && a.TokenID == s.nativeTok.ID {
+			s.native = true
+		}
+	}
+	return s
+}
+
+// transfers finds the step's transfers to watched addresses: the Transfer logs of
+// the network's tokens, each checked to be in the very blocks the step verified
+// (a node answers logs of orphaned blocks too), and native transfers in the
+// blocks' bodies when they were read.
+func (w *Watcher) transfers(ctx context.Context, n Node, set *addressSet, blocks []Block) ([]kassa.Transfer, error) {
+	if len(set.list) == 0 {
+		return nil, nil
+	}
+	from, to := blocks[0].Number, blocks[len(blocks)-1].Number
+	var out []kassa.Transfer
+	if len(set.contracts) > 0 {
+		q := LogQuery{From: from, To: to, Tokens: set.contracts, Recipients: set.list}
+		if from == to {
+			q = LogQuery{BlockHash: blocks[0].Hash, Tokens: set.contracts, Recipients: set.list}
+		}
+		logs, err := n.Transfers(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range logs {
+			if t.Block.Number < from || t.Block.Number > to || blocks[t.Block.Number-from].Hash != t.Block.Hash {
+				return nil, errViewChanged
+			}
+			if _, ok := set.byAddress[lower(t.To)]; ok {
+				out = append(out, t)
+			}
+		}
+	}
+	if set.native {
+		for _, b := range blocks {
+			for _, tx := range b.Txs {
+				if _, ok := set.byAddress[lower(tx.To)]; ok && tx.Value != nil && tx.Value.Sign() > 0 {
+					out = append(out, kassa.Transfer{Network: w.Network.Name, TxHash: tx.Hash, LogIndex: kassa.NativeLogIndex,
+						Block: b.BlockRef, From: tx.From, To: tx.To, Amount: tx.Value})
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// ingest reports one transfer to the ingestion path, with its confirmations at
+// head. A transfer already recorded for another invoice is logged and skipped.
+func (w *Watcher) ingest(ctx context.Context, set *addressSet, t kassa.Transfer, head uint64) error {
+	in, ok, err := w.input(ctx, set, t, head)
+	if err != nil || !ok {
+		return err
+	}
+	_, _, err = w.Store.IngestPayment(ctx, in)
+	var kerr *kassa.Error
+	if errors.As(err, &kerr) && kerr.Kind != kassa.KindInternal {
+		w.log().Warn("transfer not recorded", "tx", t.TxHash, "log_index", t.LogIndex, "reason", kerr.Message)
+		return nil
+	}
+	return err
+}
+
+// input turns a transfer into the ingestion path's input: the invoice of its
+// recipient, the token, the USD value (at the quote's locked rate in the quoted
+// token, else at today's rate: such money is kept for a person anyway), and the
+// confirmations at head.
+func (w *Watcher) input(ctx context.Context, set *addressSet, t kassa.Transfer, head uint64) (kassa.PaymentInput, bool, error) {
+	addr, ok := set.byAddress[lower(t.To)]
+	if !ok || t.Amount == nil || t.Amount.Sign() <= 0 {
+		return kassa.PaymentInput{}, false, nil
+	}
+	var tok kassa.Token
+	if t.TokenAddress == "" {
+		if set.nativeTok == nil {
+			return kassa.PaymentInput{}, false, nil
+		}
+		tok = *set.nativeTok
+	} else if tok, ok = set.tokens[lower(t.TokenAddress)]; !ok {
+		return kassa.PaymentInput{}, false, nil
+	}
+	rate := addr.USDPerToken
+	if tok.ID != addr.TokenID {
+		rate = nil
+		if w.Rates != nil {
+			if r, err := w.Rates.Rate(ctx, tok); err == nil {
+				rate = r.USDPerToken
+			}
+		}
+	}
+	conf := kassa.Confirmations(head, t.Block.Number)
+	return kassa.PaymentInput{MerchantID: addr.MerchantID, InvoiceID: addr.InvoiceID, Network: w.Network.Name,
+		TxHash: lower(t.TxHash), LogIndex: t.LogIndex, TokenID: tok.ID, FromAddress: kassa.ChecksumAddress(t.From),
+		AmountUnits: new(big.Int).Set(t.Amount), AmountUSD: kassa.TokenMillis(t.Amount, tok.Decimals, rate),
+		Confirmations: conf, Confirmed: conf >= w.Network.Confirmations,
+		BlockNumber: t.Block.Number, BlockHash: t.Block.Hash}, true, nil
+}
+
+// confirm recounts the confirmations of the network's pending payments at head
+// (the last block processed) and reports those that changed to the ingestion path;
+// one whose count reaches the network's confirmations is confirmed. A payment
+// whose block left the chain has none until it is seen again.
+func (w *Watcher) confirm(ctx context.Context, head uint64) error {
+	ps, err := w.Store.PendingChainPayments(ctx, w.Network.Name)
+	if err != nil {
+		return err
+	}
+	for _, p := range ps {
+		if p.Orphaned() {
+			continue
+		}
+		conf := kassa.Confirmations(head, p.BlockNumber)
+		if conf == p.Confirmations {
+			continue
+		}
+		in := kassa.PaymentInput{MerchantID: p.MerchantID, InvoiceID: p.InvoiceID, Network: p.Network, TxHash: p.TxHash,
+			LogIndex: p.LogIndex, TokenID: p.TokenID, FromAddress: p.FromAddress, AmountUnits: p.AmountUnits,
+			AmountUSD: p.AmountUSD, Confirmations: conf, Confirmed: conf >= w.Network.Confirmations,
+			BlockNumber: p.BlockNumber, BlockHash: p.BlockHash}
+		if _, _, err := w.Store.IngestPayment(ctx, in); err != nil {
+			return fmt.Errorf("chain: confirm %s: %w", p.TxHash, err)
+		}
+	}
+	return nil
+}

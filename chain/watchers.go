@@ -1,0 +1,154 @@
+package chain
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"kassa"
+	"kassa/worker"
+)
+
+// Watchers is the set of watched networks of a deployment: it runs each network's
+// watcher and looks transactions up for verify (kassa.ChainVerifier).
+type Watchers struct {
+	mu      sync.RWMutex
+	entries map[string]*entry // by environment + "/" + network
+}
+
+type entry struct {
+	w        *Watcher
+	interval time.Duration
+}
+
+var _ kassa.ChainVerifier = (*Watchers)(nil)
+
+func key(env kassa.Environment, network string) string { return string(env) + "/" + network }
+
+// Add registers w, to be run every interval (the network's block time).
+func (ws *Watchers) Add(w *Watcher, interval time.Duration) {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	if ws.entries == nil {
+		ws.entries = map[string]*entry{}
+	}
+	ws.entries[key(w.Network.Environment, w.Network.Name)] = &entry{w: w, interval: interval}
+}
+
+// Watched reports whether network of env has a watcher.
+func (ws *Watchers) Watched(env kassa.Environment, network string) bool {
+	return ws.get(env, network) != nil
+}
+
+func (ws *Watchers) get(env kassa.Environment, network string) *entry {
+	if ws == nil {
+		return nil
+	}
+	ws.mu.RLock()
+	defer ws.mu.RUnlock()
+	return ws.entries[key(env, network)]
+}
+
+// Run runs every watcher until ctx ends. A watcher holds its network's lease for
+// ten rounds at a time (at least 30 s) and renews it every round; an instance that
+// stops lets another take over once it runs out.
+func (ws *Watchers) Run(ctx context.Context, log *slog.Logger) {
+	ws.mu.RLock()
+	var all []*entry
+	for _, e := range ws.entries {
+		all = append(all, e)
+	}
+	ws.mu.RUnlock()
+	var wg sync.WaitGroup
+	for _, e := range all {
+		ttl := max(10*e.interval, 30*time.Second)
+		loop := worker.Loop{Name: "chain watcher " + e.w.Network.Name, Interval: e.interval, Log: log}
+		wg.Go(func() {
+			loop.Run(ctx, func(ctx context.Context) (bool, error) { return e.w.Round(ctx, ttl) })
+			rctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_ = e.w.Store.ReleaseLease(rctx, LeaseName(e.w.Network.Name), e.w.Holder)
+		})
+	}
+	wg.Wait()
+}
+
+// VerifyTransaction looks txHash up on network now and ingests every transfer in
+// it to one of the invoice's deposit addresses, as the watcher would: a mined,
+// successful transaction in a canonical block, its confirmations counted at the
+// node's head. A transaction the node does not know is not an error: it may not
+// be mined yet.
+func (ws *Watchers) VerifyTransaction(ctx context.Context, inv *kassa.Invoice, network, txHash string) error {
+	e := ws.get(inv.Environment, network)
+	if e == nil {
+		return kassa.Invalidf("network", "network_not_watched", "Kassa does not watch network %s: no RPC endpoint is configured.", network)
+	}
+	w := e.w
+	all, err := w.Store.WatchedAddresses(ctx, inv.Environment, network, w.now())
+	if err != nil {
+		return err
+	}
+	var mine []kassa.WatchedAddress
+	for _, a := range all {
+		if a.InvoiceID == inv.ID && a.MerchantID == inv.MerchantID {
+			mine = append(mine, a)
+		}
+	}
+	if len(mine) == 0 {
+		return nil
+	}
+	set := newAddressSet(mine, w.Tokens)
+	set.native = set.nativeTok != nil
+	var found []kassa.Transfer
+	var head kassa.BlockRef
+	err = w.Nodes.Step(ctx, func(n Node) error {
+		found = nil
+		tx, err := n.Transaction(ctx, lower(txHash))
+		if errors.Is(err, ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if head, err = n.Head(ctx); err != nil {
+			return err
+		}
+		hs, err := n.Headers(ctx, tx.Block.Number, tx.Block.Number)
+		if err != nil || len(hs) != 1 || hs[0].Hash != tx.Block.Hash || !tx.Succeeded {
+			return err // not in a canonical block (or failed): nothing to ingest
+		}
+		found = txTransfers(w.Network.Name, set, tx, hs[0])
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, t := range found {
+		if err := w.ingest(ctx, set, t, head.Number); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// txTransfers picks a transaction's transfers to the set's addresses: Transfer
+// logs of the network's tokens, and its native value.
+func txTransfers(network string, set *addressSet, tx *Tx, block kassa.BlockRef) []kassa.Transfer {
+	var out []kassa.Transfer
+	for _, t := range tx.Transfers {
+		if _, ok := set.tokens[lower(t.TokenAddress)]; !ok {
+			continue
+		}
+		if _, ok := set.byAddress[lower(t.To)]; ok {
+			t.Network, t.Block = network, block
+			out = append(out, t)
+		}
+	}
+	if _, ok := set.byAddress[lower(tx.To)]; ok && set.native && tx.Value != nil && tx.Value.Sign() > 0 {
+		out = append(out, kassa.Transfer{Network: network, TxHash: tx.Hash, LogIndex: kassa.NativeLogIndex,
+			Block: block, From: tx.From, To: tx.To, Amount: tx.Value})
+	}
+	return out
+}
