@@ -88,10 +88,14 @@ func New(cfg Config) http.Handler {
 		Keys: cfg.Keys, Events: cfg.Events, Stream: cfg.Stream, PingInterval: cfg.WSPingInterval,
 		KeyCheckInterval: cfg.WSKeyCheckInterval, BeforeLiveWrite: cfg.WSBeforeLiveWrite})
 	tracker := payment.Tracker{Payments: cfg.Payments, Registry: cfg.Registry}
+	var rates kassa.RateSource // what payors are offered: the rates, less unwatched mainnet networks
+	if cfg.Rates != nil {
+		rates = s.payments
+	}
 	s.payor = payorapi.New(payorapi.Config{Core: core, Signer: s.signer, Payor: cfg.Payor, Invoices: cfg.Invoices,
-		Registry: cfg.Registry, Rates: cfg.Rates, Pay: s.payments, Tracker: tracker, PublicURL: cfg.PublicURL,
+		Registry: cfg.Registry, Rates: rates, Pay: s.payments, Tracker: tracker, PublicURL: cfg.PublicURL,
 		IconURL: paypage.IconURL})
-	s.page = paypage.New(paypage.Config{Signer: s.signer, Payor: cfg.Payor, Registry: cfg.Registry, Rates: cfg.Rates,
+	s.page = paypage.New(paypage.Config{Signer: s.signer, Payor: cfg.Payor, Registry: cfg.Registry, Rates: rates,
 		Pay: s.payments, Tracker: tracker, Stream: cfg.Stream, Logger: core.Log(), Now: core.Now})
 	s.routes()
 	return core

@@ -320,7 +320,7 @@ func TestPaymentPageUnavailableToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := newEnv(t, storetest.SQLiteConfig(t), func(c *api.Config) { c.Rates = rates })
+	e := newEnv(t, storetest.SQLiteConfig(t), func(c *api.Config) { c.Rates, c.Pay.Rates = rates, rates })
 	m := e.newMerchant(false)
 	inv := m.createInvoice(`{"amount_usd": 3}`)
 	u, _ := url.Parse(inv["payment_url"].(string))
@@ -408,7 +408,7 @@ func TestPaymentPageInSpanish(t *testing.T) {
 		t.Fatal(err)
 	}
 	clock := storetest.NewClock(time.Now())
-	e := newEnvClock(t, storetest.SQLiteConfig(t), clock, func(c *api.Config) { c.Rates = rates })
+	e := newEnvClock(t, storetest.SQLiteConfig(t), clock, func(c *api.Config) { c.Rates, c.Pay.Rates = rates, rates })
 	m := e.newMerchant(false)
 	inv := m.createInvoice(`{"amount_usd": 4, "expires_in": 2592000000, "questions": {"questions": [
 		{"id": "mail", "question": "Email?", "type": "email", "validation": {"required": true}}]}}`)

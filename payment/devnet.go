@@ -25,7 +25,9 @@ func errDevnetOnly(msg string) error {
 
 // DevnetPay feeds a simulated transfer to one of the merchant's devnet invoices
 // through the same ingestion path a transfer found on chain takes. The invoice's
-// address must still be watched (kassa.WatchAfterExpiry).
+// address must still be watched (kassa.WatchAfterExpiry), and its token's network
+// must not be one Kassa watches: there a real transaction is needed (400
+// network_watched).
 func (s *Service) DevnetPay(ctx context.Context, merchantID int64, invoiceID string, req DevnetPayment) (*kassa.InvoicePayment, *kassa.Invoice, error) {
 	inv, err := s.Invoices.Invoice(ctx, merchantID, invoiceID)
 	if err != nil {
@@ -81,6 +83,9 @@ func (s *Service) devnetInput(ctx context.Context, inv *kassa.Invoice, req Devne
 	tok, err := s.devnetToken(inv, req.TokenID)
 	if err != nil {
 		return kassa.PaymentInput{}, err
+	}
+	if s.Watched(kassa.Devnet, tok.Network) {
+		return kassa.PaymentInput{}, errNetworkWatched(tok.Network)
 	}
 	network, _ := s.Registry.Network(kassa.Devnet, tok.Network)
 	amount := inv.AmountRemaining()

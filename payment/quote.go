@@ -16,6 +16,7 @@ type Service struct {
 	Wallets   map[kassa.Environment]kassa.PaymentAddressDeriver // deposit address derivation per environment
 	Invoices  kassa.InvoiceService                              // invoices, for devnet payments
 	Payments  kassa.PaymentService                              // the ingestion path; nil: no devnet payments
+	Chain     kassa.ChainVerifier                               // the watched networks; nil: none
 	Now       func() time.Time                                  // nil: time.Now
 }
 
@@ -69,7 +70,7 @@ func (s *Service) LockAddress(ctx context.Context, inv *kassa.Invoice, tokenID i
 	req := kassa.PaymentAddressRequest{MerchantID: inv.MerchantID, InvoiceID: inv.ID, Token: tok,
 		Derive: func(index uint32) (string, error) { return wallet.Address(network, index) },
 		Quote: func(remaining kassa.Millis) (*big.Int, *big.Rat, time.Time, error) {
-			rate, err := s.Rates.Rate(ctx, tok)
+			rate, err := s.Rate(ctx, tok)
 			if err != nil {
 				return nil, nil, time.Time{}, err
 			}

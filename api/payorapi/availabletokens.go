@@ -49,7 +49,7 @@ func (a *API) AvailableTokens(w http.ResponseWriter, r *http.Request) error {
 		}
 		item := availableToken{ID: t.ID, TokenSymbol: t.Symbol, TokenName: t.Name, TokenType: t.Type,
 			Network: t.Network, TokenDecimals: t.Decimals, TokenAddress: t.Address, PhotoURI: a.absolute(a.cfg.IconURL(t.IconURI)),
-			HasSettlementRoute: t.SettlementRoute, SupportsStableSettlement: t.Stable, IsMonitored: t.Monitored,
+			HasSettlementRoute: t.SettlementRoute, SupportsStableSettlement: t.Stable, IsMonitored: a.cfg.Pay.Watched(t.Environment, t.Network),
 			SettlementRate: "0", SettlementCostUSD: "0", IsSameTokenSettlement: t.Stable,
 			AvailabilityStatus: "AVAILABLE"}
 		rate, err := a.cfg.Rates.Rate(r.Context(), t)
