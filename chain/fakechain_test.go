@@ -233,7 +233,9 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-func equalFold(a, b string) bool { return len(a) == len(b) && kassa.ChecksumAddress(a) == kassa.ChecksumAddress(b) }
+func equalFold(a, b string) bool {
+	return len(a) == len(b) && kassa.ChecksumAddress(a) == kassa.ChecksumAddress(b)
+}
 
 // single is a Stepper of one node.
 type single struct{ n chain.Node }

@@ -5,6 +5,7 @@
 //	kassa merchant enable-mainnet --id N
 //	kassa listen --forward-to URL [--api-key KEY] [--url URL]
 //	kassa trigger EVENT [--api-key KEY] [--url URL]
+//	kassa pay PAYMENT_URL [--token SYMBOL] [--amount USD] [--key HEX]
 package main
 
 import (
@@ -28,6 +29,8 @@ Usage:
                                            forward the key's events, signed, to a local URL
   kassa trigger invoice.paid [--api-key KEY]
                                            create the devnet objects that emit an event
+  kassa pay PAYMENT_URL [--token USDT] [--amount USD] [--key HEX]
+                                           pay an invoice on the dev chain as a wallet would
 
 Run "kassa serve -h" for the flags; each has an environment twin KASSA_<FLAG>.
 `
@@ -56,6 +59,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return listen(ctx, args[1:], stdout, stderr)
 	case "trigger":
 		return trigger(ctx, args[1:], stdout, stderr)
+	case "pay":
+		return pay(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -50,6 +50,7 @@ type instance struct {
 	commerceKey string
 	email       string
 	password    string
+	chainURL    string // the dev chain's JSON-RPC
 	exited      chan error
 }
 
@@ -63,13 +64,13 @@ func storeArgs(cfg store.Config) []string {
 }
 
 // startKassa starts "kassa serve --dev" on a free port and reads what it prints.
-func startKassa(t *testing.T, cfg store.Config) *instance {
+func startKassa(t *testing.T, cfg store.Config, extra ...string) *instance {
 	t.Helper()
 	if cfg.DataDir == "" {
 		cfg.DataDir = t.TempDir()
 	}
-	args := append([]string{"serve", "--dev", "--addr", "127.0.0.1:0"}, storeArgs(cfg)...)
-	cmd := exec.Command(kassaBin, args...)
+	args := append([]string{"serve", "--dev", "--addr", "127.0.0.1:0", "--devchain-addr", "127.0.0.1:0"}, storeArgs(cfg)...)
+	cmd := exec.Command(kassaBin, append(args, extra...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -100,6 +101,7 @@ func startKassa(t *testing.T, cfg store.Config) *instance {
 		"login email:": &in.email, "login password:": &in.password,
 	}
 	listening := regexp.MustCompile(`^kassa listening on (\S+)`)
+	devChain := regexp.MustCompile(`^Dev chain .*JSON-RPC (\S+),`)
 	deadline := time.After(60 * time.Second)
 	for in.url == "" {
 		select {
@@ -114,6 +116,9 @@ func startKassa(t *testing.T, cfg store.Config) *instance {
 			}
 			if m := listening.FindStringSubmatch(line); m != nil {
 				in.url = "http://" + m[1]
+			}
+			if m := devChain.FindStringSubmatch(line); m != nil {
+				in.chainURL = m[1]
 			}
 		case <-deadline:
 			t.Fatalf("kassa did not start in time; stderr:\n%s", stderr.String())

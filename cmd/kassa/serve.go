@@ -32,6 +32,7 @@ const shutdownTimeout = 30 * time.Second
 
 type serveFlags struct {
 	storeFlags
+	chainFlags
 	addr      string
 	publicURL string
 	secret    string
@@ -51,6 +52,7 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	d := httpx.DefaultRateLimits()
 	fs := newFlagSet("kassa serve", stderr)
 	f.storeFlags.register(fs)
+	f.chainFlags.register(fs)
 	fs.StringVar(&f.addr, "addr", envOr("KASSA_ADDR", "127.0.0.1:8080"), "listen address; port 0 picks a free port (env KASSA_ADDR)")
 	fs.StringVar(&f.publicURL, "public-url", envOr("KASSA_PUBLIC_URL", ""), "base URL payors and clients reach; default http://<addr> (env KASSA_PUBLIC_URL)")
 	fs.StringVar(&f.secret, "secret", envOr("KASSA_SECRET", ""), "server secret for JWT and session signatures; default: generated and kept in the data dir (env KASSA_SECRET)")
@@ -128,9 +130,16 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("seed demo merchant: %w", err)
 		}
 	}
+	chains, err := startChains(ctx, f, reg, db, rates, log, stdout)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer chains.close()
 	hub := stream.New(db, stream.Options{Wake: db.Commits(), Logger: log})
 	catalog := newCatalog(f)
-	pay := &payment.Service{Registry: reg, Rates: rates, Addresses: db, Wallets: wallets, Invoices: db, Payments: db}
+	pay := &payment.Service{Registry: reg, Rates: rates, Addresses: db, Wallets: wallets, Invoices: db, Payments: db,
+		Chain: chains.watchers}
 	shop := &commerce.Shop{Catalog: catalog, Store: db, Payer: pay}
 	handler := api.New(api.Config{
 		PublicURL: publicURL, Secret: secret, Logger: log, Limits: f.limits,
@@ -150,6 +159,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	wg.Go(func() { hub.Run(streams) })
 	wg.Go(func() { worker.Prune(workers, db, store.CheckoutRetention, log) })
 	wg.Go(func() { worker.Expiry(workers, db, log) })
+	wg.Go(func() { chains.watchers.Run(workers, log) })
 	settler := &settlement.Worker{Store: db, Registry: reg, Log: log,
 		Executors: map[kassa.Environment]kassa.SettlementExecutor{kassa.Devnet: settlement.Devnet{}}}
 	wg.Go(func() { settler.Run(workers, 2*time.Second) })

@@ -1,0 +1,201 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"kassa"
+	"kassa/chain"
+	"kassa/devchain"
+	"kassa/store"
+)
+
+// chainFlags are serve's flags for chains: RPC endpoints per network and the
+// embedded dev chain of --dev.
+type chainFlags struct {
+	rpc               rpcFlag
+	devchain          bool
+	devchainAddr      string
+	devchainBlockTime time.Duration
+}
+
+func (c *chainFlags) register(fs *flag.FlagSet) {
+	c.rpc = rpcFlag{}
+	for _, entry := range strings.Split(os.Getenv("KASSA_RPC"), ";") {
+		if strings.TrimSpace(entry) != "" {
+			_ = c.rpc.Set(entry) // checked again after parsing (parseRPC)
+		}
+	}
+	fs.Var(&c.rpc, "rpc", "JSON-RPC endpoints of a network, NETWORK=URL[,URL...] in order of preference; repeatable (env KASSA_RPC, entries separated by ;)")
+	fs.BoolVar(&c.devchain, "devchain", envBoolOr("KASSA_DEVCHAIN", true), "with --dev, run the embedded EVM dev chain (network devchain) (env KASSA_DEVCHAIN)")
+	fs.StringVar(&c.devchainAddr, "devchain-addr", envOr("KASSA_DEVCHAIN_ADDR", "127.0.0.1:8545"), "listen address of the dev chain's JSON-RPC (env KASSA_DEVCHAIN_ADDR)")
+	fs.DurationVar(&c.devchainBlockTime, "devchain-block-time", envDuration("KASSA_DEVCHAIN_BLOCK_TIME", time.Second), "time between dev chain blocks; 0 mines only when a transaction arrives (env KASSA_DEVCHAIN_BLOCK_TIME)")
+}
+
+// rpcFlag collects --rpc NETWORK=URL[,URL...] entries; a later entry for a network
+// replaces an earlier one.
+type rpcFlag map[string][]string
+
+func (r rpcFlag) String() string { return "" }
+
+func (r rpcFlag) Set(v string) error {
+	name, urls, ok := strings.Cut(strings.TrimSpace(v), "=")
+	if !ok || name == "" || urls == "" {
+		return fmt.Errorf("want NETWORK=URL[,URL...]")
+	}
+	var list []string
+	for _, u := range strings.Split(urls, ",") {
+		if u = strings.TrimSpace(u); u != "" {
+			list = append(list, u)
+		}
+	}
+	r[strings.TrimSpace(name)] = list
+	return nil
+}
+
+// chains is what startChains runs: the dev chain, if any, and the watchers.
+type chains struct {
+	watchers *chain.Watchers
+	dev      *devchain.Chain
+}
+
+// startChains starts the dev chain (with --dev, unless --devchain=false) and a
+// watcher for every network with RPC endpoints (the registry's rpc_urls, replaced
+// by --rpc), after checking each endpoint's chain id: a mismatch stops the start.
+func startChains(ctx context.Context, f *serveFlags, reg kassa.Registry, db *store.DB, rates kassa.RateSource,
+	log *slog.Logger, stdout io.Writer) (*chains, error) {
+	out := &chains{watchers: &chain.Watchers{}}
+	urls := map[string][]string{}
+	for _, env := range []kassa.Environment{kassa.Devnet, kassa.Mainnet} {
+		for _, n := range reg.Networks(env) {
+			if len(n.RPCURLs) > 0 {
+				urls[key(env, n.Name)] = n.RPCURLs
+			}
+		}
+	}
+	for name, list := range f.rpc {
+		found := false
+		for _, env := range []kassa.Environment{kassa.Devnet, kassa.Mainnet} {
+			if _, ok := reg.Network(env, name); ok {
+				urls[key(env, name)], found = list, true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("--rpc: no network %q in the registry", name)
+		}
+	}
+	interval := map[string]time.Duration{}
+	if f.dev && f.devchain {
+		dev, err := devchain.Start(devchain.Config{DataDir: filepath.Join(f.dataDir, "devchain"), Addr: f.devchainAddr,
+			BlockTime: f.devchainBlockTime, Logger: log})
+		if err != nil {
+			return nil, fmt.Errorf("dev chain: %w", err)
+		}
+		out.dev = dev
+		k := key(kassa.Devnet, devNetwork)
+		urls[k] = []string{dev.URL()}
+		interval[k] = f.devchainBlockTime
+		if interval[k] <= 0 {
+			interval[k] = 250 * time.Millisecond // blocks come with transactions: look often
+		}
+		printDevChain(stdout, dev, f.devchainBlockTime)
+	}
+	holder := instanceID()
+	for _, env := range []kassa.Environment{kassa.Devnet, kassa.Mainnet} {
+		for _, n := range reg.Networks(env) {
+			list := urls[key(env, n.Name)]
+			if len(list) == 0 {
+				continue
+			}
+			pool, err := chain.NewPool(n.Name, n.ChainID, list, chain.PoolOptions{Logger: log})
+			if err == nil {
+				err = pool.Check(ctx)
+			}
+			if err != nil {
+				out.close()
+				return nil, err
+			}
+			var tokens []kassa.Token
+			for _, t := range reg.Tokens(env) {
+				if t.Network == n.Name {
+					tokens = append(tokens, t)
+				}
+			}
+			w := &chain.Watcher{Network: n, Tokens: tokens, Nodes: pool, Store: db, Rates: rates, Log: log, Holder: holder}
+			if out.dev != nil && n.Name == devNetwork && env == kassa.Devnet {
+				w.StartBack = 1 << 62 // the whole dev chain, from its first block
+			}
+			every := interval[key(env, n.Name)]
+			if every == 0 {
+				every = n.BlockTime()
+			}
+			out.watchers.Add(w, every)
+			log.Info("watching network", "network", n.Name, "environment", env, "endpoints", len(list), "every", every)
+		}
+	}
+	return out, nil
+}
+
+// devNetwork is the dev chain's network in the registry.
+const devNetwork = "devchain"
+
+func key(env kassa.Environment, network string) string { return string(env) + "/" + network }
+
+func (c *chains) close() {
+	if c != nil && c.dev != nil {
+		c.dev.Close()
+	}
+}
+
+// printDevChain prints the dev chain's lines of the --dev banner.
+func printDevChain(out io.Writer, dev *devchain.Chain, blockTime time.Duration) {
+	acct := devchain.Accounts()[0]
+	every := "a block every " + blockTime.String()
+	if blockTime <= 0 {
+		every = "a block per transaction"
+	}
+	fmt.Fprintf(out, "Dev chain (network %s): JSON-RPC %s, chain id %d, %s\n", devNetwork, dev.URL(), devchain.ChainID, every)
+	for _, t := range devchain.Tokens() {
+		fmt.Fprintf(out, "  %-5s contract:  %s (%d decimals)\n", t.Symbol, t.Address, t.Decimals)
+	}
+	fmt.Fprintf(out, "  account 0:       %s (10,000 ETH, 1,000,000 USDT and USDC)\n", acct.Address)
+	fmt.Fprintf(out, "  its private key: 0x%s\n", acct.PrivateKey)
+	fmt.Fprintf(out, "  (public test keys of the mnemonic \"test test ... junk\": never send real money to them)\n")
+	fmt.Fprintf(out, "  pay an invoice:  go run ./cmd/kassa pay PAYMENT_URL\n")
+}
+
+// instanceID names this process in leases: host, pid and a random suffix.
+func instanceID() string {
+	host, _ := os.Hostname()
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(b))
+}
+
+// envBoolOr reads a boolean environment twin, def when unset or unparsable.
+func envBoolOr(key string, def bool) bool {
+	if v, ok := os.LookupEnv(key); ok {
+		if b, err := strconv.ParseBool(v); err == nil {
+			return b
+		}
+	}
+	return def
+}
+
+// envDuration reads a duration environment twin, def when unset or unparsable.
+func envDuration(key string, def time.Duration) time.Duration {
+	if d, err := time.ParseDuration(os.Getenv(key)); err == nil {
+		return d
+	}
+	return def
+}

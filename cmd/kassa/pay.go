@@ -1,0 +1,210 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"kassa"
+	"kassa/devchain"
+)
+
+// payFlags are kassa pay's flags.
+type payFlags struct {
+	token, network, amount, key, rpc string
+	timeout                          time.Duration
+}
+
+// pay pays an invoice as a payor's wallet would: it opens the payment session of
+// PAYMENT_URL, locks the token, signs and sends the transfer on the chain's
+// JSON-RPC, and prints the transaction hash and each status change until the
+// invoice is paid (decisions.md, "Chains").
+func pay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f := payFlags{}
+	fs := newFlagSet("kassa pay", stderr)
+	fs.StringVar(&f.token, "token", "USDT", "symbol of the token to pay in")
+	fs.StringVar(&f.network, "network", devNetwork, "network of the token")
+	fs.StringVar(&f.amount, "amount", "", "USD to pay (default: what the quote asks), e.g. 4.50 for a partial payment")
+	fs.StringVar(&f.key, "key", devchain.Accounts()[0].PrivateKey, "hex private key of the paying account (default: dev account 0, a public test key)")
+	fs.StringVar(&f.rpc, "rpc", "http://"+envOr("KASSA_DEVCHAIN_ADDR", "127.0.0.1:8545"), "JSON-RPC URL of the chain")
+	fs.DurationVar(&f.timeout, "timeout", 5*time.Minute, "how long to follow the invoice before giving up")
+	var target string
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		target, args = args[0], args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if target == "" && fs.NArg() == 1 {
+		target = fs.Arg(0)
+	} else if target == "" || fs.NArg() > 0 {
+		return errors.New("usage: kassa pay PAYMENT_URL [--token SYMBOL] [--amount USD] [--key HEX]")
+	}
+	s, err := openSession(target)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, f.timeout)
+	defer cancel()
+	q, err := s.quote(ctx, f.token, f.network)
+	if err != nil {
+		return err
+	}
+	units, err := q.units(f.amount)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "paying %s %s on %s to %s\n", kassa.FormatUnits(units, q.TokenDecimals), q.TokenSymbol, q.Network, q.Address)
+	hash, err := sendTransfer(ctx, f.rpc, f.key, q, units)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "sent transaction %s\n", hash)
+	return s.follow(ctx, stdout)
+}
+
+// session is a payment session opened from a payment URL.
+type session struct {
+	base, invoiceID, token, signature string
+	client                            *http.Client
+}
+
+// openSession reads a payment URL: <base>/pay/<invoice>?session=...&signature=...
+func openSession(paymentURL string) (*session, error) {
+	u, err := url.Parse(paymentURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return nil, fmt.Errorf("%q is not a payment URL", paymentURL)
+	}
+	prefix, id, ok := strings.Cut(u.Path, "/pay/")
+	q := u.Query()
+	if !ok || id == "" || q.Get("session") == "" || q.Get("signature") == "" {
+		return nil, fmt.Errorf("%q is not a payment URL (want .../pay/INVOICE?session=...&signature=...)", paymentURL)
+	}
+	return &session{base: u.Scheme + "://" + u.Host + prefix, invoiceID: strings.Trim(id, "/"),
+		token: q.Get("session"), signature: q.Get("signature"), client: &http.Client{Timeout: 30 * time.Second}}, nil
+}
+
+// call sends a payor API request with the session headers and decodes the answer.
+func (s *session) call(ctx context.Context, method, path string, body, out any) error {
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = strings.NewReader(string(b))
+	}
+	req, err := http.NewRequestWithContext(ctx, method, s.base+path, rd)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("X-Session-Token", s.token)
+	req.Header.Set("X-Signature", s.signature)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if resp.StatusCode >= 300 {
+		return fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, strings.TrimSpace(string(data)))
+	}
+	return json.Unmarshal(data, out)
+}
+
+// payQuote is the payment-address answer kassa pay needs.
+type payQuote struct {
+	Address          string `json:"address"`
+	Network          string `json:"network"`
+	ChainID          int64  `json:"chain_id"`
+	TokenSymbol      string `json:"token_symbol"`
+	TokenAddress     string `json:"token_address"`
+	TokenDecimals    int    `json:"token_decimals"`
+	AmountTokenUnits string `json:"amount_token_units"`
+	Rate             string `json:"rate"`
+}
+
+// quote finds the token among the invoice's available tokens and locks it.
+func (s *session) quote(ctx context.Context, symbol, network string) (payQuote, error) {
+	var tokens []struct {
+		ID      int64  `json:"id"`
+		Symbol  string `json:"token_symbol"`
+		Network string `json:"network"`
+		Status  string `json:"availability_status"`
+	}
+	if err := s.call(ctx, "GET", "/api/v1/payments/available-tokens", nil, &tokens); err != nil {
+		return payQuote{}, err
+	}
+	for _, t := range tokens {
+		if strings.EqualFold(t.Symbol, symbol) && t.Network == network {
+			var q payQuote
+			err := s.call(ctx, "POST", "/api/v1/payments/payment-address", map[string]int64{"token_id": t.ID}, &q)
+			return q, err
+		}
+	}
+	return payQuote{}, fmt.Errorf("the invoice offers no %s on %s", symbol, network)
+}
+
+// units is what to send: the quoted amount, or amount USD at the quote's rate.
+func (q payQuote) units(amount string) (*big.Int, error) {
+	if amount == "" {
+		u, ok := new(big.Int).SetString(q.AmountTokenUnits, 10)
+		if !ok {
+			return nil, fmt.Errorf("bad quoted amount %q", q.AmountTokenUnits)
+		}
+		return u, nil
+	}
+	usd, err := kassa.ParseUSD(amount, "amount")
+	if err != nil {
+		return nil, fmt.Errorf("--amount: %s", kassa.AsError(err).Message)
+	}
+	rate, ok := new(big.Rat).SetString(q.Rate)
+	if !ok || rate.Sign() <= 0 {
+		return nil, fmt.Errorf("bad quoted rate %q", q.Rate)
+	}
+	return kassa.TokenUnits(usd, q.TokenDecimals, rate), nil
+}
+
+// follow prints the invoice's status and its payments' confirmations each time
+// they change, until the invoice is paid or over.
+func (s *session) follow(ctx context.Context, out io.Writer) error {
+	last := ""
+	for {
+		var st struct {
+			Status   string `json:"status"`
+			Payments []struct {
+				Status        string `json:"status"`
+				Confirmations int    `json:"confirmations"`
+				Required      int    `json:"confirmations_required"`
+			} `json:"payments"`
+		}
+		if err := s.call(ctx, "GET", "/api/v1/payments/payment-status", nil, &st); err != nil {
+			return err
+		}
+		line := "invoice " + st.Status
+		if len(st.Payments) > 0 {
+			p := st.Payments[0]
+			line += fmt.Sprintf(", payment %s (%d/%d confirmations)", p.Status, min(p.Confirmations, max(p.Required, p.Confirmations)), p.Required)
+		}
+		if line != last {
+			fmt.Fprintf(out, "%s  %s\n", time.Now().Format("15:04:05"), line)
+			last = line
+		}
+		switch st.Status {
+		case "paid":
+			return nil
+		case "expired", "canceled":
+			return fmt.Errorf("the invoice is %s", st.Status)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("gave up waiting: %w", ctx.Err())
+		case <-time.After(300 * time.Millisecond):
+		}
+	}
+}
