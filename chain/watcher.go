@@ -57,10 +57,6 @@ type Watcher struct {
 // was replaced between two calls); the step is tried again.
 var errViewChanged = errors.New("chain: the node's view changed during the step")
 
-// ErrLagging reports a node whose head is behind blocks Kassa already processed;
-// the pool tries another endpoint.
-var ErrLagging = errors.New("chain: the node is behind")
-
 // LeaseName is the name of the lease that lets one instance watch network.
 func LeaseName(network string) string { return "chain-watch:" + network }
 
