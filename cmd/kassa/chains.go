@@ -66,6 +66,7 @@ func (r rpcFlag) Set(v string) error {
 // chains is what startChains runs: the dev chain, if any, and the watchers.
 type chains struct {
 	watchers *chain.Watchers
+	pools    []*chain.Pool
 	dev      *devchain.Chain
 }
 
@@ -119,6 +120,7 @@ func startChains(ctx context.Context, f *serveFlags, reg kassa.Registry, db *sto
 			}
 			pool, err := chain.NewPool(n.Name, n.ChainID, list, chain.PoolOptions{Logger: log})
 			if err == nil {
+				out.pools = append(out.pools, pool)
 				err = pool.Check(ctx)
 			}
 			if err != nil {
@@ -151,8 +153,15 @@ const devNetwork = "devchain"
 
 func key(env kassa.Environment, network string) string { return string(env) + "/" + network }
 
+// close stops the pools and the dev chain; the watchers have stopped.
 func (c *chains) close() {
-	if c != nil && c.dev != nil {
+	if c == nil {
+		return
+	}
+	for _, p := range c.pools {
+		p.Close()
+	}
+	if c.dev != nil {
 		c.dev.Close()
 	}
 }

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/rpc"
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+
+	"kassa/store"
+	"kassa/store/storetest"
+)
+
+// kassaPay runs the built binary's "kassa pay" and returns what it printed.
+func kassaPay(t *testing.T, k *instance, payURL string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, kassaBin, append([]string{"pay", payURL, "--rpc", k.chainURL}, args...)...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("kassa pay %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// blockNumber asks the dev chain for its head.
+func blockNumber(t *testing.T, url string) uint64 {
+	t.Helper()
+	c, err := rpc.Dial(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var n string
+	if err := c.Call(&n, "eth_blockNumber"); err != nil {
+		t.Fatal(err)
+	}
+	var v uint64
+	for _, d := range strings.TrimPrefix(n, "0x") {
+		v = v*16 + uint64(strings.IndexRune("0123456789abcdef", d))
+	}
+	return v
+}
+
+// invoiceStatus reads an invoice's status with the merchant key.
+func invoiceStatus(t *testing.T, k *instance, id string) string {
+	t.Helper()
+	var out struct{ Status string }
+	wantStatus(t, call(t, "GET", k.url+"/api/v1/invoices/"+id+"/status", map[string]string{"x-api-key": k.merchantKey}, nil, &out), 200)
+	return out.Status
+}
+
+// TestPayOnDevChainEndToEnd: serve --dev with its dev chain, kassa pay on a fresh
+// invoice's payment URL: a real signed transfer is detected, confirmed and paid,
+// and a signed invoice.paid webhook arrives. Then kill -9: the dev chain's blocks
+// and the invoice survive, and a second payment after the restart is seen too.
+func TestPayOnDevChainEndToEnd(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		cfg.DataDir = t.TempDir()
+		k := startKassa(t, cfg)
+		if k.chainURL == "" {
+			t.Fatal("the --dev banner has no dev chain line")
+		}
+		rcv := newReceiver(t)
+		var ep struct{ ID, Secret string }
+		wantStatus(t, call(t, "POST", k.url+"/api/v1/webhook-endpoints", map[string]string{"x-api-key": k.merchantKey},
+			map[string]any{"url": rcv.srv.URL + "/hooks", "enabled_events": []string{"invoice.paid"}}, &ep), 201)
+		wh, err := standardwebhooks.NewWebhook(ep.Secret)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rcv.mu.Lock()
+		rcv.wh = wh
+		rcv.mu.Unlock()
+
+		payURL, id := pageInvoice(t, k, map[string]any{"amount_usd": 12.5})
+		out := kassaPay(t, k, payURL)
+		for _, want := range []string{"sent transaction 0x", "payment pending (", "invoice paid"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("kassa pay printed no %q:\n%s", want, out)
+			}
+		}
+		if s := invoiceStatus(t, k, id); s != "paid" {
+			t.Fatalf("invoice %s after kassa pay", s)
+		}
+		rcv.waitFor("a signed invoice.paid webhook", func() bool {
+			for id, typ := range rcv.types {
+				if typ == "invoice.paid" && rcv.acked[id] {
+					return true
+				}
+			}
+			return false
+		})
+
+		// kill -9: nothing is lost, on the chain or in Kassa.
+		head := blockNumber(t, k.chainURL)
+		if err := k.cmd.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		<-k.exited
+		k2 := startKassa(t, cfg)
+		if got := blockNumber(t, k2.chainURL); got < head {
+			t.Fatalf("the dev chain restarted at block %d, below %d: blocks were lost", got, head)
+		}
+		if s := invoiceStatus(t, k2, id); s != "paid" {
+			t.Fatalf("invoice %s after the restart", s)
+		}
+		payURL, id = pageInvoice(t, k2, map[string]any{"amount_usd": 3})
+		out = kassaPay(t, k2, payURL, "--token", "ETH")
+		if s := invoiceStatus(t, k2, id); s != "paid" || !strings.Contains(out, "invoice paid") {
+			t.Fatalf("ETH payment after the restart: invoice %s\n%s", s, out)
+		}
+	})
+}
