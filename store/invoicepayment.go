@@ -3,8 +3,8 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"strings"
 	"time"
@@ -15,7 +15,8 @@ import (
 var _ kassa.PaymentService = (*DB)(nil)
 
 const receiptColumns = `id, invoice_id, merchant_id, environment, network, tx_hash, log_index, token_id,
-	from_address, amount_units, amount_usd, status, confirmations, seen_at, confirmed_at, settlement_status`
+	from_address, amount_units, amount_usd, status, confirmations, seen_at, confirmed_at, settlement_status,
+	block_number, block_hash`
 
 // receiptSelect is what reads of a receipt select: its columns and the settlement
 // transaction, which is written only when the receipt settles.
@@ -25,12 +26,13 @@ func scanReceipt(s scanner) (*kassa.InvoicePayment, error) {
 	var (
 		r                          kassa.InvoicePayment
 		env, status, settle, units string
-		usd, seen                  int64
+		usd, seen, block           int64
 		confirmed                  sql.Null[int64]
 		settleTx                   sql.Null[string]
 	)
 	if err := s.Scan(&r.ID, &r.InvoiceID, &r.MerchantID, &env, &r.Network, &r.TxHash, &r.LogIndex, &r.TokenID,
-		&r.FromAddress, &units, &usd, &status, &r.Confirmations, &seen, &confirmed, &settle, &settleTx); err != nil {
+		&r.FromAddress, &units, &usd, &status, &r.Confirmations, &seen, &confirmed, &settle,
+		&block, &r.BlockHash, &settleTx); err != nil {
 		return nil, err
 	}
 	amount, ok := new(big.Int).SetString(units, 10)
@@ -39,7 +41,7 @@ func scanReceipt(s scanner) (*kassa.InvoicePayment, error) {
 	}
 	r.Environment, r.Status, r.Settlement = kassa.Environment(env), kassa.InvoicePaymentStatus(status), kassa.SettlementStatus(settle)
 	r.AmountUnits, r.AmountUSD, r.SeenAt, r.ConfirmedAt = amount, kassa.Millis(usd), fromMicros(seen), timeOrNil(confirmed)
-	r.SettlementTxHash = stringOrNil(settleTx)
+	r.SettlementTxHash, r.BlockNumber = stringOrNil(settleTx), uint64(block)
 	return &r, nil
 }
 
@@ -79,11 +81,15 @@ func (db *DB) InvoicePayments(ctx context.Context, merchantID int64, invoiceID s
 // with the invoice row locked (FOR UPDATE on PostgreSQL, the single writer on
 // SQLite), so two receipts for one invoice never lose an update. The receipt's
 // status comes from kassa.ClassifyReceipt, the invoice's from Invoice.Recompute.
+// The transfer's block is recorded with it; a transfer whose block left the chain,
+// reported again from a canonical block (under its key, or re-included at another
+// log index), gets its block back rather than a second receipt (upsertReceipt).
 func (db *DB) IngestPayment(ctx context.Context, in kassa.PaymentInput) (*kassa.InvoicePayment, *kassa.Invoice, error) {
 	if err := checkPaymentInput(in); err != nil {
 		return nil, nil, err
 	}
 	in.TxHash = strings.ToLower(in.TxHash) // one transfer, whatever the case it is reported in
+	in.BlockHash = strings.ToLower(in.BlockHash)
 	var (
 		rec *kassa.InvoicePayment
 		inv *kassa.Invoice
@@ -134,88 +140,8 @@ func checkPaymentInput(in kassa.PaymentInput) error {
 		return kassa.Invalidf("amount_usd", "invalid_amount", "A payment's USD value cannot be negative.")
 	case !storable(in.Network) || !storable(in.TxHash) || !storable(in.FromAddress) || in.TxHash == "" || in.Network == "":
 		return kassa.Invalidf("tx_hash", "invalid_transfer", "A payment needs a network and a transaction hash.")
-	}
-	return nil
-}
-
-// upsertReceipt inserts a new receipt or updates the one already recorded for the
-// same transfer, and writes its invoice_payment event.
-func (db *DB) upsertReceipt(ctx context.Context, tx txq, inv *kassa.Invoice, all []*kassa.InvoicePayment,
-	in kassa.PaymentInput, tolerance kassa.Millis, now time.Time) (*kassa.InvoicePayment, error) {
-	var prior *kassa.InvoicePayment
-	others := kassa.Amounts{}
-	for _, r := range all {
-		if r.Network == in.Network && r.TxHash == in.TxHash && r.LogIndex == in.LogIndex {
-			prior = r
-			continue
-		}
-		others = addAmounts(others, r)
-	}
-	locked := int64(0)
-	if inv.LockedTokenID != nil {
-		locked = *inv.LockedTokenID
-	}
-	arrival := kassa.Arrival{Confirmed: in.Confirmed, TokenID: in.TokenID, SeenAt: now, Amount: in.AmountUSD,
-		Wanted: max(inv.Amount-others.Confirmed, 0)}
-	if prior == nil {
-		var elsewhere string
-		err := tx.QueryRowContext(ctx, "SELECT invoice_id FROM receipts WHERE network = $1 AND tx_hash = $2 AND log_index = $3",
-			in.Network, in.TxHash, in.LogIndex).Scan(&elsewhere)
-		if err == nil {
-			return nil, kassa.Errorf(kassa.KindConflict, "transfer_already_recorded",
-				"This transfer is already recorded for another invoice.")
-		}
-		if !errors.Is(err, sql.ErrNoRows) {
-			return nil, fmt.Errorf("store: find transfer: %w", err)
-		}
-		r := &kassa.InvoicePayment{ID: kassa.NewTimeUUID(now), InvoiceID: inv.ID, MerchantID: inv.MerchantID,
-			Environment: inv.Environment, Network: in.Network, TxHash: in.TxHash, LogIndex: in.LogIndex,
-			TokenID: in.TokenID, FromAddress: in.FromAddress, AmountUnits: in.AmountUnits, AmountUSD: in.AmountUSD,
-			Confirmations: in.Confirmations, SeenAt: now, Settlement: kassa.SettlementPending}
-		r.Status = kassa.ClassifyPayment(inv.ArrivalStatus(now), locked, arrival, tolerance)
-		if r.Status != kassa.PaymentPending {
-			r.ConfirmedAt = confirmedAt(r.Status, now)
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO receipts (`+receiptColumns+`)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
-			r.ID, r.InvoiceID, r.MerchantID, string(r.Environment), r.Network, r.TxHash, r.LogIndex, r.TokenID,
-			r.FromAddress, r.AmountUnits.String(), int64(r.AmountUSD), string(r.Status), r.Confirmations,
-			micros(r.SeenAt), nullMicros(r.ConfirmedAt), string(r.Settlement)); err != nil {
-			return nil, fmt.Errorf("store: insert receipt: %w", err)
-		}
-		return r, writeEvents(ctx, tx, inv.MerchantID, inv.Environment, r, now, kassa.EventPaymentCreated)
-	}
-	// The same transfer again: only its confirmation can move it on. A receipt kept
-	// for a person (manual_retry) and a confirmed one stay as they are.
-	r := prior
-	changed := in.Confirmations != r.Confirmations
-	r.Confirmations = in.Confirmations
-	if r.Status == kassa.PaymentPending && in.Confirmed {
-		// Judged as when it was first seen: its token was accepted then, and its
-		// amount is the one recorded.
-		arrival.SeenAt, arrival.Amount, arrival.TokenID = r.SeenAt, r.AmountUSD, r.TokenID
-		r.Status = kassa.ClassifyPayment(kassa.StatusUnpaid, 0, arrival, tolerance)
-		r.ConfirmedAt = confirmedAt(r.Status, now)
-		changed = true
-	}
-	if !changed {
-		return r, nil
-	}
-	if _, err := tx.ExecContext(ctx, "UPDATE receipts SET status = $1, confirmations = $2, confirmed_at = $3 WHERE id = $4",
-		string(r.Status), r.Confirmations, nullMicros(r.ConfirmedAt), r.ID); err != nil {
-		return nil, fmt.Errorf("store: update receipt: %w", err)
-	}
-	return r, writeEvents(ctx, tx, inv.MerchantID, inv.Environment, r, now, kassa.EventPaymentUpdated)
-}
-
-func addAmounts(a kassa.Amounts, r *kassa.InvoicePayment) kassa.Amounts {
-	got := kassa.PaymentAmounts([]*kassa.InvoicePayment{r})
-	return kassa.Amounts{Confirmed: a.Confirmed + got.Confirmed, Pending: a.Pending + got.Pending}
-}
-
-func confirmedAt(s kassa.InvoicePaymentStatus, now time.Time) *time.Time {
-	if s == kassa.PaymentConfirmed || s == kassa.PaymentUnderpaid {
-		return &now
+	case in.BlockNumber > math.MaxInt64 || (in.BlockNumber == 0) != (in.BlockHash == "") || !storable(in.BlockHash):
+		return kassa.Invalidf("block", "invalid_transfer", "A payment in a block needs the block's number and hash.")
 	}
 	return nil
 }

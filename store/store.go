@@ -1,11 +1,11 @@
 // Package store keeps Kassa's data in SQLite (embedded, the default) or PostgreSQL.
-// DB implements the store side of twelve domain interfaces, each asserted at
+// DB implements the store side of fourteen domain interfaces, each asserted at
 // compile time at the top of its file: kassa.MerchantService (merchant.go),
 // APIKeyService (apikey.go), InvoiceService (invoice.go), IdempotencyStore
 // (idempotency.go), PaymentAddressService (paymentaddress.go), PayorService (payor.go),
 // PaymentService (invoicepayment.go), SettlementService (settlement.go), EventService
-// (event.go), WebhookService (webhook.go), WebhookQueue (webhookqueue.go) and
-// commerce.OrderStore (order.go).
+// (event.go), WebhookService (webhook.go), WebhookQueue (webhookqueue.go), ChainStore
+// (chain.go), Leaser (namedlease.go) and commerce.OrderStore (order.go).
 //
 // The SQL is shared where the two engines agree (both bind $1..$n by number);
 // migrations, error translation and row locking are per engine (migrate.go,

@@ -1,0 +1,229 @@
+package store_test
+
+import (
+	"fmt"
+	"math/big"
+	"testing"
+	"time"
+
+	"kassa"
+	"kassa/store"
+	"kassa/store/storetest"
+)
+
+// watchRate is the rate every test quote locks.
+var watchRate = big.NewRat(3, 2)
+
+// address locks inv's deposit address on network for token 1 and returns it.
+func (f *fixture) address(t *testing.T, inv *kassa.Invoice, network string) *kassa.PaymentAddress {
+	t.Helper()
+	a, _, err := f.db.LockPaymentAddress(f.ctx, kassa.PaymentAddressRequest{MerchantID: inv.MerchantID, InvoiceID: inv.ID,
+		Token:  kassa.Token{ID: 1, Network: network, Decimals: 18},
+		Derive: func(i uint32) (string, error) { return fmt.Sprintf("0x%040X", 0xabc0+i), nil },
+		Quote: func(remaining kassa.Millis) (*big.Int, *big.Rat, time.Time, error) {
+			return big.NewInt(int64(remaining)), watchRate, f.clock.Now().Add(kassa.QuoteLock), nil
+		}})
+	must(t, err)
+	return a
+}
+
+// TestWatchedAddresses: an address is watched while its invoice is open, whatever
+// its expiry, and until WatchAfterExpiry after expires_at otherwise (late money on
+// a paid, expired or canceled invoice is kept); only its environment and network.
+func TestWatchedAddresses(t *testing.T) {
+	minute := func(c *kassa.InvoiceCreate) { d := time.Minute; c.ExpiresIn = &d }
+	sweep := func(t *testing.T, f *fixture) {
+		t.Helper()
+		_, err := f.db.ExpireInvoices(f.ctx, 100)
+		must(t, err)
+	}
+	cases := []struct {
+		name    string
+		setup   func(t *testing.T, f *fixture) (*kassa.Invoice, string) // the invoice and its address's network
+		env     kassa.Environment                                       // queried
+		watched bool
+	}{
+		{"unpaid", func(t *testing.T, f *fixture) (*kassa.Invoice, string) {
+			return f.invoice(t, f.m, 1000, nil), chainNet
+		}, kassa.Devnet, true},
+		{"other network", func(t *testing.T, f *fixture) (*kassa.Invoice, string) {
+			return f.invoice(t, f.m, 1000, nil), "eth-sepolia"
+		}, kassa.Devnet, false},
+		{"other environment", func(t *testing.T, f *fixture) (*kassa.Invoice, string) {
+			m := f.merchantOn(t, "main@example.com", kassa.Mainnet)
+			inv, _, err := f.db.CreateInvoice(f.ctx, kassa.Principal{MerchantID: m.ID, Environment: kassa.Mainnet,
+				Scope: kassa.ScopeMerchant, KeyID: "k"}, kassa.InvoiceCreate{Amount: 1000}, nil)
+			must(t, err)
+			return inv, chainNet
+		}, kassa.Devnet, false},
+		{"mainnet, asked on mainnet", func(t *testing.T, f *fixture) (*kassa.Invoice, string) {
+			m := f.merchantOn(t, "main@example.com", kassa.Mainnet)
+			inv, _, err := f.db.CreateInvoice(f.ctx, kassa.Principal{MerchantID: m.ID, Environment: kassa.Mainnet,
+				Scope: kassa.ScopeMerchant, KeyID: "k"}, kassa.InvoiceCreate{Amount: 1000}, nil)
+			must(t, err)
+			return inv, chainNet
+		}, kassa.Mainnet, true},
+		{"expired, within the watch", func(t *testing.T, f *fixture) (*kassa.Invoice, string) {
+			inv := f.invoice(t, f.m, 1000, minute)
+			f.address(t, inv, chainNet)
+			f.clock.Advance(time.Minute + kassa.WatchAfterExpiry - time.Microsecond)
+			sweep(t, f)
+			return inv, ""
+		}, kassa.Devnet, true},
+		{"expired, the watch just ended", func(t *testing.T, f *fixture) (*kassa.Invoice, string) {
+			inv := f.invoice(t, f.m, 1000, minute)
+			f.address(t, inv, chainNet)
+			f.clock.Advance(time.Minute + kassa.WatchAfterExpiry)
+			sweep(t, f)
+			return inv, ""
+		}, kassa.Devnet, false},
+		{"paid, within the watch", func(t *testing.T, f *fixture) (*kassa.Invoice, string) {
+			inv := f.invoice(t, f.m, 1000, nil)
+			f.address(t, inv, chainNet)
+			f.pay(t, inv, "0xaa", 1000, true)
+			f.clock.Advance(kassa.DefaultInvoiceTTL + time.Hour)
+			return inv, ""
+		}, kassa.Devnet, true},
+		{"paid, the watch ended", func(t *testing.T, f *fixture) (*kassa.Invoice, string) {
+			inv := f.invoice(t, f.m, 1000, nil)
+			f.address(t, inv, chainNet)
+			f.pay(t, inv, "0xaa", 1000, true)
+			f.clock.Advance(kassa.DefaultInvoiceTTL + kassa.WatchAfterExpiry)
+			return inv, ""
+		}, kassa.Devnet, false},
+		{"canceled, within the watch", func(t *testing.T, f *fixture) (*kassa.Invoice, string) {
+			inv := f.invoice(t, f.m, 1000, nil)
+			f.address(t, inv, chainNet)
+			_, err := f.db.CancelInvoice(f.ctx, principal(f.m), inv.ID)
+			must(t, err)
+			return inv, ""
+		}, kassa.Devnet, true},
+		{"underpaid past the watch, not yet swept", func(t *testing.T, f *fixture) (*kassa.Invoice, string) {
+			inv := f.invoice(t, f.m, 1000, minute)
+			f.address(t, inv, chainNet)
+			f.pay(t, inv, "0xaa", 400, true)
+			f.clock.Advance(time.Minute + 2*kassa.WatchAfterExpiry)
+			return inv, ""
+		}, kassa.Devnet, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+				f := newFixture(t, cfg)
+				inv, network := c.setup(t, f)
+				var a *kassa.PaymentAddress
+				if network != "" {
+					a = f.address(t, inv, network)
+				} else {
+					var err error
+					a, err = f.db.PaymentAddress(f.ctx, inv.ID, chainNet)
+					must(t, err)
+				}
+				got, err := f.db.WatchedAddresses(f.ctx, c.env, chainNet, f.clock.Now())
+				must(t, err)
+				if !c.watched {
+					if len(got) != 0 {
+						t.Fatalf("watched %+v, want none", got)
+					}
+					return
+				}
+				want := kassa.WatchedAddress{Address: a.Address, InvoiceID: inv.ID, MerchantID: inv.MerchantID,
+					Environment: c.env, TokenID: 1}
+				if len(got) != 1 || got[0].USDPerToken == nil || got[0].USDPerToken.Cmp(watchRate) != 0 {
+					t.Fatalf("watched %+v, want %+v at %v", got, want, watchRate)
+				}
+				if got[0].USDPerToken = nil; got[0] != want {
+					t.Fatalf("watched %+v, want %+v", got[0], want)
+				}
+			})
+		})
+	}
+}
+
+// TestPendingChainPayments lists a network's pending receipts seen in a block,
+// orphaned ones included; not confirmed ones, simulated ones or other networks'.
+func TestPendingChainPayments(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		f := newFixture(t, cfg)
+		inv := f.invoice(t, f.m, 10_000, nil)
+		f.chainPay(t, inv, "0xa1", 0, 100, blk(12, 0), 1) // pending
+		f.chainPay(t, inv, "0xa2", 0, 100, blk(10, 0), 1) // pending, orphaned below
+		f.chainPay(t, inv, "0xa3", 0, 100, blk(9, 0), 3)  // confirmed
+		f.pay(t, inv, "0xa4", 100, false)                 // simulated
+		other := chainInput(inv, "0xa5", 0, 100, blk(11, 0), 1)
+		other.Network = "eth-sepolia"
+		_, _, err := f.db.IngestPayment(f.ctx, other)
+		must(t, err)
+		_, err = f.db.RewindChain(f.ctx, chainNet, blk(10, 0)) // 0xa1 left the chain
+		must(t, err)
+
+		got, err := f.db.PendingChainPayments(f.ctx, chainNet)
+		must(t, err)
+		if len(got) != 2 || got[0].TxHash != "0xa2" || got[1].TxHash != "0xa1" || !got[1].Orphaned() || got[0].Orphaned() {
+			t.Fatalf("pending chain payments %+v, want 0xa2 then 0xa1 (orphaned)", got)
+		}
+	})
+}
+
+// TestAbandonLostPayments: a pending receipt whose block left the chain becomes
+// manual_retry once its invoice's watch ends, and its invoice is recomputed (it
+// expires); one still watched, or still on the chain, is left for now. With
+// nothing to abandon it only reads.
+func TestAbandonLostPayments(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		f := newFixture(t, cfg)
+		short := func(c *kassa.InvoiceCreate) { d := time.Minute; c.ExpiresIn = &d }
+		lost := f.invoice(t, f.m, 1000, short)
+		f.chainPay(t, lost, "0xa1", 0, 400, blk(10, 0), 1)
+		watched := f.invoice(t, f.m, 1000, nil) // expires in 12 hours
+		f.chainPay(t, watched, "0xb1", 0, 400, blk(10, 0), 1)
+		onChain := f.invoice(t, f.m, 1000, short)
+		f.chainPay(t, onChain, "0xc1", 0, 400, blk(5, 0), 1)
+		_, err := f.db.RewindChain(f.ctx, chainNet, blk(9, 0))
+		must(t, err)
+
+		f.clock.Advance(time.Minute + kassa.WatchAfterExpiry - time.Microsecond)
+		if got, err := f.db.AbandonLostPayments(f.ctx, chainNet, f.clock.Now()); err != nil || len(got) != 0 {
+			t.Fatalf("abandoned %d before the watch ended (%v)", len(got), err)
+		}
+		f.clock.Advance(time.Microsecond)
+		before := f.db.Stats()
+		got, err := f.db.AbandonLostPayments(f.ctx, chainNet, f.clock.Now())
+		must(t, err)
+		if len(got) != 1 || got[0].TxHash != "0xa1" || got[0].Status != kassa.PaymentManualRetry {
+			t.Fatalf("abandoned %+v, want 0xa1 manual_retry", got)
+		}
+		if after := f.db.Stats(); after.Wakes != before.Wakes+1 {
+			t.Fatalf("abandoning woke followers %d times, want once", after.Wakes-before.Wakes)
+		}
+		want := map[string]int{"invoice_payment.updated": 1, "invoice.updated": 1, "invoice.expired": 1}
+		if got := f.eventCounts(t, 3); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("events %v, want %v", got, want)
+		}
+		for _, c := range []struct {
+			inv     *kassa.Invoice
+			hash    string
+			receipt kassa.InvoicePaymentStatus
+			status  kassa.InvoiceStatus
+			pending kassa.Millis
+		}{
+			{lost, "0xa1", kassa.PaymentManualRetry, kassa.StatusExpired, 0},
+			{watched, "0xb1", kassa.PaymentPending, kassa.StatusUnpaid, 400},
+			{onChain, "0xc1", kassa.PaymentPending, kassa.StatusUnpaid, 400},
+		} {
+			if r, inv := f.receipt(t, c.inv, c.hash), f.stored(t, c.inv); r.Status != c.receipt || inv.Status != c.status ||
+				inv.AmountPending != c.pending {
+				t.Errorf("%s: receipt %s, invoice %s pending %d; want %s, %s pending %d", c.hash, r.Status, inv.Status,
+					inv.AmountPending, c.receipt, c.status, c.pending)
+			}
+		}
+
+		before = f.db.Stats()
+		if got, err := f.db.AbandonLostPayments(f.ctx, chainNet, f.clock.Now()); err != nil || len(got) != 0 {
+			t.Fatalf("abandoned %d again (%v)", len(got), err)
+		}
+		if after := f.db.Stats(); after != before {
+			t.Fatalf("nothing to abandon ran %d transactions", after.Transactions-before.Transactions)
+		}
+	})
+}
