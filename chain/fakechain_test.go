@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"strings"
 	"sync"
 
 	"kassa"
@@ -92,11 +93,11 @@ func (c *fakeChain) tx(token, to string, amount int64) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	h := hash("tx", len(c.txByHash), token, to, amount)
-	c.txByHash[h] = &fakeTx{token: kassa.ChecksumAddress(token), from: "0x00000000000000000000000000000000000000aa",
-		to: kassa.ChecksumAddress(to), amount: big.NewInt(amount)}
-	if token == "" {
-		c.txByHash[h].token = ""
+	tx := &fakeTx{from: "0x00000000000000000000000000000000000000aa", to: lowerHex(to), amount: big.NewInt(amount)}
+	if token != "" {
+		tx.token = lowerHex(token)
 	}
+	c.txByHash[h] = tx
 	return h
 }
 
@@ -113,7 +114,7 @@ func (c *fakeChain) mineEmpty(n int) {
 func (c *fakeChain) reorg(depth int, keep bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	old := c.blocks[len(c.blocks)-depth:]
+	old := append([]*fakeBlock(nil), c.blocks[len(c.blocks)-depth:]...)
 	c.blocks = c.blocks[:len(c.blocks)-depth]
 	c.branch++
 	first := c.append()
@@ -233,9 +234,10 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-func equalFold(a, b string) bool {
-	return len(a) == len(b) && kassa.ChecksumAddress(a) == kassa.ChecksumAddress(b)
-}
+func equalFold(a, b string) bool { return lowerHex(a) == lowerHex(b) }
+
+// lowerHex is an address as nodes answer it: lower-case hex.
+func lowerHex(s string) string { return strings.ToLower(s) }
 
 // single is a Stepper of one node.
 type single struct{ n chain.Node }
