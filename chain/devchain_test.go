@@ -66,7 +66,8 @@ func (d *devChain) pool(tb testing.TB) *chain.Pool {
 }
 
 // send signs and sends, from dev account from, a transfer of units of token
-// (a contract address; "" for ETH) to to, and returns its hash.
+// (a contract address; "" for ETH) to to, waits until it is mined, and returns
+// its hash.
 func (d *devChain) send(tb testing.TB, from int, token, to string, units *big.Int) string {
 	tb.Helper()
 	ctx := context.Background()
@@ -96,7 +97,13 @@ func (d *devChain) send(tb testing.TB, from int, token, to string, units *big.In
 		tb.Fatalf("send: %v", err)
 	}
 	d.nonces[from]++
-	return strings.ToLower(tx.Hash().Hex())
+	for end := time.Now().Add(20 * time.Second); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
+		if _, err := d.client.TransactionReceipt(ctx, tx.Hash()); err == nil {
+			return strings.ToLower(tx.Hash().Hex())
+		}
+	}
+	tb.Fatalf("transaction %s was not mined", tx.Hash())
+	return ""
 }
 
 // head is the dev chain's block number.

@@ -63,7 +63,7 @@ func TestDevChainPayments(t *testing.T) {
 		f.sync(t)
 		_, rs := f.state(t, over)
 		if len(rs) != 1 || rs[0].Status != kassa.PaymentPending || rs[0].Confirmations != 1 || rs[0].BlockHash == "" {
-			t.Fatalf("the last transfer, in the head block: %+v", rs)
+			t.Fatalf("the last transfer, in the head block: %+v", *rs[0])
 		}
 		for range 2 {
 			if err := d.Mine(); err != nil {
@@ -88,7 +88,7 @@ func TestDevChainPayments(t *testing.T) {
 
 		// Late: money after the invoice expired is kept for a person.
 		late, a6 := f.invoice(t, 10_000, usdt)
-		f.clock.Advance(2 * time.Hour)
+		f.clock.Advance(kassa.DefaultInvoiceTTL + time.Hour)
 		d.send(t, 0, usdtAddr, a6, dollars(10))
 		d.Mine()
 		d.Mine()

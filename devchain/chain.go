@@ -1,7 +1,6 @@
 package devchain
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -11,179 +10,208 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/core"
 	"github.com/ethereum/go-ethereum/core/rawdb"
 	"github.com/ethereum/go-ethereum/eth"
 	"github.com/ethereum/go-ethereum/eth/catalyst"
 	"github.com/ethereum/go-ethereum/eth/ethconfig"
 	"github.com/ethereum/go-ethereum/eth/filters"
-	"github.com/ethereum/go-ethereum/log"
 	"github.com/ethereum/go-ethereum/node"
 	"github.com/ethereum/go-ethereum/p2p"
 	"github.com/ethereum/go-ethereum/rpc"
+	"github.com/ethereum/go-ethereum/version"
 )
+
+// DefaultAddr is the JSON-RPC listen address used when Config.Addr is empty.
+const DefaultAddr = "127.0.0.1:8545"
 
 // Config configures a dev chain.
 type Config struct {
-	DataDir   string        // where its state is kept; required
-	Addr      string        // JSON-RPC listen address, e.g. 127.0.0.1:8545; port 0 picks one
-	BlockTime time.Duration // 0: a block per transaction and on evm_mine
-	Logger    *slog.Logger  // go-ethereum's warnings and errors go here; nil: discarded
+	// DataDir holds the chain's state (e.g. <data-dir>/devchain); required. A
+	// directory that already holds a chain continues it.
+	DataDir string
+	// Addr is the HTTP JSON-RPC listen address, host:port; port 0 picks a
+	// free port (see Chain.URL). Empty means DefaultAddr.
+	Addr string
+	// BlockTime is the time between blocks. 0 mines a block only when a
+	// transaction arrives and on evm_mine (Chain.Mine).
+	BlockTime time.Duration
+	// Logger receives go-ethereum's warnings and errors; its other messages are
+	// dropped. nil discards everything.
+	Logger *slog.Logger
 }
 
-// Chain is a running dev chain.
+// Chain is a running dev chain. Its methods are safe for concurrent use.
 type Chain struct {
-	stack  *node.Node
-	eth    *eth.Ethereum
-	beacon *catalyst.SimulatedBeacon
+	cfg     Config
+	log     *slog.Logger
+	stack   *node.Node
+	backend *eth.Ethereum
+	beacon  *catalyst.SimulatedBeacon
+	url     string
 
-	mu        sync.Mutex // serializes block production, snapshots and reorganisations
-	snapshots []common.Hash
-	stop      chan struct{}
-	done      sync.WaitGroup
+	// mu serialises everything that moves the head: sealing, reverts and
+	// reorganisations, and guards the fields below.
+	mu        sync.Mutex
+	closed    bool
+	snapshots map[uint64]common.Hash // evm_snapshot id → head block at that time
+	lastSnap  uint64                 // the last id handed out
+
+	stop      chan struct{} // closed by Close: stops the mining goroutines
+	wg        sync.WaitGroup
+	closeOnce sync.Once
+	closeErr  error
 }
 
-// Start opens (or creates) the dev chain in cfg.DataDir and serves its JSON-RPC.
+// Start starts the dev chain in cfg.DataDir, creating it with the genesis
+// block on first use, and serves JSON-RPC on cfg.Addr.
 func Start(cfg Config) (*Chain, error) {
 	if cfg.DataDir == "" {
-		return nil, errors.New("devchain: no data dir")
+		return nil, errors.New("devchain: Config.DataDir is required")
+	}
+	if cfg.BlockTime < 0 {
+		return nil, fmt.Errorf("devchain: negative BlockTime %s", cfg.BlockTime)
+	}
+	if cfg.Addr == "" {
+		cfg.Addr = DefaultAddr
 	}
 	host, portText, err := net.SplitHostPort(cfg.Addr)
 	if err != nil {
-		return nil, fmt.Errorf("devchain: address %q: %w", cfg.Addr, err)
+		return nil, fmt.Errorf("devchain: listen address %q: %w", cfg.Addr, err)
 	}
 	port, err := strconv.Atoi(portText)
+	if err != nil || port < 0 || port > 65535 {
+		return nil, fmt.Errorf("devchain: listen address %q: bad port", cfg.Addr)
+	}
+	if host == "" {
+		host = "0.0.0.0" // ":8545" listens on every interface, as net.Listen would
+	}
+	c := &Chain{
+		cfg:       cfg,
+		log:       cfg.Logger,
+		snapshots: map[uint64]common.Hash{},
+		stop:      make(chan struct{}),
+	}
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	routeGethLogs(cfg.Logger)
+
+	c.stack, err = node.New(nodeConfig(cfg.DataDir, host, port))
 	if err != nil {
-		return nil, fmt.Errorf("devchain: address %q: bad port", cfg.Addr)
-	}
-	quietGeth(cfg.Logger)
-	nc := node.DefaultConfig
-	nc.Name, nc.DataDir, nc.IPCPath = "kassa-devchain", cfg.DataDir, ""
-	nc.HTTPHost, nc.HTTPPort = host, port
-	nc.HTTPModules = []string{"eth", "net", "web3", "evm"}
-	nc.HTTPCors, nc.HTTPVirtualHosts = []string{"*"}, []string{"*"}
-	nc.WSHost, nc.AuthPort = "", 0
-	nc.P2P = p2p.Config{NoDiscovery: true, MaxPeers: 0, ListenAddr: ""}
-	stack, err := node.New(&nc)
-	if err != nil {
 		return nil, fmt.Errorf("devchain: %w", err)
 	}
-	ec := ethconfig.Defaults
-	ec.Genesis = genesis()
-	ec.NetworkId = ChainID
-	ec.SyncMode = ethconfig.FullSync
-	// Every block's state is written to disk as it is made (archive mode on the
-	// hash scheme, no snapshot layer): a kill -9 loses no mined block.
-	ec.NoPruning, ec.StateScheme, ec.SnapshotCache = true, rawdb.HashScheme, 0
-	ec.TxPool.NoLocals = true
-	ec.LogNoHistory = true
-	backend, err := eth.New(stack, &ec)
-	if err != nil {
-		stack.Close()
-		return nil, fmt.Errorf("devchain: %w", err)
+	if err := c.open(); err != nil {
+		return nil, errors.Join(fmt.Errorf("devchain: %w", err), c.stack.Close())
 	}
-	c := &Chain{stack: stack, eth: backend, stop: make(chan struct{})}
-	stack.RegisterAPIs([]rpc.API{
-		{Namespace: "eth", Service: filters.NewFilterAPI(filters.NewFilterSystem(backend.APIBackend, filters.Config{}))},
-		{Namespace: "evm", Service: &evmAPI{c: c}},
-	})
-	if err := stack.Start(); err != nil {
-		stack.Close()
-		return nil, fmt.Errorf("devchain: %w", err)
-	}
-	// The beacon runs no loop of its own (period 0): blocks are made here, one at a
-	// time under c.mu, on a timer or when transactions arrive.
-	if c.beacon, err = catalyst.NewSimulatedBeacon(0, common.Address{}, backend); err != nil {
-		stack.Close()
-		return nil, fmt.Errorf("devchain: %w", err)
-	}
-	c.done.Add(1)
-	go c.produce(cfg.BlockTime)
+	c.startMining()
 	return c, nil
 }
 
-// URL is the JSON-RPC endpoint, http://host:port.
-func (c *Chain) URL() string { return c.stack.HTTPEndpoint() }
-
-// Close stops block production and the node; the state stays in the data dir.
-func (c *Chain) Close() error {
-	close(c.stop)
-	c.done.Wait()
-	return c.stack.Close()
+// nodeConfig is the node shell: no peers, no IPC, HTTP JSON-RPC open to any
+// host and origin (MetaMask in a browser) with the eth, net, web3 and evm
+// namespaces.
+func nodeConfig(dataDir, host string, port int) *node.Config {
+	cfg := node.DefaultConfig
+	cfg.Name = "geth" // instance directory <DataDir>/geth, as geth itself
+	cfg.UserIdent = "kassa-devchain"
+	cfg.Version = fmt.Sprintf("v%d.%d.%d-%s", version.Major, version.Minor, version.Patch, version.Meta)
+	cfg.DataDir = dataDir
+	cfg.IPCPath = ""
+	cfg.P2P = p2p.Config{NoDiscovery: true, MaxPeers: 0, ListenAddr: ""}
+	cfg.HTTPHost = host
+	cfg.HTTPPort = port
+	cfg.HTTPModules = []string{"eth", "net", "web3", "evm"}
+	cfg.HTTPVirtualHosts = []string{"*"}
+	cfg.HTTPCors = []string{"*"}
+	return &cfg
 }
 
-// produce makes blocks until Close: every blockTime, or when transactions arrive
-// when blockTime is 0.
-func (c *Chain) produce(blockTime time.Duration) {
-	defer c.done.Done()
-	if blockTime > 0 {
-		t := time.NewTicker(blockTime)
-		defer t.Stop()
-		for {
-			select {
-			case <-c.stop:
-				return
-			case <-t.C:
-				c.Mine()
-			}
-		}
+// ethConfig is the Ethereum service: full sync of nothing (no peers), and an
+// archive node on the hash scheme without dirty-trie caching or snapshots, so
+// each block's state is written to disk as the block is inserted and every
+// block's state stays readable (evm_revert, ReorgTo). gen is nil when the
+// database already holds a chain: its stored genesis and config are kept.
+func ethConfig(gen bool) *ethconfig.Config {
+	cfg := ethconfig.Defaults
+	if gen {
+		cfg.Genesis = genesis()
 	}
-	txs := make(chan core.NewTxsEvent, 16)
-	sub := c.eth.TxPool().SubscribeTransactions(txs, true)
-	defer sub.Unsubscribe()
-	for {
-		select {
-		case <-c.stop:
-			return
-		case <-txs:
-			// Until the pool is empty; a transaction no block takes (its fee too
-			// low) stops this after a few blocks rather than mining forever.
-			for i, pending := 0, 1; pending > 0 && i < 8; pending, _ = c.eth.TxPool().Stats() {
-				i++
-				c.Mine()
-				select {
-				case <-c.stop:
-					return
-				default:
-				}
-			}
-		}
-	}
+	cfg.NetworkId = ChainID
+	cfg.SyncMode = ethconfig.FullSync
+	cfg.NoPruning = true
+	cfg.StateScheme = rawdb.HashScheme
+	cfg.TrieDirtyCache = 0 // nothing waits in memory for a later flush
+	cfg.SnapshotCache = 0  // no snapshot layer to rebuild after a crash
+	cfg.TrieCleanCache = 32
+	cfg.DatabaseCache = 64
+	cfg.TxPool.NoLocals = true
+	cfg.TxPool.Journal = ""
+	return &cfg
 }
 
-// Mine makes one block now, with the pending transactions (evm_mine).
-func (c *Chain) Mine() error {
+// open assembles the Ethereum service on the node, starts the node and the
+// simulated beacon that turns pending transactions into blocks.
+func (c *Chain) open() error {
+	stored, err := hasChain(c.stack)
+	if err != nil {
+		return err
+	}
+	c.backend, err = eth.New(c.stack, ethConfig(!stored))
+	if err != nil {
+		return err
+	}
+	// eth_getLogs and the filter methods live in their own service.
+	fs := filters.NewFilterSystem(c.backend.APIBackend, filters.Config{})
+	c.stack.RegisterAPIs([]rpc.API{
+		{Namespace: "eth", Service: filters.NewFilterAPI(fs)},
+		{Namespace: "evm", Service: &evmAPI{chain: c}},
+	})
+	// Requests may arrive as soon as the node starts: the evm methods wait on
+	// mu until the beacon is there.
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	before := c.eth.BlockChain().CurrentBlock().Number.Uint64()
-	c.beacon.Commit()
-	if c.eth.BlockChain().CurrentBlock().Number.Uint64() <= before {
-		return errors.New("devchain: no block was made")
+	if err := c.stack.Start(); err != nil {
+		return err
 	}
+	// Period 0: the beacon never mines by itself; startMining drives it.
+	c.beacon, err = catalyst.NewSimulatedBeacon(0, common.Address{}, c.backend)
+	if err != nil {
+		return err
+	}
+	c.url = c.stack.HTTPEndpoint()
 	return nil
 }
 
-// quietGeth routes go-ethereum's own log lines of level warning and above to
-// logger, and drops the rest (its info lines are a node operator's, not Kassa's).
-func quietGeth(logger *slog.Logger) {
-	if logger == nil {
-		log.SetDefault(log.NewLogger(slog.DiscardHandler))
-		return
+// hasChain reports whether the node's chain database already holds a genesis
+// block with its chain config.
+func hasChain(stack *node.Node) (bool, error) {
+	db, err := stack.OpenDatabaseWithOptions("chaindata", node.DatabaseOptions{Cache: 16, Handles: 16})
+	if err != nil {
+		return false, err
 	}
-	log.SetDefault(log.NewLogger(levelHandler{logger.With("component", "devchain").Handler()}))
+	defer db.Close()
+	hash := rawdb.ReadCanonicalHash(db, 0)
+	return hash != (common.Hash{}) && rawdb.ReadChainConfig(db, hash) != nil, nil
 }
 
-// levelHandler passes records of level warning and above.
-type levelHandler struct{ slog.Handler }
-
-func (h levelHandler) Enabled(ctx context.Context, l slog.Level) bool {
-	return l >= slog.LevelWarn && h.Handler.Enabled(ctx, l)
+// URL returns the JSON-RPC endpoint, http://host:port.
+func (c *Chain) URL() string {
+	return c.url
 }
 
-func (h levelHandler) WithAttrs(as []slog.Attr) slog.Handler {
-	return levelHandler{h.Handler.WithAttrs(as)}
-}
-
-func (h levelHandler) WithGroup(name string) slog.Handler {
-	return levelHandler{h.Handler.WithGroup(name)}
+// Close stops mining and the node and closes the database. The chain is kept
+// in DataDir. Calling Close again returns the first call's result.
+func (c *Chain) Close() error {
+	c.closeOnce.Do(func() {
+		c.mu.Lock()
+		c.closed = true
+		c.mu.Unlock()
+		close(c.stop)
+		c.wg.Wait()
+		if c.beacon != nil {
+			c.closeErr = c.beacon.Stop()
+		}
+		c.closeErr = errors.Join(c.closeErr, c.stack.Close())
+	})
+	return c.closeErr
 }

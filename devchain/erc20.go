@@ -1,175 +1,227 @@
 package devchain
 
 import (
-	"encoding/binary"
+	"fmt"
+	"math/big"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/vm"
 	"github.com/ethereum/go-ethereum/crypto"
 )
 
-// The dev chain's tokens are a minimal ERC-20 runtime, hand-assembled here (there
-// is no Solidity compiler on Kassa's machines) and placed in the genesis with its
-// storage; nothing deploys it. The Go code below is its source. Storage follows
-// Solidity's layout, so tools that read storage agree:
+// The token contract is a minimal ERC-20 hand-assembled here (there is no
+// Solidity compiler in this build): this file is its source. It keeps Solidity's
+// (and OpenZeppelin's ERC20's) storage layout, so tools that read storage
+// directly find what they expect:
 //
-//	slot 0: mapping(address => uint256) balances   keccak256(pad32(owner) ++ pad32(0))
-//	slot 1: mapping(address => mapping(address => uint256)) allowances
+//	slot 0  mapping(address => uint256) balances
+//	        balances[a] is at keccak256(pad32(a) ++ pad32(0))
+//	slot 1  mapping(address => mapping(address => uint256)) allowances
+//	        allowances[owner][spender] is at
 //	        keccak256(pad32(spender) ++ keccak256(pad32(owner) ++ pad32(1)))
-//	slot 2: uint256 totalSupply
+//	slot 2  uint256 totalSupply
 //
-// name(), symbol() and decimals() are constants in each token's code. Functions:
-// name, symbol, decimals, totalSupply, balanceOf, transfer, allowance, approve and
-// transferFrom, with the Transfer and Approval events. It reverts on a call with
-// value, an unknown selector, a balance or allowance too small.
-
-// Event topics of the ERC-20 standard.
-var (
-	transferTopic = crypto.Keccak256([]byte("Transfer(address,address,uint256)"))
-	approvalTopic = crypto.Keccak256([]byte("Approval(address,address,uint256)"))
-)
-
+// name, symbol and decimals are constants baked into each token's bytecode.
+//
+// Memory: 0x00–0x3f is the scratch space for the keccak256 of a mapping key;
+// the arguments of the running function are kept at memA, memB and memValue.
 const (
 	slotBalances    = 0
 	slotAllowances  = 1
 	slotTotalSupply = 2
+
+	memA     = 0x80 // transfer: from; approve, allowance: owner
+	memB     = 0xa0 // transfer: to; approve, allowance: spender
+	memValue = 0xc0 // amount; the event's data is read from here
 )
 
-// asm is a tiny assembler: opcodes, pushes, and labels resolved at the end.
-type asm struct {
-	code   []byte
-	labels map[string]int
-	fixups map[int]string // offset of a PUSH2 operand → label
+// The events, as topic 0 of their logs.
+var (
+	transferTopic = crypto.Keccak256Hash([]byte("Transfer(address,address,uint256)"))
+	approvalTopic = crypto.Keccak256Hash([]byte("Approval(address,address,uint256)"))
+)
+
+// erc20Functions are the contract's functions by signature, in dispatch order.
+var erc20Functions = []string{
+	"transfer(address,uint256)",
+	"balanceOf(address)",
+	"transferFrom(address,address,uint256)",
+	"approve(address,uint256)",
+	"allowance(address,address)",
+	"totalSupply()",
+	"decimals()",
+	"symbol()",
+	"name()",
 }
 
-func newAsm() *asm { return &asm{labels: map[string]int{}, fixups: map[int]string{}} }
+// erc20Runtime returns the runtime bytecode of a token with the given name,
+// symbol and decimals. Every function reverts, without data, when called with
+// ether, with too short arguments or an address argument wider than 20 bytes;
+// an unknown selector reverts too (there is no fallback).
+func erc20Runtime(name, symbol string, decimals uint8) []byte {
+	a := newAssembler()
 
-func (a *asm) op(ops ...vm.OpCode) *asm {
-	for _, o := range ops {
-		a.code = append(a.code, byte(o))
+	// Dispatch: reject ether and calls without a selector, then jump to the
+	// function whose selector is the first 4 bytes of the calldata.
+	a.op(vm.CALLVALUE).jumpIf("revert")
+	a.requireCalldata(0)
+	a.push0().op(vm.CALLDATALOAD).push(224).op(vm.SHR)
+	for _, sig := range erc20Functions {
+		a.op(vm.DUP1).push(crypto.Keccak256([]byte(sig))[:4]).op(vm.EQ).jumpIf(sig)
 	}
-	return a
+	a.label("revert").push0().push0().op(vm.REVERT)
+
+	// transfer(to, value): moves value from the caller to to.
+	a.label("transfer(address,uint256)").requireCalldata(2)
+	a.op(vm.CALLER).store(memA)
+	a.addressArg(0).store(memB)
+	a.uintArg(1).store(memValue)
+	a.moveTokens().returnTrue()
+
+	// balanceOf(owner)
+	a.label("balanceOf(address)").requireCalldata(1)
+	a.addressArg(0).balanceSlot().op(vm.SLOAD).returnWord()
+
+	// transferFrom(from, to, value): spends the caller's allowance from from,
+	// then moves value from from to to.
+	a.label("transferFrom(address,address,uint256)").requireCalldata(3)
+	a.addressArg(0).store(memA)
+	a.addressArg(1).store(memB)
+	a.uintArg(2).store(memValue)
+	a.spendAllowance().moveTokens().returnTrue()
+
+	// approve(spender, value): sets the caller's allowance for spender.
+	a.label("approve(address,uint256)").requireCalldata(2)
+	a.op(vm.CALLER).store(memA)
+	a.addressArg(0).store(memB)
+	a.uintArg(1).store(memValue)
+	a.load(memB).op(vm.ISZERO).jumpIf("revert") // no approval of address 0
+	a.load(memValue)
+	a.load(memB).load(memA).allowanceSlot().op(vm.SSTORE)
+	a.emit(approvalTopic).returnTrue()
+
+	// allowance(owner, spender)
+	a.label("allowance(address,address)").requireCalldata(2)
+	a.addressArg(1).addressArg(0).allowanceSlot().op(vm.SLOAD).returnWord()
+
+	a.label("totalSupply()").push(slotTotalSupply).op(vm.SLOAD).returnWord()
+	a.label("decimals()").push(int(decimals)).returnWord()
+	a.label("symbol()").returnString(symbol)
+	a.label("name()").returnString(name)
+	return a.code()
 }
 
-// push pushes b (1..32 bytes) with the shortest PUSHn.
-func (a *asm) push(b []byte) *asm {
-	for len(b) > 1 && b[0] == 0 {
-		b = b[1:]
-	}
-	if len(b) == 1 && b[0] == 0 {
-		return a.op(vm.PUSH0)
-	}
-	a.code = append(a.code, byte(vm.PUSH1)+byte(len(b)-1))
-	a.code = append(a.code, b...)
-	return a
+// requireCalldata reverts unless the calldata holds a selector and n words.
+func (a *assembler) requireCalldata(n int) *assembler {
+	return a.push(4 + 32*n).op(vm.CALLDATASIZE).op(vm.LT).jumpIf("revert")
 }
 
-func (a *asm) pushInt(v uint64) *asm {
-	var b [8]byte
-	binary.BigEndian.PutUint64(b[:], v)
-	return a.push(b[:])
+// addressArg pushes argument i, reverting if it does not fit in 20 bytes.
+func (a *assembler) addressArg(i int) *assembler {
+	a.uintArg(i)
+	return a.op(vm.DUP1).push(160).op(vm.SHR).jumpIf("revert")
 }
 
-// pushLabel pushes the address of a label (PUSH2, patched in code()).
-func (a *asm) pushLabel(name string) *asm {
-	a.code = append(a.code, byte(vm.PUSH2), 0, 0)
-	a.fixups[len(a.code)-2] = name
-	return a
+// uintArg pushes argument i (a 32-byte word).
+func (a *assembler) uintArg(i int) *assembler {
+	return a.push(4 + 32*i).op(vm.CALLDATALOAD)
 }
 
-func (a *asm) label(name string) *asm {
-	a.labels[name] = len(a.code)
-	return a.op(vm.JUMPDEST)
+// store pops a word into memory at off; load pushes it back.
+func (a *assembler) store(off int) *assembler { return a.push(off).op(vm.MSTORE) }
+func (a *assembler) load(off int) *assembler  { return a.push(off).op(vm.MLOAD) }
+
+// balanceSlot replaces the address on top of the stack with the storage slot
+// of its balance.
+func (a *assembler) balanceSlot() *assembler {
+	a.push0().op(vm.MSTORE)                     // mem[0:32]  = owner
+	a.push(slotBalances).push(32).op(vm.MSTORE) // mem[32:64] = 0
+	return a.push(64).push0().op(vm.KECCAK256)  // keccak256(mem[0:64])
 }
 
-func (a *asm) bytes() []byte {
-	for at, name := range a.fixups {
-		binary.BigEndian.PutUint16(a.code[at:], uint16(a.labels[name]))
-	}
-	return a.code
+// allowanceSlot replaces owner (top) and spender (below it) with the storage
+// slot of allowances[owner][spender].
+func (a *assembler) allowanceSlot() *assembler {
+	a.push0().op(vm.MSTORE)                       // mem[0:32]  = owner
+	a.push(slotAllowances).push(32).op(vm.MSTORE) // mem[32:64] = 1
+	a.push(64).push0().op(vm.KECCAK256)           // inner = keccak256(owner, 1)
+	a.push(32).op(vm.MSTORE)                      // mem[32:64] = inner
+	a.push0().op(vm.MSTORE)                       // mem[0:32]  = spender
+	return a.push(64).push0().op(vm.KECCAK256)    // keccak256(spender, inner)
 }
 
-func selector(sig string) []byte { return crypto.Keccak256([]byte(sig))[:4] }
-
-// arg loads the i-th 32-byte call argument.
-func (a *asm) arg(i uint64) *asm { return a.pushInt(4 + 32*i).op(vm.CALLDATALOAD) }
-
-// addressArg loads the i-th argument as an address (the upper 96 bits cleared).
-func (a *asm) addressArg(i uint64) *asm {
-	a.arg(i)
-	mask := make([]byte, 20)
-	for j := range mask {
-		mask[j] = 0xff
-	}
-	return a.push(mask).op(vm.AND)
+// moveTokens moves memValue from the balance of memA to that of memB, emits
+// Transfer(memA, memB, memValue), and reverts if memB is address 0 or the
+// balance of memA is smaller than memValue. The debit is written before the
+// credit is read, so a transfer to oneself keeps the balance.
+func (a *assembler) moveTokens() *assembler {
+	a.load(memB).op(vm.ISZERO).jumpIf("revert")
+	// balances[from] -= value
+	a.load(memA).balanceSlot()                              // slot
+	a.op(vm.DUP1, vm.SLOAD)                                 // slot bal
+	a.op(vm.DUP1).load(memValue).op(vm.GT).jumpIf("revert") // value > bal
+	a.load(memValue).op(vm.SWAP1, vm.SUB)                   // slot bal-value
+	a.op(vm.SWAP1, vm.SSTORE)                               //
+	// balances[to] += value (cannot overflow: the sum is at most totalSupply)
+	a.load(memB).balanceSlot()                        // slot
+	a.op(vm.DUP1, vm.SLOAD).load(memValue).op(vm.ADD) // slot bal+value
+	a.op(vm.SWAP1, vm.SSTORE)                         //
+	return a.emit(transferTopic)
 }
 
-// balanceSlot replaces the address on top of the stack with its balance's slot.
-func (a *asm) balanceSlot() *asm {
-	return a.op(vm.PUSH0, vm.MSTORE).pushInt(slotBalances).pushInt(0x20).op(vm.MSTORE).
-		pushInt(0x40).op(vm.PUSH0, vm.KECCAK256)
+// spendAllowance lowers allowances[memA][caller] by memValue, reverting if it
+// is smaller. An allowance of 2^256-1 is unlimited and never lowered (as in
+// OpenZeppelin's ERC20).
+func (a *assembler) spendAllowance() *assembler {
+	a.op(vm.CALLER).load(memA).allowanceSlot()              // slot
+	a.op(vm.DUP1, vm.SLOAD)                                 // slot allowed
+	a.op(vm.DUP1, vm.NOT, vm.ISZERO).jumpIf("unlimited")    // allowed == max
+	a.op(vm.DUP1).load(memValue).op(vm.GT).jumpIf("revert") // value > allowed
+	a.load(memValue).op(vm.SWAP1, vm.SUB)                   // slot allowed-value
+	a.op(vm.SWAP1, vm.SSTORE).jump("spent")                 //
+	a.label("unlimited").op(vm.POP, vm.POP)                 //
+	return a.label("spent")
 }
 
-// allowanceSlot replaces [owner, spender] (spender on top) with the allowance's slot.
-func (a *asm) allowanceSlot() *asm {
-	a.op(vm.SWAP1, vm.PUSH0, vm.MSTORE).pushInt(slotAllowances).pushInt(0x20).op(vm.MSTORE).
-		pushInt(0x40).op(vm.PUSH0, vm.KECCAK256)
-	return a.pushInt(0x20).op(vm.MSTORE, vm.PUSH0, vm.MSTORE).pushInt(0x40).op(vm.PUSH0, vm.KECCAK256)
+// emit logs topic with the addresses at memA and memB as topics 1 and 2 and
+// the word at memValue as data: Transfer and Approval alike.
+func (a *assembler) emit(topic common.Hash) *assembler {
+	a.load(memB).load(memA).push(topic)
+	return a.push(32).push(memValue).op(vm.LOG3)
 }
 
 // returnWord returns the word on top of the stack.
-func (a *asm) returnWord() *asm {
-	return a.op(vm.PUSH0, vm.MSTORE).pushInt(0x20).op(vm.PUSH0, vm.RETURN)
+func (a *assembler) returnWord() *assembler {
+	a.push0().op(vm.MSTORE)
+	return a.push(32).push0().op(vm.RETURN)
 }
 
-// returnString returns s (at most 32 bytes) ABI-encoded.
-func (a *asm) returnString(s string) *asm {
-	word := make([]byte, 32)
-	copy(word, s)
-	a.pushInt(0x20).op(vm.PUSH0, vm.MSTORE).pushInt(uint64(len(s))).pushInt(0x20).op(vm.MSTORE)
-	a.code = append(a.code, byte(vm.PUSH32))
-	a.code = append(a.code, word...)
-	return a.pushInt(0x40).op(vm.MSTORE).pushInt(0x60).op(vm.PUSH0, vm.RETURN)
+// returnTrue returns the ABI encoding of bool true.
+func (a *assembler) returnTrue() *assembler {
+	return a.push(1).returnWord()
 }
 
-// move moves amt from from to to, with [from, to, amt] on the stack (amt on top),
-// reverting when from's balance is short, and logs Transfer. It leaves nothing.
-func (a *asm) move() *asm {
-	a.op(vm.DUP3).balanceSlot()                                          // from to amt fs
-	a.op(vm.DUP1, vm.SLOAD, vm.DUP1, vm.DUP4, vm.GT).pushLabel("revert") // from to amt fs fb (amt>fb) revert
-	a.op(vm.JUMPI)                                                       // from to amt fs fb
-	a.op(vm.DUP3, vm.SWAP1, vm.SUB, vm.SWAP1, vm.SSTORE)                 // from to amt
-	a.op(vm.DUP2).balanceSlot()                                          // from to amt ts
-	a.op(vm.DUP1, vm.SLOAD, vm.DUP3, vm.ADD, vm.SWAP1, vm.SSTORE)        // from to amt
-	a.op(vm.PUSH0, vm.MSTORE, vm.SWAP1).push(transferTopic)              // to from topic
-	return a.pushInt(0x20).op(vm.PUSH0, vm.LOG3)
-}
-
-// tokenCode assembles the runtime code of a token.
-func tokenCode(name, symbol string, decimals uint64) []byte {
-	a := newAsm()
-	a.op(vm.CALLVALUE).pushLabel("revert").op(vm.JUMPI)
-	a.pushInt(4).op(vm.CALLDATASIZE, vm.LT).pushLabel("revert").op(vm.JUMPI) // size < 4
-	a.op(vm.PUSH0, vm.CALLDATALOAD).pushInt(0xe0).op(vm.SHR)
-	fns := []string{"name()", "symbol()", "decimals()", "totalSupply()", "balanceOf(address)", "transfer(address,uint256)",
-		"allowance(address,address)", "approve(address,uint256)", "transferFrom(address,address,uint256)"}
-	for _, f := range fns {
-		a.op(vm.DUP1).push(selector(f)).op(vm.EQ).pushLabel(f).op(vm.JUMPI)
+// returnString returns the ABI encoding of string s (at most 32 bytes): the
+// offset 0x20, the length, then the bytes padded to a word.
+func (a *assembler) returnString(s string) *assembler {
+	if len(s) == 0 || len(s) > 32 {
+		panic(fmt.Sprintf("devchain: token string %q must have 1 to 32 bytes", s))
 	}
-	a.label("revert").op(vm.PUSH0, vm.PUSH0, vm.REVERT)
+	var word [32]byte
+	copy(word[:], s)
+	a.push(32).push0().op(vm.MSTORE)
+	a.push(len(s)).push(32).op(vm.MSTORE)
+	a.push(word[:]).push(64).op(vm.MSTORE)
+	return a.push(96).push0().op(vm.RETURN)
+}
 
-	a.label("name()").returnString(name)
-	a.label("symbol()").returnString(symbol)
-	a.label("decimals()").pushInt(decimals).returnWord()
-	a.label("totalSupply()").pushInt(slotTotalSupply).op(vm.SLOAD).returnWord()
-	a.label("balanceOf(address)").addressArg(0).balanceSlot().op(vm.SLOAD).returnWord()
-	a.label("transfer(address,uint256)").op(vm.CALLER).addressArg(0).arg(1).move().pushInt(1).returnWord()
-	a.label("allowance(address,address)").addressArg(0).addressArg(1).allowanceSlot().op(vm.SLOAD).returnWord()
-	a.label("approve(address,uint256)").op(vm.CALLER).addressArg(0).allowanceSlot().arg(1).op(vm.SWAP1, vm.SSTORE)
-	a.arg(1).op(vm.PUSH0, vm.MSTORE).addressArg(0).op(vm.CALLER).push(approvalTopic).pushInt(0x20).op(vm.PUSH0, vm.LOG3)
-	a.pushInt(1).returnWord()
-	a.label("transferFrom(address,address,uint256)").addressArg(0).op(vm.CALLER).allowanceSlot() // as
-	a.op(vm.DUP1, vm.SLOAD).arg(2).op(vm.DUP2, vm.DUP2, vm.GT).pushLabel("revert").op(vm.JUMPI)  // as al amt
-	a.op(vm.SWAP1, vm.SUB, vm.SWAP1, vm.SSTORE)
-	a.addressArg(0).addressArg(1).arg(2).move().pushInt(1).returnWord()
-	return a.bytes()
+// balanceKey is the storage slot of balances[owner].
+func balanceKey(owner common.Address) common.Hash {
+	return crypto.Keccak256Hash(common.LeftPadBytes(owner.Bytes(), 32), common.LeftPadBytes(big.NewInt(slotBalances).Bytes(), 32))
+}
+
+// allowanceKey is the storage slot of allowances[owner][spender].
+func allowanceKey(owner, spender common.Address) common.Hash {
+	inner := crypto.Keccak256(common.LeftPadBytes(owner.Bytes(), 32), common.LeftPadBytes(big.NewInt(slotAllowances).Bytes(), 32))
+	return crypto.Keccak256Hash(common.LeftPadBytes(spender.Bytes(), 32), inner)
 }
