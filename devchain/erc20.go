@@ -219,9 +219,3 @@ func (a *assembler) returnString(s string) *assembler {
 func balanceKey(owner common.Address) common.Hash {
 	return crypto.Keccak256Hash(common.LeftPadBytes(owner.Bytes(), 32), common.LeftPadBytes(big.NewInt(slotBalances).Bytes(), 32))
 }
-
-// allowanceKey is the storage slot of allowances[owner][spender].
-func allowanceKey(owner, spender common.Address) common.Hash {
-	inner := crypto.Keccak256(common.LeftPadBytes(owner.Bytes(), 32), common.LeftPadBytes(big.NewInt(slotAllowances).Bytes(), 32))
-	return crypto.Keccak256Hash(common.LeftPadBytes(spender.Bytes(), 32), inner)
-}
