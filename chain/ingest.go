@@ -55,9 +55,15 @@ func (w *Watcher) transfers(ctx context.Context, n Node, set *addressSet, blocks
 	from, to := blocks[0].Number, blocks[len(blocks)-1].Number
 	var out []kassa.Transfer
 	if len(set.contracts) > 0 {
-		q := LogQuery{From: from, To: to, Tokens: set.contracts, Recipients: set.list}
+		// Beyond MaxRecipients addresses, one query for every Transfer of the
+		// tokens, matched here, costs fewer calls than many recipient chunks.
+		recipients := set.list
+		if len(recipients) > MaxRecipients {
+			recipients = nil
+		}
+		q := LogQuery{From: from, To: to, Tokens: set.contracts, Recipients: recipients}
 		if from == to {
-			q = LogQuery{BlockHash: blocks[0].Hash, Tokens: set.contracts, Recipients: set.list}
+			q = LogQuery{BlockHash: blocks[0].Hash, Tokens: set.contracts, Recipients: recipients}
 		}
 		logs, err := n.Transfers(ctx, q)
 		if err != nil {

@@ -12,7 +12,7 @@ import (
 
 // onDevChain is a fixture whose watcher follows a real dev chain (go-ethereum's
 // own node, mining a block per transaction) through a chain.Pool.
-func onDevChain(t *testing.T, cfg store.Config) (*fixture, *devChain) {
+func onDevChain(t testing.TB, cfg store.Config) (*fixture, *devChain) {
 	t.Helper()
 	f := newFixture(t, cfg)
 	d := startDevChain(t, 0)

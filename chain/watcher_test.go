@@ -38,10 +38,16 @@ type fixture struct {
 	w     *chain.Watcher
 }
 
-func newFixture(t *testing.T, cfg store.Config) *fixture {
+func newFixture(t testing.TB, cfg store.Config) *fixture {
 	t.Helper()
 	clock := storetest.NewClock(t0)
-	cfg.Now = clock.Now
+	return newFixtureAt(t, cfg, clock, clock.Now)
+}
+
+// newFixtureAt is newFixture on the clock now (time.Now for measurements).
+func newFixtureAt(t testing.TB, cfg store.Config, clock *storetest.Clock, now func() time.Time) *fixture {
+	t.Helper()
+	cfg.Now = now
 	f := &fixture{ctx: context.Background(), db: storetest.Open(t, cfg), clock: clock, reg: registry.Default(), chain: newFakeChain()}
 	rates, err := registry.LoadStatic("", t0)
 	if err != nil {
@@ -52,7 +58,7 @@ func newFixture(t *testing.T, cfg store.Config) *fixture {
 		t.Fatal(err)
 	}
 	f.pay = &payment.Service{Registry: f.reg, Rates: rates, Addresses: f.db, Invoices: f.db, Payments: f.db,
-		Wallets: map[kassa.Environment]kassa.PaymentAddressDeriver{kassa.Devnet: wallet}, Now: clock.Now}
+		Wallets: map[kassa.Environment]kassa.PaymentAddressDeriver{kassa.Devnet: wallet}, Now: now}
 	if f.m, err = f.db.CreateMerchant(f.ctx, kassa.MerchantCreate{Name: "Shop", Email: "owner@example.com", Password: "correct horse"}); err != nil {
 		t.Fatal(err)
 	}
@@ -70,12 +76,12 @@ func (f *fixture) watcher(n chain.Node) *chain.Watcher {
 		}
 	}
 	return &chain.Watcher{Network: network, Tokens: tokens, Nodes: single{n}, Store: f.db, Rates: f.pay.Rates,
-		Holder: "test", Now: f.clock.Now, Batch: 50, Keep: 20, StartBack: 1 << 62}
+		Holder: "test", Now: f.pay.Now, Batch: 50, Keep: 20, StartBack: 1 << 62}
 }
 
 // invoice creates a devnet invoice of amount millis and locks token for it; it
 // returns the invoice and its deposit address.
-func (f *fixture) invoice(t *testing.T, amount kassa.Millis, token int64) (*kassa.Invoice, string) {
+func (f *fixture) invoice(t testing.TB, amount kassa.Millis, token int64) (*kassa.Invoice, string) {
 	t.Helper()
 	p := kassa.Principal{MerchantID: f.m.ID, Environment: kassa.Devnet, Scope: kassa.ScopeMerchant}
 	inv, _, err := f.db.CreateInvoice(f.ctx, p, kassa.InvoiceCreate{Amount: amount}, nil)
@@ -90,7 +96,7 @@ func (f *fixture) invoice(t *testing.T, amount kassa.Millis, token int64) (*kass
 }
 
 // sync runs watcher rounds until it reached the head.
-func (f *fixture) sync(t *testing.T) {
+func (f *fixture) sync(t testing.TB) {
 	t.Helper()
 	for range 100 {
 		f.clock.Advance(time.Second)
@@ -106,7 +112,7 @@ func (f *fixture) sync(t *testing.T) {
 }
 
 // state returns inv's status and its receipts' statuses, oldest first.
-func (f *fixture) state(t *testing.T, inv *kassa.Invoice) (kassa.InvoiceStatus, []*kassa.InvoicePayment) {
+func (f *fixture) state(t testing.TB, inv *kassa.Invoice) (kassa.InvoiceStatus, []*kassa.InvoicePayment) {
 	t.Helper()
 	got, err := f.db.Invoice(f.ctx, inv.MerchantID, inv.ID)
 	if err != nil {
@@ -122,7 +128,7 @@ func (f *fixture) state(t *testing.T, inv *kassa.Invoice) (kassa.InvoiceStatus, 
 	return got.Status, rs
 }
 
-func (f *fixture) tokenAddress(t *testing.T, id int64) string {
+func (f *fixture) tokenAddress(t testing.TB, id int64) string {
 	t.Helper()
 	tok, ok := f.reg.Token(kassa.Devnet, id)
 	if !ok {
@@ -132,7 +138,7 @@ func (f *fixture) tokenAddress(t *testing.T, id int64) string {
 }
 
 // expect checks inv's status and its receipts' statuses and confirmations.
-func (f *fixture) expect(t *testing.T, inv *kassa.Invoice, status kassa.InvoiceStatus, receipts ...string) {
+func (f *fixture) expect(t testing.TB, inv *kassa.Invoice, status kassa.InvoiceStatus, receipts ...string) {
 	t.Helper()
 	got, rs := f.state(t, inv)
 	var have []string
