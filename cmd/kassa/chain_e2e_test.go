@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"github.com/ethereum/go-ethereum/rpc"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
@@ -115,4 +116,30 @@ func TestPayOnDevChainEndToEnd(t *testing.T) {
 			t.Fatalf("ETH payment after the restart: invoice %s\n%s", s, out)
 		}
 	})
+}
+
+// TestChainPaymentInBrowser: the payment page follows a real transfer on the dev
+// chain: chosen on the page, sent by kassa pay, detected with its confirmations
+// counting, then paid, live.
+func TestChainPaymentInBrowser(t *testing.T) {
+	ctx := browser(t)
+	k := startKassa(t, storetest.SQLiteConfig(t), "--devchain-block-time", "2s") // time to see the confirmations count
+	payURL, _ := pageInvoice(t, k, map[string]any{"amount_usd": 12.5, "description": "Espresso beans, 1 kg",
+		"invoice_title": "Northwind Goods"})
+	do(t, ctx, "open the page", chromedp.Navigate(payURL), chromedp.WaitVisible(css("#tokens")))
+	do(t, ctx, "choose USDT on the dev chain", chromedp.Click(css("#tokens input[value='7']")),
+		chromedp.Click(css("#tokens button[type=submit]")), chromedp.WaitVisible(css("#address")))
+	paid := make(chan string, 1)
+	go func() {
+		out, _ := exec.Command(kassaBin, "pay", payURL, "--rpc", k.chainURL).CombinedOutput()
+		paid <- string(out)
+	}()
+	until(t, ctx, "the transfer detected, confirmations counting",
+		`/^Payment detected: [12]\/3 confirmations/.test(document.getElementById("status-text").textContent)`)
+	shot(t, ctx, "12-chain-detected")
+	waitText(t, ctx, "#status-text", "Paid")
+	shot(t, ctx, "13-chain-paid")
+	if out := <-paid; !strings.Contains(out, "invoice paid") {
+		t.Fatalf("kassa pay:\n%s", out)
+	}
 }
