@@ -88,6 +88,35 @@ func TestPayOnDevChainEndToEnd(t *testing.T) {
 		if s := invoiceStatus(t, k, id); s != "paid" {
 			t.Fatalf("invoice %s after kassa pay", s)
 		}
+		// verify looks the transaction up on chain.
+		_, rest, _ := strings.Cut(out, "sent transaction ")
+		hash, _, _ := strings.Cut(rest, "\n")
+		var v struct {
+			Checked       bool `json:"checked"`
+			PaymentStatus struct {
+				Status   string `json:"status"`
+				Payments []struct {
+					TxHash string `json:"tx_hash"`
+				} `json:"payments"`
+			} `json:"payment_status"`
+		}
+		auth := map[string]string{"x-api-key": k.merchantKey}
+		wantStatus(t, call(t, "POST", k.url+"/api/v1/invoice/"+id+"/verify", auth,
+			map[string]any{"tx_hash": hash, "network": "devchain"}, &v), 200)
+		if !v.Checked || v.PaymentStatus.Status != "paid" || len(v.PaymentStatus.Payments) != 1 ||
+			!strings.EqualFold(v.PaymentStatus.Payments[0].TxHash, hash) {
+			t.Errorf("verify of %s: %+v", hash, v)
+		}
+		// The dev chain is watched: simulated payments on it are refused.
+		_, otherID := pageInvoice(t, k, map[string]any{"amount_usd": 1})
+		var refused struct {
+			Error struct{ Code, Param string } `json:"error"`
+		}
+		wantStatus(t, call(t, "POST", k.url+"/api/v1/devnet/invoices/"+otherID+"/payments", auth,
+			map[string]any{"token_id": 7}, &refused), 400)
+		if refused.Error.Code != "network_watched" {
+			t.Errorf("devnet payment on the dev chain: %+v", refused)
+		}
 		rcv.waitFor("a signed invoice.paid webhook", func() bool {
 			for id, typ := range rcv.types {
 				if typ == "invoice.paid" && rcv.acked[id] {
