@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -38,7 +39,7 @@ func (c *chainFlags) register(fs *flag.FlagSet) {
 	}
 	fs.Var(&c.rpc, "rpc", "JSON-RPC endpoints of a network, NETWORK=URL[,URL...] in order of preference; repeatable (env KASSA_RPC, entries separated by ;)")
 	fs.BoolVar(&c.devchain, "devchain", envBoolOr("KASSA_DEVCHAIN", true), "with --dev, run the embedded EVM dev chain (network devchain) (env KASSA_DEVCHAIN)")
-	fs.StringVar(&c.devchainAddr, "devchain-addr", envOr("KASSA_DEVCHAIN_ADDR", "127.0.0.1:8545"), "listen address of the dev chain's JSON-RPC (env KASSA_DEVCHAIN_ADDR)")
+	fs.StringVar(&c.devchainAddr, "devchain-addr", envOr("KASSA_DEVCHAIN_ADDR", defaultDevchainAddr), "listen address of the dev chain's JSON-RPC; when the default is taken, a free port (env KASSA_DEVCHAIN_ADDR)")
 	fs.DurationVar(&c.devchainBlockTime, "devchain-block-time", envDuration("KASSA_DEVCHAIN_BLOCK_TIME", time.Second), "time between dev chain blocks; 0 mines only when a transaction arrives (env KASSA_DEVCHAIN_BLOCK_TIME)")
 }
 
@@ -97,7 +98,14 @@ func startChains(ctx context.Context, f *serveFlags, reg kassa.Registry, db *sto
 	}
 	interval := map[string]time.Duration{}
 	if f.dev && f.devchain {
-		dev, err := devchain.Start(devchain.Config{DataDir: filepath.Join(f.dataDir, "devchain"), Addr: f.devchainAddr,
+		addr := f.devchainAddr
+		if addr == defaultDevchainAddr && os.Getenv("KASSA_DEVCHAIN_ADDR") == "" && !free(addr) {
+			// The default port is taken (another dev instance, Hardhat, Anvil):
+			// take any free one rather than fail; the banner says which.
+			log.Warn("the dev chain's default address is in use; using a free port", "addr", addr)
+			addr = "127.0.0.1:0"
+		}
+		dev, err := devchain.Start(devchain.Config{DataDir: filepath.Join(f.dataDir, "devchain"), Addr: addr,
 			BlockTime: f.devchainBlockTime, Logger: log})
 		if err != nil {
 			return nil, fmt.Errorf("dev chain: %w", err)
@@ -151,6 +159,20 @@ func startChains(ctx context.Context, f *serveFlags, reg kassa.Registry, db *sto
 // devNetwork is the dev chain's network in the registry.
 const devNetwork = "devchain"
 
+// defaultDevchainAddr is where the dev chain's JSON-RPC listens by default, the
+// port wallets and tools expect of a local chain.
+const defaultDevchainAddr = "127.0.0.1:8545"
+
+// free reports whether addr can be listened on now.
+func free(addr string) bool {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return false
+	}
+	ln.Close()
+	return true
+}
+
 func key(env kassa.Environment, network string) string { return string(env) + "/" + network }
 
 // close stops the pools and the dev chain; the watchers have stopped.
@@ -180,7 +202,11 @@ func printDevChain(out io.Writer, dev *devchain.Chain, blockTime time.Duration) 
 	fmt.Fprintf(out, "  account 0:       %s (10,000 ETH, 1,000,000 USDT and USDC)\n", acct.Address)
 	fmt.Fprintf(out, "  its private key: 0x%s\n", acct.PrivateKey)
 	fmt.Fprintf(out, "  (public test keys of the mnemonic \"test test ... junk\": never send real money to them)\n")
-	fmt.Fprintf(out, "  pay an invoice:  go run ./cmd/kassa pay PAYMENT_URL\n")
+	rpcFlag := ""
+	if dev.URL() != "http://"+defaultDevchainAddr {
+		rpcFlag = " --rpc " + dev.URL()
+	}
+	fmt.Fprintf(out, "  pay an invoice:  go run ./cmd/kassa pay PAYMENT_URL%s\n", rpcFlag)
 }
 
 // instanceID names this process in leases: host, pid and a random suffix.
