@@ -25,7 +25,7 @@ type harness struct {
 	rounds   chan int // each round's number, as it runs
 	cancel   context.CancelFunc
 	done     chan struct{}
-	log      bytes.Buffer // read only once done is closed
+	log      lockedBuffer
 	mu       sync.Mutex
 	n        int
 	outcomes []outcome
@@ -68,6 +68,35 @@ func (h *harness) round(ctx context.Context) (bool, error) {
 	default:
 	}
 	return o.more, o.err
+}
+
+// lockedBuffer is a log the loop writes while the test reads.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// waitLogged waits until the loop logged a line holding s: it logs after the
+// round returns, so a test that stops the loop at once may stop it first.
+func (h *harness) waitLogged(s string) {
+	h.t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(h.log.String(), s); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			h.t.Fatalf("the loop never logged %q", s)
+		}
+	}
 }
 
 // waitRounds waits until n rounds have started.
@@ -117,7 +146,8 @@ func TestLoop(t *testing.T) {
 			steps:    func(h *harness) { h.waitRounds(4) }, wantRounds: 4},
 		{name: "a failed round pauses and is logged", interval: time.Hour,
 			outcomes: []outcome{{more: true, err: failed}},
-			steps:    func(h *harness) { h.waitRounds(1) }, wantRounds: 1, wantLog: `msg="test job failed" err="database is down"`},
+			steps:    func(h *harness) { h.waitRounds(1); h.waitLogged("test job failed") }, wantRounds: 1,
+			wantLog: `msg="test job failed" err="database is down"`},
 		{name: "wake runs a round", interval: time.Hour,
 			steps: func(h *harness) {
 				h.waitRounds(1)
