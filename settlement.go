@@ -17,6 +17,12 @@ type SettlementJob struct {
 	// To is where the money goes: the invoice's receiver override when enabled, else
 	// the merchant's settlement address for the environment; "" when neither is set.
 	To string
+	// TargetNetwork is the network the merchant's settlement for the environment
+	// names (the receiver override settles there too); "" when none is set.
+	TargetNetwork string
+	// DepositAddress is the receipt's deposit address and DepositIndex its index.
+	DepositAddress string
+	DepositIndex   uint32
 }
 
 // SettlementExecutor moves a receipt's money to its destination and returns the

@@ -17,11 +17,16 @@ type addressSet struct {
 	tokens    map[string]kassa.Token
 	contracts []string
 	nativeTok *kassa.Token
-	native    bool // some watched address was quoted in the native coin
+	native    bool            // some watched address was quoted in the native coin
+	own       map[string]bool // Kassa's own senders (the gas wallet): their top-ups are no payments
 }
 
-func newAddressSet(watch []kassa.WatchedAddress, tokens []kassa.Token) *addressSet {
-	s := &addressSet{byAddress: make(map[string]kassa.WatchedAddress, len(watch)), tokens: map[string]kassa.Token{}}
+func newAddressSet(watch []kassa.WatchedAddress, tokens []kassa.Token, own []string) *addressSet {
+	s := &addressSet{byAddress: make(map[string]kassa.WatchedAddress, len(watch)), tokens: map[string]kassa.Token{},
+		own: map[string]bool{}}
+	for _, a := range own {
+		s.own[lower(a)] = true
+	}
 	for _, t := range tokens {
 		if t.Type == kassa.TokenNative {
 			tok := t
@@ -42,6 +47,13 @@ func newAddressSet(watch []kassa.WatchedAddress, tokens []kassa.Token) *addressS
 		}
 	}
 	return s
+}
+
+// nativePayment reports whether tx pays a watched address in the native coin: a
+// value sent to it by anyone but Kassa itself (a gas top-up is no payment).
+func (s *addressSet) nativePayment(tx *Tx) bool {
+	_, ok := s.byAddress[lower(tx.To)]
+	return ok && tx.Value != nil && tx.Value.Sign() > 0 && !s.own[lower(tx.From)]
 }
 
 // transfers finds the step's transfers to watched addresses: the Transfer logs of
@@ -81,7 +93,7 @@ func (w *Watcher) transfers(ctx context.Context, n Node, set *addressSet, blocks
 	if set.native {
 		for _, b := range blocks {
 			for _, tx := range b.Txs {
-				if _, ok := set.byAddress[lower(tx.To)]; ok && tx.Value != nil && tx.Value.Sign() > 0 {
+				if set.nativePayment(&tx) {
 					out = append(out, kassa.Transfer{Network: w.Network.Name, TxHash: tx.Hash, LogIndex: kassa.NativeLogIndex,
 						Block: b.BlockRef, From: tx.From, To: tx.To, Amount: tx.Value})
 				}

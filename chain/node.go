@@ -47,7 +47,8 @@ type Tx struct {
 	Block     kassa.BlockRef // Number and Hash (Parent may be empty)
 	From, To  string         // To is "" for a contract creation
 	Value     *big.Int
-	Succeeded bool // the receipt's status (Transaction only; Blocks: true)
+	Succeeded bool   // the receipt's status (Transaction only; Blocks: true)
+	GasUsed   uint64 // the receipt's gas used (Transaction only)
 	Transfers []kassa.Transfer
 }
 

@@ -93,6 +93,7 @@ type rpcReceipt struct {
 	BlockHash       *common.Hash    `json:"blockHash"`
 	BlockNumber     *hexutil.Uint64 `json:"blockNumber"`
 	Status          *hexutil.Uint64 `json:"status"`
+	GasUsed         hexutil.Uint64  `json:"gasUsed"`
 	Logs            []rpcLog        `json:"logs"`
 }
 

@@ -181,7 +181,7 @@ func (r *RPC) Transaction(ctx context.Context, hash string) (*Tx, error) {
 	if err != nil {
 		return nil, r.garbage(b[0].Method, "%v", err)
 	}
-	tx.Succeeded = *rc.Status == 1
+	tx.Succeeded, tx.GasUsed = *rc.Status == 1, uint64(rc.GasUsed)
 	for i := range rc.Logs {
 		l := &rc.Logs[i]
 		if l.Removed {

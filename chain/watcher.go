@@ -44,6 +44,9 @@ type Watcher struct {
 	Log     *slog.Logger
 	// Holder names this instance in the watch lease.
 	Holder string
+	// Own are Kassa's own sending addresses on the network (its gas wallet):
+	// native value they send to a deposit address is a gas top-up, not a payment.
+	Own []string
 	// Batch is the most blocks one step reads (DefaultBatch when 0); Keep how many
 	// recent blocks are remembered (DefaultKeep); StartBack how far below the head
 	// the first watch of a network starts (DefaultStartBack; the dev chain from 0).
@@ -133,7 +136,7 @@ func (w *Watcher) stepOn(ctx context.Context, n Node) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	set := newAddressSet(watch, w.Tokens)
+	set := newAddressSet(watch, w.Tokens, w.Own)
 	from, to := cur.Block.Number+1, min(head.Number, cur.Block.Number+w.batch())
 	blocks, err := w.blocks(ctx, n, from, to, head, set.native)
 	if err != nil {

@@ -99,7 +99,7 @@ func (ws *Watchers) VerifyTransaction(ctx context.Context, inv *kassa.Invoice, n
 	if len(mine) == 0 {
 		return nil
 	}
-	set := newAddressSet(mine, w.Tokens)
+	set := newAddressSet(mine, w.Tokens, w.Own)
 	set.native = set.nativeTok != nil
 	var found []kassa.Transfer
 	var head kassa.BlockRef
@@ -146,7 +146,7 @@ func txTransfers(network string, set *addressSet, tx *Tx, block kassa.BlockRef) 
 			out = append(out, t)
 		}
 	}
-	if _, ok := set.byAddress[lower(tx.To)]; ok && set.native && tx.Value != nil && tx.Value.Sign() > 0 {
+	if set.native && set.nativePayment(tx) {
 		out = append(out, kassa.Transfer{Network: network, TxHash: tx.Hash, LogIndex: kassa.NativeLogIndex,
 			Block: block, From: tx.From, To: tx.To, Amount: tx.Value})
 	}

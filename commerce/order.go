@@ -83,6 +83,8 @@ type Refund struct {
 	Fee         kassa.Millis
 	Destination string // EVM address on the refund network
 	Network     string
+	TokenSymbol string // the token refunded on chain; "" means RefundTokenSymbol
+	Units       string // base units sent on chain, once a payout is queued
 	TxHash      string
 	CreatedAt   *time.Time
 }

@@ -189,7 +189,7 @@ func (o *Order) JSON(now time.Time) OrderJSON {
 	}
 	q := o.RefundQuote(now)
 	j.RefundQuote = refundQuoteJSON{OriginalAmountUsd: o.Total.Cents(), FeeAmountUsd: q.Fee.Cents(),
-		RefundAmountUsd: q.Amount.Cents(), RefundToken: refundTokenJSON{q.Network, RefundTokenSymbol},
+		RefundAmountUsd: q.Amount.Cents(), RefundToken: refundTokenJSON{q.Network, q.Symbol()},
 		RefundDestination: refundDestJSONAddr{q.Network, strOrNil(q.Destination)}}
 	return j
 }

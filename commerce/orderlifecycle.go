@@ -246,5 +246,14 @@ func RefundNetwork(env kassa.Environment) string {
 	return "bsc-testnet"
 }
 
-// RefundTokenSymbol is the token refunds are paid in.
+// RefundTokenSymbol is the token refunds are quoted in until one is paid on
+// chain, in the token the order was paid with (Refund.TokenSymbol).
 const RefundTokenSymbol = "USDT"
+
+// Symbol is the token the refund is paid in.
+func (r Refund) Symbol() string {
+	if r.TokenSymbol != "" {
+		return r.TokenSymbol
+	}
+	return RefundTokenSymbol
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/big"
 	"net"
 	"strconv"
 	"sync"
@@ -38,6 +39,10 @@ type Config struct {
 	// Logger receives go-ethereum's warnings and errors; its other messages are
 	// dropped. nil discards everything.
 	Logger *slog.Logger
+	// MinTip is the smallest tip (max priority fee per gas, wei) the miner takes;
+	// transactions tipping less wait in the pool. nil keeps go-ethereum's default
+	// (0.001 gwei). Tests of stuck transactions and fee bumps raise it.
+	MinTip *big.Int
 }
 
 // Chain is a running dev chain. Its methods are safe for concurrent use.
@@ -156,7 +161,11 @@ func (c *Chain) open() error {
 	if err != nil {
 		return err
 	}
-	c.backend, err = eth.New(c.stack, ethConfig(!stored))
+	ec := ethConfig(!stored)
+	if c.cfg.MinTip != nil {
+		ec.Miner.GasPrice = new(big.Int).Set(c.cfg.MinTip)
+	}
+	c.backend, err = eth.New(c.stack, ec)
 	if err != nil {
 		return err
 	}

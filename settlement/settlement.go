@@ -24,7 +24,11 @@ type Worker struct {
 	Registry kassa.Registry
 	// Executors settle per environment; an environment without one settles manually.
 	Executors map[kassa.Environment]kassa.SettlementExecutor
-	Log       *slog.Logger
+	// OnChain reports whether a network is watched: its receipts settle by a sweep
+	// on chain (Payouts.QueueSweep, sent by chain.Sender), not by an executor.
+	OnChain func(env kassa.Environment, network string) bool
+	Payouts kassa.PayoutStore
+	Log     *slog.Logger
 }
 
 // RunOnce claims due receipts and settles each: manual without a route or
@@ -36,6 +40,12 @@ func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 	}
 	var errs []error
 	for _, job := range jobs {
+		if w.OnChain != nil && w.OnChain(job.Environment, job.Network) {
+			if err := w.sweep(ctx, job); err != nil {
+				errs = append(errs, err)
+			}
+			continue
+		}
 		status, hash, reason := w.settle(ctx, job)
 		if err := w.Store.FinishSettlement(ctx, job.ReceiptID, status, hash, reason); err != nil {
 			errs = append(errs, err) // the other jobs still finish
@@ -59,6 +69,26 @@ func (w *Worker) settle(ctx context.Context, job kassa.SettlementJob) (kassa.Set
 		return kassa.SettlementFailed, "", err.Error()
 	}
 	return kassa.SettlementSettled, hash, ""
+}
+
+// sweep queues a receipt of a watched network for a sweep to the merchant on the
+// same network; a destination on another network (or none) is manual.
+func (w *Worker) sweep(ctx context.Context, job kassa.SettlementJob) error {
+	tok, known := w.Registry.Token(job.Environment, job.TokenID)
+	reason := ""
+	switch {
+	case kassa.SettlementRoute(tok, known, job) == kassa.SettlementManual:
+		reason = "no settlement route or destination for this token"
+	case job.TargetNetwork != "" && job.TargetNetwork != job.Network:
+		reason = "the settlement address is on " + job.TargetNetwork + ", not on " + job.Network + ": settle it by hand"
+	case job.DepositAddress == "":
+		reason = "the receipt has no deposit address to sweep"
+	}
+	if reason != "" {
+		return w.Store.FinishSettlement(ctx, job.ReceiptID, kassa.SettlementManual, "", reason)
+	}
+	_, err := w.Payouts.QueueSweep(ctx, job)
+	return err
 }
 
 // Run settles due receipts until ctx ends: at once, then every interval, claiming

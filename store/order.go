@@ -176,9 +176,14 @@ func saveOrder(ctx context.Context, tx queryer, o *commerce.Order, now time.Time
 	if err != nil {
 		return fmt.Errorf("store: order: %w", err)
 	}
+	// refund_due marks an order owed a refund that no payout pays yet: the chain
+	// sender queues one (QueueRefunds).
 	if _, err := tx.ExecContext(ctx, `UPDATE orders SET status = $1, wallet_address = COALESCE(wallet_address, $2),
-		data = $3, updated_at = $4, lease_until = NULL WHERE id = $5 AND merchant_id = $6`,
-		string(o.Status), emptyNil(o.WalletAddress), string(data), micros(o.UpdatedAt), o.ID, o.MerchantID); err != nil {
+		data = $3, updated_at = $4, lease_until = NULL,
+		refund_due = ($7 AND NOT EXISTS (SELECT 1 FROM payouts p WHERE p.order_id = orders.id))
+		WHERE id = $5 AND merchant_id = $6`,
+		string(o.Status), emptyNil(o.WalletAddress), string(data), micros(o.UpdatedAt), o.ID, o.MerchantID,
+		o.Refund.Status == commerce.RefundPending); err != nil {
 		return fmt.Errorf("store: update order: %w", err)
 	}
 	return writeEvents(ctx, tx, o.MerchantID, o.Environment, o, now, kassa.EventOrderUpdated)

@@ -21,14 +21,15 @@ const settlementLease = 10 * time.Minute
 // ClaimSettlements moves up to limit confirmed receipts from pending to processing
 // in one transaction (DB.claim: several workers and instances never claim the same
 // receipt) and returns them with their destination. A receipt still processing
-// after settlementLease is claimed again.
+// after settlementLease is claimed again, unless a payout holds it: a sweep on
+// chain finishes it (RecordTx).
 func (db *DB) ClaimSettlements(ctx context.Context, limit int) ([]kassa.SettlementJob, error) {
 	var jobs []kassa.SettlementJob
 	now := db.clock()
 	err := db.tx(ctx, func(tx txq) error {
 		jobs = nil
 		return db.claim(ctx, tx, claimSpec{table: "receipts", key: "id",
-			due: "(settlement_status = $1 OR (settlement_status = $2 AND settlement_claimed_at <= $3)) AND status IN ($4, $5)",
+			due: "(settlement_status = $1 OR (settlement_status = $2 AND settlement_claimed_at <= $3 AND payout_id IS NULL)) AND status IN ($4, $5)",
 			args: []any{string(kassa.SettlementPending), string(kassa.SettlementProcessing), micros(now.Add(-settlementLease)),
 				string(kassa.PaymentConfirmed), string(kassa.PaymentUnderpaid)},
 			order: "seen_at", limit: limit,
@@ -51,8 +52,10 @@ func (db *DB) ClaimSettlements(ctx context.Context, limit int) ([]kassa.Settleme
 // loadSettlementJobs reads the claimed receipts ids with their destinations.
 func (db *DB) loadSettlementJobs(ctx context.Context, tx txq, ids []string) ([]kassa.SettlementJob, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT r.id, r.invoice_id, r.merchant_id, r.environment, r.network,
-		r.token_id, r.amount_units, i.receiver_override_enabled, i.receiver_override_address, m.settlement
+		r.token_id, r.amount_units, i.receiver_override_enabled, i.receiver_override_address, m.settlement,
+		COALESCE(a.address, ''), COALESCE(a.address_index, 0)
 		FROM receipts r JOIN invoices i ON i.id = r.invoice_id JOIN merchants m ON m.id = r.merchant_id
+		LEFT JOIN payment_addresses a ON a.invoice_id = r.invoice_id AND a.network = r.network
 		WHERE `+db.keyIn("r.id", 1)+" ORDER BY r.seen_at", db.keyList(ids))
 	if err != nil {
 		return nil, fmt.Errorf("store: due settlements: %w", err)
@@ -76,9 +79,10 @@ func scanJob(rows *sql.Rows) (kassa.SettlementJob, error) {
 		override      bool
 		overrideAddr  sql.Null[string]
 		settlementRaw string
+		index         int64
 	)
 	if err := rows.Scan(&j.ReceiptID, &j.InvoiceID, &j.MerchantID, &env, &j.Network, &j.TokenID, &units,
-		&override, &overrideAddr, &settlementRaw); err != nil {
+		&override, &overrideAddr, &settlementRaw, &j.DepositAddress, &index); err != nil {
 		return j, fmt.Errorf("store: due settlements: %w", err)
 	}
 	j.Environment = kassa.Environment(env)
@@ -91,6 +95,8 @@ func scanJob(rows *sql.Rows) (kassa.SettlementJob, error) {
 	if err != nil {
 		return j, err
 	}
+	j.DepositIndex = uint32(index)
+	j.TargetNetwork = settlement[j.Environment].Network
 	switch {
 	case override && overrideAddr.Valid:
 		j.To = overrideAddr.V
@@ -108,28 +114,31 @@ func (db *DB) FinishSettlement(ctx context.Context, receiptID string, status kas
 	default:
 		return fmt.Errorf("store: %q does not finish a settlement", status)
 	}
-	return db.tx(ctx, func(tx txq) error {
-		r, err := scanReceipt(tx.QueryRowContext(ctx, "SELECT "+receiptSelect+" FROM receipts WHERE id = $1"+db.forUpdate(), receiptID))
-		if errors.Is(err, sql.ErrNoRows) {
-			return kassa.NotFound("receipt")
-		}
-		if err != nil {
-			return fmt.Errorf("store: finish settlement: %w", err)
-		}
-		if r.Settlement != kassa.SettlementProcessing {
-			return kassa.Errorf(kassa.KindConflict, "settlement_not_processing", "Receipt %s is %s, not processing.", r.ID, r.Settlement)
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE receipts SET settlement_status = $1, settlement_tx_hash = $2,
-			settlement_reason = $3 WHERE id = $4`, string(status), nullIfEmpty(txHash), nullIfEmpty(reason), r.ID); err != nil {
-			return fmt.Errorf("store: finish settlement: %w", err)
-		}
-		r.Settlement, r.SettlementTxHash = status, stringOrNil(sql.Null[string]{V: txHash, Valid: txHash != ""})
-		now := db.clock()
-		if err := writeEvents(ctx, tx, r.MerchantID, r.Environment, r, now, kassa.EventPaymentUpdated); err != nil {
-			return err
-		}
-		return db.followSettlement(ctx, tx, r, now)
-	})
+	return db.tx(ctx, func(tx txq) error { return db.finishSettlement(ctx, tx, receiptID, status, txHash, reason) })
+}
+
+// finishSettlement is FinishSettlement inside the caller's transaction.
+func (db *DB) finishSettlement(ctx context.Context, tx txq, receiptID string, status kassa.SettlementStatus, txHash, reason string) error {
+	r, err := scanReceipt(tx.QueryRowContext(ctx, "SELECT "+receiptSelect+" FROM receipts WHERE id = $1"+db.forUpdate(), receiptID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return kassa.NotFound("receipt")
+	}
+	if err != nil {
+		return fmt.Errorf("store: finish settlement: %w", err)
+	}
+	if r.Settlement != kassa.SettlementProcessing {
+		return kassa.Errorf(kassa.KindConflict, "settlement_not_processing", "Receipt %s is %s, not processing.", r.ID, r.Settlement)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE receipts SET settlement_status = $1, settlement_tx_hash = $2,
+		settlement_reason = $3 WHERE id = $4`, string(status), nullIfEmpty(txHash), nullIfEmpty(reason), r.ID); err != nil {
+		return fmt.Errorf("store: finish settlement: %w", err)
+	}
+	r.Settlement, r.SettlementTxHash = status, stringOrNil(sql.Null[string]{V: txHash, Valid: txHash != ""})
+	now := db.clock()
+	if err := writeEvents(ctx, tx, r.MerchantID, r.Environment, r, now, kassa.EventPaymentUpdated); err != nil {
+		return err
+	}
+	return db.followSettlement(ctx, tx, r, now)
 }
 
 func nullIfEmpty(s string) any {

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"kassa"
@@ -67,15 +68,29 @@ func (r rpcFlag) Set(v string) error {
 // chains is what startChains runs: the dev chain, if any, and the watchers.
 type chains struct {
 	watchers *chain.Watchers
+	senders  []sender
 	pools    []*chain.Pool
 	dev      *devchain.Chain
+}
+
+// sender is a network's chain.Sender and how often it runs.
+type sender struct {
+	*chain.Sender
+	every time.Duration
+}
+
+// run starts every sender; they stop with ctx.
+func (c *chains) run(ctx context.Context, wg *sync.WaitGroup) {
+	for _, s := range c.senders {
+		wg.Go(func() { s.Run(ctx, s.every) })
+	}
 }
 
 // startChains starts the dev chain (with --dev, unless --devchain=false) and a
 // watcher for every network with RPC endpoints (the registry's rpc_urls, replaced
 // by --rpc), after checking each endpoint's chain id: a mismatch stops the start.
 func startChains(ctx context.Context, f *serveFlags, reg kassa.Registry, db *store.DB, rates kassa.RateSource,
-	log *slog.Logger, stdout io.Writer) (*chains, error) {
+	wallets map[kassa.Environment]kassa.PaymentAddressDeriver, log *slog.Logger, stdout io.Writer) (*chains, error) {
 	out := &chains{watchers: &chain.Watchers{}}
 	urls := map[string][]string{}
 	for _, env := range []kassa.Environment{kassa.Devnet, kassa.Mainnet} {
@@ -142,6 +157,12 @@ func startChains(ctx context.Context, f *serveFlags, reg kassa.Registry, db *sto
 				}
 			}
 			w := &chain.Watcher{Network: n, Tokens: tokens, Nodes: pool, Store: db, Rates: rates, Log: log, Holder: holder}
+			s, err := newSender(ctx, n, tokens, pool, db, wallets[env], holder, log, out.dev)
+			if err != nil {
+				out.close()
+				return nil, err
+			}
+			w.Own = []string{s.gas}
 			if out.dev != nil && n.Name == devNetwork && env == kassa.Devnet {
 				w.StartBack = 1 << 62 // the whole dev chain, from its first block
 			}
@@ -150,10 +171,44 @@ func startChains(ctx context.Context, f *serveFlags, reg kassa.Registry, db *sto
 				every = n.BlockTime()
 			}
 			out.watchers.Add(w, every)
+			out.senders = append(out.senders, sender{s.Sender, every})
 			log.Info("watching network", "network", n.Name, "environment", env, "endpoints", len(list), "every", every)
 		}
 	}
 	return out, nil
+}
+
+// newSender builds the network's sender of payouts, with the environment's keys;
+// on the dev chain it funds the gas wallet first.
+func newSender(ctx context.Context, n kassa.Network, tokens []kassa.Token, pool *chain.Pool, db *store.DB,
+	wallet kassa.PaymentAddressDeriver, holder string, log *slog.Logger, dev *devchain.Chain) (*gasSender, error) {
+	keys, ok := wallet.(kassa.KeyRing)
+	if !ok {
+		return nil, fmt.Errorf("network %s: no signing keys for %s", n.Name, n.Environment)
+	}
+	s := &chain.Sender{Network: n, Tokens: tokens, Chain: pool.Node(), Account: pool.Account(), Store: db,
+		Keys: keys, Leaser: db, Holder: holder, Log: log}
+	gas, err := s.GasAddress()
+	if err != nil {
+		return nil, err
+	}
+	if dev != nil && n.Name == devNetwork && n.Environment == kassa.Devnet {
+		funded, err := dev.Fund(ctx, gas)
+		if err != nil {
+			return nil, fmt.Errorf("dev chain: funding the gas wallet: %w", err)
+		}
+		if funded {
+			log.Info("dev chain: funded the gas wallet", "address", gas)
+		}
+	}
+	log.Info("sending payouts", "network", n.Name, "environment", n.Environment, "gas_wallet", gas)
+	return &gasSender{s, gas}, nil
+}
+
+// gasSender is a Sender and its gas wallet's address.
+type gasSender struct {
+	*chain.Sender
+	gas string
 }
 
 // devNetwork is the dev chain's network in the registry.

@@ -23,7 +23,11 @@ const (
 // seedDev makes sure the demo merchant exists, replaces the keys an earlier --dev
 // start made (their secrets were shown once and are gone), and prints the login and
 // the new keys.
-func seedDev(ctx context.Context, db *store.DB, publicURL string, out io.Writer) error {
+//
+// The demo merchant settles on settleNetwork: the dev chain's network when it
+// runs (real sweeps), else bsc-testnet (simulated). A demo merchant an earlier
+// start seeded on the other one is moved; a setting changed by hand is kept.
+func seedDev(ctx context.Context, db *store.DB, publicURL, settleNetwork string, out io.Writer) error {
 	m, err := db.MerchantByEmail(ctx, devEmail)
 	if kassa.ErrorKindOf(err) == kassa.KindNotFound {
 		m, err = db.CreateMerchant(ctx, kassa.MerchantCreate{Name: devName, Email: devEmail, Password: devPassword})
@@ -31,9 +35,9 @@ func seedDev(ctx context.Context, db *store.DB, publicURL string, out io.Writer)
 	if err != nil {
 		return err
 	}
-	if _, ok := m.Settlement[kassa.Devnet]; !ok {
-		// Devnet settles by itself; it needs somewhere to send the money.
-		target := &kassa.Settlement{Network: "bsc-testnet", TokenSymbol: "USDT", Address: devSettlementAddress}
+	if cur, ok := m.Settlement[kassa.Devnet]; !ok || (cur.Address == devSettlementAddress && cur.Network != settleNetwork) {
+		// The demo merchant needs somewhere to send the money.
+		target := &kassa.Settlement{Network: settleNetwork, TokenSymbol: "USDT", Address: devSettlementAddress}
 		if m, err = db.UpdateMerchant(ctx, m.ID, kassa.MerchantUpdate{
 			Settlement: map[kassa.Environment]*kassa.Settlement{kassa.Devnet: target}}); err != nil {
 			return err

@@ -125,12 +125,16 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		publicURL = "http://" + ln.Addr().String()
 	}
 	if f.dev {
-		if err := seedDev(ctx, db, publicURL, stdout); err != nil {
+		settleOn := "bsc-testnet"
+		if f.devchain {
+			settleOn = devNetwork
+		}
+		if err := seedDev(ctx, db, publicURL, settleOn, stdout); err != nil {
 			ln.Close()
 			return fmt.Errorf("seed demo merchant: %w", err)
 		}
 	}
-	chains, err := startChains(ctx, f, reg, db, rates, log, stdout)
+	chains, err := startChains(ctx, f, reg, db, rates, wallets, log, stdout)
 	if err != nil {
 		ln.Close()
 		return err
@@ -160,8 +164,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	wg.Go(func() { worker.Prune(workers, db, store.CheckoutRetention, log) })
 	wg.Go(func() { worker.Expiry(workers, db, log) })
 	wg.Go(func() { chains.watchers.Run(workers, log) })
+	chains.run(workers, &wg)
 	settler := &settlement.Worker{Store: db, Registry: reg, Log: log,
-		Executors: map[kassa.Environment]kassa.SettlementExecutor{kassa.Devnet: settlement.Devnet{}}}
+		Executors: map[kassa.Environment]kassa.SettlementExecutor{kassa.Devnet: settlement.Devnet{}},
+		OnChain:   chains.watchers.Watched, Payouts: db}
 	wg.Go(func() { settler.Run(workers, 2*time.Second) })
 	wg.Go(func() { shop.RunPlacer(workers, 5*time.Second, log) })
 	if f.webhookWorkers > 0 {
