@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/big"
+	"sync/atomic"
 	"time"
 
 	"kassa"
@@ -38,9 +39,10 @@ type Sender struct {
 	// checked against reorganisations (DefaultKeepWatching when 0).
 	KeepWatching uint64
 
-	gas       string            // the gas wallet's address, derived once
-	displaced map[string]uint64 // tx id → head when its nonce was first seen spent by another transaction
-	warned    map[string]bool   // what was logged once
+	report    atomic.Pointer[GasReport] // the last gas report (LastGasReport)
+	gas       string                    // the gas wallet's address, derived once
+	displaced map[string]uint64         // tx id → head when its nonce was first seen spent by another transaction
+	warned    map[string]bool           // what was logged once
 }
 
 // Defaults of a Sender.
@@ -132,8 +134,25 @@ func (s *Sender) Round(ctx context.Context) error {
 			s.log().Warn("chain send: payout", "payout", p.ID, "kind", p.Kind, "err", err)
 		}
 	}
+	if last := s.report.Load(); last == nil || time.Since(last.CheckedAt) >= reportEvery {
+		r, err := s.GasReport(ctx)
+		if err != nil {
+			return err
+		}
+		if r.Short && (last == nil || !last.Short) {
+			s.log().Warn("chain send: the gas wallet cannot pay for the waiting payouts; fund it", "address", r.Address,
+				"balance_wei", r.Balance, "need_wei", r.Need, "waiting", r.Waiting)
+		}
+		s.report.Store(r)
+	}
 	return nil
 }
+
+// reportEvery is how often a round refreshes the gas report.
+const reportEvery = 30 * time.Second
+
+// LastGasReport returns the gas report of a recent round; nil before the first.
+func (s *Sender) LastGasReport() *GasReport { return s.report.Load() }
 
 func (s *Sender) keepWatching() uint64 {
 	if s.KeepWatching == 0 {

@@ -1,0 +1,89 @@
+package chain
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"time"
+
+	"kassa"
+)
+
+// GasReport is the state of a network's gas wallet: what it holds and what the
+// payouts waiting on it may spend. `kassa wallet` prints it and /readyz reports
+// a wallet that is short (it stays ready: sweeps wait, nothing fails).
+type GasReport struct {
+	Environment kassa.Environment   `json:"environment"`
+	Network     string              `json:"network"`
+	Address     string              `json:"address"`
+	Native      string              `json:"native_symbol"`
+	Balance     *big.Int            `json:"-"` // wei
+	Tokens      map[string]*big.Int `json:"-"` // symbol → base units
+	// Waiting is how many payouts are queued or funding; Need what their top-ups
+	// (with the fee-bump headroom) and the wallet's pending transactions may
+	// spend at today's fees, in wei.
+	Waiting   int       `json:"waiting_payouts"`
+	Need      *big.Int  `json:"-"`
+	Short     bool      `json:"short"`
+	CheckedAt time.Time `json:"checked_at"`
+}
+
+// GasReport looks the gas wallet up now.
+func (s *Sender) GasReport(ctx context.Context) (*GasReport, error) {
+	gas, err := s.GasAddress()
+	if err != nil {
+		return nil, err
+	}
+	r := &GasReport{Environment: s.Network.Environment, Network: s.Network.Name, Address: gas,
+		Native: s.Network.NativeSymbol, Tokens: map[string]*big.Int{}, CheckedAt: time.Now().UTC()}
+	if r.Balance, err = s.Account.Balance(ctx, gas); err != nil {
+		return nil, err
+	}
+	for _, t := range s.Tokens {
+		if t.Type == kassa.TokenNative {
+			continue
+		}
+		b, err := s.Account.TokenBalance(ctx, t.Address, gas)
+		if err != nil {
+			return nil, fmt.Errorf("%s balance: %w", t.Symbol, err)
+		}
+		r.Tokens[t.Symbol] = b
+	}
+	if r.Need, err = s.committed(ctx, gas); err != nil {
+		return nil, err
+	}
+	payouts, err := s.Store.OpenPayouts(ctx, s.Network.Environment, s.Network.Name)
+	if err != nil {
+		return nil, err
+	}
+	tip, base, err := s.Account.Fees(ctx)
+	if err != nil {
+		return nil, err
+	}
+	feeCap := new(big.Int).Add(new(big.Int).Mul(base, big.NewInt(2)), tip)
+	for _, p := range payouts {
+		if p.Status != kassa.PayoutQueued && p.Status != kassa.PayoutFunding {
+			continue
+		}
+		r.Waiting++
+		if p.Status != kassa.PayoutQueued {
+			continue // its top-up is pending: counted in committed
+		}
+		tok, err := s.token(p.TokenID)
+		if err != nil {
+			continue
+		}
+		call := transferCall(tok, p)
+		gasUnits, err := s.Account.EstimateGas(ctx, call)
+		if err != nil {
+			continue
+		}
+		if p.FromIndex == kassa.GasWalletIndex {
+			r.Need.Add(r.Need, cost(call.Value, s.withMargin(gasUnits), feeCap)) // a refund in the native coin
+			continue
+		}
+		r.Need.Add(r.Need, cost(nil, s.withMargin(gasUnits)*topupHeadroom+s.withMargin(21000), feeCap))
+	}
+	r.Short = r.Balance.Cmp(r.Need) < 0
+	return r, nil
+}
