@@ -22,15 +22,17 @@ import (
 // client and the funded accounts' keys.
 type devChain struct {
 	*devchain.Chain
-	client *ethclient.Client
-	keys   []*ecdsa.PrivateKey
-	mu     sync.Mutex
-	nonces map[int]uint64
+	client  *ethclient.Client
+	keys    []*ecdsa.PrivateKey
+	mu      sync.Mutex
+	nonces  map[int]uint64
+	dataDir string
 }
 
 func startDevChain(tb testing.TB, blockTime time.Duration) *devChain {
 	tb.Helper()
-	c, err := devchain.Start(devchain.Config{DataDir: tb.TempDir(), Addr: "127.0.0.1:0", BlockTime: blockTime})
+	dir := tb.TempDir()
+	c, err := devchain.Start(devchain.Config{DataDir: dir, Addr: "127.0.0.1:0", BlockTime: blockTime})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -40,7 +42,7 @@ func startDevChain(tb testing.TB, blockTime time.Duration) *devChain {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(client.Close)
-	d := &devChain{Chain: c, client: client, nonces: map[int]uint64{}}
+	d := &devChain{Chain: c, client: client, nonces: map[int]uint64{}, dataDir: dir}
 	for _, a := range devchain.Accounts() {
 		k, err := crypto.HexToECDSA(a.PrivateKey)
 		if err != nil {

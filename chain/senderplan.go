@@ -89,7 +89,9 @@ func (s *Sender) topUp(ctx context.Context, head uint64, p *kassa.Payout, value,
 	if err != nil {
 		return err
 	}
-	gas, err := s.Account.EstimateGas(ctx, Call{From: gasAddr, To: p.From, Value: value})
+	// Estimated without the value: a node refuses to estimate what the sender
+	// cannot pay, and the balance is checked below with a clearer reason.
+	gas, err := s.Account.EstimateGas(ctx, Call{From: gasAddr, To: p.From})
 	if err != nil {
 		return s.wait(ctx, p, fmt.Sprintf("the gas top-up cannot be estimated: %v", err))
 	}

@@ -1,0 +1,149 @@
+package chain_test
+
+import (
+	"math/big"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"kassa"
+	"kassa/devchain"
+	"kassa/store"
+	"kassa/store/storetest"
+)
+
+// TestSettleAcrossCrashes: a sender that dies after storing its transactions but
+// before broadcasting them, and one that dies after broadcasting, before the
+// confirmations: a new sender (a restarted process) finishes from what was
+// stored, and exactly one transfer reaches the merchant.
+func TestSettleAcrossCrashes(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		p := onPayChain(t, cfg, true)
+		usdtAddr := p.tokenAddress(t, usdt)
+		inv, addr := p.invoice(t, 10_000, usdt)
+		p.d.send(t, 0, usdtAddr, addr, dollars(10))
+
+		// Signed and stored, never broadcast: the top-up, then (after a restart
+		// that broadcast it) the sweep.
+		pool := p.d.pool(t)
+		p.sender.Account = dropBroadcasts{pool.Account()}
+		for range 5 {
+			p.step(t)
+		}
+		if p.balance(t, eth, addr).Sign() != 0 {
+			t.Fatal("a top-up reached the chain although it was never broadcast")
+		}
+		p.sender = p.newSender(t, pool) // the restart
+		p.until(t, 10, "topped up", func() bool { return p.balance(t, eth, addr).Sign() > 0 })
+		p.sender.Account = dropBroadcasts{pool.Account()}
+		for range 5 {
+			p.step(t)
+		}
+		p.wantBalance(t, usdt, p.merchant, new(big.Int))
+		if st, _ := p.settlement(t, inv); st[0] != kassa.SettlementProcessing {
+			t.Fatalf("settlement %v before the sweep was broadcast, want processing", st)
+		}
+
+		// Broadcast, then the process dies before the confirmations.
+		p.sender = p.newSender(t, pool)
+		if err := p.sender.Round(p.ctx); err != nil {
+			t.Fatal(err)
+		}
+		p.sender = p.newSender(t, pool)
+		p.until(t, 10, "settled", func() bool { return p.settled(t, inv) })
+		p.wantBalance(t, usdt, p.merchant, dollars(10))
+		for range 5 {
+			p.step(t)
+		}
+		p.wantBalance(t, usdt, p.merchant, dollars(10))
+	})
+}
+
+// TestSettleNonceTakenByHand: the gas wallet's stored top-up never went out and
+// an operator spent its nonce by hand; the sender sees the nonce used by another
+// transaction, signs a new top-up under the next nonce and settles once. Then a
+// nonce gap (a stored transaction above nonces nobody will send) is filled.
+func TestSettleNonceTakenByHand(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		p := onPayChain(t, cfg, true)
+		usdtAddr := p.tokenAddress(t, usdt)
+		inv, addr := p.invoice(t, 10_000, usdt)
+		p.d.send(t, 0, usdtAddr, addr, dollars(10))
+		pool := p.d.pool(t)
+		p.sender.Account = dropBroadcasts{pool.Account()}
+		for range 4 {
+			p.step(t)
+		}
+		nonce := p.nonce(t, p.gas, true)
+		p.sendByHand(t, nonce) // the stored top-up's nonce
+		p.sender = p.newSender(t, pool)
+		p.until(t, 20, "settled", func() bool { return p.settled(t, inv) })
+		p.wantBalance(t, usdt, p.merchant, dollars(10))
+		if got := p.nonce(t, p.gas, false); got != nonce+2 {
+			t.Errorf("gas wallet nonce %d, want %d: the hand-sent one and one top-up", got, nonce+2)
+		}
+
+		// A nonce gap: a transaction stored two nonces ahead of the chain.
+		gap := p.nonce(t, p.gas, true) + 2
+		net, _ := p.reg.Network(kassa.Devnet, "devchain")
+		key, err := p.keys.GasKey(net)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.db.AddTx(p.ctx, &kassa.OutboxTx{Environment: kassa.Devnet, Network: "devchain", From: p.gas,
+			FromIndex: kassa.GasWalletIndex, Purpose: kassa.TxFiller, To: p.gas, Value: new(big.Int), GasLimit: 21000},
+			gap, func(n uint64) (kassa.TxAttempt, error) { return signFiller(t, key, p.gas, n), nil }); err != nil {
+			t.Fatal(err)
+		}
+		p.until(t, 20, "gap filled", func() bool { return p.nonce(t, p.gas, false) == gap+1 })
+		second, addr2 := p.invoice(t, 10_000, usdt)
+		p.d.send(t, 0, usdtAddr, addr2, dollars(10))
+		p.until(t, 20, "settled after the gap", func() bool { return p.settled(t, second) })
+		p.wantBalance(t, usdt, p.merchant, dollars(20))
+	})
+}
+
+// nonce is addr's transaction count on the dev chain.
+func (p *payFixture) nonce(t testing.TB, addr string, pending bool) uint64 {
+	t.Helper()
+	n, err := p.d.pool(t).Account().Nonce(p.ctx, addr, pending)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// sendByHand spends the gas wallet's nonce with a transfer to a stranger.
+func (p *payFixture) sendByHand(t testing.TB, nonce uint64) {
+	t.Helper()
+	net, _ := p.reg.Network(kassa.Devnet, "devchain")
+	key, err := p.keys.GasKey(net)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := signFiller(t, key, newAddress(t), nonce)
+	if err := p.d.pool(t).Account().SendRaw(p.ctx, a.Raw); err != nil {
+		t.Fatal(err)
+	}
+	p.d.Mine()
+}
+
+// signFiller signs an empty transfer to to at nonce with key.
+func signFiller(t testing.TB, key []byte, to string, nonce uint64) kassa.TxAttempt {
+	t.Helper()
+	priv, err := crypto.ToECDSA(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dest := common.HexToAddress(to)
+	id := big.NewInt(devchain.ChainID)
+	tx, err := types.SignTx(types.NewTx(&types.DynamicFeeTx{ChainID: id, Nonce: nonce, GasTipCap: big.NewInt(1e9),
+		GasFeeCap: big.NewInt(10e9), Gas: 21000, To: &dest, Value: new(big.Int)}), types.LatestSignerForChainID(id), priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := tx.MarshalBinary()
+	return kassa.TxAttempt{Hash: tx.Hash().Hex(), Raw: raw, Tip: big.NewInt(1e9), FeeCap: big.NewInt(10e9)}
+}
