@@ -1,0 +1,84 @@
+package chain_test
+
+import (
+	"math/big"
+	"strings"
+	"testing"
+	"time"
+
+	"kassa"
+	"kassa/commerce"
+	"kassa/store"
+	"kassa/store/storetest"
+)
+
+// TestRefundOnDevChain: a commerce order paid in USDT on the dev chain and then
+// cancelled is refunded from the gas wallet, in USDT, at the rate the buyer paid,
+// to the refund destination; the order ends refunded with the transaction in its
+// refund, its timeline and an event.
+func TestRefundOnDevChain(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		p := onPayChain(t, cfg, true)
+		buyer := newAddress(t)
+		now := p.clock.Now()
+		o := &commerce.Order{ID: kassa.NewTimeUUID(now), MerchantID: p.m.ID, Environment: kassa.Devnet, Retailer: commerce.RetailerAmazon,
+			Status: commerce.OrderPendingPayment, Substatus: commerce.SubAwaitingPayment,
+			Items:    []commerce.LineItem{{ProductID: "B0X", Quantity: 1, UnitPrice: 10_000, Status: commerce.ItemPending}},
+			Subtotal: 10_000, Tax: 830, CommerceFee: 500, Total: 17_320,
+			Shipping:     commerce.ShippingOption{ID: "standard", Price: 5_990},
+			Payment:      commerce.OrderPayment{Status: commerce.OrderPaymentUnpaid},
+			Cancellation: commerce.CancellationNone, Refund: commerce.Refund{Status: commerce.RefundNone},
+			Timeline:     []commerce.TimelineEntry{{Status: commerce.OrderPendingPayment, Timestamp: now, Message: "created"}}}
+		pr := kassa.Principal{MerchantID: p.m.ID, Environment: kassa.Devnet, Scope: kassa.ScopeCommerce}
+		inv, _, err := p.db.CreateOrder(p.ctx, pr, commerce.OrderCreate{Order: o, Invoice: kassa.InvoiceCreate{Amount: o.Total}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := p.pay.LockAddress(p.ctx, inv, usdt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.d.send(t, 0, p.tokenAddress(t, usdt), q.Address, big.NewInt(17_320_000))
+		p.until(t, 20, "paid", func() bool {
+			got, _ := p.db.Order(p.ctx, p.m.ID, o.ID)
+			return got.Paid()
+		})
+		if _, err := p.db.ChangeOrder(p.ctx, p.m.ID, o.ID, func(o *commerce.Order, _ *kassa.Invoice, now time.Time) (commerce.InvoiceAction, error) {
+			o.RefundAddress = buyer
+			return commerce.InvoiceKeep, o.Advance(commerce.Step{To: commerce.OrderCancelled}, now)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		p.until(t, 20, "refunded", func() bool {
+			got, _ := p.db.Order(p.ctx, p.m.ID, o.ID)
+			return got.Status == commerce.OrderRefunded
+		})
+		got, _ := p.db.Order(p.ctx, p.m.ID, o.ID)
+		p.wantBalance(t, usdt, buyer, big.NewInt(16_820_000)) // 17.32 less the 0.50 commerce fee
+		if got.Refund.Status != commerce.RefundCompleted || got.Refund.TxHash == "" || got.Refund.Network != "devchain" ||
+			got.Refund.Symbol() != "USDT" || got.Refund.Units != "16820000" {
+			t.Fatalf("refund %+v", got.Refund)
+		}
+		tx, err := p.d.pool(t).Node().Transaction(p.ctx, got.Refund.TxHash)
+		if err != nil || !strings.EqualFold(tx.From, p.gas) || len(tx.Transfers) != 1 || !strings.EqualFold(tx.Transfers[0].To, buyer) {
+			t.Fatalf("refund transaction %+v, %v", tx, err)
+		}
+		last := got.Timeline[len(got.Timeline)-1]
+		if last.Status != commerce.OrderRefunded {
+			t.Fatalf("timeline ends with %+v", last)
+		}
+		evs, _, err := p.db.Events(p.ctx, kassa.EventFilter{MerchantID: p.m.ID, Environment: kassa.Devnet,
+			Scope: kassa.ScopeCommerce, Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(evs) == 0 || evs[0].Type != kassa.EventOrderUpdated || !strings.Contains(string(evs[0].Data), `"refunded"`) {
+			t.Fatalf("latest commerce event %+v", evs[0])
+		}
+		// Nothing is refunded twice.
+		for range 5 {
+			p.step(t)
+		}
+		p.wantBalance(t, usdt, buyer, big.NewInt(16_820_000))
+	})
+}
