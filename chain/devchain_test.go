@@ -72,9 +72,23 @@ func (d *devChain) pool(tb testing.TB) *chain.Pool {
 // its hash.
 func (d *devChain) send(tb testing.TB, from int, token, to string, units *big.Int) string {
 	tb.Helper()
-	ctx := context.Background()
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	hash := d.sendAsync(tb, from, token, to, units)
+	for end := time.Now().Add(20 * time.Second); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
+		if _, err := d.client.TransactionReceipt(context.Background(), common.HexToHash(hash)); err == nil {
+			return hash
+		}
+	}
+	tb.Fatalf("transaction %s was not mined", hash)
+	return ""
+}
+
+// sendAsync is send without waiting for the transaction to be mined; the caller
+// holds d.mu.
+func (d *devChain) sendAsync(tb testing.TB, from int, token, to string, units *big.Int) string {
+	tb.Helper()
+	ctx := context.Background()
 	key := d.keys[from]
 	if _, ok := d.nonces[from]; !ok {
 		n, err := d.client.PendingNonceAt(ctx, crypto.PubkeyToAddress(key.PublicKey))
@@ -99,13 +113,7 @@ func (d *devChain) send(tb testing.TB, from int, token, to string, units *big.In
 		tb.Fatalf("send: %v", err)
 	}
 	d.nonces[from]++
-	for end := time.Now().Add(20 * time.Second); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
-		if _, err := d.client.TransactionReceipt(ctx, tx.Hash()); err == nil {
-			return strings.ToLower(tx.Hash().Hex())
-		}
-	}
-	tb.Fatalf("transaction %s was not mined", tx.Hash())
-	return ""
+	return strings.ToLower(tx.Hash().Hex())
 }
 
 // head is the dev chain's block number.

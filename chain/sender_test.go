@@ -8,9 +8,7 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"kassa"
@@ -36,6 +34,12 @@ type payFixture struct {
 func onPayChain(t testing.TB, cfg store.Config, fund bool) *payFixture {
 	t.Helper()
 	f, d := onDevChain(t, cfg)
+	return payOn(t, f, d, fund)
+}
+
+// payOn is onPayChain over the fixture f watching d.
+func payOn(t testing.TB, f *fixture, d *devChain, fund bool) *payFixture {
+	t.Helper()
 	p := &payFixture{fixture: f, d: d, merchant: newAddress(t)}
 	p.keys = f.pay.Wallets[kassa.Devnet].(kassa.KeyRing)
 	target := &kassa.Settlement{Network: "devchain", TokenSymbol: "USDT", Address: p.merchant}
@@ -192,9 +196,6 @@ func (w testWriter) Write(b []byte) (int, error) {
 type dropBroadcasts struct{ chain.Account }
 
 func (dropBroadcasts) SendRaw(context.Context, []byte) error { return nil }
-
-var _ = common.Address{}
-var _ = time.Second
 
 // invoiceWith is f.invoice with the create request c.
 func (p *payFixture) invoiceWith(t testing.TB, c kassa.InvoiceCreate, token int64) (*kassa.Invoice, string) {

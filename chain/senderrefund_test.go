@@ -28,7 +28,7 @@ func TestRefundOnDevChain(t *testing.T) {
 			Shipping:     commerce.ShippingOption{ID: "standard", Price: 5_990},
 			Payment:      commerce.OrderPayment{Status: commerce.OrderPaymentUnpaid},
 			Cancellation: commerce.CancellationNone, Refund: commerce.Refund{Status: commerce.RefundNone},
-			Timeline:     []commerce.TimelineEntry{{Status: commerce.OrderPendingPayment, Timestamp: now, Message: "created"}}}
+			Timeline: []commerce.TimelineEntry{{Status: commerce.OrderPendingPayment, Timestamp: now, Message: "created"}}}
 		pr := kassa.Principal{MerchantID: p.m.ID, Environment: kassa.Devnet, Scope: kassa.ScopeCommerce}
 		inv, _, err := p.db.CreateOrder(p.ctx, pr, commerce.OrderCreate{Order: o, Invoice: kassa.InvoiceCreate{Amount: o.Total}}, nil)
 		if err != nil {
