@@ -22,10 +22,14 @@ type GasReport struct {
 	// Waiting is how many payouts are queued or funding; Need what their top-ups
 	// (with the fee-bump headroom) and the wallet's pending transactions may
 	// spend at today's fees, in wei.
-	Waiting   int       `json:"waiting_payouts"`
-	Need      *big.Int  `json:"-"`
-	Short     bool      `json:"short"`
-	CheckedAt time.Time `json:"checked_at"`
+	Waiting int `json:"waiting_payouts"`
+	// SweepCost is what settling one receipt of each token (by id) costs in gas
+	// at today's fees: the top-up and the transfer, estimated by the node, at the
+	// base fee plus the tip, in wei. A token the node cannot estimate is absent.
+	SweepCost map[int64]*big.Int `json:"-"`
+	Need      *big.Int           `json:"-"`
+	Short     bool               `json:"short"`
+	CheckedAt time.Time          `json:"checked_at"`
 }
 
 // GasReport looks the gas wallet up now.
@@ -85,5 +89,25 @@ func (s *Sender) GasReport(ctx context.Context) (*GasReport, error) {
 		r.Need.Add(r.Need, cost(nil, s.withMargin(gasUnits)*topupHeadroom+s.withMargin(21000), feeCap))
 	}
 	r.Short = r.Balance.Cmp(r.Need) < 0
+	r.SweepCost = s.sweepCosts(ctx, gas, new(big.Int).Add(base, tip))
 	return r, nil
+}
+
+// sweepCosts estimates each token's settlement cost per receipt: a transfer of
+// one base unit (the gas wallet to itself stands in for a deposit address to a
+// merchant) plus the gas top-up, at price wei per gas.
+func (s *Sender) sweepCosts(ctx context.Context, gas string, price *big.Int) map[int64]*big.Int {
+	out := map[int64]*big.Int{}
+	topup, err := s.Account.EstimateGas(ctx, Call{From: gas, To: gas})
+	if err != nil {
+		return out
+	}
+	for _, t := range s.Tokens {
+		units, err := s.Account.EstimateGas(ctx, transferCall(t, &kassa.Payout{From: gas, To: gas, Amount: big.NewInt(1)}))
+		if err != nil {
+			continue
+		}
+		out[t.ID] = new(big.Int).Mul(new(big.Int).SetUint64(units+topup), price)
+	}
+	return out
 }

@@ -17,6 +17,7 @@ type Service struct {
 	Invoices  kassa.InvoiceService                              // invoices, for devnet payments
 	Payments  kassa.PaymentService                              // the ingestion path; nil: no devnet payments
 	Chain     kassa.ChainVerifier                               // the watched networks; nil: none
+	Costs     SweepCoster                                       // settlement gas per receipt; nil: unknown
 	Now       func() time.Time                                  // nil: time.Now
 }
 

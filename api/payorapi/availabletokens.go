@@ -52,6 +52,10 @@ func (a *API) AvailableTokens(w http.ResponseWriter, r *http.Request) error {
 			HasSettlementRoute: t.SettlementRoute, SupportsStableSettlement: t.Stable, IsMonitored: a.cfg.Pay.Watched(t.Environment, t.Network),
 			SettlementRate: "0", SettlementCostUSD: "0", IsSameTokenSettlement: t.Stable,
 			AvailabilityStatus: "AVAILABLE"}
+		if usd, ok := a.cfg.Pay.SettlementCost(r.Context(), t); ok {
+			// Display only, like the rate: the operator's gas per settled receipt.
+			item.SettlementCostUSD = json.Number(usd.FloatString(6))
+		}
 		rate, err := a.cfg.Rates.Rate(r.Context(), t)
 		if err != nil {
 			reason := kassa.AsError(err).Message

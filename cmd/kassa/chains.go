@@ -68,6 +68,7 @@ func (r rpcFlag) Set(v string) error {
 // chains is what startChains runs: the dev chain, if any, and the watchers.
 type chains struct {
 	watchers *chain.Watchers
+	costs    *chain.Senders // every sender, for their gas reports
 	senders  []sender
 	pools    []*chain.Pool
 	dev      *devchain.Chain
@@ -91,7 +92,7 @@ func (c *chains) run(ctx context.Context, wg *sync.WaitGroup) {
 // by --rpc), after checking each endpoint's chain id: a mismatch stops the start.
 func startChains(ctx context.Context, f *serveFlags, reg kassa.Registry, db *store.DB, rates kassa.RateSource,
 	wallets map[kassa.Environment]kassa.PaymentAddressDeriver, log *slog.Logger, stdout io.Writer) (*chains, error) {
-	out := &chains{watchers: &chain.Watchers{}}
+	out := &chains{watchers: &chain.Watchers{}, costs: &chain.Senders{}}
 	urls := map[string][]string{}
 	for _, env := range []kassa.Environment{kassa.Devnet, kassa.Mainnet} {
 		for _, n := range reg.Networks(env) {
@@ -172,6 +173,7 @@ func startChains(ctx context.Context, f *serveFlags, reg kassa.Registry, db *sto
 			}
 			out.watchers.Add(w, every)
 			out.senders = append(out.senders, sender{s.Sender, every})
+			out.costs.Add(s.Sender)
 			log.Info("watching network", "network", n.Name, "environment", env, "endpoints", len(list), "every", every)
 		}
 	}

@@ -143,7 +143,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	hub := stream.New(db, stream.Options{Wake: db.Commits(), Logger: log})
 	catalog := newCatalog(f)
 	pay := &payment.Service{Registry: reg, Rates: rates, Addresses: db, Wallets: wallets, Invoices: db, Payments: db,
-		Chain: chains.watchers}
+		Chain: chains.watchers, Costs: chains.costs}
 	shop := &commerce.Shop{Catalog: catalog, Store: db, Payer: pay}
 	handler := api.New(api.Config{
 		PublicURL: publicURL, Secret: secret, Logger: log, Limits: f.limits,

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"math/big"
 	"strings"
 	"testing"
@@ -72,6 +74,26 @@ func TestSettleOnDevChainEndToEnd(t *testing.T) {
 		want := big.NewInt(12_500_000)
 		if got := usdtBalance(t, k.chainURL, devSettlementAddress); got.Cmp(want) != 0 {
 			t.Fatalf("merchant's USDT %s, want %s", got, want)
+		}
+		// The payor sees what settling costs the operator in gas on the dev chain.
+		s, err := openSession(payURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tokens []struct {
+			Network string      `json:"network"`
+			Symbol  string      `json:"token_symbol"`
+			Cost    json.Number `json:"settlement_cost_usd"`
+		}
+		if err := s.call(context.Background(), "GET", "/api/v1/payments/available-tokens", nil, &tokens); err != nil {
+			t.Fatal(err)
+		}
+		for _, tok := range tokens {
+			if tok.Network == "devchain" {
+				if c, ok := new(big.Rat).SetString(tok.Cost.String()); !ok || c.Sign() <= 0 || c.Cmp(big.NewRat(1, 1)) > 0 {
+					t.Errorf("%s on devchain: settlement_cost_usd %s", tok.Symbol, tok.Cost)
+				}
+			}
 		}
 
 		var ids []string
