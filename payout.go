@@ -165,6 +165,11 @@ type PayoutStore interface {
 	// a reverted or displaced transfer queues its payout again, or fails it once
 	// MaxPayoutAttempts ran out; a reverted or displaced top-up queues it again.
 	RecordTx(ctx context.Context, txID string, o TxOutcome) error
+	// FailAttempt counts a transfer that cannot be made (its estimate reverts: the
+	// deposit address no longer holds what it should): the payout stays queued
+	// with the reason, or fails once MaxPayoutAttempts ran out, failing its
+	// receipts with the reason.
+	FailAttempt(ctx context.Context, payoutID, reason string) error
 	// NextNonce is the nonce the store would allocate next for from (0 if none).
 	NextNonce(ctx context.Context, network, from string) (uint64, error)
 }

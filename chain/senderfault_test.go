@@ -147,3 +147,70 @@ func signFiller(t testing.TB, key []byte, to string, nonce uint64) kassa.TxAttem
 	raw, _ := tx.MarshalBinary()
 	return kassa.TxAttempt{Hash: tx.Hash().Hex(), Raw: raw, Tip: big.NewInt(1e9), FeeCap: big.NewInt(10e9)}
 }
+
+// TestSettleFailsWhenDepositEmptied: the deposit address's tokens were moved away
+// by hand before the sweep (someone with the master key): the sweep cannot be
+// made, and after the retries the payout and the receipt are failed with the
+// reason; nothing is sent.
+func TestSettleFailsWhenDepositEmptied(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		p := onPayChain(t, cfg, true)
+		usdtAddr := p.tokenAddress(t, usdt)
+		inv, addr := p.invoice(t, 10_000, usdt)
+		p.d.send(t, 0, usdtAddr, addr, dollars(10))
+		p.d.send(t, 0, "", addr, big.NewInt(1e16)) // gas for the hand-made transfer
+		p.d.Mine()
+		p.d.Mine()
+		p.sync(t)
+		net, _ := p.reg.Network(kassa.Devnet, "devchain")
+		index := p.depositIndex(t, inv)
+		key, err := p.keys.DepositKey(net, index)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data := append([]byte{0xa9, 0x05, 0x9c, 0xbb}, common.LeftPadBytes(common.HexToAddress(newAddress(t)).Bytes(), 32)...)
+		data = append(data, common.LeftPadBytes(dollars(10).Bytes(), 32)...)
+		a := signTx(t, key, usdtAddr, new(big.Int), data, 100_000, 0)
+		if err := p.d.pool(t).Account().SendRaw(p.ctx, a.Raw); err != nil {
+			t.Fatal(err)
+		}
+		p.d.Mine()
+		p.wantBalance(t, usdt, addr, new(big.Int))
+		p.until(t, 20, "failed", func() bool {
+			st, _ := p.settlement(t, inv)
+			return len(st) == 1 && st[0] == kassa.SettlementFailed
+		})
+		if open, err := p.db.OpenPayouts(p.ctx, kassa.Devnet, "devchain"); err != nil || len(open) != 0 {
+			t.Fatalf("open payouts %d (%v), want the failed one closed", len(open), err)
+		}
+		p.wantBalance(t, usdt, p.merchant, new(big.Int))
+	})
+}
+
+// depositIndex is the derivation index of inv's devchain deposit address.
+func (p *payFixture) depositIndex(t testing.TB, inv *kassa.Invoice) uint32 {
+	t.Helper()
+	a, err := p.db.PaymentAddress(p.ctx, inv.ID, "devchain")
+	if err != nil || a == nil {
+		t.Fatalf("deposit address: %v", err)
+	}
+	return a.Index
+}
+
+// signTx signs a dev chain transaction with key.
+func signTx(t testing.TB, key []byte, to string, value *big.Int, data []byte, gas, nonce uint64) kassa.TxAttempt {
+	t.Helper()
+	priv, err := crypto.ToECDSA(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dest := common.HexToAddress(to)
+	id := big.NewInt(devchain.ChainID)
+	tx, err := types.SignTx(types.NewTx(&types.DynamicFeeTx{ChainID: id, Nonce: nonce, GasTipCap: big.NewInt(1e9),
+		GasFeeCap: big.NewInt(10e9), Gas: gas, To: &dest, Value: value, Data: data}), types.LatestSignerForChainID(id), priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := tx.MarshalBinary()
+	return kassa.TxAttempt{Raw: raw}
+}

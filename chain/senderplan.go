@@ -2,6 +2,7 @@ package chain
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/big"
 	"strings"
@@ -52,7 +53,13 @@ func (s *Sender) plan(ctx context.Context, head uint64, p *kassa.Payout, toppedU
 	}
 	call := transferCall(tok, p)
 	gas, err := s.Account.EstimateGas(ctx, call)
-	if err != nil {
+	switch {
+	case err != nil && p.FromIndex != kassa.GasWalletIndex && !IsEndpointFault(err) && !errors.Is(err, ErrUnavailable):
+		// The node refuses the sweep itself (it reverts): the deposit address does
+		// not hold what was received. Counted; the payout fails after the retries.
+		s.log().Error("chain send: a sweep cannot be made", "payout", p.ID, "from", p.From, "err", err)
+		return s.Store.FailAttempt(ctx, p.ID, fmt.Sprintf("the sweep from %s cannot be made: %v", p.From, err))
+	case err != nil:
 		return s.wait(ctx, p, fmt.Sprintf("the transfer cannot be estimated: %v", err))
 	}
 	gas = s.withMargin(gas)

@@ -2,8 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 
@@ -87,6 +85,13 @@ func (db *DB) refundSent(ctx context.Context, tx txq, p *kassa.Payout, hash stri
 	return saveOrder(ctx, tx, o, now)
 }
 
+// FailAttempt counts a transfer that cannot be made (kassa.PayoutStore).
+func (db *DB) FailAttempt(ctx context.Context, payoutID, reason string) error {
+	return db.tx(ctx, func(tx txq) error {
+		return db.payoutRetry(ctx, tx, &kassa.OutboxTx{PayoutID: payoutID}, reason, db.clock())
+	})
+}
+
 // payoutRetry handles a transfer or top-up that can never move money (reverted,
 // or its nonce taken): the payout is queued again to sign a new one, or fails
 // once kassa.MaxPayoutAttempts ran out, failing its receipts with the reason.
@@ -96,7 +101,7 @@ func (db *DB) payoutRetry(ctx context.Context, tx txq, t *kassa.OutboxTx, reason
 		return fmt.Errorf("store: payout %s: %w", t.PayoutID, err)
 	}
 	if p.Status == kassa.PayoutDone || p.Status == kassa.PayoutFailed || (p.TxID != t.ID && p.TopupTxID != t.ID) {
-		return nil
+		return nil // t.ID "" with no transaction signed: a transfer that could not be made
 	}
 	p.Attempts++
 	if p.Attempts < kassa.MaxPayoutAttempts {
@@ -168,13 +173,4 @@ func payoutReceipts(ctx context.Context, tx queryer, payoutID string, s kassa.Se
 		ids = append(ids, id)
 	}
 	return ids, rows.Err()
-}
-
-// Payout returns one payout (tests and `kassa wallet`).
-func (db *DB) Payout(ctx context.Context, id string) (*kassa.Payout, error) {
-	p, err := scanPayout(db.r.QueryRowContext(ctx, "SELECT "+payoutColumns+" FROM payouts WHERE id = $1", id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, kassa.NotFound("payout")
-	}
-	return p, err
 }
