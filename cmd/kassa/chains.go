@@ -163,6 +163,9 @@ func startChains(ctx context.Context, f *serveFlags, reg kassa.Registry, db *sto
 				out.close()
 				return nil, err
 			}
+			if out.dev != nil && n.Name == devNetwork && env == kassa.Devnet {
+				fmt.Fprintf(stdout, "  gas wallet:      %s (funded; pays the gas of sweeps and refunds)\n", s.gas)
+			}
 			w.Own = []string{s.gas}
 			if out.dev != nil && n.Name == devNetwork && env == kassa.Devnet {
 				w.StartBack = 1 << 62 // the whole dev chain, from its first block
