@@ -1,0 +1,155 @@
+package store_test
+
+import (
+	"math/big"
+	"strings"
+	"testing"
+
+	"kassa"
+	"kassa/store"
+	"kassa/store/storetest"
+)
+
+// queuedSweep pays a fresh invoice, claims its receipt and queues its sweep.
+func (f *fixture) queuedSweep(t *testing.T, hash, deposit string) (*kassa.Payout, *kassa.InvoicePayment) {
+	t.Helper()
+	r, _ := f.pay(t, f.invoice(t, f.m, 1000, nil), hash, 1000, true)
+	jobs, err := f.db.ClaimSettlements(f.ctx, 10)
+	must(t, err)
+	for _, j := range jobs {
+		if j.ReceiptID == r.ID {
+			j.DepositAddress, j.To = deposit, "0x52908400098527886E0F7030069857D2E4169EE7"
+			p, err := f.db.QueueSweep(f.ctx, j)
+			must(t, err)
+			return p, r
+		}
+	}
+	t.Fatalf("receipt %s not claimed", r.ID)
+	return nil, nil
+}
+
+// addTx stores a signed transaction of payout p from its deposit address.
+func (f *fixture) addTx(t *testing.T, p *kassa.Payout, purpose string, minNonce uint64) *kassa.OutboxTx {
+	t.Helper()
+	tx, err := f.db.AddTx(f.ctx, &kassa.OutboxTx{Environment: kassa.Devnet, Network: p.Network, From: p.From,
+		Purpose: purpose, PayoutID: p.ID, To: p.To, Value: new(big.Int), GasLimit: 60_000}, minNonce,
+		func(n uint64) (kassa.TxAttempt, error) {
+			hash := "0x" + strings.ReplaceAll(kassa.NewUUID()+kassa.NewUUID(), "-", "")
+			return kassa.TxAttempt{Hash: hash, Raw: []byte{byte(n)},
+				Tip: big.NewInt(1), FeeCap: big.NewInt(2)}, nil
+		})
+	must(t, err)
+	return tx
+}
+
+func (f *fixture) receiptSettlement(t *testing.T, r *kassa.InvoicePayment) kassa.SettlementStatus {
+	t.Helper()
+	rs, err := f.db.InvoicePayments(f.ctx, r.MerchantID, r.InvoiceID, 10)
+	must(t, err)
+	return rs[0].Settlement
+}
+
+// TestOutboxNonces: one allocator per (network, sender): the stored next nonce
+// or the chain's count, whichever is larger; a filler takes exactly its nonce.
+func TestOutboxNonces(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		f := newFixture(t, cfg)
+		p, _ := f.queuedSweep(t, "0x01", "0x1111111111111111111111111111111111111111")
+		for _, c := range []struct {
+			purpose  string
+			min      uint64
+			want     uint64
+			wantNext uint64
+		}{
+			{kassa.TxTopup, 0, 0, 1},
+			{kassa.TxTopup, 5, 5, 6}, // sent by hand up to 4: stepped over
+			{kassa.TxTopup, 0, 6, 7},
+			{kassa.TxFiller, 2, 2, 7}, // a gap filler takes exactly 2
+		} {
+			tx := f.addTx(t, p, c.purpose, c.min)
+			next, err := f.db.NextNonce(f.ctx, p.Network, p.From)
+			must(t, err)
+			if tx.Nonce != c.want || next != c.wantNext {
+				t.Errorf("%s min %d: nonce %d next %d, want %d and %d", c.purpose, c.min, tx.Nonce, next, c.want, c.wantNext)
+			}
+		}
+		other, err := f.db.NextNonce(f.ctx, "other-network", p.From)
+		if err != nil || other != 0 {
+			t.Errorf("another network's next nonce %d (%v), want 0", other, err)
+		}
+	})
+}
+
+// TestPayoutOutcomes: what the chain says of a transfer reaches its payout and
+// receipts: confirmed settles them with the mined hash; dropped by a
+// reorganisation they are processing again; reverted three times, failed.
+func TestPayoutOutcomes(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		f := newFixture(t, cfg)
+		p, r := f.queuedSweep(t, "0x01", "0x1111111111111111111111111111111111111111")
+		tx := f.addTx(t, p, kassa.TxTransfer, 0)
+		block := kassa.BlockRef{Number: 10, Hash: "0xb10"}
+		steps := []struct {
+			o    kassa.TxOutcome
+			want kassa.SettlementStatus
+		}{
+			{kassa.TxOutcome{Status: kassa.TxPending, MinedHash: tx.Latest().Hash, Block: block}, kassa.SettlementProcessing},
+			{kassa.TxOutcome{Status: kassa.TxConfirmed, MinedHash: tx.Latest().Hash, Block: block, GasUsed: 29_000}, kassa.SettlementSettled},
+			{kassa.TxOutcome{Status: kassa.TxPending}, kassa.SettlementProcessing}, // the block left the chain
+			{kassa.TxOutcome{Status: kassa.TxConfirmed, MinedHash: tx.Latest().Hash, Block: kassa.BlockRef{Number: 11, Hash: "0xb11"}}, kassa.SettlementSettled},
+		}
+		for i, s := range steps {
+			must(t, f.db.RecordTx(f.ctx, tx.ID, s.o))
+			if got := f.receiptSettlement(t, r); got != s.want {
+				t.Fatalf("step %d (%s): receipt %s, want %s", i, s.o.Status, got, s.want)
+			}
+		}
+		rs, _ := f.db.InvoicePayments(f.ctx, r.MerchantID, r.InvoiceID, 10)
+		if rs[0].SettlementTxHash == nil || *rs[0].SettlementTxHash != tx.Latest().Hash {
+			t.Fatalf("settlement_tx_hash %v, want %s", rs[0].SettlementTxHash, tx.Latest().Hash)
+		}
+
+		// Reverted transfers: queued again twice, failed the third time.
+		p2, r2 := f.queuedSweep(t, "0x02", "0x2222222222222222222222222222222222222222")
+		for attempt := 1; attempt <= kassa.MaxPayoutAttempts; attempt++ {
+			tx := f.addTx(t, p2, kassa.TxTransfer, 0)
+			must(t, f.db.RecordTx(f.ctx, tx.ID, kassa.TxOutcome{Status: kassa.TxReverted, MinedHash: tx.Latest().Hash,
+				Block: block, Reason: "reverted"}))
+			open, err := f.db.OpenPayouts(f.ctx, kassa.Devnet, p2.Network)
+			must(t, err)
+			if attempt < kassa.MaxPayoutAttempts && (len(open) != 1 || open[0].Status != kassa.PayoutQueued || open[0].Attempts != attempt) {
+				t.Fatalf("attempt %d: open payouts %+v, want it queued again", attempt, open)
+			}
+			if attempt == kassa.MaxPayoutAttempts && len(open) != 0 {
+				t.Fatalf("still open after %d reverted transfers", attempt)
+			}
+		}
+		if got := f.receiptSettlement(t, r2); got != kassa.SettlementFailed {
+			t.Fatalf("receipt %s after the retries, want failed", got)
+		}
+	})
+}
+
+// TestQueueSweepGroups: receipts of one deposit address, token and destination
+// share one queued sweep, their amounts added; a receipt is never in two.
+func TestQueueSweepGroups(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		f := newFixture(t, cfg)
+		deposit := "0x3333333333333333333333333333333333333333"
+		p1, _ := f.queuedSweep(t, "0x01", deposit)
+		p2, r2 := f.queuedSweep(t, "0x02", deposit)
+		if p1.ID != p2.ID || p2.Amount.Cmp(big.NewInt(2*1000*1_000_000_000_000_000)) != 0 {
+			t.Fatalf("second sweep %s of %s, want %s with both amounts", p2.ID, p2.Amount, p1.ID)
+		}
+		j := kassa.SettlementJob{ReceiptID: r2.ID, DepositAddress: deposit, To: p2.To, Network: p2.Network,
+			Environment: kassa.Devnet, TokenID: 1, AmountUnits: big.NewInt(1)}
+		if _, err := f.db.QueueSweep(f.ctx, j); kassa.ErrorKindOf(err) != kassa.KindConflict {
+			t.Fatalf("queueing a receipt twice: %v, want a conflict", err)
+		}
+		f.addTx(t, p1, kassa.TxTransfer, 0) // signed: the next receipt gets a new sweep
+		p3, _ := f.queuedSweep(t, "0x03", deposit)
+		if p3.ID == p1.ID {
+			t.Fatal("a receipt joined a sweep already signed")
+		}
+	})
+}
