@@ -61,6 +61,8 @@ type Chain struct {
 	snapshots map[uint64]common.Hash // evm_snapshot id → head block at that time
 	lastSnap  uint64                 // the last id handed out
 
+	fundMu sync.Mutex // one Fund at a time: it counts its funder's nonces
+
 	stop      chan struct{} // closed by Close: stops the mining goroutines
 	wg        sync.WaitGroup
 	closeOnce sync.Once

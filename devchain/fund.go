@@ -46,13 +46,22 @@ func (c *Chain) Fund(ctx context.Context, addr string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	// One Fund at a time, its nonces counted here: the pool's pending nonce
+	// can lag a block just mined, and reusing it is "nonce too low".
+	c.fundMu.Lock()
+	defer c.fundMu.Unlock()
+	from := crypto.PubkeyToAddress(key.PublicKey)
+	nonce, err := cl.PendingNonceAt(ctx, from)
+	if err != nil {
+		return false, fmt.Errorf("devchain: fund: %w", err)
+	}
+	if mined, err := cl.NonceAt(ctx, from, nil); err != nil {
+		return false, fmt.Errorf("devchain: fund: %w", err)
+	} else if mined > nonce {
+		nonce = mined
+	}
 	var last *types.Transaction
 	send := func(dest common.Address, value *big.Int, data []byte) error {
-		from := crypto.PubkeyToAddress(key.PublicKey)
-		nonce, err := cl.PendingNonceAt(ctx, from)
-		if err != nil {
-			return err
-		}
 		gas, err := cl.EstimateGas(ctx, ethereum.CallMsg{From: from, To: &dest, Value: value, Data: data})
 		if err != nil {
 			return err
@@ -76,6 +85,7 @@ func (c *Chain) Fund(ctx context.Context, addr string) (bool, error) {
 			return err
 		}
 		last = tx
+		nonce++
 		return cl.SendTransaction(ctx, tx)
 	}
 	if err := send(to, FundEther, nil); err != nil {
