@@ -168,6 +168,7 @@ type EventFilter struct {
 	Environment   Environment
 	Scope         Scope
 	Types         []string
+	ObjectIDs     []string // only the events of these objects (an invoice and its receipts: its timeline); nil all
 	CreatedGTE    *time.Time
 	CreatedLTE    *time.Time
 	StartingAfter string

@@ -90,13 +90,16 @@ func (inv *Invoice) PaymentUnderway() bool {
 
 // InvoiceFilter selects a page of a merchant's invoices, newest first.
 type InvoiceFilter struct {
-	MerchantID    int64
-	Statuses      []InvoiceStatus
-	Types         []string
-	CustomerID    *string
-	Environment   *Environment
-	CreatedGTE    *time.Time
-	CreatedLTE    *time.Time
+	MerchantID  int64
+	Statuses    []InvoiceStatus
+	Types       []string
+	CustomerID  *string
+	Environment *Environment
+	CreatedGTE  *time.Time
+	CreatedLTE  *time.Time
+	// Query finds invoices by id, customer id, deposit address or a payment's
+	// transaction hash (exactly), or a word of the description; "" finds all.
+	Query         string
 	StartingAfter string // id: the page holds invoices older than it
 	EndingBefore  string // id: the page holds invoices newer than it
 	Limit         int

@@ -46,9 +46,14 @@ func (c *MerchantCreate) Validate() error {
 	if err := CheckEmail("email", c.Email); err != nil {
 		return err
 	}
-	// bcrypt reads at most 72 bytes (and refuses more), so the upper bound is in bytes.
-	if n := utf8.RuneCountInString(c.Password); n < 8 || len(c.Password) > 72 {
-		return Invalidf("password", "invalid_password", "password must be 8 characters to 72 bytes long.")
+	return CheckPassword("password", c.Password)
+}
+
+// CheckPassword checks a new password's length: 8 characters to 72 bytes (bcrypt
+// reads at most 72 bytes and refuses more, so the upper bound is in bytes).
+func CheckPassword(param, password string) error {
+	if n := utf8.RuneCountInString(password); n < 8 || len(password) > 72 {
+		return Invalidf(param, "invalid_password", "%s must be 8 characters to 72 bytes long.", param)
 	}
 	return nil
 }
@@ -129,6 +134,10 @@ type MerchantService interface {
 	// Login checks an email and password; any mismatch is the same
 	// KindUnauthenticated error, so callers cannot tell which part was wrong.
 	Login(ctx context.Context, email, password string) (*Merchant, error)
+	// ChangePassword replaces the password when current is right (else the same
+	// KindUnauthenticated error as Login) and ends every dashboard session of the
+	// merchant, so a stolen session dies with the old password.
+	ChangePassword(ctx context.Context, merchantID int64, current, next string) error
 }
 
 // CheckEmail checks that s is a plain email address of at most 255 characters.

@@ -42,6 +42,9 @@ type PaymentService interface {
 	IngestPayment(ctx context.Context, in PaymentInput) (*InvoicePayment, *Invoice, error)
 	// InvoicePayments lists an invoice's receipts, newest first, at most limit.
 	InvoicePayments(ctx context.Context, merchantID int64, invoiceID string, limit int) ([]*InvoicePayment, error)
+	// PaymentsOf returns the receipts of several of the merchant's invoices, oldest
+	// first, by invoice id (the reports' payments export); unknown ids have none.
+	PaymentsOf(ctx context.Context, merchantID int64, invoiceIDs []string) (map[string][]*InvoicePayment, error)
 }
 
 // receiptJSON is the invoice_payment object as merchants see it.

@@ -13,6 +13,7 @@ import (
 
 	"kassa"
 	"kassa/api/commerceapi"
+	"kassa/api/dashboard"
 	"kassa/api/eventstream"
 	"kassa/api/httpx"
 	"kassa/api/merchantapi"
@@ -41,7 +42,9 @@ type Config struct {
 	Webhooks    kassa.WebhookService            // webhook endpoints and their delivery log
 	Commerce    commerce.Service                // search, checkout and orders (/api/commerce); nil: no commerce routes
 	Catalog     commerce.Catalog                // retailers per environment, for /api/commerce/status
+	Sessions    kassa.DashboardSessionStore     // the dashboard's sign-ins; nil: no dashboard
 	Health      func(ctx context.Context) error // store ping for /healthz and /readyz; nil: always ok
+	Warnings    func() []string                 // what /readyz reports while ready (a short gas wallet); nil: none
 	Limits      httpx.RateLimits
 	Logger      *slog.Logger     // nil: discard
 	Now         func() time.Time // nil: time.Now
@@ -58,17 +61,18 @@ type server struct {
 	signer   kassa.SessionSigner
 	payments *payment.Service
 
-	merchant *merchantapi.API // the merchant API: login, keys, settings, invoices, events, webhooks, devnet
-	commerce *commerceapi.API // the commerce API, when cfg.Commerce is set
-	streams  *eventstream.API // WebSocket tokens and event streams
-	payor    *payorapi.API    // /api/v1/payments/* and verify
-	page     *paypage.Page    // the hosted payment page, /pay/*
+	merchant *merchantapi.API     // the merchant API: login, keys, settings, invoices, events, webhooks, devnet
+	commerce *commerceapi.API     // the commerce API, when cfg.Commerce is set
+	streams  *eventstream.API     // WebSocket tokens and event streams
+	payor    *payorapi.API        // /api/v1/payments/* and verify
+	page     *paypage.Page        // the hosted payment page, /pay/*
+	board    *dashboard.Dashboard // the merchant dashboard, /dashboard/*, when cfg.Sessions is set
 }
 
 // New builds every surface over cfg and returns the service's HTTP handler.
 func New(cfg Config) http.Handler {
 	core := httpx.NewCore(httpx.CoreConfig{Secret: cfg.Secret, Merchants: cfg.Merchants, Keys: cfg.Keys,
-		Idempotency: cfg.Idempotency, Health: cfg.Health, Limits: cfg.Limits, Logger: cfg.Logger, Now: cfg.Now})
+		Idempotency: cfg.Idempotency, Health: cfg.Health, Warnings: cfg.Warnings, Limits: cfg.Limits, Logger: cfg.Logger, Now: cfg.Now})
 	s := &server{Core: core, cfg: cfg, signer: kassa.NewSessionSigner(cfg.Secret),
 		payments: cfg.Pay}
 	if s.payments == nil { // quotes need wallets and addresses: none without them
@@ -97,6 +101,12 @@ func New(cfg Config) http.Handler {
 		IconURL: paypage.IconURL})
 	s.page = paypage.New(paypage.Config{Signer: s.signer, Payor: cfg.Payor, Registry: cfg.Registry, Rates: rates,
 		Pay: s.payments, Tracker: tracker, Stream: cfg.Stream, Logger: core.Log(), Now: core.Now})
+	if cfg.Sessions != nil {
+		s.board = dashboard.New(dashboard.Config{Core: core, Merchants: cfg.Merchants, Sessions: cfg.Sessions,
+			Invoices: cfg.Invoices, Keys: cfg.Keys, Webhooks: cfg.Webhooks, Payments: cfg.Payments, Events: cfg.Events,
+			Registry: cfg.Registry, Signer: s.signer,
+			PublicURL: cfg.PublicURL, Log: core.Log(), Now: core.Now})
+	}
 	s.routes()
 	return core
 }

@@ -191,3 +191,40 @@ func TestMainnetToken(t *testing.T) {
 		}
 	})
 }
+
+// TestReadyzWarnings: /readyz stays 200 and ready while reporting what an
+// operator should see to (a short gas wallet); /healthz does not carry them.
+func TestReadyzWarnings(t *testing.T) {
+	tests := []struct {
+		name     string
+		warnings func() []string
+		want     []string
+	}{
+		{"none configured", nil, nil},
+		{"none now", func() []string { return nil }, nil},
+		{"a short gas wallet", func() []string { return []string{"gas wallet 0xabc on devchain (devnet) holds 0 ETH"} },
+			[]string{"gas wallet 0xabc on devchain (devnet) holds 0 ETH"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(api.New(api.Config{Health: func(context.Context) error { return nil }, Warnings: tt.warnings}))
+			defer srv.Close()
+			e := &testEnv{t: t, srv: srv}
+			r := e.do(request{method: "GET", path: "/readyz"})
+			expectStatus(t, r, 200)
+			body := r.obj(t)
+			got, _ := body["warnings"].([]any)
+			if body["status"] != "ok" || len(got) != len(tt.want) {
+				t.Fatalf("body %s, want warnings %q", r.body, tt.want)
+			}
+			for i := range got {
+				if got[i] != tt.want[i] {
+					t.Errorf("warning %q, want %q", got[i], tt.want[i])
+				}
+			}
+			if h := e.do(request{method: "GET", path: "/healthz"}); h.obj(t)["warnings"] != nil {
+				t.Errorf("/healthz body %s", h.body)
+			}
+		})
+	}
+}

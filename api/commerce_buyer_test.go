@@ -122,7 +122,7 @@ func TestCommerceEndsBeforePayment(t *testing.T) {
 			t.Fatalf("expired part paid %v", o)
 		}
 		o = order(t, simulate(id, "refunded"))
-		if o["status"] != "refunded" || o["refundStatus"] != "COMPLETED" {
+		if o["status"] != "refunded" || o["refundStatus"] != "REFUNDED" {
 			t.Fatalf("refunded %v", o)
 		}
 	})

@@ -135,7 +135,7 @@ func TestCommerceCancel(t *testing.T) {
 		}
 		// Devnet completes the refund by simulation.
 		o = order(t, s.call("POST", "/api/commerce/devnet/orders/"+id+"/simulate", `{"transitionTo":"refunded"}`))
-		if o["status"] != "refunded" || o["refundStatus"] != "COMPLETED" || o["refund"].(map[string]any)["txHash"] == nil {
+		if o["status"] != "refunded" || o["refundStatus"] != "REFUNDED" || o["refund"].(map[string]any)["txHash"] == nil {
 			t.Fatalf("refunded %v", o)
 		}
 

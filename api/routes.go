@@ -14,7 +14,7 @@ import (
 func (s *server) routes() {
 	// Health.
 	s.HandleHTTP("GET /healthz", s.Health)
-	s.HandleHTTP("GET /readyz", s.Health)
+	s.HandleHTTP("GET /readyz", s.Ready)
 
 	// Merchant API (/api/v1): dashboard login, keys, settings, invoices, events,
 	// webhook endpoints, devnet payments.
@@ -30,6 +30,8 @@ func (s *server) routes() {
 	s.Handle("POST /api/v1/invoices", s.Merchant(s.LimitCreate(
 		s.Idempotent(httpx.IdempotencyOptions{Required: true, UUID: true}, s.merchant.CreateInvoice))))
 	s.Handle("GET /api/v1/invoices", s.Merchant(s.merchant.ListInvoices))
+	s.Handle("GET /api/v1/reports/invoices.csv", s.Merchant(s.merchant.InvoicesCSV))
+	s.Handle("GET /api/v1/reports/payments.csv", s.Merchant(s.merchant.PaymentsCSV))
 	s.Handle("GET /api/v1/invoices/totals", s.Merchant(s.merchant.InvoiceTotals))
 	s.Handle("GET /api/v1/invoices/{invoiceId}", s.Merchant(s.merchant.GetInvoice))
 	// "customer/{customerId}" and "{invoiceId}/status" overlap as ServeMux patterns,
@@ -93,4 +95,9 @@ func (s *server) routes() {
 	s.HandleHTTP("POST /pay/{invoiceId}/email", s.page.Form("email", s.page.SaveEmail))
 	s.HandleHTTP("GET /pay/{invoiceId}/qr.png", s.page.QR)
 	s.HandleHTTP("GET /pay/{invoiceId}/events", s.page.Events)
+
+	// Merchant dashboard (/dashboard), HTML: its route table is in api/dashboard.
+	if s.board != nil {
+		s.board.Routes(s.HandleHTTP)
+	}
 }

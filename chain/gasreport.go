@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"sort"
 	"time"
 
 	"kassa"
@@ -109,5 +110,31 @@ func (s *Sender) sweepCosts(ctx context.Context, gas string, price *big.Int) map
 		}
 		out[t.ID] = new(big.Int).Mul(new(big.Int).SetUint64(units+topup), price)
 	}
+	return out
+}
+
+// nativeDecimals is the decimals of every EVM network's coin.
+const nativeDecimals = 18
+
+// Warning says what is wrong when the wallet is short, for `kassa wallet` and
+// /readyz; "" when it can pay for everything waiting.
+func (r *GasReport) Warning() string {
+	if r == nil || !r.Short {
+		return ""
+	}
+	return fmt.Sprintf("gas wallet %s on %s (%s) holds %s %s; the %d waiting payouts need up to %s %s: they wait until it is funded",
+		r.Address, r.Network, r.Environment, kassa.FormatUnits(r.Balance, nativeDecimals), r.Native,
+		r.Waiting, kassa.FormatUnits(r.Need, nativeDecimals), r.Native)
+}
+
+// Warnings returns the warning of every sender's last gas report, sorted.
+func (ss *Senders) Warnings() []string {
+	var out []string
+	for _, s := range ss.All() {
+		if w := s.LastGasReport().Warning(); w != "" {
+			out = append(out, w)
+		}
+	}
+	sort.Strings(out)
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"kassa"
+	"kassa/chain"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -77,11 +78,24 @@ func TestSettleGasWalletDry(t *testing.T) {
 		if !report.Short || report.Waiting != 2 || report.Need.Sign() <= 0 || report.Balance.Sign() != 0 {
 			t.Fatalf("gas report %+v, want short with 2 waiting", report)
 		}
+		warn := report.Warning()
+		for _, want := range []string{p.gas, "devchain (devnet) holds 0 ETH", "the 2 waiting payouts need up to 0."} {
+			if !strings.Contains(warn, want) {
+				t.Fatalf("warning %q, want %q in it", warn, want)
+			}
+		}
+		senders := &chain.Senders{}
+		senders.Add(p.sender)
+		if ws := senders.Warnings(); len(ws) != 1 || !strings.Contains(ws[0], p.gas) {
+			t.Fatalf("the senders' warnings after their rounds: %q", ws)
+		}
 		p.fund(t)
 		p.until(t, 30, "settled once funded", func() bool { return p.settled(t, a, b) })
 		p.wantBalance(t, usdt, p.merchant, dollars(15))
 		if report, _ := p.sender.GasReport(p.ctx); report.Short || report.Waiting != 0 {
 			t.Fatalf("gas report after funding %+v", report)
+		} else if w := report.Warning(); w != "" {
+			t.Fatalf("warning after funding: %q", w)
 		}
 	})
 }

@@ -40,8 +40,8 @@ func (s OrderStatus) Valid() bool {
 // Refund statuses (refundStatus and refund.status).
 const (
 	RefundNone      = "NONE"
-	RefundPending   = "PENDING"   // owed to the payor, not yet sent
-	RefundCompleted = "COMPLETED" // sent; TxHash set
+	RefundPending   = "PENDING"  // owed to the payor, not yet sent
+	RefundCompleted = "REFUNDED" // sent and confirmed; TxHash set (decisions.md, "Chains")
 )
 
 // Cancellation statuses (cancellationStatus).

@@ -105,6 +105,17 @@ func (s *Static) Rate(_ context.Context, t kassa.Token) (kassa.Rate, error) {
 		"No rate is available for %s on %s.", t.Symbol, t.Network)
 }
 
+// Pinned returns the rate of t's network-scoped entry ("devchain:ETH"), if the
+// table has one: a fixed rate that live sources do not override (dev chain ETH
+// is not the market's ETH).
+func (s *Static) Pinned(t kassa.Token) (kassa.Rate, bool) {
+	p, ok := s.prices[t.Network+":"+t.Symbol]
+	if !ok {
+		return kassa.Rate{}, false
+	}
+	return kassa.Rate{USDPerToken: new(big.Rat).Set(p), UpdatedAt: s.updatedAt}, true
+}
+
 // UpdatedAt returns when the table was loaded.
 func (s *Static) UpdatedAt() time.Time { return s.updatedAt }
 

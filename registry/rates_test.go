@@ -108,3 +108,24 @@ func TestLoadStaticOverride(t *testing.T) {
 		}
 	}
 }
+
+func TestStaticPinned(t *testing.T) {
+	s, err := LoadStatic("", time.Unix(1000, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		tok  kassa.Token
+		want *big.Rat // nil: not pinned
+	}{
+		{kassa.Token{Network: "devchain", Symbol: "ETH"}, big.NewRat(2000, 1)},
+		{kassa.Token{Network: "ethereum", Symbol: "ETH"}, nil},                // a plain symbol entry is not a pin
+		{kassa.Token{Network: "devchain", Symbol: "USDT", Stable: true}, nil}, // nor is the peg
+	}
+	for _, tt := range tests {
+		r, ok := s.Pinned(tt.tok)
+		if ok != (tt.want != nil) || (ok && r.USDPerToken.Cmp(tt.want) != 0) {
+			t.Errorf("Pinned(%s:%s) = %v, %v; want %v", tt.tok.Network, tt.tok.Symbol, r.USDPerToken, ok, tt.want)
+		}
+	}
+}

@@ -298,6 +298,14 @@ func TestEventsList(t *testing.T) {
 		must(t, err)
 
 		base := kassa.EventFilter{MerchantID: f.m.ID, Environment: kassa.Devnet, Scope: kassa.ScopeMerchant, Limit: 100}
+		timeline := base
+		receipts, err := f.db.InvoicePayments(f.ctx, f.m.ID, invs[0].ID, 10)
+		must(t, err)
+		timeline.ObjectIDs = []string{invs[0].ID, receipts[0].ID}
+		if got := f.allEvents(t, timeline); len(got) != 3 || got[0].Type != "invoice.updated" ||
+			got[1].Type != "invoice_payment.created" || got[2].Type != "invoice.created" {
+			t.Fatalf("the timeline of an invoice and its receipt: %d events, newest %v", len(got), got)
+		}
 		all := f.allEvents(t, base)
 		ids := eventIDs(all)
 		wantTypes := []string{"invoice.updated", "invoice.canceled", "invoice.updated", "invoice_payment.created",

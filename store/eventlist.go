@@ -32,6 +32,7 @@ func (db *DB) Events(ctx context.Context, f kassa.EventFilter) ([]*kassa.Event, 
 	w.add("merchant_id = %s", f.MerchantID)
 	w.add("environment = %s", string(f.Environment))
 	w.in("type", types)
+	w.in("object_id", f.ObjectIDs)
 	if f.CreatedGTE != nil {
 		w.add("created_at >= %s", micros(*f.CreatedGTE))
 	}

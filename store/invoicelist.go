@@ -52,6 +52,23 @@ func (w *where) in(expr string, vs []string) {
 	w.conds = append(w.conds, expr+" IN ("+strings.Join(ph, ", ")+")")
 }
 
+// search adds the dashboard's search: an invoice id, customer id, deposit
+// address or transaction hash exactly (addresses in either case), or a piece of
+// the description.
+func (w *where) search(q string) {
+	q = strings.TrimSpace(q)
+	address := q
+	if kassa.CheckEVMAddress("q", q) == nil {
+		address = kassa.ChecksumAddress(q) // as deposit addresses are stored
+	}
+	like := strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(strings.ToLower(q))
+	exact := w.arg(q)
+	w.conds = append(w.conds, "(id = "+exact+" OR customer_id = "+exact+
+		" OR LOWER(description) LIKE "+w.arg("%"+like+"%")+` ESCAPE '\'`+
+		" OR id IN (SELECT invoice_id FROM payment_addresses WHERE address = "+w.arg(address)+")"+
+		" OR id IN (SELECT invoice_id FROM receipts WHERE tx_hash = "+w.arg(strings.ToLower(q))+"))")
+}
+
 func (w *where) String() string { return " WHERE " + strings.Join(w.conds, " AND ") }
 
 // common adds the filters Invoices and InvoiceTotals share.
@@ -119,6 +136,9 @@ func (db *DB) Invoices(ctx context.Context, f kassa.InvoiceFilter) ([]*kassa.Inv
 		w.in(effectiveStatusSQL(w.arg(micros(now))), statuses)
 	}
 	w.in("invoice_type", f.Types)
+	if f.Query != "" {
+		w.search(f.Query)
+	}
 
 	order := " ORDER BY created_at DESC, id DESC"
 	cursor, param, backward := f.StartingAfter, "starting_after", false

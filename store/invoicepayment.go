@@ -77,6 +77,30 @@ func (db *DB) InvoicePayments(ctx context.Context, merchantID int64, invoiceID s
 	return receipts(ctx, db.r, invoiceID, limit)
 }
 
+// PaymentsOf returns the receipts of the merchant's invoices ids, oldest first.
+func (db *DB) PaymentsOf(ctx context.Context, merchantID int64, ids []string) (map[string][]*kassa.InvoicePayment, error) {
+	out := map[string][]*kassa.InvoicePayment{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	w := &where{}
+	w.add("merchant_id = %s", merchantID)
+	w.in("invoice_id", ids)
+	rows, err := db.r.QueryContext(ctx, "SELECT "+receiptSelect+" FROM receipts"+w.String()+" ORDER BY seen_at, id", w.args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: receipts of invoices: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		r, err := scanReceipt(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store: receipts of invoices: %w", err)
+		}
+		out[r.InvoiceID] = append(out[r.InvoiceID], r)
+	}
+	return out, rows.Err()
+}
+
 // IngestPayment records a transfer and recomputes its invoice in one transaction,
 // with the invoice row locked (FOR UPDATE on PostgreSQL, the single writer on
 // SQLite), so two receipts for one invoice never lose an update. The receipt's

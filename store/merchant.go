@@ -221,6 +221,38 @@ func (db *DB) Login(ctx context.Context, email, password string) (*kassa.Merchan
 	return db.Merchant(ctx, id)
 }
 
+// ChangePassword replaces the merchant's password hash and ends its dashboard
+// sessions, in one transaction.
+func (db *DB) ChangePassword(ctx context.Context, merchantID int64, current, next string) error {
+	if err := kassa.CheckPassword("new_password", next); err != nil {
+		return err
+	}
+	var hash string
+	err := db.r.QueryRowContext(ctx, "SELECT password_hash FROM merchants WHERE id = $1", merchantID).Scan(&hash)
+	if errors.Is(err, sql.ErrNoRows) {
+		return kassa.NotFound("merchant")
+	}
+	if err != nil {
+		return fmt.Errorf("store: change password: %w", err)
+	}
+	if bcrypt.CompareHashAndPassword([]byte(hash), []byte(current)) != nil {
+		return errInvalidCredentials()
+	}
+	fresh, err := bcrypt.GenerateFromPassword([]byte(next), db.cost)
+	if err != nil {
+		return fmt.Errorf("store: change password: %w", err)
+	}
+	return db.tx(ctx, func(tx txq) error {
+		if _, err := tx.ExecContext(ctx, "UPDATE merchants SET password_hash = $1 WHERE id = $2", string(fresh), merchantID); err != nil {
+			return fmt.Errorf("store: change password: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, "DELETE FROM dashboard_sessions WHERE merchant_id = $1", merchantID); err != nil {
+			return fmt.Errorf("store: change password: %w", err)
+		}
+		return nil
+	})
+}
+
 // dummyPasswordHash is a hash at the configured cost that no password matches.
 func (db *DB) dummyPasswordHash() []byte {
 	db.dummyOnce.Do(func() {

@@ -23,6 +23,7 @@ type Core struct {
 	keys        kassa.APIKeyService
 	idempotency kassa.IdempotencyStore
 	healthCheck func(ctx context.Context) error
+	warnings    func() []string
 	mux         *http.ServeMux
 
 	general, create, login *Limiter
@@ -40,6 +41,7 @@ type CoreConfig struct {
 	Keys        kassa.APIKeyService             // API key authentication
 	Idempotency kassa.IdempotencyStore          // Idempotency-Key claims
 	Health      func(ctx context.Context) error // store ping for /healthz and /readyz; nil: always ok
+	Warnings    func() []string                 // what /readyz reports while staying ready (a short gas wallet); nil: none
 	Limits      RateLimits
 	Logger      *slog.Logger     // nil: discard
 	Now         func() time.Time // nil: time.Now
@@ -49,7 +51,7 @@ type CoreConfig struct {
 func NewCore(cfg CoreConfig) *Core {
 	c := &Core{log: cfg.Logger, now: cfg.Now, mux: http.NewServeMux(), touched: map[string]time.Time{},
 		secret: cfg.Secret, merchants: cfg.Merchants, keys: cfg.Keys, idempotency: cfg.Idempotency,
-		healthCheck: cfg.Health}
+		healthCheck: cfg.Health, warnings: cfg.Warnings}
 	if c.log == nil {
 		c.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}

@@ -183,3 +183,12 @@ func ErrUnauthenticated(code, msg string) error {
 func ErrPermission(code, msg string) error {
 	return &kassa.Error{Kind: kassa.KindPermission, Code: code, Message: msg}
 }
+
+// WriteCSV answers a CSV file to download as name.
+func WriteCSV(w http.ResponseWriter, name string, body []byte) {
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
+}

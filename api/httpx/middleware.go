@@ -110,8 +110,9 @@ func checkBody(r *http.Request) error {
 		return nil
 	}
 	mt, _, err := mime.ParseMediaType(ct)
-	if err == nil && mt == "application/x-www-form-urlencoded" && strings.HasPrefix(r.URL.Path, "/pay/") {
-		return nil // the payment page's forms, which work without JavaScript
+	if err == nil && mt == "application/x-www-form-urlencoded" &&
+		(strings.HasPrefix(r.URL.Path, "/pay/") || strings.HasPrefix(r.URL.Path, "/dashboard/")) {
+		return nil // the payment page's and the dashboard's forms, which work without JavaScript
 	}
 	if err != nil || mt != "application/json" {
 		return ErrInvalid("", "invalid_content_type", "Content-Type must be application/json.")
@@ -185,8 +186,35 @@ func (c *captureWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// Health answers /healthz and /readyz from the store ping.
+// Health answers /healthz from the store ping.
 func (s *Core) Health(w http.ResponseWriter, r *http.Request) {
+	if s.healthy(w, r) {
+		WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	}
+}
+
+// readiness is the body of /readyz: ok, and what an operator should see to
+// (a gas wallet that cannot pay for the waiting sweeps) without being unready.
+type readiness struct {
+	Status   string   `json:"status"`
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Ready answers /readyz: 503 while the store does not answer; otherwise 200 with
+// the warnings, if any.
+func (s *Core) Ready(w http.ResponseWriter, r *http.Request) {
+	if !s.healthy(w, r) {
+		return
+	}
+	body := readiness{Status: "ok"}
+	if s.warnings != nil {
+		body.Warnings = s.warnings()
+	}
+	WriteJSON(w, http.StatusOK, body)
+}
+
+// healthy pings the store, answering 503 itself when it does not answer.
+func (s *Core) healthy(w http.ResponseWriter, r *http.Request) bool {
 	if s.healthCheck != nil {
 		ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
 		defer cancel()
@@ -194,8 +222,8 @@ func (s *Core) Health(w http.ResponseWriter, r *http.Request) {
 			s.log.LogAttrs(r.Context(), slog.LevelWarn, "health check failed",
 				slog.String("request_id", RequestID(r.Context())), slog.String("error", err.Error()))
 			WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
-			return
+			return false
 		}
 	}
-	WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	return true
 }

@@ -93,24 +93,9 @@ func (c *chains) run(ctx context.Context, wg *sync.WaitGroup) {
 func startChains(ctx context.Context, f *serveFlags, reg kassa.Registry, db *store.DB, rates kassa.RateSource,
 	wallets map[kassa.Environment]kassa.PaymentAddressDeriver, log *slog.Logger, stdout io.Writer) (*chains, error) {
 	out := &chains{watchers: &chain.Watchers{}, costs: &chain.Senders{}}
-	urls := map[string][]string{}
-	for _, env := range []kassa.Environment{kassa.Devnet, kassa.Mainnet} {
-		for _, n := range reg.Networks(env) {
-			if len(n.RPCURLs) > 0 {
-				urls[key(env, n.Name)] = n.RPCURLs
-			}
-		}
-	}
-	for name, list := range f.rpc {
-		found := false
-		for _, env := range []kassa.Environment{kassa.Devnet, kassa.Mainnet} {
-			if _, ok := reg.Network(env, name); ok {
-				urls[key(env, name)], found = list, true
-			}
-		}
-		if !found {
-			return nil, fmt.Errorf("--rpc: no network %q in the registry", name)
-		}
+	urls, err := rpcURLs(reg, f.rpc)
+	if err != nil {
+		return nil, err
 	}
 	interval := map[string]time.Duration{}
 	if f.dev && f.devchain {
@@ -151,12 +136,7 @@ func startChains(ctx context.Context, f *serveFlags, reg kassa.Registry, db *sto
 				out.close()
 				return nil, err
 			}
-			var tokens []kassa.Token
-			for _, t := range reg.Tokens(env) {
-				if t.Network == n.Name {
-					tokens = append(tokens, t)
-				}
-			}
+			tokens := networkTokens(reg, n)
 			w := &chain.Watcher{Network: n, Tokens: tokens, Nodes: pool, Store: db, Rates: rates, Log: log, Holder: holder}
 			s, err := newSender(ctx, n, tokens, pool, db, wallets[env], holder, log, out.dev)
 			if err != nil {
@@ -183,37 +163,25 @@ func startChains(ctx context.Context, f *serveFlags, reg kassa.Registry, db *sto
 	return out, nil
 }
 
-// newSender builds the network's sender of payouts, with the environment's keys;
-// on the dev chain it funds the gas wallet first.
+// newSender builds the network's sender of payouts (newGasSender); on the dev
+// chain it funds the gas wallet first.
 func newSender(ctx context.Context, n kassa.Network, tokens []kassa.Token, pool *chain.Pool, db *store.DB,
 	wallet kassa.PaymentAddressDeriver, holder string, log *slog.Logger, dev *devchain.Chain) (*gasSender, error) {
-	keys, ok := wallet.(kassa.KeyRing)
-	if !ok {
-		return nil, fmt.Errorf("network %s: no signing keys for %s", n.Name, n.Environment)
-	}
-	s := &chain.Sender{Network: n, Tokens: tokens, Chain: pool.Node(), Account: pool.Account(), Store: db,
-		Keys: keys, Leaser: db, Holder: holder, Log: log}
-	gas, err := s.GasAddress()
+	s, err := newGasSender(n, tokens, pool, db, wallet, holder, log)
 	if err != nil {
 		return nil, err
 	}
 	if dev != nil && n.Name == devNetwork && n.Environment == kassa.Devnet {
-		funded, err := dev.Fund(ctx, gas)
+		funded, err := dev.Fund(ctx, s.gas)
 		if err != nil {
 			return nil, fmt.Errorf("dev chain: funding the gas wallet: %w", err)
 		}
 		if funded {
-			log.Info("dev chain: funded the gas wallet", "address", gas)
+			log.Info("dev chain: funded the gas wallet", "address", s.gas)
 		}
 	}
-	log.Info("sending payouts", "network", n.Name, "environment", n.Environment, "gas_wallet", gas)
-	return &gasSender{s, gas}, nil
-}
-
-// gasSender is a Sender and its gas wallet's address.
-type gasSender struct {
-	*chain.Sender
-	gas string
+	log.Info("sending payouts", "network", n.Name, "environment", n.Environment, "gas_wallet", s.gas)
+	return s, nil
 }
 
 // devNetwork is the dev chain's network in the registry.

@@ -63,7 +63,7 @@ func seedDev(ctx context.Context, db *store.DB, publicURL, settleNetwork string,
 		secrets[scope] = secret
 	}
 	fmt.Fprintf(out, `Dev mode: demo merchant %d seeded (devnet). Do not use in production.
-  dashboard:      %s/api/v1/auth/login
+  dashboard:      %s/dashboard (sign in with the email and password below)
   login email:    %s
   login password: %s
   merchant key:   %s

@@ -31,6 +31,8 @@ Usage:
                                            create the devnet objects that emit an event
   kassa pay PAYMENT_URL [--token USDT] [--amount USD] [--key HEX]
                                            pay an invoice on the dev chain as a wallet would
+  kassa wallet [--dev] [--rpc NETWORK=URL] [--json]
+                                           the gas wallets: addresses, balances, what waits on them
 
 Run "kassa serve -h" for the flags; each has an environment twin KASSA_<FLAG>.
 `
@@ -61,6 +63,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return trigger(ctx, args[1:], stdout, stderr)
 	case "pay":
 		return pay(ctx, args[1:], stdout, stderr)
+	case "wallet":
+		return wallet(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

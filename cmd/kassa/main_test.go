@@ -51,6 +51,7 @@ type instance struct {
 	email       string
 	password    string
 	chainURL    string // the dev chain's JSON-RPC
+	gasWallet   string // the dev chain's gas wallet, from the banner
 	exited      chan error
 }
 
@@ -98,7 +99,7 @@ func startKassa(t *testing.T, cfg store.Config, extra ...string) *instance {
 	})
 	fields := map[string]*string{
 		"merchant key:": &in.merchantKey, "commerce key:": &in.commerceKey,
-		"login email:": &in.email, "login password:": &in.password,
+		"login email:": &in.email, "login password:": &in.password, "gas wallet:": &in.gasWallet,
 	}
 	listening := regexp.MustCompile(`^kassa listening on (\S+)`)
 	devChain := regexp.MustCompile(`^Dev chain .*JSON-RPC (\S+),`)

@@ -61,6 +61,9 @@ func pay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := checkKey(f.key, q.ChainID); err != nil {
+		return err
+	}
 	fmt.Fprintf(stdout, "paying %s %s on %s to %s\n", kassa.FormatUnits(units, q.TokenDecimals), q.TokenSymbol, q.Network, q.Address)
 	hash, err := sendTransfer(ctx, f.rpc, f.key, q, units)
 	if err != nil {
@@ -68,6 +71,21 @@ func pay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "sent transaction %s\n", hash)
 	return s.follow(ctx, stdout)
+}
+
+// checkKey refuses to sign with a dev chain account's key on any other chain:
+// those keys are public, and money sent from them is anyone's (issue 13: no path
+// uses the dev chain's public keys outside the dev chain).
+func checkKey(key string, chainID int64) error {
+	if chainID == devchain.ChainID {
+		return nil
+	}
+	for _, a := range devchain.Accounts() {
+		if strings.EqualFold(strings.TrimPrefix(key, "0x"), strings.TrimPrefix(a.PrivateKey, "0x")) {
+			return fmt.Errorf("chain %d is not the dev chain: pass --key with your own account's key (the default is a public test key)", chainID)
+		}
+	}
+	return nil
 }
 
 // session is a payment session opened from a payment URL.

@@ -39,7 +39,7 @@ type serveFlags struct {
 	dev       bool
 	limits    httpx.RateLimits
 	registry  string
-	rates     string
+	rates     rateFlags
 	// webhookWorkers is how many webhook deliveries this instance sends at once;
 	// 0 leaves delivery to other instances.
 	webhookWorkers int
@@ -57,7 +57,7 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	fs.StringVar(&f.publicURL, "public-url", envOr("KASSA_PUBLIC_URL", ""), "base URL payors and clients reach; default http://<addr> (env KASSA_PUBLIC_URL)")
 	fs.StringVar(&f.secret, "secret", envOr("KASSA_SECRET", ""), "server secret for JWT and session signatures; default: generated and kept in the data dir (env KASSA_SECRET)")
 	fs.StringVar(&f.registry, "registry-file", envOr("KASSA_REGISTRY_FILE", ""), "JSON file of networks and tokens replacing the built-in registry (env KASSA_REGISTRY_FILE)")
-	fs.StringVar(&f.rates, "rates-file", envOr("KASSA_RATES_FILE", ""), "JSON file of USD prices by token symbol replacing the built-in devnet table (env KASSA_RATES_FILE)")
+	f.rates.register(fs)
 	fs.BoolVar(&f.dev, "dev", envBool("KASSA_DEV"), "seed a demo merchant and print its login and keys (env KASSA_DEV)")
 	fs.Float64Var(&f.limits.Rate, "rate-limit", envFloat("KASSA_RATE_LIMIT", d.Rate), "requests per second per API key (env KASSA_RATE_LIMIT)")
 	fs.IntVar(&f.limits.Burst, "rate-burst", envInt("KASSA_RATE_BURST", d.Burst), "burst per API key (env KASSA_RATE_BURST)")
@@ -101,7 +101,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rates, err := registry.LoadStatic(f.rates, time.Now())
+	rates, refreshRates, err := loadRates(ctx, f.rates, reg, log)
 	if err != nil {
 		return err
 	}
@@ -147,10 +147,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	shop := &commerce.Shop{Catalog: catalog, Store: db, Payer: pay}
 	handler := api.New(api.Config{
 		PublicURL: publicURL, Secret: secret, Logger: log, Limits: f.limits,
-		Merchants: db, Keys: db, Invoices: db, Payments: db, Payor: db, Idempotency: db, Health: db.Ping,
+		Merchants: db, Keys: db, Invoices: db, Payments: db, Payor: db, Idempotency: db, Health: db.Ping, Warnings: chains.costs.Warnings,
 		Events: db, Webhooks: db, Stream: hub,
 		Registry: reg, Rates: rates, Pay: pay,
-		Commerce: shop, Catalog: catalog,
+		Commerce: shop, Catalog: catalog, Sessions: db,
 	})
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 
@@ -161,6 +161,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	srv.RegisterOnShutdown(stopStreams)
 	var wg sync.WaitGroup
 	wg.Go(func() { hub.Run(streams) })
+	if refreshRates != nil {
+		wg.Go(func() { refreshRates(workers) })
+	}
 	wg.Go(func() { worker.Prune(workers, db, store.CheckoutRetention, log) })
 	wg.Go(func() { worker.Expiry(workers, db, log) })
 	wg.Go(func() { chains.watchers.Run(workers, log) })

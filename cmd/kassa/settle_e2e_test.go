@@ -76,18 +76,12 @@ func TestSettleOnDevChainEndToEnd(t *testing.T) {
 			t.Fatalf("merchant's USDT %s, want %s", got, want)
 		}
 		// The payor sees what settling costs the operator in gas on the dev chain.
-		s, err := openSession(payURL)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var tokens []struct {
 			Network string      `json:"network"`
 			Symbol  string      `json:"token_symbol"`
 			Cost    json.Number `json:"settlement_cost_usd"`
 		}
-		if err := s.call(context.Background(), "GET", "/api/v1/payments/available-tokens", nil, &tokens); err != nil {
-			t.Fatal(err)
-		}
+		availableTokens(t, payURL, &tokens)
 		for _, tok := range tokens {
 			if tok.Network == "devchain" {
 				if c, ok := new(big.Rat).SetString(tok.Cost.String()); !ok || c.Sign() <= 0 || c.Cmp(big.NewRat(1, 1)) > 0 {
@@ -140,4 +134,16 @@ func waitSettled(t *testing.T, k *instance, id string) {
 	}
 	s, _ := settlementOf(t, k, id)
 	t.Fatalf("invoice %s: settlement %q after 90 s", id, s)
+}
+
+// availableTokens reads the available tokens of the invoice behind payURL into out.
+func availableTokens(t *testing.T, payURL string, out any) {
+	t.Helper()
+	s, err := openSession(payURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.call(context.Background(), "GET", "/api/v1/payments/available-tokens", nil, out); err != nil {
+		t.Fatal(err)
+	}
 }

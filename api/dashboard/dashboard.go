@@ -1,0 +1,81 @@
+package dashboard
+
+import (
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"kassa"
+	"kassa/api/httpx"
+)
+
+// Config holds what the dashboard needs.
+type Config struct {
+	Core      *httpx.Core                 // login rate limits
+	Merchants kassa.MerchantService       // sign-in and the account
+	Sessions  kassa.DashboardSessionStore // server-side sessions
+	Invoices  kassa.InvoiceService
+	Keys      kassa.APIKeyService
+	Webhooks  kassa.WebhookService
+	Payments  kassa.PaymentService // an invoice's receipts
+	Events    kassa.EventService   // an invoice's timeline
+	Registry  kassa.Registry       // networks' explorers
+	Signer    kassa.SessionSigner  // payment links of new invoices
+	PublicURL string
+	Log       *slog.Logger
+	Now       func() time.Time
+}
+
+// Dashboard serves the merchant dashboard.
+type Dashboard struct {
+	cfg    Config
+	cop    *http.CrossOriginProtection
+	secure bool // cookies only over https
+}
+
+// New returns the dashboard over cfg; Core, Log and Now must be set.
+func New(cfg Config) *Dashboard {
+	d := &Dashboard{cfg: cfg, cop: http.NewCrossOriginProtection(), secure: strings.HasPrefix(cfg.PublicURL, "https://")}
+	d.cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		d.errorPage(w, r, nil, http.StatusForbidden, "This form was posted from another site, so it was refused.")
+	}))
+	return d
+}
+
+// Routes registers every dashboard route with handle (the route table in
+// api/routes.go calls it).
+func (d *Dashboard) Routes(handle func(pattern string, h http.HandlerFunc)) {
+	handle("GET /dashboard/assets/{hash}/{name}", serveAsset)
+	handle("GET /dashboard/login", d.loginForm)
+	handle("POST /dashboard/login", d.post(d.login))
+	handle("POST /dashboard/logout", d.post(d.signedIn(d.logout)))
+	handle("POST /dashboard/environment", d.post(d.signedIn(d.switchEnvironment)))
+	handle("GET /dashboard", d.signedIn(d.overview))
+	handle("GET /dashboard/invoices", d.signedIn(d.invoices))
+	handle("GET /dashboard/invoices/new", d.signedIn(d.newInvoice))
+	handle("POST /dashboard/invoices/new", d.post(d.signedIn(d.createInvoice)))
+	handle("GET /dashboard/invoices/{id}", d.signedIn(d.invoice))
+	handle("POST /dashboard/invoices/{id}/cancel", d.post(d.signedIn(d.cancelInvoice)))
+	handle("GET /dashboard/developers/api-keys", d.signedIn(d.apiKeys))
+	handle("POST /dashboard/developers/api-keys", d.post(d.signedIn(d.createAPIKey)))
+	handle("POST /dashboard/developers/api-keys/{id}/revoke", d.post(d.signedIn(d.revokeAPIKey)))
+	handle("GET /dashboard/developers/webhooks", d.signedIn(d.webhooks))
+	handle("POST /dashboard/developers/webhooks", d.post(d.signedIn(d.createWebhook)))
+	handle("GET /dashboard/developers/webhooks/{id}", d.signedIn(d.webhook))
+	handle("POST /dashboard/developers/webhooks/{id}/{action}", d.post(d.signedIn(d.webhookAction)))
+	handle("GET /dashboard/developers/events", d.signedIn(d.events))
+	handle("GET /dashboard/reports", d.signedIn(d.reports))
+	handle("GET /dashboard/reports/{name}", d.signedIn(d.reportCSV))
+}
+
+// post refuses cross-origin form posts (403) before h runs.
+func (d *Dashboard) post(h http.HandlerFunc) http.HandlerFunc {
+	guarded := d.cop.Handler(h)
+	return guarded.ServeHTTP
+}
+
+// redirect answers a form post or a sign-in check: 303 See Other to path.
+func redirect(w http.ResponseWriter, r *http.Request, path string) {
+	http.Redirect(w, r, path, http.StatusSeeOther)
+}

@@ -1,0 +1,158 @@
+package dashboard
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+
+	"kassa"
+)
+
+// cookieName is the session cookie; its value is the session token.
+const cookieName = "kassa_session"
+
+// visit is one signed-in request: the session, its token and the merchant.
+type visit struct {
+	s     *kassa.DashboardSession
+	token string
+	m     *kassa.Merchant
+}
+
+// principal is who the pages act as: the merchant in the session's environment.
+func (v *visit) principal() kassa.Principal { return v.s.Principal() }
+
+// env is the environment the pages show.
+func (v *visit) env() kassa.Environment { return v.s.Environment }
+
+// pageFunc is a signed-in page; an error it returns is rendered as the error page.
+type pageFunc func(w http.ResponseWriter, r *http.Request, v *visit) error
+
+// signedIn runs h for a signed-in merchant; without a live session a GET is sent
+// to the sign-in page (303) with the page to come back to, a POST too.
+func (d *Dashboard) signedIn(h pageFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		v, err := d.session(r)
+		if err != nil {
+			if kassa.ErrorKindOf(err) != kassa.KindUnauthenticated {
+				d.fail(w, r, nil, err)
+				return
+			}
+			next := r.URL.RequestURI()
+			if r.Method != http.MethodGet {
+				next = "/dashboard"
+			}
+			redirect(w, r, "/dashboard/login?next="+url.QueryEscape(next))
+			return
+		}
+		if err := h(w, r, v); err != nil {
+			d.fail(w, r, v, err)
+		}
+	}
+}
+
+// session finds the request's session and its merchant.
+func (d *Dashboard) session(r *http.Request) (*visit, error) {
+	c, err := r.Cookie(cookieName)
+	if err != nil || c.Value == "" {
+		return nil, kassa.Errorf(kassa.KindUnauthenticated, "signed_out", "Sign in first.")
+	}
+	s, err := d.cfg.Sessions.DashboardSession(r.Context(), c.Value)
+	if err != nil {
+		return nil, err
+	}
+	m, err := d.cfg.Merchants.Merchant(r.Context(), s.MerchantID)
+	if err != nil {
+		return nil, err
+	}
+	return &visit{s: s, token: c.Value, m: m}, nil
+}
+
+// setCookie gives the browser the session token: HttpOnly (no script reads it),
+// SameSite=Lax (no other site's form posts carry it), Secure over https.
+func (d *Dashboard) setCookie(w http.ResponseWriter, token string, maxAge int) {
+	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: token, Path: "/dashboard", MaxAge: maxAge,
+		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: d.secure})
+}
+
+// loginForm serves GET /dashboard/login.
+func (d *Dashboard) loginForm(w http.ResponseWriter, r *http.Request) {
+	if _, err := d.session(r); err == nil {
+		redirect(w, r, safeNext(r.FormValue("next")))
+		return
+	}
+	d.render(w, r, http.StatusOK, "login.html", nil, loginView{Next: safeNext(r.FormValue("next"))})
+}
+
+// loginView is the sign-in form.
+type loginView struct {
+	Email, Next, Error string
+}
+
+// login serves POST /dashboard/login {email, password, next}: a session and its
+// cookie, then 303 to next. Attempts are limited per client IP, as the API's.
+func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
+	view := loginView{Email: strings.TrimSpace(r.PostFormValue("email")), Next: safeNext(r.PostFormValue("next"))}
+	if err := d.cfg.Core.LimitLogin(w, r); err != nil {
+		view.Error = "Too many sign-in attempts; wait a minute and try again."
+		d.render(w, r, http.StatusTooManyRequests, "login.html", nil, view)
+		return
+	}
+	m, err := d.cfg.Merchants.Login(r.Context(), view.Email, r.PostFormValue("password"))
+	if err != nil {
+		switch kassa.ErrorKindOf(err) {
+		case kassa.KindUnauthenticated, kassa.KindNotFound, kassa.KindInvalid:
+			view.Error = "The email or password is incorrect."
+			d.render(w, r, http.StatusUnauthorized, "login.html", nil, view)
+		default:
+			d.fail(w, r, nil, err)
+		}
+		return
+	}
+	token := kassa.NewDashboardToken()
+	if _, err := d.cfg.Sessions.CreateDashboardSession(r.Context(), token, m.ID, kassa.Devnet); err != nil {
+		d.fail(w, r, nil, err)
+		return
+	}
+	d.setCookie(w, token, int(kassa.DashboardSessionTTL.Seconds()))
+	redirect(w, r, view.Next)
+}
+
+// logout serves POST /dashboard/logout: the session ends in the store, not only
+// in the browser.
+func (d *Dashboard) logout(w http.ResponseWriter, r *http.Request, v *visit) error {
+	if err := d.cfg.Sessions.DeleteDashboardSession(r.Context(), v.token); err != nil {
+		return err
+	}
+	d.setCookie(w, "", -1)
+	redirect(w, r, "/dashboard/login")
+	return nil
+}
+
+// switchEnvironment serves POST /dashboard/environment {environment, next}: the
+// test-mode switch. Mainnet needs the merchant's mainnet access.
+func (d *Dashboard) switchEnvironment(w http.ResponseWriter, r *http.Request, v *visit) error {
+	env := kassa.Environment(r.PostFormValue("environment"))
+	if !env.Valid() {
+		return kassa.Invalidf("environment", "invalid_environment", "Choose devnet or mainnet.")
+	}
+	if env == kassa.Mainnet && !v.m.MainnetEnabled {
+		return &kassa.Error{Kind: kassa.KindPermission, Code: "mainnet_not_enabled", Param: "environment",
+			Message: "Mainnet is not enabled for this account yet. Ask your Kassa operator to enable it " +
+				"(kassa merchant enable-mainnet --id " + itoa(v.m.ID) + ")."}
+	}
+	if err := d.cfg.Sessions.SetDashboardEnvironment(r.Context(), v.token, env); err != nil {
+		return err
+	}
+	redirect(w, r, safeNext(r.PostFormValue("next")))
+	return nil
+}
+
+// safeNext keeps a redirect target inside the dashboard: a path under /dashboard,
+// never another host ("//evil", "/dashboard@evil" are refused).
+func safeNext(next string) string {
+	if next == "/dashboard" || (strings.HasPrefix(next, "/dashboard/") || strings.HasPrefix(next, "/dashboard?")) &&
+		!strings.ContainsAny(next, "\\@") && !strings.Contains(next, "//") {
+		return next
+	}
+	return "/dashboard"
+}

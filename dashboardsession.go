@@ -1,0 +1,42 @@
+package kassa
+
+import (
+	"context"
+	"time"
+)
+
+// DashboardSessionTTL is how long a dashboard sign-in lasts without signing in again.
+const DashboardSessionTTL = 12 * time.Hour
+
+// DashboardSession is a merchant signed in to the dashboard in one browser. The
+// browser holds a random token in an HttpOnly cookie; only its hash is stored,
+// so a copy of the database signs nobody in.
+type DashboardSession struct {
+	MerchantID  int64
+	Environment Environment // the environment switch: which money the pages show
+	CreatedAt   time.Time
+	ExpiresAt   time.Time
+}
+
+// Principal is who the session acts as: the merchant, in its environment, with
+// the merchant scope of a dashboard login.
+func (s *DashboardSession) Principal() Principal {
+	return Principal{MerchantID: s.MerchantID, Environment: s.Environment, Scope: ScopeMerchant}
+}
+
+// NewDashboardToken returns a fresh dashboard session token (256 random bits).
+func NewDashboardToken() string { return "ds_" + RandomBase32(32) }
+
+// DashboardSessionStore keeps dashboard sessions server-side.
+type DashboardSessionStore interface {
+	// CreateDashboardSession stores a session of merchantID for token, which the
+	// store keeps only hashed, ending DashboardSessionTTL from now.
+	CreateDashboardSession(ctx context.Context, token string, merchantID int64, env Environment) (*DashboardSession, error)
+	// DashboardSession returns the session of token; an unknown or ended one is
+	// KindUnauthenticated.
+	DashboardSession(ctx context.Context, token string) (*DashboardSession, error)
+	// SetDashboardEnvironment switches the session's environment.
+	SetDashboardEnvironment(ctx context.Context, token string, env Environment) error
+	// DeleteDashboardSession ends the session (sign out); an unknown one is no error.
+	DeleteDashboardSession(ctx context.Context, token string) error
+}

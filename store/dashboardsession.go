@@ -1,0 +1,84 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"kassa"
+)
+
+var _ kassa.DashboardSessionStore = (*DB)(nil)
+
+// errSignedOut is the answer for an unknown or ended session.
+func errSignedOut() error {
+	return kassa.Errorf(kassa.KindUnauthenticated, "session_ended", "Your session has ended; sign in again.")
+}
+
+// CreateDashboardSession stores a session for token, hashed.
+func (db *DB) CreateDashboardSession(ctx context.Context, token string, merchantID int64, env kassa.Environment) (*kassa.DashboardSession, error) {
+	now := db.clock()
+	s := &kassa.DashboardSession{MerchantID: merchantID, Environment: env, CreatedAt: now, ExpiresAt: now.Add(kassa.DashboardSessionTTL)}
+	err := db.write(ctx, func(q queryer) error {
+		_, err := q.ExecContext(ctx, `INSERT INTO dashboard_sessions (token_hash, merchant_id, environment, created_at, expires_at)
+			VALUES ($1, $2, $3, $4, $5)`, kassa.HashSecret(token), merchantID, string(env), micros(now), micros(s.ExpiresAt))
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: create dashboard session: %w", err)
+	}
+	return s, nil
+}
+
+// DashboardSession returns the live session of token.
+func (db *DB) DashboardSession(ctx context.Context, token string) (*kassa.DashboardSession, error) {
+	var (
+		s                kassa.DashboardSession
+		env              string
+		created, expires int64
+	)
+	err := db.r.QueryRowContext(ctx, `SELECT merchant_id, environment, created_at, expires_at FROM dashboard_sessions
+		WHERE token_hash = $1 AND expires_at > $2`, kassa.HashSecret(token), micros(db.clock())).Scan(&s.MerchantID, &env, &created, &expires)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, errSignedOut()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: dashboard session: %w", err)
+	}
+	s.Environment, s.CreatedAt, s.ExpiresAt = kassa.Environment(env), fromMicros(created), fromMicros(expires)
+	return &s, nil
+}
+
+// SetDashboardEnvironment switches the live session of token to env.
+func (db *DB) SetDashboardEnvironment(ctx context.Context, token string, env kassa.Environment) error {
+	var n int64
+	err := db.write(ctx, func(q queryer) error {
+		res, err := q.ExecContext(ctx, `UPDATE dashboard_sessions SET environment = $1 WHERE token_hash = $2 AND expires_at > $3`,
+			string(env), kassa.HashSecret(token), micros(db.clock()))
+		if err == nil {
+			n, err = res.RowsAffected()
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store: switch dashboard environment: %w", err)
+	}
+	if n == 0 {
+		return errSignedOut()
+	}
+	return nil
+}
+
+// DeleteDashboardSession ends the session of token, and every ended session.
+func (db *DB) DeleteDashboardSession(ctx context.Context, token string) error {
+	err := db.write(ctx, func(q queryer) error {
+		_, err := q.ExecContext(ctx, `DELETE FROM dashboard_sessions WHERE token_hash = $1 OR expires_at <= $2`,
+			kassa.HashSecret(token), micros(db.clock()))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store: delete dashboard session: %w", err)
+	}
+	return nil
+}
