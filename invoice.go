@@ -99,10 +99,13 @@ type InvoiceFilter struct {
 	CreatedLTE  *time.Time
 	// Query finds invoices by id, customer id, deposit address or a payment's
 	// transaction hash (exactly), or a word of the description; "" finds all.
-	Query         string
-	StartingAfter string // id: the page holds invoices older than it
-	EndingBefore  string // id: the page holds invoices newer than it
-	Limit         int
+	Query string
+	// NeedsAttention keeps invoices a person should look at: underpaid, or with
+	// a payment set aside (manual_retry: late, wrong token, failed settlement).
+	NeedsAttention bool
+	StartingAfter  string // id: the page holds invoices older than it
+	EndingBefore   string // id: the page holds invoices newer than it
+	Limit          int
 }
 
 // InvoiceTotalsFilter selects the invoices that InvoiceTotals adds up.

@@ -136,6 +136,10 @@ func (db *DB) Invoices(ctx context.Context, f kassa.InvoiceFilter) ([]*kassa.Inv
 		w.in(effectiveStatusSQL(w.arg(micros(now))), statuses)
 	}
 	w.in("invoice_type", f.Types)
+	if f.NeedsAttention {
+		w.conds = append(w.conds, "("+effectiveStatusSQL(w.arg(micros(now)))+" = "+w.arg(string(kassa.StatusUnderpaid))+
+			" OR id IN (SELECT invoice_id FROM receipts WHERE status = "+w.arg(string(kassa.PaymentManualRetry))+"))")
+	}
 	if f.Query != "" {
 		w.search(f.Query)
 	}

@@ -65,3 +65,36 @@ func TestInvoiceSearch(t *testing.T) {
 		}
 	})
 }
+
+// TestInvoicesNeedingAttention: the dashboard's "needs attention" keeps underpaid
+// invoices and those with money set aside (a payment on a canceled invoice is
+// manual_retry), not unpaid or paid ones, nor another merchant's.
+func TestInvoicesNeedingAttention(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		f := newFixture(t, cfg)
+		f.invoice(t, f.m, 1_000, nil) // unpaid
+		paid := f.invoice(t, f.m, 1_000, nil)
+		f.pay(t, paid, "0x"+strings.Repeat("01", 32), 1_000, true)
+		under := f.invoice(t, f.m, 1_000, nil)
+		f.pay(t, under, "0x"+strings.Repeat("02", 32), 400, true)
+		aside := f.invoice(t, f.m, 1_000, nil)
+		_, err := f.db.CancelInvoice(f.ctx, principal(f.m), aside.ID)
+		must(t, err)
+		if r, _ := f.pay(t, aside, "0x"+strings.Repeat("03", 32), 1_000, true); r.Status != kassa.PaymentManualRetry {
+			t.Fatalf("a payment on a canceled invoice is %s, want manual_retry", r.Status)
+		}
+		other := f.merchant(t, "other@example.com")
+		theirs := f.invoice(t, other, 1_000, nil)
+		f.pay(t, theirs, "0x"+strings.Repeat("04", 32), 400, true)
+
+		got, _, err := f.db.Invoices(f.ctx, kassa.InvoiceFilter{MerchantID: f.m.ID, NeedsAttention: true, Limit: 10})
+		must(t, err)
+		ids := map[string]bool{}
+		for _, inv := range got {
+			ids[inv.ID] = true
+		}
+		if len(got) != 2 || !ids[aside.ID] || !ids[under.ID] { // same instant: no fixed order
+			t.Fatalf("needing attention: %v, want the canceled one with money set aside and the underpaid one", ids)
+		}
+	})
+}

@@ -23,7 +23,7 @@ type invoicesView struct {
 	Statuses   []kassa.InvoiceStatus
 	Created    string // "", 24h, 7d, 30d or custom
 	From, To   string // custom dates, YYYY-MM-DD
-	Attention  bool   // underpaid: money part way
+	Attention  bool   // underpaid, or money set aside (late, wrong token)
 	Error      string
 	Prev, Next string // links to the neighbouring pages
 }
@@ -47,9 +47,7 @@ func (d *Dashboard) invoices(w http.ResponseWriter, r *http.Request, v *visit) e
 		view.Status[st] = true
 		f.Statuses = append(f.Statuses, st)
 	}
-	if view.Attention {
-		f.Statuses = []kassa.InvoiceStatus{kassa.StatusUnderpaid}
-	}
+	f.NeedsAttention = view.Attention
 	if utf8.RuneCountInString(view.Q) > 200 {
 		view.Error, f.Query = "The search is longer than 200 characters.", ""
 	}
