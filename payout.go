@@ -88,17 +88,20 @@ type OutboxTx struct {
 	Nonce       uint64
 	Purpose     string // TxTopup, TxTransfer or TxFiller
 	PayoutID    string // "" for a filler
-	To          string // the receiver, or the ERC-20 contract
-	Value       *big.Int
-	Data        []byte
-	GasLimit    uint64
-	Status      TxStatus
-	Attempts    []TxAttempt // oldest first
-	MinedHash   string      // the version mined, while in a canonical block
-	BlockNumber uint64      // its block; 0 while not mined
-	BlockHash   string
-	GasUsed     uint64
-	CreatedAt   time.Time
+	// PayoutAmount is, for a transfer, the payout amount it pays: the store
+	// refuses to record it if the payout has since grown or moved on.
+	PayoutAmount *big.Int
+	To           string // the receiver, or the ERC-20 contract
+	Value        *big.Int
+	Data         []byte
+	GasLimit     uint64
+	Status       TxStatus
+	Attempts     []TxAttempt // oldest first
+	MinedHash    string      // the version mined, while in a canonical block
+	BlockNumber  uint64      // its block; 0 while not mined
+	BlockHash    string
+	GasUsed      uint64
+	CreatedAt    time.Time
 }
 
 // Latest is the transaction's newest signed version.

@@ -20,6 +20,9 @@ type GasReport struct {
 	Native      string              `json:"native_symbol"`
 	Balance     *big.Int            `json:"-"` // wei
 	Tokens      map[string]*big.Int `json:"-"` // symbol → base units
+	// TokenNeed is what the waiting refunds pay out of the wallet in each
+	// token (symbol → base units).
+	TokenNeed map[string]*big.Int `json:"-"`
 	// Waiting is how many payouts are queued or funding; Need what their top-ups
 	// (with the fee-bump headroom) and the wallet's pending transactions may
 	// spend at today's fees, in wei.
@@ -40,7 +43,7 @@ func (s *Sender) GasReport(ctx context.Context) (*GasReport, error) {
 		return nil, err
 	}
 	r := &GasReport{Environment: s.Network.Environment, Network: s.Network.Name, Address: gas,
-		Native: s.Network.NativeSymbol, Tokens: map[string]*big.Int{}, CheckedAt: time.Now().UTC()}
+		Native: s.Network.NativeSymbol, Tokens: map[string]*big.Int{}, TokenNeed: map[string]*big.Int{}, CheckedAt: time.Now().UTC()}
 	if r.Balance, err = s.Account.Balance(ctx, gas); err != nil {
 		return nil, err
 	}
@@ -80,16 +83,30 @@ func (s *Sender) GasReport(ctx context.Context) (*GasReport, error) {
 		}
 		call := transferCall(tok, p)
 		gasUnits, err := s.Account.EstimateGas(ctx, call)
-		if err != nil {
+		if p.FromIndex == kassa.GasWalletIndex { // a refund, paid from the gas wallet itself
+			if err != nil { // a node will not estimate what the wallet cannot pay: assume the usual
+				gasUnits = refundGas[tok.Type == kassa.TokenNative]
+			}
+			r.Need.Add(r.Need, cost(call.Value, s.withMargin(gasUnits), feeCap))
+			if tok.Type != kassa.TokenNative {
+				if r.TokenNeed[tok.Symbol] == nil {
+					r.TokenNeed[tok.Symbol] = new(big.Int)
+				}
+				r.TokenNeed[tok.Symbol].Add(r.TokenNeed[tok.Symbol], p.Amount)
+			}
 			continue
 		}
-		if p.FromIndex == kassa.GasWalletIndex {
-			r.Need.Add(r.Need, cost(call.Value, s.withMargin(gasUnits), feeCap)) // a refund in the native coin
-			continue
+		if err != nil {
+			continue // the sweep itself fails: counted as a failed attempt, not a gas need
 		}
 		r.Need.Add(r.Need, cost(nil, s.withMargin(gasUnits)*topupHeadroom+s.withMargin(21000), feeCap))
 	}
 	r.Short = r.Balance.Cmp(r.Need) < 0
+	for sym, need := range r.TokenNeed {
+		if have := r.Tokens[sym]; have == nil || have.Cmp(need) < 0 {
+			r.Short = true
+		}
+	}
 	r.SweepCost = s.sweepCosts(ctx, gas, new(big.Int).Add(base, tip))
 	return r, nil
 }
@@ -113,6 +130,10 @@ func (s *Sender) sweepCosts(ctx context.Context, gas string, price *big.Int) map
 	return out
 }
 
+// refundGas is the gas assumed for a refund the node will not estimate (the
+// wallet cannot pay it): by whether it is the network's coin.
+var refundGas = map[bool]uint64{true: 21_000, false: 65_000}
+
 // nativeDecimals is the decimals of every EVM network's coin.
 const nativeDecimals = 18
 
@@ -122,9 +143,22 @@ func (r *GasReport) Warning() string {
 	if r == nil || !r.Short {
 		return ""
 	}
-	return fmt.Sprintf("gas wallet %s on %s (%s) holds %s %s; the %d waiting payouts need up to %s %s: they wait until it is funded",
+	w := fmt.Sprintf("gas wallet %s on %s (%s) holds %s %s; the %d waiting payouts need up to %s %s",
 		r.Address, r.Network, r.Environment, kassa.FormatUnits(r.Balance, nativeDecimals), r.Native,
 		r.Waiting, kassa.FormatUnits(r.Need, nativeDecimals), r.Native)
+	syms := make([]string, 0, len(r.TokenNeed))
+	for sym := range r.TokenNeed {
+		syms = append(syms, sym)
+	}
+	sort.Strings(syms)
+	for _, sym := range syms {
+		have := r.Tokens[sym]
+		if have == nil {
+			have = new(big.Int)
+		}
+		w += fmt.Sprintf(", and %s of %s in refunds (it holds %s)", r.TokenNeed[sym], sym, have)
+	}
+	return w + ": they wait until it is funded"
 }
 
 // Warnings returns the warning of every sender's last gas report, sorted.

@@ -74,7 +74,7 @@ func (s *Sender) plan(ctx context.Context, head uint64, p *kassa.Payout, toppedU
 		return err
 	}
 	tx := &kassa.OutboxTx{Environment: p.Environment, Network: p.Network, From: p.From, FromIndex: p.FromIndex, Purpose: kassa.TxTransfer,
-		PayoutID: p.ID, To: call.To, Value: call.Value, Data: call.Data, GasLimit: gas}
+		PayoutID: p.ID, PayoutAmount: p.Amount, To: call.To, Value: call.Value, Data: call.Data, GasLimit: gas}
 	if have.Cmp(need) >= 0 {
 		return s.signAndSend(ctx, head, tx, 0, &fees{tip, feeCap})
 	}

@@ -20,35 +20,7 @@ func TestRefundOnDevChain(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
 		p := onPayChain(t, cfg, true)
 		buyer := newAddress(t)
-		now := p.clock.Now()
-		o := &commerce.Order{ID: kassa.NewTimeUUID(now), MerchantID: p.m.ID, Environment: kassa.Devnet, Retailer: commerce.RetailerAmazon,
-			Status: commerce.OrderPendingPayment, Substatus: commerce.SubAwaitingPayment,
-			Items:    []commerce.LineItem{{ProductID: "B0X", Quantity: 1, UnitPrice: 10_000, Status: commerce.ItemPending}},
-			Subtotal: 10_000, Tax: 830, CommerceFee: 500, Total: 17_320,
-			Shipping:     commerce.ShippingOption{ID: "standard", Price: 5_990},
-			Payment:      commerce.OrderPayment{Status: commerce.OrderPaymentUnpaid},
-			Cancellation: commerce.CancellationNone, Refund: commerce.Refund{Status: commerce.RefundNone},
-			Timeline: []commerce.TimelineEntry{{Status: commerce.OrderPendingPayment, Timestamp: now, Message: "created"}}}
-		pr := kassa.Principal{MerchantID: p.m.ID, Environment: kassa.Devnet, Scope: kassa.ScopeCommerce}
-		inv, _, err := p.db.CreateOrder(p.ctx, pr, commerce.OrderCreate{Order: o, Invoice: kassa.InvoiceCreate{Amount: o.Total}}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		q, err := p.pay.LockAddress(p.ctx, inv, usdt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.d.send(t, 0, p.tokenAddress(t, usdt), q.Address, big.NewInt(17_320_000))
-		p.until(t, 20, "paid", func() bool {
-			got, _ := p.db.Order(p.ctx, p.m.ID, o.ID)
-			return got.Paid()
-		})
-		if _, err := p.db.ChangeOrder(p.ctx, p.m.ID, o.ID, func(o *commerce.Order, _ *kassa.Invoice, now time.Time) (commerce.InvoiceAction, error) {
-			o.RefundAddress = buyer
-			return commerce.InvoiceKeep, o.Advance(commerce.Step{To: commerce.OrderCancelled}, now)
-		}); err != nil {
-			t.Fatal(err)
-		}
+		o := paidCancelledOrder(t, p, buyer)
 		p.until(t, 20, "refunded", func() bool {
 			got, _ := p.db.Order(p.ctx, p.m.ID, o.ID)
 			return got.Status == commerce.OrderRefunded
@@ -79,6 +51,76 @@ func TestRefundOnDevChain(t *testing.T) {
 		for range 5 {
 			p.step(t)
 		}
+		p.wantBalance(t, usdt, buyer, big.NewInt(16_820_000))
+	})
+}
+
+// paidCancelledOrder is a commerce order of p's merchant paid in USDT on the dev chain,
+// then cancelled with buyer as its refund destination.
+func paidCancelledOrder(t *testing.T, p *payFixture, buyer string) *commerce.Order {
+	t.Helper()
+	now := p.clock.Now()
+	o := &commerce.Order{ID: kassa.NewTimeUUID(now), MerchantID: p.m.ID, Environment: kassa.Devnet, Retailer: commerce.RetailerAmazon,
+		Status: commerce.OrderPendingPayment, Substatus: commerce.SubAwaitingPayment,
+		Items:    []commerce.LineItem{{ProductID: "B0X", Quantity: 1, UnitPrice: 10_000, Status: commerce.ItemPending}},
+		Subtotal: 10_000, Tax: 830, CommerceFee: 500, Total: 17_320,
+		Shipping:     commerce.ShippingOption{ID: "standard", Price: 5_990},
+		Payment:      commerce.OrderPayment{Status: commerce.OrderPaymentUnpaid},
+		Cancellation: commerce.CancellationNone, Refund: commerce.Refund{Status: commerce.RefundNone},
+		Timeline: []commerce.TimelineEntry{{Status: commerce.OrderPendingPayment, Timestamp: now, Message: "created"}}}
+	pr := kassa.Principal{MerchantID: p.m.ID, Environment: kassa.Devnet, Scope: kassa.ScopeCommerce}
+	inv, _, err := p.db.CreateOrder(p.ctx, pr, commerce.OrderCreate{Order: o, Invoice: kassa.InvoiceCreate{Amount: o.Total}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := p.pay.LockAddress(p.ctx, inv, usdt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.d.send(t, 0, p.tokenAddress(t, usdt), q.Address, big.NewInt(17_320_000))
+	p.until(t, 20, "paid", func() bool {
+		got, _ := p.db.Order(p.ctx, p.m.ID, o.ID)
+		return got.Paid()
+	})
+	if _, err := p.db.ChangeOrder(p.ctx, p.m.ID, o.ID, func(o *commerce.Order, _ *kassa.Invoice, now time.Time) (commerce.InvoiceAction, error) {
+		o.RefundAddress = buyer
+		return commerce.InvoiceKeep, o.Advance(commerce.Step{To: commerce.OrderCancelled}, now)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+// TestRefundGasWalletDry: a refund the gas wallet cannot pay (no coin for gas,
+// none of the token) waits, failing nothing, and the gas report says so, tokens
+// included; once the wallet is funded the refund goes through.
+func TestRefundGasWalletDry(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		p := onPayChain(t, cfg, false)
+		buyer := newAddress(t)
+		o := paidCancelledOrder(t, p, buyer)
+		for range 10 {
+			p.step(t)
+		}
+		got, _ := p.db.Order(p.ctx, p.m.ID, o.ID)
+		if got.Status != commerce.OrderCancelled || got.Refund.Status == commerce.RefundCompleted {
+			t.Fatalf("with a dry gas wallet: order %s, refund %+v", got.Status, got.Refund)
+		}
+		report, err := p.sender.GasReport(p.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !report.Short || report.TokenNeed["USDT"] == nil || report.TokenNeed["USDT"].Cmp(big.NewInt(16_820_000)) != 0 {
+			t.Fatalf("gas report %+v, want short with 16.82 USDT of refunds", report)
+		}
+		if w := report.Warning(); !strings.Contains(w, "16820000 of USDT in refunds (it holds 0)") {
+			t.Fatalf("warning %q", w)
+		}
+		p.fund(t)
+		p.until(t, 30, "refunded once funded", func() bool {
+			got, _ := p.db.Order(p.ctx, p.m.ID, o.ID)
+			return got.Status == commerce.OrderRefunded
+		})
 		p.wantBalance(t, usdt, buyer, big.NewInt(16_820_000))
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"time"
 
@@ -58,18 +59,47 @@ func (db *DB) AddTx(ctx context.Context, t *kassa.OutboxTx, minNonce uint64, sig
 			return err
 		}
 		out.Attempts = []kassa.TxAttempt{a}
-		switch out.Purpose {
-		case kassa.TxTopup:
-			return setPayout(ctx, tx, out.PayoutID, "status = $1, topup_tx_id = $2, reason = ''", string(kassa.PayoutFunding), out.ID)
-		case kassa.TxTransfer:
-			return setPayout(ctx, tx, out.PayoutID, "status = $1, tx_id = $2, reason = ''", string(kassa.PayoutSending), out.ID)
-		}
-		return nil
+		return advancePayout(ctx, tx, &out)
 	})
 	if err != nil {
 		return nil, err
 	}
 	return &out, nil
+}
+
+// advancePayout moves the payout of a top-up to funding and of a transfer to
+// sending, only from queued or funding and, for a transfer, only while the payout
+// still owes what the transfer pays: a receipt that joined the sweep after it was
+// read, or another sender that got there first, rolls the whole AddTx back, so a
+// receipt is never marked settled by a transfer that did not carry it.
+func advancePayout(ctx context.Context, tx queryer, t *kassa.OutboxTx) error {
+	var res sql.Result
+	var err error
+	open := []any{string(kassa.PayoutQueued), string(kassa.PayoutFunding)}
+	switch t.Purpose {
+	case kassa.TxTopup:
+		res, err = tx.ExecContext(ctx, `UPDATE payouts SET status = $1, topup_tx_id = $2, reason = ''
+			WHERE id = $3 AND status IN ($4, $5)`, append([]any{string(kassa.PayoutFunding), t.ID, t.PayoutID}, open...)...)
+	case kassa.TxTransfer:
+		if t.PayoutAmount == nil {
+			return fmt.Errorf("store: add transaction: a transfer without its payout amount")
+		}
+		res, err = tx.ExecContext(ctx, `UPDATE payouts SET status = $1, tx_id = $2, reason = ''
+			WHERE id = $3 AND status IN ($4, $5) AND amount_units = $6`,
+			append([]any{string(kassa.PayoutSending), t.ID, t.PayoutID}, append(open, t.PayoutAmount.String())...)...)
+	default:
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("store: update payout: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("store: update payout: %w", err)
+	} else if n != 1 {
+		return kassa.Errorf(kassa.KindConflict, "payout_changed",
+			"Payout %s changed since it was read (a receipt joined it, or another sender moved it); it is planned again.", t.PayoutID)
+	}
+	return nil
 }
 
 // setPayout updates payout id with set, whose placeholders are $1, $2…; the id is
@@ -122,8 +152,10 @@ const outboxColumns = `id, environment, network, from_address, from_index, nonce
 	value_units, data, gas_limit, status, mined_hash, block_number, block_hash, gas_used, created_at`
 
 // OutboxTxs lists network's pending transactions and its confirmed ones mined
-// above since, by sender and nonce, each with its signed versions.
+// above since, by sender and nonce, each with its signed versions; since
+// ^uint64(0) lists the pending ones only.
 func (db *DB) OutboxTxs(ctx context.Context, env kassa.Environment, network string, since uint64) ([]*kassa.OutboxTx, error) {
+	since = min(since, math.MaxInt64) // as int64 ^uint64(0) would be -1: every confirmed transaction
 	rows, err := db.r.QueryContext(ctx, "SELECT "+outboxColumns+` FROM outbox_txs WHERE environment = $1 AND network = $2
 		AND (status = $3 OR (status = $4 AND block_number > $5)) ORDER BY from_address, nonce`,
 		string(env), network, string(kassa.TxPending), string(kassa.TxConfirmed), int64(since))

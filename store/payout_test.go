@@ -32,7 +32,7 @@ func (f *fixture) queuedSweep(t *testing.T, hash, deposit string) (*kassa.Payout
 func (f *fixture) addTx(t *testing.T, p *kassa.Payout, purpose string, minNonce uint64) *kassa.OutboxTx {
 	t.Helper()
 	tx, err := f.db.AddTx(f.ctx, &kassa.OutboxTx{Environment: kassa.Devnet, Network: p.Network, From: p.From,
-		Purpose: purpose, PayoutID: p.ID, To: p.To, Value: new(big.Int), GasLimit: 60_000}, minNonce,
+		Purpose: purpose, PayoutID: p.ID, PayoutAmount: p.Amount, To: p.To, Value: new(big.Int), GasLimit: 60_000}, minNonce,
 		func(n uint64) (kassa.TxAttempt, error) {
 			hash := "0x" + strings.ReplaceAll(kassa.NewUUID()+kassa.NewUUID(), "-", "")
 			return kassa.TxAttempt{Hash: hash, Raw: []byte{byte(n)},
@@ -146,10 +146,67 @@ func TestQueueSweepGroups(t *testing.T) {
 		if _, err := f.db.QueueSweep(f.ctx, j); kassa.ErrorKindOf(err) != kassa.KindConflict {
 			t.Fatalf("queueing a receipt twice: %v, want a conflict", err)
 		}
-		f.addTx(t, p1, kassa.TxTransfer, 0) // signed: the next receipt gets a new sweep
+		f.addTx(t, p2, kassa.TxTransfer, 0) // signed: the next receipt gets a new sweep
 		p3, _ := f.queuedSweep(t, "0x03", deposit)
 		if p3.ID == p1.ID {
 			t.Fatal("a receipt joined a sweep already signed")
+		}
+	})
+}
+
+// TestTransferRefusedWhenPayoutChanged: a transfer signed from a sweep read
+// before another receipt joined it is refused and nothing is stored, so the
+// receipt that joined is never settled by a transfer that did not carry it; a
+// second transfer of a payout already sending (another sender) is refused too.
+func TestTransferRefusedWhenPayoutChanged(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		f := newFixture(t, cfg)
+		deposit := "0x4444444444444444444444444444444444444444"
+		read, _ := f.queuedSweep(t, "0x01", deposit) // what the sender read
+		grown, _ := f.queuedSweep(t, "0x02", deposit)
+		if grown.ID != read.ID {
+			t.Fatalf("the second receipt did not join the sweep")
+		}
+		sign := func(n uint64) (kassa.TxAttempt, error) {
+			return kassa.TxAttempt{Hash: "0x" + strings.Repeat("ab", 32), Raw: []byte{byte(n)}, Tip: big.NewInt(1), FeeCap: big.NewInt(2)}, nil
+		}
+		stale := &kassa.OutboxTx{Environment: kassa.Devnet, Network: read.Network, From: read.From, Purpose: kassa.TxTransfer,
+			PayoutID: read.ID, PayoutAmount: read.Amount, To: read.To, Value: new(big.Int), GasLimit: 60_000}
+		if _, err := f.db.AddTx(f.ctx, stale, 0, sign); kassa.ErrorKindOf(err) != kassa.KindConflict {
+			t.Fatalf("a transfer of the amount before the second receipt joined: %v, want a conflict", err)
+		}
+		if next, err := f.db.NextNonce(f.ctx, read.Network, read.From); err != nil || next != 0 {
+			t.Fatalf("the refused transfer took nonce: next %d (%v), want 0", next, err)
+		}
+		f.addTx(t, grown, kassa.TxTransfer, 0)
+		again := *stale
+		again.PayoutAmount = grown.Amount
+		if _, err := f.db.AddTx(f.ctx, &again, 0, sign); kassa.ErrorKindOf(err) != kassa.KindConflict {
+			t.Fatalf("a second transfer of a payout already sending: %v, want a conflict", err)
+		}
+	})
+}
+
+// TestOutboxPendingOnly: OutboxTxs with since ^uint64(0) lists only pending
+// transactions, not every confirmed one in the history.
+func TestOutboxPendingOnly(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		f := newFixture(t, cfg)
+		p, _ := f.queuedSweep(t, "0x01", "0x5555555555555555555555555555555555555555")
+		done := f.addTx(t, p, kassa.TxTransfer, 0)
+		must(t, f.db.RecordTx(f.ctx, done.ID, kassa.TxOutcome{Status: kassa.TxConfirmed, MinedHash: done.Latest().Hash,
+			Block: kassa.BlockRef{Number: 5, Hash: "0xb5"}, GasUsed: 21_000}))
+		q, _ := f.queuedSweep(t, "0x02", "0x6666666666666666666666666666666666666666")
+		open := f.addTx(t, q, kassa.TxTopup, 0)
+		for _, c := range []struct {
+			since uint64
+			want  int
+		}{{0, 2}, {^uint64(0), 1}} {
+			txs, err := f.db.OutboxTxs(f.ctx, kassa.Devnet, p.Network, c.since)
+			must(t, err)
+			if len(txs) != c.want || (c.want == 1 && txs[0].ID != open.ID) {
+				t.Errorf("since %d: %d transactions, want %d", c.since, len(txs), c.want)
+			}
 		}
 	})
 }
