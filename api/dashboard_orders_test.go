@@ -53,7 +53,7 @@ func TestDashboardOrders(t *testing.T) {
 		if strings.Index(list.body, id2) > strings.Index(list.body, id1) {
 			t.Fatalf("the list is not newest first")
 		}
-		if p := b.get("/dashboard/orders?starting_after=" + id2).want(t, 200, "/dashboard/orders/"+id1, `rel="prev"`); strings.Contains(p.body, "/dashboard/orders/"+id2) {
+		if p := b.get("/dashboard/orders?starting_after="+id2).want(t, 200, "/dashboard/orders/"+id1, `rel="prev"`); strings.Contains(p.body, "/dashboard/orders/"+id2) {
 			t.Fatalf("the older page lists the newer order")
 		}
 		b.get("/dashboard/orders?status=pending_payment").want(t, 200, id1, id2)
@@ -95,7 +95,7 @@ func TestDashboardOrderCancel(t *testing.T) {
 		b := e.browser()
 		b.signIn(s.merchant)
 		res := s.checkout(t, twoMugs, "")
-		id, path := res["orderId"].(string), "/dashboard/orders/"+res["orderId"].(string)
+		path := "/dashboard/orders/" + res["orderId"].(string)
 		expectStatus(t, e.do(request{method: "POST", path: "/api/v1/devnet/invoices/" + res["invoiceId"].(string) + "/payments",
 			headers: withKey(s.key)}), 201)
 
@@ -123,7 +123,6 @@ func TestDashboardOrderCancel(t *testing.T) {
 		if !regexp.MustCompile(`<dt>Transaction</dt><dd><code>0x[0-9a-f]{64}</code>`).MatchString(d.body) {
 			t.Fatalf("the refund shows no tx hash\n%.4000s", d.body)
 		}
-		_ = id
 	})
 }
 
