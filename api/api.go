@@ -104,7 +104,7 @@ func New(cfg Config) http.Handler {
 	if cfg.Sessions != nil {
 		s.board = dashboard.New(dashboard.Config{Core: core, Merchants: cfg.Merchants, Sessions: cfg.Sessions,
 			Invoices: cfg.Invoices, Keys: cfg.Keys, Webhooks: cfg.Webhooks, Payments: cfg.Payments, Events: cfg.Events,
-			Registry: cfg.Registry, Signer: s.signer,
+			Registry: cfg.Registry, Signer: s.signer, Commerce: cfg.Commerce, Idempotency: cfg.Idempotency,
 			PublicURL: cfg.PublicURL, Log: core.Log(), Now: core.Now})
 	}
 	s.routes()

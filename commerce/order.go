@@ -140,6 +140,7 @@ type OrderFilter struct {
 	Environment   kassa.Environment
 	CustomerID    *string
 	WalletAddress *string
+	Statuses      []OrderStatus // any of these; none: every status
 	Limit         int
 	StartingAfter *string
 	EndingBefore  *string

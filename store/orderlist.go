@@ -37,6 +37,11 @@ func (db *DB) Orders(ctx context.Context, f commerce.OrderFilter) ([]*commerce.O
 	if f.WalletAddress != nil {
 		w.add("LOWER(wallet_address) = LOWER(%s)", *f.WalletAddress)
 	}
+	statuses := make([]string, len(f.Statuses))
+	for i, s := range f.Statuses {
+		statuses[i] = string(s)
+	}
+	w.in("status", statuses)
 	order := " ORDER BY created_at DESC, id DESC"
 	cursor, param, backward := f.StartingAfter, "starting_after", false
 	if f.EndingBefore != nil {

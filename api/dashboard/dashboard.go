@@ -8,6 +8,7 @@ import (
 
 	"kassa"
 	"kassa/api/httpx"
+	"kassa/commerce"
 )
 
 // Config holds what the dashboard needs.
@@ -22,9 +23,12 @@ type Config struct {
 	Events    kassa.EventService   // an invoice's timeline
 	Registry  kassa.Registry       // networks' explorers
 	Signer    kassa.SessionSigner  // payment links of new invoices
-	PublicURL string
-	Log       *slog.Logger
-	Now       func() time.Time
+	Commerce  commerce.Service     // orders; nil: no commerce, the orders pages are empty
+	// Idempotency keeps the keys of forms that must not act twice (an order's cancel).
+	Idempotency kassa.IdempotencyStore
+	PublicURL   string
+	Log         *slog.Logger
+	Now         func() time.Time
 }
 
 // Dashboard serves the merchant dashboard.
@@ -57,6 +61,13 @@ func (d *Dashboard) Routes(handle func(pattern string, h http.HandlerFunc)) {
 	handle("POST /dashboard/invoices/new", d.post(d.signedIn(d.createInvoice)))
 	handle("GET /dashboard/invoices/{id}", d.signedIn(d.invoice))
 	handle("POST /dashboard/invoices/{id}/cancel", d.post(d.signedIn(d.cancelInvoice)))
+	handle("GET /dashboard/orders", d.signedIn(d.orders))
+	handle("GET /dashboard/orders/{id}", d.signedIn(d.order))
+	handle("POST /dashboard/orders/{id}/cancel", d.post(d.signedIn(d.cancelOrder)))
+	handle("POST /dashboard/orders/{id}/simulate", d.post(d.signedIn(d.simulateOrder)))
+	handle("GET /dashboard/settings", d.signedIn(d.settings))
+	handle("POST /dashboard/settings", d.post(d.signedIn(d.saveSettings)))
+	handle("POST /dashboard/settings/password", d.post(d.signedIn(d.changePassword)))
 	handle("GET /dashboard/developers/api-keys", d.signedIn(d.apiKeys))
 	handle("POST /dashboard/developers/api-keys", d.post(d.signedIn(d.createAPIKey)))
 	handle("POST /dashboard/developers/api-keys/{id}/revoke", d.post(d.signedIn(d.revokeAPIKey)))

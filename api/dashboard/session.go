@@ -80,12 +80,17 @@ func (d *Dashboard) loginForm(w http.ResponseWriter, r *http.Request) {
 		redirect(w, r, safeNext(r.FormValue("next")))
 		return
 	}
-	d.render(w, r, http.StatusOK, "login.html", nil, loginView{Next: safeNext(r.FormValue("next"))})
+	view := loginView{Next: safeNext(r.FormValue("next"))}
+	if r.FormValue("changed") == "1" {
+		view.Note = "Your password was changed and every session signed out: sign in with the new password."
+	}
+	d.render(w, r, http.StatusOK, "login.html", nil, view)
 }
 
 // loginView is the sign-in form.
 type loginView struct {
 	Email, Next, Error string
+	Note               string // after a password change
 }
 
 // login serves POST /dashboard/login {email, password, next}: a session and its
@@ -137,8 +142,7 @@ func (d *Dashboard) switchEnvironment(w http.ResponseWriter, r *http.Request, v 
 	}
 	if env == kassa.Mainnet && !v.m.MainnetEnabled {
 		return &kassa.Error{Kind: kassa.KindPermission, Code: "mainnet_not_enabled", Param: "environment",
-			Message: "Mainnet is not enabled for this account yet. Ask your Kassa operator to enable it " +
-				"(kassa merchant enable-mainnet --id " + itoa(v.m.ID) + ")."}
+			Message: mainnetHelp(v.m.ID)}
 	}
 	if err := d.cfg.Sessions.SetDashboardEnvironment(r.Context(), v.token, env); err != nil {
 		return err

@@ -1,0 +1,212 @@
+package dashboard
+
+import (
+	"net/http"
+	"strings"
+
+	"kassa"
+)
+
+// field is one input of a settings form, with what is wrong with it.
+type field struct {
+	Name, Label, Value, Type, Hint, Auto, Error string
+}
+
+// settlementFields are one environment's settlement target inputs.
+type settlementFields struct {
+	Env    kassa.Environment
+	Fields []field
+}
+
+// settingsView is the settings page: the account form (as typed when refused),
+// the password form and the mainnet access.
+type settingsView struct {
+	Account        []field
+	Settlement     []settlementFields
+	Password       []field
+	Saved          bool
+	Error          string // a refused account form's message
+	PasswordError  string // a refused password change's message
+	MainnetEnabled bool
+	MainnetHelp    string
+}
+
+// toleranceField is the tolerance input, in USD; the API's param is in usd_millis.
+const toleranceField = "underpayment_tolerance_usd"
+
+// settingsForm is what the account form holds: the API's params, values as text.
+type settingsForm map[string]string
+
+func settlementParam(env kassa.Environment, part string) string {
+	return "settlement." + string(env) + "." + part
+}
+
+// formOf is the account form filled from m.
+func formOf(m *kassa.Merchant) settingsForm {
+	f := settingsForm{"company_name": m.CompanyName, toleranceField: m.UnderpaymentToleranceMillis.Number()}
+	if m.DefaultReturnURL != nil {
+		f["default_return_url"] = *m.DefaultReturnURL
+	}
+	for env, st := range m.Settlement {
+		f[settlementParam(env, "network")] = st.Network
+		f[settlementParam(env, "token_symbol")] = st.TokenSymbol
+		f[settlementParam(env, "address")] = st.Address
+	}
+	return f
+}
+
+// view lays the form out, the error next to the field its param names.
+func (f settingsForm) view(m *kassa.Merchant, param, msg string) *settingsView {
+	mk := func(name, label, typ, hint, auto string) field {
+		fl := field{Name: name, Label: label, Value: f[name], Type: typ, Hint: hint, Auto: auto}
+		if name == param {
+			fl.Error = msg
+		}
+		return fl
+	}
+	v := &settingsView{MainnetEnabled: m.MainnetEnabled, MainnetHelp: mainnetHelp(m.ID), Account: []field{
+		mk("company_name", "Company name", "text", "The default title and footer of invoices.", "organization"),
+		mk("default_return_url", "Default return URL", "url", "Where payors go after paying, an https address; empty: none.", "url"),
+		mk(toleranceField, "Underpayment tolerance (USD)", "text", "A payment this much short still counts as paid, e.g. 0.50.", "off"),
+	}}
+	for _, env := range []kassa.Environment{kassa.Devnet, kassa.Mainnet} {
+		v.Settlement = append(v.Settlement, settlementFields{Env: env, Fields: []field{
+			mk(settlementParam(env, "network"), "Network", "text", "e.g. bsc or ethereum", "off"),
+			mk(settlementParam(env, "token_symbol"), "Token", "text", "e.g. USDT", "off"),
+			mk(settlementParam(env, "address"), "Address", "text", "0x…", "off"),
+		}})
+	}
+	if param != "" && !strings.Contains(param, "password") {
+		v.Error = msg
+	}
+	return v
+}
+
+// passwordFields are the password change inputs, never refilled.
+func passwordFields(param, msg string) []field {
+	out := []field{
+		{Name: "current_password", Label: "Current password", Type: "password", Auto: "current-password"},
+		{Name: "new_password", Label: "New password", Type: "password", Auto: "new-password", Hint: "8 characters or more."},
+		{Name: "confirm_password", Label: "New password again", Type: "password", Auto: "new-password"},
+	}
+	for i := range out {
+		if out[i].Name == param {
+			out[i].Error = msg
+		}
+	}
+	return out
+}
+
+// mainnetHelp says how a merchant gets mainnet access.
+func mainnetHelp(id int64) string {
+	return "Mainnet is not enabled for this account yet. Ask your Kassa operator to enable it " +
+		"(kassa merchant enable-mainnet --id " + itoa(id) + ")."
+}
+
+// settings serves GET /dashboard/settings.
+func (d *Dashboard) settings(w http.ResponseWriter, r *http.Request, v *visit) error {
+	view := formOf(v.m).view(v.m, "", "")
+	view.Password, view.Saved = passwordFields("", ""), r.URL.Query().Get("saved") == "1"
+	d.render(w, r, http.StatusOK, "settings.html", v, view)
+	return nil
+}
+
+// saveSettings serves POST /dashboard/settings: the fields that changed, through
+// the same MerchantService update (and its validation) as PATCH /api/v1/merchant.
+// A refused form comes back with its values and the message by its field (400).
+func (d *Dashboard) saveSettings(w http.ResponseWriter, r *http.Request, v *visit) error {
+	form, was := settingsForm{}, formOf(v.m)
+	for _, name := range []string{"company_name", "default_return_url", toleranceField} {
+		form[name] = strings.TrimSpace(r.PostFormValue(name))
+	}
+	var u kassa.MerchantUpdate
+	if form["company_name"] != was["company_name"] {
+		u.CompanyName = ptr(form["company_name"])
+	}
+	if form["default_return_url"] != was["default_return_url"] {
+		u.DefaultReturnURL = ptr(form["default_return_url"]) // "" clears it, as in the API
+	}
+	for _, env := range []kassa.Environment{kassa.Devnet, kassa.Mainnet} {
+		st := kassa.Settlement{}
+		for part, dst := range map[string]*string{"network": &st.Network, "token_symbol": &st.TokenSymbol, "address": &st.Address} {
+			name := settlementParam(env, part)
+			form[name] = strings.TrimSpace(r.PostFormValue(name))
+			*dst = form[name]
+		}
+		cur, had := v.m.Settlement[env]
+		switch {
+		case st == kassa.Settlement{} && had:
+			u.Settlement = setTarget(u.Settlement, env, nil)
+		case st != kassa.Settlement{} && (!had || st != cur):
+			u.Settlement = setTarget(u.Settlement, env, &st)
+		}
+	}
+	tol, ok := kassa.ParsePrice(form[toleranceField])
+	var err error
+	switch {
+	case !ok:
+		err = kassa.Invalidf(toleranceField, "invalid_tolerance", "Enter the tolerance in USD, such as 0.50.")
+	case tol != v.m.UnderpaymentToleranceMillis:
+		u.UnderpaymentToleranceMillis = &tol
+	}
+	if err == nil {
+		_, err = d.cfg.Merchants.UpdateMerchant(r.Context(), v.m.ID, u)
+	}
+	if err != nil {
+		if kassa.ErrorKindOf(err) != kassa.KindInvalid {
+			return err
+		}
+		e := kassa.AsError(err)
+		param := e.Param
+		if param == "underpayment_tolerance_usd_millis" {
+			param = toleranceField
+		}
+		view := form.view(v.m, param, e.Message)
+		view.Password = passwordFields("", "")
+		d.render(w, r, http.StatusBadRequest, "settings.html", v, view)
+		return nil
+	}
+	redirect(w, r, "/dashboard/settings?saved=1")
+	return nil
+}
+
+func setTarget(m map[kassa.Environment]*kassa.Settlement, env kassa.Environment, st *kassa.Settlement) map[kassa.Environment]*kassa.Settlement {
+	if m == nil {
+		m = map[kassa.Environment]*kassa.Settlement{}
+	}
+	m[env] = st
+	return m
+}
+
+func ptr(s string) *string { return &s }
+
+// changePassword serves POST /dashboard/settings/password {current_password,
+// new_password, confirm_password}. A change ends every session of the merchant,
+// this one too, so the answer is the sign-in page with a note. Attempts are
+// limited per client IP as sign-ins are: the current password is a secret to guess.
+func (d *Dashboard) changePassword(w http.ResponseWriter, r *http.Request, v *visit) error {
+	status, param, msg := http.StatusBadRequest, "", ""
+	next := r.PostFormValue("new_password")
+	if err := d.cfg.Core.LimitLogin(w, r); err != nil {
+		status, param, msg = http.StatusTooManyRequests, "current_password", "Too many attempts; wait a minute and try again."
+	} else if next != r.PostFormValue("confirm_password") {
+		param, msg = "confirm_password", "The new passwords do not match."
+	} else if err := d.cfg.Merchants.ChangePassword(r.Context(), v.m.ID, r.PostFormValue("current_password"), next); err != nil {
+		switch kassa.ErrorKindOf(err) {
+		case kassa.KindUnauthenticated:
+			param, msg = "current_password", "The current password is incorrect."
+		case kassa.KindInvalid:
+			param, msg = kassa.AsError(err).Param, kassa.AsError(err).Message
+		default:
+			return err
+		}
+	} else {
+		d.setCookie(w, "", -1)
+		redirect(w, r, "/dashboard/login?changed=1")
+		return nil
+	}
+	view := formOf(v.m).view(v.m, "", "")
+	view.Password, view.PasswordError = passwordFields(param, msg), msg
+	d.render(w, r, status, "settings.html", v, view)
+	return nil
+}
