@@ -86,7 +86,7 @@ func TestDashboardOverview(t *testing.T) {
 
 		ids := []string{}
 		for _, amount := range []string{"10", "5", "2.5"} {
-			ids = append(ids, m.createInvoice(`{"amount_usd": `+amount+`}`)["invoice_id"].(string))
+			ids = append(ids, m.createInvoice(`{"amount_usd": ` + amount + `}`)["invoice_id"].(string))
 		}
 		m.payInFull(ids[0])
 		m.payInFull(ids[1])

@@ -29,6 +29,7 @@ type chartDay struct {
 	X, Y, W, H    int // the bar
 	LabelX, TextY int // where the date is written under some bars
 	ShowLabel     bool
+	Anchor        string // the label's text-anchor: the last one ends at its bar, inside the chart
 }
 
 // Chart geometry, in viewBox units.
@@ -68,7 +69,10 @@ func newChart(first time.Time, n int, totals []kassa.DayTotal) chart {
 		}
 		d.Y = c.Base - d.H
 		d.LabelX, d.TextY = d.X+chartBarWidth/2, c.Base+16
-		d.ShowLabel, d.AxisLabel = (n-1-i)%7 == 0, d.Day.Format("Jan 2")
+		d.ShowLabel, d.AxisLabel, d.Anchor = (n-1-i)%7 == 0, d.Day.Format("Jan 2"), "middle"
+		if i == n-1 {
+			d.LabelX, d.Anchor = d.X+chartBarWidth, "end"
+		}
 	}
 	c.First, c.Last = c.Days[0].Label, c.Days[n-1].Label
 	return c

@@ -79,7 +79,7 @@ func (d *Dashboard) invoiceView(r *http.Request, v *visit, id string, deliveries
 	slices.Reverse(events)
 	eventIDs := make([]string, len(events))
 	for i, e := range events {
-		view.Timeline = append(view.Timeline, timelineRow{At: kassa.FormatTime(e.Created), Type: e.Type, Text: describe(e)})
+		view.Timeline = append(view.Timeline, timelineRow{At: kassa.FormatTime(e.Created), When: e.Created.UTC().Format("2006-01-02 15:04:05 UTC"), Type: e.Type, Text: describe(e)})
 		eventIDs[i] = e.ID
 	}
 	if deliveries {

@@ -9,7 +9,8 @@ import (
 
 // timelineRow is one event of the invoice or its receipts, oldest first.
 type timelineRow struct {
-	At   string `json:"at"`
+	At   string `json:"at"` // RFC 3339, for the datetime attribute
+	When string `json:"-"`  // as the page prints it without JavaScript
 	Type string `json:"type"`
 	Text string `json:"text"`
 }
