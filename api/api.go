@@ -43,6 +43,7 @@ type Config struct {
 	Commerce    commerce.Service                // search, checkout and orders (/api/commerce); nil: no commerce routes
 	Catalog     commerce.Catalog                // retailers per environment, for /api/commerce/status
 	Sessions    kassa.DashboardSessionStore     // the dashboard's sign-ins; nil: no dashboard
+	Overview    kassa.OverviewStats             // the dashboard's overview figures; required with Sessions
 	Health      func(ctx context.Context) error // store ping for /healthz and /readyz; nil: always ok
 	Warnings    func() []string                 // what /readyz reports while ready (a short gas wallet); nil: none
 	Limits      httpx.RateLimits
@@ -105,6 +106,7 @@ func New(cfg Config) http.Handler {
 		s.board = dashboard.New(dashboard.Config{Core: core, Merchants: cfg.Merchants, Sessions: cfg.Sessions,
 			Invoices: cfg.Invoices, Keys: cfg.Keys, Webhooks: cfg.Webhooks, Payments: cfg.Payments, Events: cfg.Events,
 			Registry: cfg.Registry, Signer: s.signer, Commerce: cfg.Commerce, Idempotency: cfg.Idempotency,
+			Stats: cfg.Overview, Stream: cfg.Stream,
 			PublicURL: cfg.PublicURL, Log: core.Log(), Now: core.Now})
 	}
 	s.routes()

@@ -125,24 +125,7 @@ func (db *DB) Invoices(ctx context.Context, f kassa.InvoiceFilter) ([]*kassa.Inv
 	}
 	limit = min(limit, MaxListLimit)
 	now := db.clock()
-
-	w := &where{}
-	w.common(f.MerchantID, f.Environment, f.CustomerID, f.CreatedGTE, f.CreatedLTE)
-	if len(f.Statuses) > 0 {
-		statuses := make([]string, len(f.Statuses))
-		for i, s := range f.Statuses {
-			statuses[i] = string(s)
-		}
-		w.in(effectiveStatusSQL(w.arg(micros(now))), statuses)
-	}
-	w.in("invoice_type", f.Types)
-	if f.NeedsAttention {
-		w.conds = append(w.conds, "("+effectiveStatusSQL(w.arg(micros(now)))+" = "+w.arg(string(kassa.StatusUnderpaid))+
-			" OR id IN (SELECT invoice_id FROM receipts WHERE status = "+w.arg(string(kassa.PaymentManualRetry))+"))")
-	}
-	if f.Query != "" {
-		w.search(f.Query)
-	}
+	w := invoiceWhere(f, now)
 
 	order := " ORDER BY created_at DESC, id DESC"
 	cursor, param, backward := f.StartingAfter, "starting_after", false
@@ -189,6 +172,42 @@ func (db *DB) Invoices(ctx context.Context, f kassa.InvoiceFilter) ([]*kassa.Inv
 	}
 	out, more := trimPage(out, limit, backward)
 	return out, more, nil
+}
+
+// invoiceWhere is the WHERE of a list of invoices matching f (but its cursor)
+// at time now; Statuses match the effective status.
+func invoiceWhere(f kassa.InvoiceFilter, now time.Time) *where {
+	w := &where{}
+	w.common(f.MerchantID, f.Environment, f.CustomerID, f.CreatedGTE, f.CreatedLTE)
+	if len(f.Statuses) > 0 {
+		statuses := make([]string, len(f.Statuses))
+		for i, s := range f.Statuses {
+			statuses[i] = string(s)
+		}
+		w.in(effectiveStatusSQL(w.arg(micros(now))), statuses)
+	}
+	w.in("invoice_type", f.Types)
+	if f.NeedsAttention {
+		w.conds = append(w.conds, "("+effectiveStatusSQL(w.arg(micros(now)))+" = "+w.arg(string(kassa.StatusUnderpaid))+
+			" OR id IN (SELECT invoice_id FROM receipts WHERE status = "+w.arg(string(kassa.PaymentManualRetry))+"))")
+	}
+	if f.Query != "" {
+		w.search(f.Query)
+	}
+	return w
+}
+
+// CountInvoices counts the invoices matching f (its cursor and limit aside).
+func (db *DB) CountInvoices(ctx context.Context, f kassa.InvoiceFilter) (int64, error) {
+	if err := checkFilterText(f.CustomerID, f.Types, f.Statuses); err != nil {
+		return 0, err
+	}
+	w := invoiceWhere(f, db.clock())
+	var n int64
+	if err := db.r.QueryRowContext(ctx, "SELECT COUNT(*) FROM invoices"+w.String(), w.args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("store: count invoices: %w", err)
+	}
+	return n, nil
 }
 
 // InvoiceTotals counts the merchant's invoices and sums their amounts per effective

@@ -96,5 +96,8 @@ func TestInvoicesNeedingAttention(t *testing.T) {
 		if len(got) != 2 || !ids[aside.ID] || !ids[under.ID] { // same instant: no fixed order
 			t.Fatalf("needing attention: %v, want the canceled one with money set aside and the underpaid one", ids)
 		}
+		if n, err := f.db.CountInvoices(f.ctx, kassa.InvoiceFilter{MerchantID: f.m.ID, NeedsAttention: true}); err != nil || n != 2 {
+			t.Fatalf("counted %d needing attention (%v), want 2", n, err)
+		}
 	})
 }

@@ -97,8 +97,8 @@ func (db *DB) loadWebhookJobs(ctx context.Context, tx txq, ids []string, token s
 	}
 	rows.Close()
 	if len(stale) > 0 {
-		if _, err := tx.ExecContext(ctx, "UPDATE webhook_deliveries SET status = $1, next_attempt_at = NULL WHERE "+
-			db.keyIn("id", 2), kassa.DeliveryFailed, db.keyList(stale)); err != nil {
+		if _, err := tx.ExecContext(ctx, "UPDATE webhook_deliveries SET status = $1, next_attempt_at = NULL, updated_at = $2 WHERE "+
+			db.keyIn("id", 3), kassa.DeliveryFailed, micros(now), db.keyList(stale)); err != nil {
 			return nil, fmt.Errorf("store: fail stale webhook deliveries: %w", err)
 		}
 	}

@@ -21,6 +21,8 @@ type Config struct {
 	Webhooks  kassa.WebhookService
 	Payments  kassa.PaymentService // an invoice's receipts
 	Events    kassa.EventService   // an invoice's timeline
+	Stats     kassa.OverviewStats  // the overview's chart, failed deliveries and an invoice's deliveries
+	Stream    kassa.EventStream    // wakes an invoice page's live updates; nil: they poll
 	Registry  kassa.Registry       // networks' explorers
 	Signer    kassa.SessionSigner  // payment links of new invoices
 	Commerce  commerce.Service     // orders; nil: no commerce, the orders pages are empty
@@ -68,6 +70,8 @@ func (d *Dashboard) Routes(handle func(pattern string, h http.HandlerFunc)) {
 	handle("GET /dashboard/settings", d.signedIn(d.settings))
 	handle("POST /dashboard/settings", d.post(d.signedIn(d.saveSettings)))
 	handle("POST /dashboard/settings/password", d.post(d.signedIn(d.changePassword)))
+	handle("POST /dashboard/invoices/{id}/resend", d.post(d.signedIn(d.resendDelivery)))
+	handle("GET /dashboard/invoices/{id}/live", d.signedIn(d.invoiceLive))
 	handle("GET /dashboard/developers/api-keys", d.signedIn(d.apiKeys))
 	handle("POST /dashboard/developers/api-keys", d.post(d.signedIn(d.createAPIKey)))
 	handle("POST /dashboard/developers/api-keys/{id}/revoke", d.post(d.signedIn(d.revokeAPIKey)))

@@ -9,40 +9,43 @@ import (
 	"kassa"
 )
 
-// invoiceView is an invoice's page.
+// invoiceView is an invoice's page. The parts that change as money arrives
+// (status, amounts, payments, timeline) are also sent as JSON to the live page.
 type invoiceView struct {
 	Inv        *kassa.Invoice
 	Payments   []paymentRow
 	Timeline   []timelineRow
+	Deliveries []*kassa.WebhookDelivery
 	CanCancel  bool
 	PaymentURL string       // only when just made: the link is shown once (its token is stored hashed)
 	QR         template.URL // the link's QR code
 	Metadata   string
+	Notice     string
 }
 
-// paymentRow is one receipt with a link to it on the network's explorer.
+// paymentRow is one receipt with links to it and its settlement on the
+// network's explorer ("" when the network has none or the payment is simulated).
 type paymentRow struct {
 	*kassa.InvoicePayment
 	TxURL, SettlementURL string
 }
 
-// timelineRow is one event of the invoice or its receipts, oldest first.
-type timelineRow struct {
-	At   string
-	Text string
-}
-
 // invoice serves GET /dashboard/invoices/{id}: another merchant's invoice is not found.
 func (d *Dashboard) invoice(w http.ResponseWriter, r *http.Request, v *visit) error {
-	view, err := d.invoiceView(r, v, r.PathValue("id"))
+	view, err := d.invoiceView(r, v, r.PathValue("id"), true)
 	if err != nil {
 		return err
+	}
+	if r.URL.Query().Get("done") == "resent" {
+		view.Notice = "The event was queued again: see its delivery below."
 	}
 	d.render(w, r, http.StatusOK, "invoice.html", v, view)
 	return nil
 }
 
-func (d *Dashboard) invoiceView(r *http.Request, v *visit, id string) (*invoiceView, error) {
+// invoiceView reads the invoice, its receipts and its timeline, and with
+// deliveries its webhook deliveries too.
+func (d *Dashboard) invoiceView(r *http.Request, v *visit, id string, deliveries bool) (*invoiceView, error) {
 	if !kassa.ValidUUID(id) {
 		return nil, kassa.NotFound("invoice")
 	}
@@ -59,9 +62,10 @@ func (d *Dashboard) invoiceView(r *http.Request, v *visit, id string) (*invoiceV
 	for _, p := range receipts {
 		row := paymentRow{InvoicePayment: p}
 		if n, ok := d.cfg.Registry.Network(inv.Environment, p.Network); ok && n.ExplorerURL != "" && p.OnChain() {
-			row.TxURL = strings.TrimRight(n.ExplorerURL, "/") + "/tx/" + p.TxHash
+			base := strings.TrimRight(n.ExplorerURL, "/") + "/tx/"
+			row.TxURL = base + p.TxHash
 			if p.SettlementTxHash != nil {
-				row.SettlementURL = strings.TrimRight(n.ExplorerURL, "/") + "/tx/" + *p.SettlementTxHash
+				row.SettlementURL = base + *p.SettlementTxHash
 			}
 		}
 		view.Payments = append(view.Payments, row)
@@ -73,46 +77,61 @@ func (d *Dashboard) invoiceView(r *http.Request, v *visit, id string) (*invoiceV
 		return nil, err
 	}
 	slices.Reverse(events)
-	for _, e := range events {
-		view.Timeline = append(view.Timeline, timelineRow{At: kassa.FormatTime(e.Created), Text: describe(e.Type)})
+	eventIDs := make([]string, len(events))
+	for i, e := range events {
+		view.Timeline = append(view.Timeline, timelineRow{At: kassa.FormatTime(e.Created), When: e.Created.UTC().Format("2006-01-02 15:04:05 UTC"), Type: e.Type, Text: describe(e)})
+		eventIDs[i] = e.ID
+	}
+	if deliveries {
+		p := v.principal()
+		p.Environment = inv.Environment
+		if view.Deliveries, err = d.cfg.Stats.EventDeliveries(r.Context(), p, eventIDs, 50); err != nil {
+			return nil, err
+		}
 	}
 	return view, nil
 }
 
-// describe says what an event type means on a timeline.
-func describe(typ string) string {
-	if s, ok := eventText[typ]; ok {
-		return s
-	}
-	return typ
-}
-
-var eventText = map[string]string{
-	kassa.EventInvoiceCreated:          "Invoice created",
-	kassa.EventInvoiceUpdated:          "Invoice updated",
-	kassa.EventInvoicePaid:             "Paid in full",
-	kassa.EventInvoicePaidAfterExpired: "Paid after it expired",
-	kassa.EventInvoiceExpired:          "Expired",
-	kassa.EventInvoiceCanceled:         "Canceled",
-	kassa.EventPaymentCreated:          "Payment detected",
-	kassa.EventPaymentUpdated:          "Payment updated: confirmations or settlement",
-}
-
 // cancelInvoice serves POST /dashboard/invoices/{id}/cancel.
 func (d *Dashboard) cancelInvoice(w http.ResponseWriter, r *http.Request, v *visit) error {
-	id := r.PathValue("id")
-	if !kassa.ValidUUID(id) {
-		return kassa.NotFound("invoice")
-	}
-	inv, err := d.cfg.Invoices.Invoice(r.Context(), v.m.ID, id)
+	inv, p, err := d.ownInvoice(r, v)
 	if err != nil {
 		return err
 	}
-	p := v.principal()
-	p.Environment = inv.Environment // the page shows the invoice whatever the switch says
-	if _, err := d.cfg.Invoices.CancelInvoice(r.Context(), p, id); err != nil {
+	if _, err := d.cfg.Invoices.CancelInvoice(r.Context(), p, inv.ID); err != nil {
 		return err
 	}
-	redirect(w, r, "/dashboard/invoices/"+id)
+	redirect(w, r, "/dashboard/invoices/"+inv.ID)
 	return nil
+}
+
+// resendDelivery serves POST /dashboard/invoices/{id}/resend {event_id,
+// endpoint_id}: the event queued again for that endpoint, by the service the
+// API's resend calls; then back to the invoice (303).
+func (d *Dashboard) resendDelivery(w http.ResponseWriter, r *http.Request, v *visit) error {
+	inv, p, err := d.ownInvoice(r, v)
+	if err != nil {
+		return err
+	}
+	if _, err := d.cfg.Webhooks.ResendEvent(r.Context(), p, r.PostFormValue("event_id"), r.PostFormValue("endpoint_id")); err != nil {
+		return err
+	}
+	redirect(w, r, "/dashboard/invoices/"+inv.ID+"?done=resent#deliveries")
+	return nil
+}
+
+// ownInvoice finds the path's invoice among the merchant's, and the principal
+// that acts on it: its own environment, whatever the switch says.
+func (d *Dashboard) ownInvoice(r *http.Request, v *visit) (*kassa.Invoice, kassa.Principal, error) {
+	id := r.PathValue("id")
+	if !kassa.ValidUUID(id) {
+		return nil, kassa.Principal{}, kassa.NotFound("invoice")
+	}
+	inv, err := d.cfg.Invoices.Invoice(r.Context(), v.m.ID, id)
+	if err != nil {
+		return nil, kassa.Principal{}, err
+	}
+	p := v.principal()
+	p.Environment = inv.Environment
+	return inv, p, nil
 }

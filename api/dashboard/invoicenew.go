@@ -47,7 +47,7 @@ func (d *Dashboard) createInvoice(w http.ResponseWriter, r *http.Request, v *vis
 		d.render(w, r, http.StatusBadRequest, "invoice_new.html", v, form)
 		return nil
 	}
-	view, err := d.invoiceView(r, v, inv.ID)
+	view, err := d.invoiceView(r, v, inv.ID, true)
 	if err != nil {
 		return err
 	}

@@ -11,39 +11,60 @@ import (
 type overviewView struct {
 	Periods   []periodTotals
 	Open      int64 // unpaid and underpaid now
-	Attention int64 // underpaid now
+	Attention int64 // underpaid, or with money set aside, now
+	Failed    int64 // webhook deliveries that failed in the last 24 hours
+	Chart     chart
+	Setup     []setupStep // nil once every step is done
 	Recent    []*kassa.Invoice
 }
 
-// periodTotals are the paid invoices and their volume over a period.
+// periodTotals are the invoices paid over a period and their volume.
 type periodTotals struct {
 	Label  string
 	Paid   int64
 	Volume kassa.Millis
 }
 
+// chartDays is how many UTC days the volume chart shows, today included.
+const chartDays = 30
+
 // overview serves GET /dashboard.
 func (d *Dashboard) overview(w http.ResponseWriter, r *http.Request, v *visit) error {
-	env, now := v.env(), d.cfg.Now()
+	env, now := v.env(), d.cfg.Now().UTC()
 	view := overviewView{}
+	today := now.Truncate(24 * time.Hour)
+	first := today.AddDate(0, 0, 1-chartDays)
+	days, err := d.cfg.Stats.PaidByDay(r.Context(), v.m.ID, env, first)
+	if err != nil {
+		return err
+	}
+	view.Chart = newChart(first, chartDays, days)
 	for _, p := range []struct {
 		label string
 		days  int
 	}{{"Last 7 days", 7}, {"Last 30 days", 30}} {
-		since := now.Add(-time.Duration(p.days) * 24 * time.Hour)
-		t, err := d.cfg.Invoices.InvoiceTotals(r.Context(), kassa.InvoiceTotalsFilter{MerchantID: v.m.ID, Environment: &env, CreatedGTE: &since})
-		if err != nil {
-			return err
+		t := periodTotals{Label: p.label}
+		for _, day := range view.Chart.Days[chartDays-p.days:] {
+			t.Paid += day.Paid
+			t.Volume += day.Volume
 		}
-		paid := t.ByStatus[kassa.StatusPaid]
-		view.Periods = append(view.Periods, periodTotals{Label: p.label, Paid: paid.Count, Volume: paid.AmountPaid})
+		view.Periods = append(view.Periods, t)
 	}
 	all, err := d.cfg.Invoices.InvoiceTotals(r.Context(), kassa.InvoiceTotalsFilter{MerchantID: v.m.ID, Environment: &env})
 	if err != nil {
 		return err
 	}
 	view.Open = all.ByStatus[kassa.StatusUnpaid].Count + all.ByStatus[kassa.StatusUnderpaid].Count
-	view.Attention = all.ByStatus[kassa.StatusUnderpaid].Count
+	if view.Attention, err = d.cfg.Stats.CountInvoices(r.Context(),
+		kassa.InvoiceFilter{MerchantID: v.m.ID, Environment: &env, NeedsAttention: true}); err != nil {
+		return err
+	}
+	if view.Failed, err = d.cfg.Stats.FailedDeliveries(r.Context(), v.m.ID, env, now.Add(-24*time.Hour)); err != nil {
+		return err
+	}
+	if view.Setup, err = d.setup(r, v); err != nil {
+		return err
+	}
 	recent, _, err := d.cfg.Invoices.Invoices(r.Context(), kassa.InvoiceFilter{MerchantID: v.m.ID, Environment: &env, Limit: 5})
 	if err != nil {
 		return err
@@ -51,4 +72,46 @@ func (d *Dashboard) overview(w http.ResponseWriter, r *http.Request, v *visit) e
 	view.Recent = recent
 	d.render(w, r, http.StatusOK, "overview.html", v, view)
 	return nil
+}
+
+// setupStep is one step of a new merchant's checklist, ticked from the data.
+type setupStep struct {
+	Text, Link, Action string
+	Done               bool
+}
+
+// setup is the checklist (an API key, a webhook endpoint, a test invoice paid on
+// devnet), or nil when every step is done.
+func (d *Dashboard) setup(r *http.Request, v *visit) ([]setupStep, error) {
+	keys, err := d.cfg.Keys.APIKeys(r.Context(), v.m.ID, "")
+	if err != nil {
+		return nil, err
+	}
+	hooks := false
+	for _, env := range []kassa.Environment{kassa.Devnet, kassa.Mainnet} {
+		p := v.principal()
+		p.Environment = env
+		eps, err := d.cfg.Webhooks.WebhookEndpoints(r.Context(), p)
+		if err != nil {
+			return nil, err
+		}
+		hooks = hooks || len(eps) > 0
+	}
+	devnet := kassa.Devnet
+	paid, _, err := d.cfg.Invoices.Invoices(r.Context(), kassa.InvoiceFilter{MerchantID: v.m.ID, Environment: &devnet,
+		Statuses: []kassa.InvoiceStatus{kassa.StatusPaid}, Limit: 1})
+	if err != nil {
+		return nil, err
+	}
+	steps := []setupStep{
+		{Text: "Create an API key", Link: "/dashboard/developers/api-keys", Action: "Create a key", Done: len(keys) > 0},
+		{Text: "Add a webhook endpoint", Link: "/dashboard/developers/webhooks", Action: "Add an endpoint", Done: hooks},
+		{Text: "Get a test invoice paid on devnet", Link: "/dashboard/invoices/new", Action: "Create a test invoice", Done: len(paid) > 0},
+	}
+	for _, s := range steps {
+		if !s.Done {
+			return steps, nil
+		}
+	}
+	return nil, nil
 }

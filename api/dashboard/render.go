@@ -68,6 +68,12 @@ var funcs = template.FuncMap{
 	"time":  func(t time.Time) string { return kassa.FormatTime(t) },
 	"short": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
 	"asset": assetURL,
+	"lastAttempt": func(log []kassa.WebhookAttempt) *kassa.WebhookAttempt {
+		if len(log) == 0 {
+			return nil
+		}
+		return &log[len(log)-1]
+	},
 }
 
 // templates are parsed once: each page with the layout.

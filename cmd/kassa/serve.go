@@ -150,7 +150,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Merchants: db, Keys: db, Invoices: db, Payments: db, Payor: db, Idempotency: db, Health: db.Ping, Warnings: chains.costs.Warnings,
 		Events: db, Webhooks: db, Stream: hub,
 		Registry: reg, Rates: rates, Pay: pay,
-		Commerce: shop, Catalog: catalog, Sessions: db,
+		Commerce: shop, Catalog: catalog, Sessions: db, Overview: db,
 	})
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 

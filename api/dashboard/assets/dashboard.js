@@ -23,4 +23,83 @@
       if (!window.confirm(form.getAttribute("data-confirm"))) { e.preventDefault(); }
     });
   });
+  // Live invoice page: the server sends the changing parts as JSON (Server-Sent
+  // Events) and they are written with textContent and new elements only.
+  var live = document.querySelector("[data-live-src]");
+  if (live && window.EventSource) {
+    var source = new EventSource(live.getAttribute("data-live-src"));
+    var lastStatus = null;
+    source.onmessage = function (msg) {
+      var v;
+      try { v = JSON.parse(msg.data); } catch (e) { return; }
+      updateInvoice(v);
+      if (lastStatus !== null && lastStatus !== v.status) {
+        setText("announce", "The invoice is now " + v.status + ".");
+      }
+      lastStatus = v.status;
+    };
+  }
+  function all(name) { return document.querySelectorAll('[data-live="' + name + '"]'); }
+  function setText(name, text) { all(name).forEach(function (el) { el.textContent = text; }); }
+  function el(tag, text, cls) {
+    var e = document.createElement(tag);
+    if (text !== undefined && text !== null) { e.textContent = text; }
+    if (cls) { e.className = cls; }
+    return e;
+  }
+  function txCell(hash, url) {
+    if (url) {
+      var a = el("a", hash);
+      a.href = url;
+      a.rel = "noreferrer";
+      return a;
+    }
+    return el("code", hash);
+  }
+  function localTime(iso) {
+    var t = el("time", iso);
+    t.setAttribute("datetime", iso);
+    var d = new Date(iso);
+    if (!isNaN(d)) { t.textContent = d.toLocaleString(); t.title = iso; }
+    return t;
+  }
+  function updateInvoice(v) {
+    all("status").forEach(function (b) { b.textContent = v.status; b.className = "badge " + v.status; });
+    setText("paid", v.paid);
+    setText("pending", v.pending);
+    all("cancel").forEach(function (f) { f.hidden = !v.can_cancel; });
+    all("payments").forEach(function (body) {
+      var rows = v.payments.map(function (p) {
+        var tr = el("tr");
+        tr.appendChild(el("td", p.amount));
+        var st = el("td");
+        st.appendChild(el("span", p.status, "badge " + p.status));
+        tr.appendChild(st);
+        tr.appendChild(el("td", p.network));
+        var tx = el("td");
+        tx.appendChild(txCell(p.tx_hash, p.tx_url));
+        tr.appendChild(tx);
+        tr.appendChild(el("td", p.confirmations));
+        var se = el("td");
+        se.appendChild(el("span", p.settlement, "badge " + p.settlement));
+        if (p.settlement_tx) {
+          se.appendChild(document.createTextNode(" "));
+          se.appendChild(txCell(p.settlement_tx, p.settlement_url));
+        }
+        tr.appendChild(se);
+        return tr;
+      });
+      body.replaceChildren.apply(body, rows);
+    });
+    all("payments-table").forEach(function (t) { t.hidden = v.payments.length === 0; });
+    all("payments-empty").forEach(function (p) { p.hidden = v.payments.length > 0; });
+    all("timeline").forEach(function (ol) {
+      ol.replaceChildren.apply(ol, v.timeline.map(function (row) {
+        var li = el("li");
+        li.appendChild(localTime(row.at));
+        li.appendChild(document.createTextNode(" " + row.text));
+        return li;
+      }));
+    });
+  }
 })();

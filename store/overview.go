@@ -1,0 +1,88 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"kassa"
+)
+
+var _ kassa.OverviewStats = (*DB)(nil)
+
+// microsPerDay is one day in the stores' unix-microsecond times.
+const microsPerDay = 24 * 60 * 60 * 1_000_000
+
+// PaidByDay sums the merchant's invoices paid since since, per UTC day of their
+// paid_at, in one grouped query (integer division on both engines).
+func (db *DB) PaidByDay(ctx context.Context, merchantID int64, env kassa.Environment, since time.Time) ([]kassa.DayTotal, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT CAST(paid_at / `+strconv.Itoa(microsPerDay)+` AS BIGINT) AS day, COUNT(*),
+		CAST(COALESCE(SUM(amount_paid), 0) AS BIGINT)
+		FROM invoices WHERE merchant_id = $1 AND environment = $2 AND paid_at IS NOT NULL AND paid_at >= $3 AND status = $4
+		GROUP BY 1 ORDER BY 1`, merchantID, string(env), micros(since), string(kassa.StatusPaid))
+	if err != nil {
+		return nil, fmt.Errorf("store: paid by day: %w", err)
+	}
+	defer rows.Close()
+	out := []kassa.DayTotal{}
+	for rows.Next() {
+		var day, count, volume int64
+		if err := rows.Scan(&day, &count, &volume); err != nil {
+			return nil, fmt.Errorf("store: paid by day: %w", err)
+		}
+		out = append(out, kassa.DayTotal{Day: fromMicros(day * microsPerDay), Paid: count, Volume: kassa.Millis(volume)})
+	}
+	return out, rows.Err()
+}
+
+// FailedDeliveries counts the merchant's deliveries in env that failed since
+// since (a failed delivery is not touched again, so updated_at is when it failed).
+func (db *DB) FailedDeliveries(ctx context.Context, merchantID int64, env kassa.Environment, since time.Time) (int64, error) {
+	var n int64
+	err := db.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM webhook_deliveries
+		WHERE merchant_id = $1 AND environment = $2 AND status = $3 AND updated_at >= $4`,
+		merchantID, string(env), kassa.DeliveryFailed, micros(since)).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("store: failed deliveries: %w", err)
+	}
+	return n, nil
+}
+
+// EventDeliveries lists the deliveries of eventIDs to the principal's endpoints
+// in its environment, newest first, with their attempts.
+func (db *DB) EventDeliveries(ctx context.Context, p kassa.Principal, eventIDs []string, limit int) ([]*kassa.WebhookDelivery, error) {
+	ids := make([]string, 0, len(eventIDs))
+	for _, id := range eventIDs {
+		if storable(id) {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return []*kassa.WebhookDelivery{}, nil
+	}
+	limit = min(max(limit, 1), MaxListLimit)
+	w := &where{}
+	w.add("merchant_id = %s", p.MerchantID)
+	w.add("environment = %s", string(p.Environment))
+	w.in("event_id", ids)
+	rows, err := db.r.QueryContext(ctx, "SELECT "+deliveryColumns+" FROM webhook_deliveries"+w.String()+
+		" ORDER BY id DESC LIMIT "+strconv.Itoa(limit), w.args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: event deliveries: %w", err)
+	}
+	out := []*kassa.WebhookDelivery{}
+	for rows.Next() {
+		d, err := scanDelivery(rows)
+		if err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("store: event deliveries: %w", err)
+		}
+		out = append(out, d)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: event deliveries: %w", err)
+	}
+	return out, db.attachAttempts(ctx, out)
+}
