@@ -42,6 +42,7 @@ const (
 	RefundNone      = "NONE"
 	RefundPending   = "PENDING"  // owed to the payor, not yet sent
 	RefundCompleted = "REFUNDED" // sent and confirmed; TxHash set (decisions.md, "Chains")
+	RefundFailed    = "FAILED"   // the transfer failed for good: a person must send it
 )
 
 // Cancellation statuses (cancellationStatus).

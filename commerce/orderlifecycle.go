@@ -222,6 +222,16 @@ func (o *Order) Advance(st Step, now time.Time) error {
 	return nil
 }
 
+// RefundFailedFor records that the refund's transfer failed for good (reverted
+// after the retries): the refund is FAILED, with the reason on the timeline, for
+// a person to send; the order keeps its status.
+func (o *Order) RefundFailedFor(reason string, now time.Time) {
+	o.Refund.Status = RefundFailed
+	o.Timeline = append(o.Timeline, TimelineEntry{Status: o.Status, Timestamp: now,
+		Message: "The refund could not be sent: " + reason})
+	o.UpdatedAt = now
+}
+
 // RefundQuote is what cancelling the order now would refund: the total less the
 // commerce fee, to the refund address given at checkout or cancel, else the
 // wallet that paid. Once a refund is recorded, the quote is that refund.

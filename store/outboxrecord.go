@@ -112,6 +112,17 @@ func (db *DB) payoutRetry(ctx context.Context, tx txq, t *kassa.OutboxTx, reason
 		string(kassa.PayoutFailed), p.Attempts, reason, micros(now)); err != nil {
 		return err
 	}
+	if p.Kind == kassa.PayoutRefund {
+		o, err := db.order(ctx, tx, p.MerchantID, p.OrderID, db.forUpdate())
+		if err != nil {
+			return err
+		}
+		if o.Refund.Status != commerce.RefundPending {
+			return nil // refunded another way meanwhile
+		}
+		o.RefundFailedFor(reason, now)
+		return saveOrder(ctx, tx, o, now)
+	}
 	ids, err := payoutReceipts(ctx, tx, p.ID, kassa.SettlementProcessing)
 	if err != nil {
 		return err

@@ -4,8 +4,10 @@ import (
 	"math/big"
 	"strings"
 	"testing"
+	"time"
 
 	"kassa"
+	"kassa/commerce"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -207,6 +209,50 @@ func TestOutboxPendingOnly(t *testing.T) {
 			if len(txs) != c.want || (c.want == 1 && txs[0].ID != open.ID) {
 				t.Errorf("since %d: %d transactions, want %d", c.since, len(txs), c.want)
 			}
+		}
+	})
+}
+
+// TestRefundFailsForGood: a refund payout whose transfer fails MaxPayoutAttempts
+// times leaves its order's refund FAILED with the reason on the timeline and an
+// event, for a person to send; the order is not queued again.
+func TestRefundFailsForGood(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		f := newFixture(t, cfg)
+		o, inv := f.newOrder(t, f.m, "cus_refund")
+		f.payOrder(t, inv, o.Total)
+		_, err := f.db.ChangeOrder(f.ctx, f.m.ID, o.ID, func(o *commerce.Order, _ *kassa.Invoice, now time.Time) (commerce.InvoiceAction, error) {
+			o.RefundAddress = "0x52908400098527886E0F7030069857D2E4169EE7"
+			return commerce.InvoiceKeep, o.Advance(commerce.Step{To: commerce.OrderCancelled}, now)
+		})
+		must(t, err)
+		const gas = "0x7777777777777777777777777777777777777777"
+		tokens := []kassa.Token{{ID: 1, Symbol: "USDT", Network: "bsc-testnet", Decimals: 18}}
+		if n, err := f.db.QueueRefunds(f.ctx, kassa.Devnet, "bsc-testnet", gas, tokens); err != nil || n != 1 {
+			t.Fatalf("queued %d refunds (%v), want 1", n, err)
+		}
+		payouts, err := f.db.OpenPayouts(f.ctx, kassa.Devnet, "bsc-testnet")
+		must(t, err)
+		if len(payouts) != 1 || payouts[0].Kind != kassa.PayoutRefund {
+			t.Fatalf("open payouts %+v, want the refund", payouts)
+		}
+		for range kassa.MaxPayoutAttempts {
+			must(t, f.db.FailAttempt(f.ctx, payouts[0].ID, "execution reverted"))
+		}
+		got := f.order(t, f.m, o.ID)
+		last := got.Timeline[len(got.Timeline)-1]
+		if got.Refund.Status != commerce.RefundFailed || got.Status != commerce.OrderCancelled ||
+			!strings.Contains(last.Message, "execution reverted") {
+			t.Fatalf("order %s, refund %s, last timeline entry %+v", got.Status, got.Refund.Status, last)
+		}
+		if n, err := f.db.QueueRefunds(f.ctx, kassa.Devnet, "bsc-testnet", gas, tokens); err != nil || n != 0 {
+			t.Fatalf("queued %d refunds again (%v), want none", n, err)
+		}
+		evs, _, err := f.db.Events(f.ctx, kassa.EventFilter{MerchantID: f.m.ID, Environment: kassa.Devnet,
+			Scope: kassa.ScopeCommerce, Limit: 1})
+		must(t, err)
+		if len(evs) != 1 || evs[0].Type != kassa.EventOrderUpdated || !strings.Contains(string(evs[0].Data), `"FAILED"`) {
+			t.Fatalf("the latest commerce event %+v, want the order with its refund FAILED", evs)
 		}
 	})
 }
