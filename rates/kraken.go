@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Kraken asks Kraken's public ticker for every covered token in one request:
@@ -46,7 +47,12 @@ func (k *Kraken) Fetch(ctx context.Context, symbols []string) (map[string]Quote,
 		return nil, err
 	}
 	if len(body.Error) > 0 {
-		return nil, fmt.Errorf("kraken: %s", strings.Join(body.Error, "; "))
+		msg := strings.Join(body.Error, "; ")
+		if strings.Contains(msg, "Rate limit") || strings.Contains(msg, "Too many requests") {
+			// Kraken says it is rate limited in a 200 answer, not with a 429.
+			return nil, &RetryError{Source: "kraken", After: time.Minute}
+		}
+		return nil, fmt.Errorf("kraken: %s", msg)
 	}
 	out := map[string]Quote{}
 	var errs []error

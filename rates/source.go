@@ -32,14 +32,15 @@ type Source interface {
 	Fetch(ctx context.Context, symbols []string) (map[string]Quote, error)
 }
 
-// RetryError is a source's 429 answer: ask again no sooner than After.
+// RetryError is a source's "rate limited" answer (a 429, or Kraken's
+// EAPI:Rate limit exceeded in a 200): ask again no sooner than After.
 type RetryError struct {
 	Source string
 	After  time.Duration
 }
 
 func (e *RetryError) Error() string {
-	return fmt.Sprintf("%s: rate limited (429), retry after %s", e.Source, e.After)
+	return fmt.Sprintf("%s: rate limited, retry after %s", e.Source, e.After)
 }
 
 // Default base URLs of the public APIs.

@@ -95,6 +95,8 @@ func TestSources(t *testing.T) {
 			want: map[string]string{"USDT": "1.0001"}, wantErr: "believable"},
 		{name: "kraken malformed", source: "kraken", answers: map[string]func(http.ResponseWriter){
 			kraken: body(200, `{"error":[],"result":`)}, wantErr: "malformed"},
+		{name: "kraken rate limit in a 200", source: "kraken", answers: map[string]func(http.ResponseWriter){
+			kraken: body(200, `{"error":["EAPI:Rate limit exceeded"]}`)}, wantErr: "retry"},
 		{name: "kraken 429 with a date", source: "kraken", answers: map[string]func(http.ResponseWriter){
 			kraken: body(429, `{}`, "Retry-After: "+time.Now().Add(90*time.Second).UTC().Format(http.TimeFormat))}, wantErr: "retry"},
 		{name: "coingecko simple price", source: "coingecko", answers: map[string]func(http.ResponseWriter){gecko: body(200, okGecko)},
