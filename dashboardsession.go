@@ -27,8 +27,10 @@ func (s *DashboardSession) Principal() Principal {
 // NewDashboardToken returns a fresh dashboard session token (256 random bits).
 func NewDashboardToken() string { return "ds_" + RandomBase32(32) }
 
-// DashboardSessionStore keeps dashboard sessions server-side.
+// DashboardSessionStore keeps dashboard sessions server-side, the half sign-ins
+// that wait for a second-factor code, and the second factor itself.
 type DashboardSessionStore interface {
+	SecondFactorStore
 	// CreateDashboardSession stores a session of merchantID for token, which the
 	// store keeps only hashed, ending DashboardSessionTTL from now.
 	CreateDashboardSession(ctx context.Context, token string, merchantID int64, env Environment) (*DashboardSession, error)
@@ -37,6 +39,19 @@ type DashboardSessionStore interface {
 	DashboardSession(ctx context.Context, token string) (*DashboardSession, error)
 	// SetDashboardEnvironment switches the session's environment.
 	SetDashboardEnvironment(ctx context.Context, token string, env Environment) error
-	// DeleteDashboardSession ends the session (sign out); an unknown one is no error.
+	// DeleteDashboardSession ends the session (sign out), or a half sign-in; an
+	// unknown one is no error.
 	DeleteDashboardSession(ctx context.Context, token string) error
+	// CreateDashboardSignIn stores a half sign-in of merchantID for token: it ends
+	// DashboardCodeTTL from now and signs nobody in (DashboardSession does not
+	// find it); only DashboardSignIn does.
+	CreateDashboardSignIn(ctx context.Context, token string, merchantID int64, env Environment) (*DashboardSession, error)
+	// DashboardSignIn returns the live half sign-in of token; anything else is
+	// KindUnauthenticated.
+	DashboardSignIn(ctx context.Context, token string) (*DashboardSession, error)
+	// SetDashboardTOTPPending keeps a second-factor secret being enrolled on the
+	// live session of token, server-side; "" drops it.
+	SetDashboardTOTPPending(ctx context.Context, token, secret string) error
+	// DashboardTOTPPending returns the secret being enrolled; "" when none.
+	DashboardTOTPPending(ctx context.Context, token string) (string, error)
 }
