@@ -153,7 +153,8 @@ func TestDashboardTwoStepGuards(t *testing.T) {
 		m := e.newMerchant(false) // the API login takes 1
 		b := e.browser()
 		b.signIn(m) // 2
-		b.post("/dashboard/settings/two-step/enable", url.Values{"code": {"123456"}}).want(t, 400, "Set up two-step sign-in first.") // 3
+		// 3: enrolling without a set-up
+		b.post("/dashboard/settings/two-step/enable", url.Values{"code": {"123456"}}).want(t, 400, "Set up two-step sign-in first.")
 		for _, path := range []string{"/dashboard/login/code", "/dashboard/settings/two-step/setup",
 			"/dashboard/settings/two-step/enable", "/dashboard/settings/two-step/disable"} {
 			b.post(path, url.Values{"code": {"123456"}, "password": {"correct horse"}}, "Origin: http://evil.example").want(t, 403, "another site")

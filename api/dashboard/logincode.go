@@ -41,7 +41,7 @@ func (d *Dashboard) halfSignIn(r *http.Request) (*kassa.DashboardSession, string
 	return s, c.Value, err
 }
 
-// codeView is the code step's form.
+// codeView is the code step's form; Error is one not about the code (too many tries).
 type codeView struct {
 	Next, Error string
 	Code        field
@@ -92,8 +92,7 @@ func (d *Dashboard) loginCode(w http.ResponseWriter, r *http.Request) {
 			d.fail(w, r, nil, err)
 			return
 		}
-		view.Error = kassa.AsError(err).Message
-		view.Code = codeField(view.Error)
+		view.Code = codeField(kassa.AsError(err).Message) // said once, by the field
 		d.render(w, r, http.StatusUnauthorized, "login_code.html", nil, view)
 		return
 	}

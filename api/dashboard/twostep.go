@@ -43,7 +43,7 @@ func (d *Dashboard) twoStep(ctx context.Context, v *visit, param, msg string) (*
 	}
 	for i := range tv.Fields {
 		if tv.Fields[i].Name == param {
-			tv.Fields[i].Error = msg
+			tv.Fields[i].Error, tv.Error = msg, "" // said once, by its field
 		}
 	}
 	return tv, nil
