@@ -27,8 +27,10 @@ func (s *DashboardSession) Principal() Principal {
 // NewDashboardToken returns a fresh dashboard session token (256 random bits).
 func NewDashboardToken() string { return "ds_" + RandomBase32(32) }
 
-// DashboardSessionStore keeps dashboard sessions server-side.
+// DashboardSessionStore keeps dashboard sessions server-side, the half sign-ins
+// that wait for a second-factor code, and the second factor itself.
 type DashboardSessionStore interface {
+	SecondFactorStore
 	// CreateDashboardSession stores a session of merchantID for token, which the
 	// store keeps only hashed, ending DashboardSessionTTL from now.
 	CreateDashboardSession(ctx context.Context, token string, merchantID int64, env Environment) (*DashboardSession, error)
@@ -37,6 +39,47 @@ type DashboardSessionStore interface {
 	DashboardSession(ctx context.Context, token string) (*DashboardSession, error)
 	// SetDashboardEnvironment switches the session's environment.
 	SetDashboardEnvironment(ctx context.Context, token string, env Environment) error
-	// DeleteDashboardSession ends the session (sign out); an unknown one is no error.
+	// DeleteDashboardSession ends the session (sign out), or a half sign-in; an
+	// unknown one is no error.
 	DeleteDashboardSession(ctx context.Context, token string) error
+	// CreateDashboardSignIn stores a half sign-in of merchantID for token: it ends
+	// DashboardCodeTTL from now and signs nobody in (DashboardSession does not
+	// find it); only DashboardSignIn does.
+	CreateDashboardSignIn(ctx context.Context, token string, merchantID int64, env Environment) (*DashboardSession, error)
+	// DashboardSignIn returns the live half sign-in of token; anything else is
+	// KindUnauthenticated.
+	DashboardSignIn(ctx context.Context, token string) (*DashboardSession, error)
+	// SetDashboardTOTPPending keeps a second-factor secret being enrolled on the
+	// live session of token, server-side; "" drops it.
+	SetDashboardTOTPPending(ctx context.Context, token, secret string) error
+	// DashboardTOTPPending returns the secret being enrolled; "" when none.
+	DashboardTOTPPending(ctx context.Context, token string) (string, error)
+}
+
+// DashboardCodeTTL is how long a half sign-in (the password was right, the
+// second factor's code is awaited) waits for its code.
+const DashboardCodeTTL = 5 * time.Minute
+
+// SecondFactorStore keeps merchants' optional TOTP second factor for dashboard
+// sign-in. The secret is a credential: it leaves the store only to check a code,
+// and is never logged or shown after enrolment.
+type SecondFactorStore interface {
+	// TOTPSecret returns the merchant's second-factor secret; "" when the factor
+	// is off.
+	TOTPSecret(ctx context.Context, merchantID int64) (string, error)
+	// EnableTOTP turns the factor on with secret; step is the time step of the
+	// code that proved it, so that code cannot sign in afterwards.
+	EnableTOTP(ctx context.Context, merchantID int64, secret string, step int64) error
+	// DisableTOTP turns the factor off.
+	DisableTOTP(ctx context.Context, merchantID int64) error
+	// UseTOTPStep records that a code of time step was accepted, once: a step at
+	// or before the last one accepted (a replayed code), or a merchant without
+	// the factor, is KindUnauthenticated.
+	UseTOTPStep(ctx context.Context, merchantID int64, step int64) error
+}
+
+// ErrInvalidCode is the answer to a wrong, stale or already used second-factor code.
+func ErrInvalidCode() error {
+	return &Error{Kind: KindUnauthenticated, Code: "invalid_code", Param: "code",
+		Message: "The code is incorrect or was already used; enter the current code from your app."}
 }

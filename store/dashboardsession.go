@@ -18,11 +18,29 @@ func errSignedOut() error {
 
 // CreateDashboardSession stores a session for token, hashed.
 func (db *DB) CreateDashboardSession(ctx context.Context, token string, merchantID int64, env kassa.Environment) (*kassa.DashboardSession, error) {
-	now := db.clock()
-	s := &kassa.DashboardSession{MerchantID: merchantID, Environment: env, CreatedAt: now, ExpiresAt: now.Add(kassa.DashboardSessionTTL)}
+	return db.createDashboardSession(ctx, token, merchantID, env, false)
+}
+
+// CreateDashboardSignIn stores a half sign-in for token, hashed, that waits
+// kassa.DashboardCodeTTL for its second-factor code.
+func (db *DB) CreateDashboardSignIn(ctx context.Context, token string, merchantID int64, env kassa.Environment) (*kassa.DashboardSession, error) {
+	return db.createDashboardSession(ctx, token, merchantID, env, true)
+}
+
+// DashboardSignIn returns the live half sign-in of token.
+func (db *DB) DashboardSignIn(ctx context.Context, token string) (*kassa.DashboardSession, error) {
+	return db.dashboardSession(ctx, token, true)
+}
+
+func (db *DB) createDashboardSession(ctx context.Context, token string, merchantID int64, env kassa.Environment, awaiting bool) (*kassa.DashboardSession, error) {
+	now, ttl := db.clock(), kassa.DashboardSessionTTL
+	if awaiting {
+		ttl = kassa.DashboardCodeTTL
+	}
+	s := &kassa.DashboardSession{MerchantID: merchantID, Environment: env, CreatedAt: now, ExpiresAt: now.Add(ttl)}
 	err := db.write(ctx, func(q queryer) error {
-		_, err := q.ExecContext(ctx, `INSERT INTO dashboard_sessions (token_hash, merchant_id, environment, created_at, expires_at)
-			VALUES ($1, $2, $3, $4, $5)`, kassa.HashSecret(token), merchantID, string(env), micros(now), micros(s.ExpiresAt))
+		_, err := q.ExecContext(ctx, `INSERT INTO dashboard_sessions (token_hash, merchant_id, environment, created_at, expires_at, awaiting_code)
+			VALUES ($1, $2, $3, $4, $5, $6)`, kassa.HashSecret(token), merchantID, string(env), micros(now), micros(s.ExpiresAt), awaiting)
 		return err
 	})
 	if err != nil {
@@ -33,13 +51,20 @@ func (db *DB) CreateDashboardSession(ctx context.Context, token string, merchant
 
 // DashboardSession returns the live session of token.
 func (db *DB) DashboardSession(ctx context.Context, token string) (*kassa.DashboardSession, error) {
+	return db.dashboardSession(ctx, token, false)
+}
+
+// dashboardSession returns the live session of token: a signed-in one, or a
+// half sign-in when awaiting.
+func (db *DB) dashboardSession(ctx context.Context, token string, awaiting bool) (*kassa.DashboardSession, error) {
 	var (
 		s                kassa.DashboardSession
 		env              string
 		created, expires int64
 	)
 	err := db.r.QueryRowContext(ctx, `SELECT merchant_id, environment, created_at, expires_at FROM dashboard_sessions
-		WHERE token_hash = $1 AND expires_at > $2`, kassa.HashSecret(token), micros(db.clock())).Scan(&s.MerchantID, &env, &created, &expires)
+		WHERE token_hash = $1 AND expires_at > $2 AND awaiting_code = $3`, kassa.HashSecret(token), micros(db.clock()), awaiting).
+		Scan(&s.MerchantID, &env, &created, &expires)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errSignedOut()
 	}
@@ -54,8 +79,8 @@ func (db *DB) DashboardSession(ctx context.Context, token string) (*kassa.Dashbo
 func (db *DB) SetDashboardEnvironment(ctx context.Context, token string, env kassa.Environment) error {
 	var n int64
 	err := db.write(ctx, func(q queryer) error {
-		res, err := q.ExecContext(ctx, `UPDATE dashboard_sessions SET environment = $1 WHERE token_hash = $2 AND expires_at > $3`,
-			string(env), kassa.HashSecret(token), micros(db.clock()))
+		res, err := q.ExecContext(ctx, `UPDATE dashboard_sessions SET environment = $1 WHERE token_hash = $2 AND expires_at > $3
+			AND awaiting_code = $4`, string(env), kassa.HashSecret(token), micros(db.clock()), false)
 		if err == nil {
 			n, err = res.RowsAffected()
 		}

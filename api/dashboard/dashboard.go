@@ -15,7 +15,7 @@ import (
 type Config struct {
 	Core      *httpx.Core                 // login rate limits
 	Merchants kassa.MerchantService       // sign-in and the account
-	Sessions  kassa.DashboardSessionStore // server-side sessions
+	Sessions  kassa.DashboardSessionStore // server-side sessions and the second factor
 	Invoices  kassa.InvoiceService
 	Keys      kassa.APIKeyService
 	Webhooks  kassa.WebhookService
@@ -55,6 +55,8 @@ func (d *Dashboard) Routes(handle func(pattern string, h http.HandlerFunc)) {
 	handle("GET /dashboard/assets/{hash}/{name}", serveAsset)
 	handle("GET /dashboard/login", d.loginForm)
 	handle("POST /dashboard/login", d.post(d.login))
+	handle("GET /dashboard/login/code", d.loginCodeForm)
+	handle("POST /dashboard/login/code", d.post(d.loginCode))
 	handle("POST /dashboard/logout", d.post(d.signedIn(d.logout)))
 	handle("POST /dashboard/environment", d.post(d.signedIn(d.switchEnvironment)))
 	handle("GET /dashboard", d.signedIn(d.overview))
@@ -70,6 +72,9 @@ func (d *Dashboard) Routes(handle func(pattern string, h http.HandlerFunc)) {
 	handle("GET /dashboard/settings", d.signedIn(d.settings))
 	handle("POST /dashboard/settings", d.post(d.signedIn(d.saveSettings)))
 	handle("POST /dashboard/settings/password", d.post(d.signedIn(d.changePassword)))
+	handle("POST /dashboard/settings/two-step/setup", d.post(d.signedIn(d.setupTwoStep)))
+	handle("POST /dashboard/settings/two-step/enable", d.post(d.signedIn(d.enableTwoStep)))
+	handle("POST /dashboard/settings/two-step/disable", d.post(d.signedIn(d.disableTwoStep)))
 	handle("POST /dashboard/invoices/{id}/resend", d.post(d.signedIn(d.resendDelivery)))
 	handle("GET /dashboard/invoices/{id}/live", d.signedIn(d.invoiceLive))
 	handle("GET /dashboard/developers/api-keys", d.signedIn(d.apiKeys))

@@ -127,7 +127,7 @@ func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, n
 var titles = map[string]string{"login.html": "Sign in", "error.html": "Error", "overview.html": "Overview",
 	"invoices.html": "Invoices", "invoice.html": "Invoice", "invoice_new.html": "New invoice", "keys.html": "API keys",
 	"webhooks.html": "Webhooks", "webhook.html": "Webhook endpoint", "events.html": "Events", "reports.html": "Reports",
-	"orders.html": "Orders", "order.html": "Order", "settings.html": "Settings"}
+	"orders.html": "Orders", "order.html": "Order", "settings.html": "Settings", "login_code.html": "Sign-in code"}
 
 var sections = map[string]string{"overview.html": "overview", "invoices.html": "invoices", "invoice.html": "invoices",
 	"invoice_new.html": "invoices", "keys.html": "developers", "webhooks.html": "developers", "webhook.html": "developers",

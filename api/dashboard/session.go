@@ -81,8 +81,11 @@ func (d *Dashboard) loginForm(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	view := loginView{Next: safeNext(r.FormValue("next"))}
-	if r.FormValue("changed") == "1" {
+	switch {
+	case r.FormValue("changed") == "1":
 		view.Note = "Your password was changed and every session signed out: sign in with the new password."
+	case r.FormValue("expired") == "1":
+		view.Note = "The sign-in waited too long for its code: sign in again."
 	}
 	d.render(w, r, http.StatusOK, "login.html", nil, view)
 }
@@ -94,7 +97,8 @@ type loginView struct {
 }
 
 // login serves POST /dashboard/login {email, password, next}: a session and its
-// cookie, then 303 to next. Attempts are limited per client IP, as the API's.
+// cookie, then 303 to next; with the second factor on, a half sign-in and 303 to
+// its code step instead. Attempts are limited per client IP, as the API's.
 func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
 	view := loginView{Email: strings.TrimSpace(r.PostFormValue("email")), Next: safeNext(r.PostFormValue("next"))}
 	if err := d.cfg.Core.LimitLogin(w, r); err != nil {
@@ -111,6 +115,15 @@ func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
 		default:
 			d.fail(w, r, nil, err)
 		}
+		return
+	}
+	secret, err := d.cfg.Sessions.TOTPSecret(r.Context(), m.ID)
+	if err != nil {
+		d.fail(w, r, nil, err)
+		return
+	}
+	if secret != "" {
+		d.awaitCode(w, r, m.ID, view.Next)
 		return
 	}
 	token := kassa.NewDashboardToken()

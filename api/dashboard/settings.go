@@ -10,6 +10,7 @@ import (
 // field is one input of a settings form, with what is wrong with it.
 type field struct {
 	Name, Label, Value, Type, Hint, Auto, Error string
+	Mode                                        string // inputmode, e.g. numeric
 }
 
 // settlementFields are one environment's settlement target inputs.
@@ -19,7 +20,7 @@ type settlementFields struct {
 }
 
 // settingsView is the settings page: the account form (as typed when refused),
-// the password form and the mainnet access.
+// the password form, two-step sign-in and the mainnet access.
 type settingsView struct {
 	Account        []field
 	Settlement     []settlementFields
@@ -29,6 +30,7 @@ type settingsView struct {
 	PasswordError  string // a refused password change's message
 	MainnetEnabled bool
 	MainnetHelp    string
+	TwoStep        *twoStepView
 }
 
 // toleranceField is the tolerance input, in USD; the API's param is in usd_millis.
@@ -106,9 +108,8 @@ func mainnetHelp(id int64) string {
 // settings serves GET /dashboard/settings.
 func (d *Dashboard) settings(w http.ResponseWriter, r *http.Request, v *visit) error {
 	view := formOf(v.m).view(v.m, "", "")
-	view.Password, view.Saved = passwordFields("", ""), r.URL.Query().Get("saved") == "1"
-	d.render(w, r, http.StatusOK, "settings.html", v, view)
-	return nil
+	view.Saved = r.URL.Query().Get("saved") == "1"
+	return d.renderSettings(w, r, v, http.StatusOK, view, "", "")
 }
 
 // saveSettings serves POST /dashboard/settings: the fields that changed, through
@@ -161,10 +162,7 @@ func (d *Dashboard) saveSettings(w http.ResponseWriter, r *http.Request, v *visi
 		if param == "underpayment_tolerance_usd_millis" {
 			param = toleranceField
 		}
-		view := form.view(v.m, param, e.Message)
-		view.Password = passwordFields("", "")
-		d.render(w, r, http.StatusBadRequest, "settings.html", v, view)
-		return nil
+		return d.renderSettings(w, r, v, http.StatusBadRequest, form.view(v.m, param, e.Message), "", "")
 	}
 	redirect(w, r, "/dashboard/settings?saved=1")
 	return nil
@@ -207,6 +205,5 @@ func (d *Dashboard) changePassword(w http.ResponseWriter, r *http.Request, v *vi
 	}
 	view := formOf(v.m).view(v.m, "", "")
 	view.Password, view.PasswordError = passwordFields(param, msg), msg
-	d.render(w, r, status, "settings.html", v, view)
-	return nil
+	return d.renderSettings(w, r, v, status, view, "", "")
 }

@@ -3,6 +3,7 @@
 //	kassa serve [--dev] [--addr A] [--data-dir D] [--database-url URL] ...
 //	kassa merchant create --name N --email E --password P [--mainnet]
 //	kassa merchant enable-mainnet --id N
+//	kassa merchant disable-two-step --id N
 //	kassa listen --forward-to URL [--api-key KEY] [--url URL]
 //	kassa trigger EVENT [--api-key KEY] [--url URL]
 //	kassa pay PAYMENT_URL [--token SYMBOL] [--amount USD] [--key HEX]
@@ -25,6 +26,7 @@ Usage:
   kassa serve [flags]                      run the service (--dev seeds a demo merchant)
   kassa merchant create --name N --email E --password P [--mainnet]
   kassa merchant enable-mainnet --id N
+  kassa merchant disable-two-step --id N   turn off a merchant's two-step sign-in (a lost app)
   kassa listen --forward-to http://localhost:4242/webhooks [--api-key KEY]
                                            forward the key's events, signed, to a local URL
   kassa trigger invoice.paid [--api-key KEY]

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -361,6 +362,14 @@ func TestMerchantCommands(t *testing.T) {
 		out = runKassa(t, append([]string{"merchant", "enable-mainnet", "--id", fmt.Sprint(m.MerchantID)}, storeArgs(cfg)...)...)
 		if err := json.Unmarshal(out, &m); err != nil || !m.MainnetEnabled {
 			t.Fatalf("enable-mainnet printed %q (%v)", out, err)
+		}
+		db := storetest.Open(t, cfg)
+		if err := db.EnableTOTP(context.Background(), m.MerchantID, "JBSWY3DPEHPK3PXP", 1); err != nil {
+			t.Fatal(err)
+		}
+		out = runKassa(t, append([]string{"merchant", "disable-two-step", "--id", fmt.Sprint(m.MerchantID)}, storeArgs(cfg)...)...)
+		if secret, err := db.TOTPSecret(context.Background(), m.MerchantID); err != nil || secret != "" || !json.Valid(out) {
+			t.Fatalf("disable-two-step printed %q, left %q (%v)", out, secret, err)
 		}
 	})
 }

@@ -19,10 +19,11 @@ type merchantJSON struct {
 	MainnetEnabled bool   `json:"mainnet_enabled"`
 }
 
-// merchantCmd runs "kassa merchant create" and "kassa merchant enable-mainnet".
+// merchantCmd runs "kassa merchant create", "kassa merchant enable-mainnet" and
+// "kassa merchant disable-two-step" (turns the dashboard's second factor off).
 func merchantCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: kassa merchant create|enable-mainnet [flags]")
+		return errors.New("usage: kassa merchant create|enable-mainnet|disable-two-step [flags]")
 	}
 	var sf storeFlags
 	fs := newFlagSet("kassa merchant "+args[0], stderr)
@@ -46,7 +47,7 @@ func merchantCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		if m, err = db.CreateMerchant(ctx, c); err != nil {
 			return explain(err)
 		}
-	case "enable-mainnet":
+	case "enable-mainnet", "disable-two-step":
 		id := fs.Int64("id", 0, "merchant id (required)")
 		if err := fs.Parse(args[1:]); err != nil {
 			return err
@@ -59,7 +60,14 @@ func merchantCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return err
 		}
 		defer db.Close()
-		if m, err = db.EnableMainnet(ctx, *id); err != nil {
+		if args[0] == "disable-two-step" { // a merchant who lost the authenticator app
+			if m, err = db.Merchant(ctx, *id); err == nil {
+				err = db.DisableTOTP(ctx, *id)
+			}
+		} else {
+			m, err = db.EnableMainnet(ctx, *id)
+		}
+		if err != nil {
 			return explain(err)
 		}
 	default:

@@ -1,0 +1,111 @@
+package dashboard
+
+import (
+	"net/http"
+	"net/url"
+
+	"kassa"
+	"kassa/secondfactor"
+)
+
+// signInCookie holds a half sign-in's token (the password was right, the code is
+// awaited); it is sent only to the code step and signs nothing else in.
+const signInCookie = "kassa_signin"
+
+// setSignInCookie gives the browser a half sign-in's token, as setCookie does a
+// session's, but only for /dashboard/login.
+func (d *Dashboard) setSignInCookie(w http.ResponseWriter, token string, maxAge int) {
+	http.SetCookie(w, &http.Cookie{Name: signInCookie, Value: token, Path: "/dashboard/login", MaxAge: maxAge,
+		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: d.secure})
+}
+
+// awaitCode starts a half sign-in of merchantID, kept server-side for
+// kassa.DashboardCodeTTL, and sends the browser to the code step.
+func (d *Dashboard) awaitCode(w http.ResponseWriter, r *http.Request, merchantID int64, next string) {
+	token := kassa.NewDashboardToken()
+	if _, err := d.cfg.Sessions.CreateDashboardSignIn(r.Context(), token, merchantID, kassa.Devnet); err != nil {
+		d.fail(w, r, nil, err)
+		return
+	}
+	d.setSignInCookie(w, token, int(kassa.DashboardCodeTTL.Seconds()))
+	redirect(w, r, "/dashboard/login/code?next="+url.QueryEscape(next))
+}
+
+// halfSignIn finds the request's live half sign-in and its token.
+func (d *Dashboard) halfSignIn(r *http.Request) (*kassa.DashboardSession, string, error) {
+	c, err := r.Cookie(signInCookie)
+	if err != nil || c.Value == "" {
+		return nil, "", kassa.Errorf(kassa.KindUnauthenticated, "signed_out", "Sign in first.")
+	}
+	s, err := d.cfg.Sessions.DashboardSignIn(r.Context(), c.Value)
+	return s, c.Value, err
+}
+
+// codeView is the code step's form; Error is one not about the code (too many tries).
+type codeView struct {
+	Next, Error string
+	Code        field
+}
+
+func codeField(msg string) field {
+	return field{Name: "code", Label: "Code from your authenticator app", Type: "text", Auto: "one-time-code",
+		Mode: "numeric", Hint: "6 digits; it changes every 30 seconds.", Error: msg}
+}
+
+// restart sends a browser without a live half sign-in back to the password step.
+func (d *Dashboard) restart(w http.ResponseWriter, r *http.Request, next string, err error) {
+	if kassa.ErrorKindOf(err) != kassa.KindUnauthenticated {
+		d.fail(w, r, nil, err)
+		return
+	}
+	d.setSignInCookie(w, "", -1)
+	redirect(w, r, "/dashboard/login?expired=1&next="+url.QueryEscape(next))
+}
+
+// loginCodeForm serves GET /dashboard/login/code: the second step of a sign-in.
+func (d *Dashboard) loginCodeForm(w http.ResponseWriter, r *http.Request) {
+	next := safeNext(r.FormValue("next"))
+	if _, _, err := d.halfSignIn(r); err != nil {
+		d.restart(w, r, next, err)
+		return
+	}
+	d.render(w, r, http.StatusOK, "login_code.html", nil, codeView{Next: next, Code: codeField("")})
+}
+
+// loginCode serves POST /dashboard/login/code {code, next}: a right code, used
+// once, turns the half sign-in into a session under a new token (303 to next); a
+// wrong one renders the form again (401). Attempts draw on the sign-in limit.
+func (d *Dashboard) loginCode(w http.ResponseWriter, r *http.Request) {
+	view := codeView{Next: safeNext(r.PostFormValue("next")), Code: codeField("")}
+	if err := d.cfg.Core.LimitLogin(w, r); err != nil {
+		view.Error = "Too many sign-in attempts; wait a minute and try again."
+		d.render(w, r, http.StatusTooManyRequests, "login_code.html", nil, view)
+		return
+	}
+	half, token, err := d.halfSignIn(r)
+	if err != nil {
+		d.restart(w, r, view.Next, err)
+		return
+	}
+	if err := secondfactor.Verify(r.Context(), d.cfg.Sessions, half.MerchantID, r.PostFormValue("code"), d.cfg.Now()); err != nil {
+		if kassa.ErrorKindOf(err) != kassa.KindUnauthenticated {
+			d.fail(w, r, nil, err)
+			return
+		}
+		view.Code = codeField(kassa.AsError(err).Message) // said once, by the field
+		d.render(w, r, http.StatusUnauthorized, "login_code.html", nil, view)
+		return
+	}
+	if err := d.cfg.Sessions.DeleteDashboardSession(r.Context(), token); err != nil {
+		d.fail(w, r, nil, err)
+		return
+	}
+	full := kassa.NewDashboardToken()
+	if _, err := d.cfg.Sessions.CreateDashboardSession(r.Context(), full, half.MerchantID, half.Environment); err != nil {
+		d.fail(w, r, nil, err)
+		return
+	}
+	d.setSignInCookie(w, "", -1)
+	d.setCookie(w, full, int(kassa.DashboardSessionTTL.Seconds()))
+	redirect(w, r, view.Next)
+}

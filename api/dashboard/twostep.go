@@ -1,0 +1,143 @@
+package dashboard
+
+import (
+	"context"
+	"html/template"
+	"net/http"
+
+	"kassa"
+	"kassa/secondfactor"
+)
+
+// twoStepView is the settings page's two-step sign-in section: on or off, and
+// while the merchant enrols, the secret being enrolled (as a QR code and as text).
+// The secret is shown only then: once on, it is never rendered again.
+type twoStepView struct {
+	On     bool
+	Secret string       // the secret being enrolled, for manual entry
+	QR     template.URL // its otpauth:// URI as a QR code
+	Fields []field      // enrol: the code; turn off: the password and a code
+	Error  string
+	Note   string // after turning it on or off
+}
+
+// twoStep lays out the section for v, the error msg by the field param names.
+func (d *Dashboard) twoStep(ctx context.Context, v *visit, param, msg string) (*twoStepView, error) {
+	secret, err := d.cfg.Sessions.TOTPSecret(ctx, v.m.ID)
+	if err != nil {
+		return nil, err
+	}
+	tv := &twoStepView{On: secret != "", Error: msg}
+	if tv.On {
+		tv.Fields = []field{{Name: "password", Label: "Current password", Type: "password", Auto: "current-password"}, codeField("")}
+	} else {
+		pending, err := d.cfg.Sessions.DashboardTOTPPending(ctx, v.token)
+		if err != nil || pending == "" {
+			return tv, err
+		}
+		uri, err := secondfactor.URI(v.m.Email, pending)
+		if err != nil {
+			return nil, err
+		}
+		tv.Secret, tv.QR, tv.Fields = pending, qrData(uri), []field{codeField("")}
+	}
+	for i := range tv.Fields {
+		if tv.Fields[i].Name == param {
+			tv.Fields[i].Error, tv.Error = msg, "" // said once, by its field
+		}
+	}
+	return tv, nil
+}
+
+// renderSettings renders the settings page with view, its two-step section
+// (with the error msg by the field param) and the password form when unset.
+func (d *Dashboard) renderSettings(w http.ResponseWriter, r *http.Request, v *visit, status int, view *settingsView, param, msg string) error {
+	tv, err := d.twoStep(r.Context(), v, param, msg)
+	if err != nil {
+		return err
+	}
+	view.TwoStep = tv
+	if view.Password == nil {
+		view.Password = passwordFields("", "")
+	}
+	switch r.URL.Query().Get("two_step") {
+	case "on":
+		tv.Note = "Two-step sign-in is on: signing in now asks for a code after the password."
+	case "off":
+		tv.Note = "Two-step sign-in is off."
+	}
+	d.render(w, r, status, "settings.html", v, view)
+	return nil
+}
+
+// twoStepRefused renders the settings page again with msg by param (status).
+func (d *Dashboard) twoStepRefused(w http.ResponseWriter, r *http.Request, v *visit, status int, param, msg string) error {
+	return d.renderSettings(w, r, v, status, formOf(v.m).view(v.m, "", ""), param, msg)
+}
+
+// setupTwoStep serves POST /dashboard/settings/two-step/setup: a fresh secret,
+// kept on this session server-side until a code proves it (a new set-up replaces
+// it), then 303 to the settings page, which shows it.
+func (d *Dashboard) setupTwoStep(w http.ResponseWriter, r *http.Request, v *visit) error {
+	key, err := secondfactor.New(v.m.Email)
+	if err != nil {
+		return err
+	}
+	if err := d.cfg.Sessions.SetDashboardTOTPPending(r.Context(), v.token, key.Secret); err != nil {
+		return err
+	}
+	redirect(w, r, "/dashboard/settings#two-step")
+	return nil
+}
+
+// enableTwoStep serves POST /dashboard/settings/two-step/enable {code}: a right
+// code for the secret being enrolled turns the factor on (303); a wrong one is
+// the page again (400). Attempts draw on the sign-in limit.
+func (d *Dashboard) enableTwoStep(w http.ResponseWriter, r *http.Request, v *visit) error {
+	if err := d.cfg.Core.LimitLogin(w, r); err != nil {
+		return d.twoStepRefused(w, r, v, http.StatusTooManyRequests, "code", "Too many attempts; wait a minute and try again.")
+	}
+	pending, err := d.cfg.Sessions.DashboardTOTPPending(r.Context(), v.token)
+	if err != nil {
+		return err
+	}
+	if pending == "" {
+		return d.twoStepRefused(w, r, v, http.StatusBadRequest, "", "Set up two-step sign-in first.")
+	}
+	step, ok := secondfactor.Step(pending, r.PostFormValue("code"), d.cfg.Now())
+	if !ok {
+		return d.twoStepRefused(w, r, v, http.StatusBadRequest, "code", "The code is incorrect; enter the current code your app shows for Kassa.")
+	}
+	if err := d.cfg.Sessions.EnableTOTP(r.Context(), v.m.ID, pending, step); err != nil {
+		return err
+	}
+	redirect(w, r, "/dashboard/settings?two_step=on#two-step")
+	return nil
+}
+
+// disableTwoStep serves POST /dashboard/settings/two-step/disable {password,
+// code}: the current password and a valid code (used once) turn the factor off
+// (303); else the page again (400). Attempts draw on the sign-in limit.
+func (d *Dashboard) disableTwoStep(w http.ResponseWriter, r *http.Request, v *visit) error {
+	if err := d.cfg.Core.LimitLogin(w, r); err != nil {
+		return d.twoStepRefused(w, r, v, http.StatusTooManyRequests, "code", "Too many attempts; wait a minute and try again.")
+	}
+	m, err := d.cfg.Merchants.Login(r.Context(), v.m.Email, r.PostFormValue("password"))
+	if err != nil || m.ID != v.m.ID {
+		if err != nil && kassa.ErrorKindOf(err) != kassa.KindUnauthenticated {
+			return err
+		}
+		return d.twoStepRefused(w, r, v, http.StatusBadRequest, "password", "The current password is incorrect.")
+	}
+	if err := secondfactor.Verify(r.Context(), d.cfg.Sessions, v.m.ID, r.PostFormValue("code"), d.cfg.Now()); err != nil {
+		if kassa.ErrorKindOf(err) != kassa.KindUnauthenticated {
+			return err
+		}
+		return d.twoStepRefused(w, r, v, http.StatusBadRequest, "code", kassa.AsError(err).Message)
+	}
+	if err := d.cfg.Sessions.DisableTOTP(r.Context(), v.m.ID); err != nil {
+		return err
+	}
+	redirect(w, r, "/dashboard/settings?two_step=off#two-step")
+	return nil
+}
