@@ -142,4 +142,3 @@ func shot(t *testing.T, ctx context.Context, name string) {
 	}
 	do(t, ctx, "reset viewport", chromedp.ResetViewport())
 }
-
