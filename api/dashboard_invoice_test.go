@@ -41,9 +41,9 @@ func TestDashboardInvoiceDetail(t *testing.T) {
 			return r.obj(t)["payment"].(map[string]any)
 		}
 		rec := pay(`{"amount_usd": 4, "status": "pending", "tx_hash": "` + hash + `"}`)
-		b.get(page).want(t, 200, "Payment detected: $4.000 on bsc-testnet", "<code>"+hash+"</code>", "badge pending", "$0.000 of $10.000")
+		b.get(page).want(t, 200, "Payment detected: $4.00 on bsc-testnet", "<code>"+hash+"</code>", "badge pending", "$0.00 of $10.00")
 		pay(`{"amount_usd": 4, "tx_hash": "` + hash + `"}`)
-		b.get(page).want(t, 200, "Payment of $4.000 confirmed", "Invoice underpaid: $4.000 paid", "$4.000 of $10.000")
+		b.get(page).want(t, 200, "Payment of $4.00 confirmed", "Invoice underpaid: $4.00 paid", "$4.00 of $10.00")
 
 		// The rest arrives in a block: its hash links to the explorer.
 		block := "0x" + strings.Repeat("ef", 32)
@@ -55,7 +55,7 @@ func TestDashboardInvoiceDetail(t *testing.T) {
 			BlockNumber: 100, BlockHash: block}); err != nil {
 			t.Fatal(err)
 		}
-		p := b.get(page).want(t, 200, "badge paid", "Paid in full", "$10.000 of $10.000",
+		p := b.get(page).want(t, 200, "badge paid", "Paid in full", "$10.00 of $10.00",
 			`href="https://testnet.bscscan.com/tx/`+tx+`"`, "Paid at")
 		if strings.Contains(p.body, `action="`+page+`/cancel"`) {
 			t.Fatalf("a paid invoice offers Cancel")
@@ -150,7 +150,7 @@ func TestDashboardInvoiceLive(t *testing.T) {
 						}
 					}
 				}
-				if v := next(); v.Status != "unpaid" || len(v.Payments) != 0 || v.Paid != "$0.000 of $10.000" {
+				if v := next(); v.Status != "unpaid" || len(v.Payments) != 0 || v.Paid != "$0.00 of $10.00" {
 					t.Fatalf("first update %+v", v)
 				}
 				m.payInFull(id)
@@ -158,7 +158,7 @@ func TestDashboardInvoiceLive(t *testing.T) {
 				for v.Status != "paid" { // the payment and the invoice may come as two updates
 					v = next()
 				}
-				if len(v.Payments) != 1 || v.Payments[0].Amount != "$10.000" || v.Paid != "$10.000 of $10.000" ||
+				if len(v.Payments) != 1 || v.Payments[0].Amount != "$10.00" || v.Paid != "$10.00 of $10.00" ||
 					v.Timeline[len(v.Timeline)-1].Text != "Paid in full" {
 					t.Fatalf("after the payment %+v", v)
 				}

@@ -49,7 +49,7 @@ func TestDashboardOrders(t *testing.T) {
 		second := s.checkout(t, `[{"product_id":"B000000003","quantity":1}]`, "")
 		id1, id2 := first["orderId"].(string), second["orderId"].(string)
 
-		list := b.get("/dashboard/orders").want(t, 200, "/dashboard/orders/"+id1, "$55.350", "badge pending_payment", "cus_1")
+		list := b.get("/dashboard/orders").want(t, 200, "/dashboard/orders/"+id1, "$55.35", "badge pending_payment", "cus_1")
 		if strings.Index(list.body, id2) > strings.Index(list.body, id1) {
 			t.Fatalf("the list is not newest first")
 		}
@@ -62,7 +62,7 @@ func TestDashboardOrders(t *testing.T) {
 		b.get("/dashboard/orders?starting_after=nope").want(t, 400)
 
 		b.get("/dashboard/orders/"+id1).want(t, 200, "Ada Lovelace", "12 Main St Apt 4B", "San Francisco", "94103-1234",
-			`href="/dashboard/invoices/`+first["invoiceId"].(string)+`"`, "$4.120", "Cancel order", "No refund.",
+			`href="/dashboard/invoices/`+first["invoiceId"].(string)+`"`, "$4.12", "Cancel order", "No refund.",
 			"Move to payment_confirmed", "Move to cancelled", "pending_payment")
 
 		// Simulate to shipped: the invoice is paid and every stage is on the timeline.
@@ -108,7 +108,7 @@ func TestDashboardOrderCancel(t *testing.T) {
 		seeOther(t, b.post(path+"/cancel", url.Values{"idempotency_key": {key}}), path)
 		seeOther(t, b.post(path+"/cancel", url.Values{"idempotency_key": {key}}), path) // the double submit
 		b.post(path+"/cancel", url.Values{"idempotency_key": {key}, "refund_address": {wallet}}).want(t, 409)
-		d := b.get(path).want(t, 200, "badge cancelled", "PENDING", "$54.100", "$1.250")
+		d := b.get(path).want(t, 200, "badge cancelled", "PENDING", "$54.10", "$1.25")
 		if strings.Contains(d.body, "Cancel order") {
 			t.Fatalf("a cancelled order offers cancel")
 		}

@@ -64,7 +64,7 @@ func TestDashboardOverview(t *testing.T) {
 
 		p := b.get("/dashboard").want(t, 200, "Set up Kassa", `href="/dashboard/developers/api-keys">Create a key`,
 			`href="/dashboard/invoices/new">Create a test invoice`, `role="img"`, "<title id=\"chart-title\">",
-			"No paid invoices yet", dayRow(clock.Now(), 0, "$0.000"), `id="failed-deliveries">0<`)
+			"No paid invoices yet", dayRow(clock.Now(), 0, "$0.00"), `id="failed-deliveries">0<`)
 		if got := strings.Join(checklist(t, p.body), ","); got != "todo,todo,todo" {
 			t.Fatalf("checklist %s, want todo,todo,todo", got)
 		}
@@ -90,8 +90,8 @@ func TestDashboardOverview(t *testing.T) {
 		}
 		m.payInFull(ids[0])
 		m.payInFull(ids[1])
-		p = b.get("/dashboard").want(t, 200, "$15.000", "2 paid invoices", dayRow(clock.Now(), 2, "$15.000"),
-			`<rect class="bar"`, "$15.000 in total")
+		p = b.get("/dashboard").want(t, 200, "$15.00", "2 paid invoices", dayRow(clock.Now(), 2, "$15.00"),
+			`<rect class="bar"`, "$15.00 in total")
 		if checklist(t, p.body) != nil || strings.Contains(p.body, "Set up Kassa") {
 			t.Fatalf("the checklist is still shown when every step is done")
 		}
@@ -109,13 +109,13 @@ func TestDashboardOverview(t *testing.T) {
 		other := e.newMerchant(false)
 		ob := e.browser()
 		ob.signIn(other)
-		ob.get("/dashboard").want(t, 200, `id="failed-deliveries">0<`, dayRow(clock.Now(), 0, "$0.000"))
+		ob.get("/dashboard").want(t, 200, `id="failed-deliveries">0<`, dayRow(clock.Now(), 0, "$0.00"))
 
 		// Two days on: the deliveries are old news, the volume sits two rows up.
 		paidDay := clock.Now()
 		clock.Advance(49 * time.Hour)
 		b.signIn(m) // the session lasted 12 hours
-		b.get("/dashboard").want(t, 200, `id="failed-deliveries">0<`, dayRow(paidDay, 2, "$15.000"),
-			dayRow(clock.Now(), 0, "$0.000"), "$15.000")
+		b.get("/dashboard").want(t, 200, `id="failed-deliveries">0<`, dayRow(paidDay, 2, "$15.00"),
+			dayRow(clock.Now(), 0, "$0.00"), "$15.00")
 	})
 }

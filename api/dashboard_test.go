@@ -142,7 +142,7 @@ func TestDashboardInvoices(t *testing.T) {
 		b.post("/dashboard/invoices/new", url.Values{"amount_usd": {"abc"}}).want(t, 400, `aria-invalid="true"`, `role="alert"`)
 		b.post("/dashboard/invoices/new", url.Values{"amount_usd": {"0.001"}}).want(t, 400, "amount")
 		made := b.post("/dashboard/invoices/new", url.Values{"amount_usd": {"12.50"}, "description": {"Blue mug"}, "customer_id": {"cust_7"}}).
-			want(t, 201, "$12.500", "Blue mug", "http://pay.test/pay/", "session=", `src="data:image/png;base64,`, "Invoice created")
+			want(t, 201, "$12.50", "Blue mug", "http://pay.test/pay/", "session=", `src="data:image/png;base64,`, "Invoice created")
 		id := regexp.MustCompile(`/pay/([0-9a-f-]{36})\?`).FindStringSubmatch(made.body)[1]
 		b.post("/dashboard/invoices/new", url.Values{"amount_usd": {"3"}, "description": {"Red cup"}}).want(t, 201)
 

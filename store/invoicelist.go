@@ -54,19 +54,47 @@ func (w *where) in(expr string, vs []string) {
 
 // search adds the dashboard's search: an invoice id, customer id, deposit
 // address or transaction hash exactly (addresses in either case), or a piece of
-// the description.
-func (w *where) search(q string) {
+// the description. The invoices of the deposit address or transaction hash are
+// looked up first (indexed), so the scan of the merchant's invoices compares only
+// columns of the index invoices_merchant_env_search and never reads a row that
+// does not match (docs/performance.md, "Dashboard").
+func (db *DB) search(ctx context.Context, w *where, q string) error {
 	q = strings.TrimSpace(q)
 	address := q
 	if kassa.CheckEVMAddress("q", q) == nil {
 		address = kassa.ChecksumAddress(q) // as deposit addresses are stored
 	}
+	rows, err := db.r.QueryContext(ctx, `SELECT invoice_id FROM payment_addresses WHERE address = $1
+		UNION SELECT invoice_id FROM receipts WHERE tx_hash = $2 LIMIT 100`, address, strings.ToLower(q))
+	if err != nil {
+		return fmt.Errorf("store: search invoices: %w", err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return fmt.Errorf("store: search invoices: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("store: search invoices: %w", err)
+	}
+	// SQLite's LIKE ignores ASCII case and its LOWER folds only ASCII: the column
+	// as it is matches the same rows, without a LOWER per row.
+	desc := "LOWER(description)"
+	if db.engine == EngineSQLite {
+		desc = "description"
+	}
 	like := strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(strings.ToLower(q))
 	exact := w.arg(q)
-	w.conds = append(w.conds, "(id = "+exact+" OR customer_id = "+exact+
-		" OR LOWER(description) LIKE "+w.arg("%"+like+"%")+` ESCAPE '\'`+
-		" OR id IN (SELECT invoice_id FROM payment_addresses WHERE address = "+w.arg(address)+")"+
-		" OR id IN (SELECT invoice_id FROM receipts WHERE tx_hash = "+w.arg(strings.ToLower(q))+"))")
+	cond := "(id = " + exact + " OR customer_id = " + exact + " OR " + desc + " LIKE " + w.arg("%"+like+"%") + ` ESCAPE '\'`
+	for _, id := range ids { // the merchant_id condition keeps other merchants' invoices out
+		cond += " OR id = " + w.arg(id)
+	}
+	w.conds = append(w.conds, cond+")")
+	return nil
 }
 
 func (w *where) String() string { return " WHERE " + strings.Join(w.conds, " AND ") }
@@ -125,7 +153,10 @@ func (db *DB) Invoices(ctx context.Context, f kassa.InvoiceFilter) ([]*kassa.Inv
 	}
 	limit = min(limit, MaxListLimit)
 	now := db.clock()
-	w := invoiceWhere(f, now)
+	w, err := db.invoiceWhere(ctx, f, now)
+	if err != nil {
+		return nil, false, err
+	}
 
 	order := " ORDER BY created_at DESC, id DESC"
 	cursor, param, backward := f.StartingAfter, "starting_after", false
@@ -176,7 +207,7 @@ func (db *DB) Invoices(ctx context.Context, f kassa.InvoiceFilter) ([]*kassa.Inv
 
 // invoiceWhere is the WHERE of a list of invoices matching f (but its cursor)
 // at time now; Statuses match the effective status.
-func invoiceWhere(f kassa.InvoiceFilter, now time.Time) *where {
+func (db *DB) invoiceWhere(ctx context.Context, f kassa.InvoiceFilter, now time.Time) (*where, error) {
 	w := &where{}
 	w.common(f.MerchantID, f.Environment, f.CustomerID, f.CreatedGTE, f.CreatedLTE)
 	if len(f.Statuses) > 0 {
@@ -192,9 +223,11 @@ func invoiceWhere(f kassa.InvoiceFilter, now time.Time) *where {
 			" OR id IN (SELECT invoice_id FROM receipts WHERE status = "+w.arg(string(kassa.PaymentManualRetry))+"))")
 	}
 	if f.Query != "" {
-		w.search(f.Query)
+		if err := db.search(ctx, w, f.Query); err != nil {
+			return nil, err
+		}
 	}
-	return w
+	return w, nil
 }
 
 // CountInvoices counts the invoices matching f (its cursor and limit aside).
@@ -202,7 +235,10 @@ func (db *DB) CountInvoices(ctx context.Context, f kassa.InvoiceFilter) (int64, 
 	if err := checkFilterText(f.CustomerID, f.Types, f.Statuses); err != nil {
 		return 0, err
 	}
-	w := invoiceWhere(f, db.clock())
+	w, err := db.invoiceWhere(ctx, f, db.clock())
+	if err != nil {
+		return 0, err
+	}
 	var n int64
 	if err := db.r.QueryRowContext(ctx, "SELECT COUNT(*) FROM invoices"+w.String(), w.args...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("store: count invoices: %w", err)

@@ -60,8 +60,6 @@ func newLiveView(view *invoiceView) liveView {
 	return lv
 }
 
-func usd(m kassa.Millis) string { return "$" + m.Decimal() }
-
 // invoiceLive serves GET /dashboard/invoices/{id}/live: an event stream of the
 // invoice page's changing parts (liveView as JSON), sent at once and again each
 // time they change. It wakes on the merchant's events that name the invoice and

@@ -30,7 +30,6 @@ type eventFields struct {
 func describe(e *kassa.Event) string {
 	var f eventFields
 	_ = json.Unmarshal(e.Data, &f) // a field it lacks reads as zero
-	usd := func(m kassa.Millis) string { return "$" + m.Decimal() }
 	confs := func(n int) string {
 		if n == 1 {
 			return "1 confirmation"
