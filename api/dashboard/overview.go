@@ -28,6 +28,14 @@ type periodTotals struct {
 // chartDays is how many UTC days the volume chart shows, today included.
 const chartDays = 30
 
+// PaidText says how many invoices were paid: "1 paid invoice", "2 paid invoices".
+func (p periodTotals) PaidText() string {
+	if p.Paid == 1 {
+		return "1 paid invoice"
+	}
+	return itoa(p.Paid) + " paid invoices"
+}
+
 // overview serves GET /dashboard.
 func (d *Dashboard) overview(w http.ResponseWriter, r *http.Request, v *visit) error {
 	env, now := v.env(), d.cfg.Now().UTC()

@@ -30,7 +30,7 @@ const csp = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 's
 
 // asset is a static file and the hash in its URL.
 type asset struct {
-	body        []byte
+	body, gz    []byte
 	ctype, hash string
 }
 
@@ -43,7 +43,7 @@ func init() {
 			panic(err)
 		}
 		sum := sha256.Sum256(body)
-		assets[name] = &asset{body: body, ctype: ctype, hash: hex.EncodeToString(sum[:6])}
+		assets[name] = &asset{body: body, gz: httpx.Gzip(body), ctype: ctype, hash: hex.EncodeToString(sum[:6])}
 	}
 }
 
@@ -60,7 +60,7 @@ func serveAsset(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", a.ctype)
 	w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	_, _ = w.Write(a.body)
+	httpx.WriteBody(w, r, http.StatusOK, a.body, a.gz)
 }
 
 var funcs = template.FuncMap{
@@ -129,8 +129,7 @@ func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, n
 	h.Set("Referrer-Policy", "same-origin")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
-	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
+	httpx.WriteBody(w, r, status, buf.Bytes(), nil)
 }
 
 var titles = map[string]string{"login.html": "Sign in", "error.html": "Error", "overview.html": "Overview",

@@ -1,8 +1,6 @@
 package paypage
 
 import (
-	"bytes"
-	"compress/gzip"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
@@ -12,6 +10,8 @@ import (
 	"net/http"
 	"path"
 	"strings"
+
+	"kassa/api/httpx"
 )
 
 // pageFiles are the payment page's templates, styles, script and token icons,
@@ -43,7 +43,7 @@ func init() {
 			return err
 		}
 		sum := sha256.Sum256(body)
-		a := &asset{body: body, gz: gzipBytes(body), ctype: mime.TypeByExtension(path.Ext(p)), hash: hex.EncodeToString(sum[:6])}
+		a := &asset{body: body, gz: httpx.Gzip(body), ctype: mime.TypeByExtension(path.Ext(p)), hash: hex.EncodeToString(sum[:6])}
 		if a.ctype == "" {
 			a.ctype = "application/octet-stream"
 		}
@@ -53,14 +53,6 @@ func init() {
 	if err != nil {
 		panic(err)
 	}
-}
-
-func gzipBytes(b []byte) []byte {
-	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	_, _ = zw.Write(b)
-	_ = zw.Close()
-	return buf.Bytes()
 }
 
 // assetURL is the cache-busted URL of an asset: its content hash is in the path,
@@ -89,20 +81,10 @@ func ServeAsset(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Content-Type", a.ctype)
 	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Vary", "Accept-Encoding")
 	if hash != "" {
 		h.Set("Cache-Control", "public, max-age=31536000, immutable")
 	} else {
 		h.Set("Cache-Control", "public, max-age=86400")
 	}
-	writeMaybeGzip(w, r, a.body, a.gz)
-}
-
-// writeMaybeGzip writes body, gzipped when the client accepts it.
-func writeMaybeGzip(w http.ResponseWriter, r *http.Request, body, gz []byte) {
-	if gz != nil && strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
-		w.Header().Set("Content-Encoding", "gzip")
-		body = gz
-	}
-	_, _ = w.Write(body)
+	httpx.WriteBody(w, r, http.StatusOK, a.body, a.gz)
 }

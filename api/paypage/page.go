@@ -112,17 +112,7 @@ func (p *Page) renderPage(w http.ResponseWriter, r *http.Request, inv *kassa.Inv
 		return
 	}
 	pageHeaders(w)
-	var gz []byte
-	if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
-		gz = gzipBytes(buf.Bytes())
-		w.Header().Set("Content-Encoding", "gzip")
-	}
-	w.WriteHeader(status)
-	if gz != nil {
-		_, _ = w.Write(gz)
-		return
-	}
-	_, _ = w.Write(buf.Bytes())
+	httpx.WriteBody(w, r, status, buf.Bytes(), nil)
 }
 
 // Show serves GET /pay/{invoiceId}: the page of the session's invoice.

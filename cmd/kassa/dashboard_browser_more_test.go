@@ -1,0 +1,82 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"kassa"
+)
+
+// TestDashboardBrowserOrders: a commerce order made through the API shows in the
+// orders list and on its page; the devnet simulate button moves it to shipped
+// (the page says so, with the stages on its timeline), and cancelling another
+// unpaid order through its form cancels it.
+func TestDashboardBrowserOrders(t *testing.T) {
+	d := openDashboard(t)
+	d.signIn()
+	d.open("/dashboard/orders", "19-orders-empty")
+	shipped := d.checkout("cus_browser")
+	unpaid := d.checkout("cus_browser_2")
+	d.open("/dashboard/orders", "20-orders")
+	holds(t, d.ctx, "both orders listed", `document.querySelectorAll("main tbody tr").length===2`)
+	d.open("/dashboard/orders/"+shipped, "21-order")
+	do(t, d.ctx, "simulate shipped", chromedp.Click(css(`main form[action$="/simulate"]:has(input[value="shipped"]) button`)),
+		chromedp.WaitVisible(css("main .badge.shipped")))
+	holds(t, d.ctx, "the timeline has the stages",
+		`["payment_confirmed","payment_settled","placed","shipped"].every(function(s){return document.querySelector("main").textContent.indexOf(s)>=0})`)
+	d.check("22-order-shipped")
+	d.open("/dashboard/orders/"+unpaid, "")
+	do(t, d.ctx, "cancel", chromedp.Click(css(`main form[action$="/cancel"] button`)), chromedp.WaitVisible(css("main .badge.cancelled")))
+	d.check("23-order-cancelled")
+}
+
+// TestDashboardBrowserSettingsAndOverview: the settings form saves the company
+// name (the API reads it back); the overview shows a paid invoice in its chart and
+// table after a payment on the dev chain.
+func TestDashboardBrowserSettingsAndOverview(t *testing.T) {
+	d := openDashboard(t)
+	d.signIn()
+	d.open("/dashboard/settings", "24-settings")
+	do(t, d.ctx, "rename the company", chromedp.SetValue(css("#company_name"), "Browser Test Shop"),
+		chromedp.Click(css(`main form[action="/dashboard/settings"] button[type=submit]`)), chromedp.WaitReady(css("main")))
+	d.waitFor("the settings page again", `location.pathname==="/dashboard/settings"&&document.readyState==="complete"`)
+	var m struct {
+		CompanyName string `json:"company_name"`
+	}
+	call(t, "GET", d.k.url+"/api/v1/merchant", map[string]string{"Authorization": "Bearer " + d.jwt()}, nil, &m)
+	if m.CompanyName != "Browser Test Shop" {
+		t.Fatalf("company name %q after saving the form", m.CompanyName)
+	}
+	d.check("25-settings-saved")
+	payURL, _ := d.createInvoice("7.25", "Overview")
+	kassaPay(t, d.k, payURL)
+	d.open("/dashboard", "26-overview-paid") // kassa pay returns once the invoice is paid
+	holds(t, d.ctx, "the paid invoice counted", `document.querySelector("main").textContent.indexOf("1 paid invoice")>=0`)
+	holds(t, d.ctx, "a bar in the chart", `document.querySelectorAll("main svg rect.bar").length>=1`)
+}
+
+// checkout makes a devnet commerce order through the API and returns its id.
+func (d *dashTab) checkout(customer string) string {
+	d.t.Helper()
+	product := commerceCall(d.t, d.k, "GET", "/api/commerce/search?q=water+bottle&limit=1", nil)["products"].([]any)[0].(map[string]any)["productId"]
+	est := commerceCall(d.t, d.k, "POST", "/api/commerce/merchant/checkout/estimate", map[string]any{
+		"customer_id": customer, "items": []any{map[string]any{"product_id": product, "quantity": 1, "retailer": "amazon"}}})
+	addr := commerceCall(d.t, d.k, "POST", "/api/commerce/merchant/checkout/address", map[string]any{
+		"customer_id": customer, "estimateId": est["estimateId"], "address": map[string]any{
+			"first_name": "ada", "last_name": "lovelace", "street_address": "12 main street", "city": "springfield",
+			"state": "il", "zip_code": "62701", "country": "US"}})
+	res := commerceCall(d.t, d.k, "POST", "/api/commerce/merchant/checkout/invoice", map[string]any{
+		"customer_id": customer, "estimateId": est["estimateId"], "addressId": addr["addressId"]},
+		"Idempotency-Key", kassa.NewUUID())
+	return res["orderId"].(string)
+}
+
+// jwt signs in through the API with the banner's credentials.
+func (d *dashTab) jwt() string {
+	d.t.Helper()
+	var out struct{ Token string }
+	wantStatus(d.t, call(d.t, "POST", d.k.url+"/api/v1/auth/login", nil,
+		map[string]string{"email": d.k.email, "password": d.k.password}, &out), 200)
+	return out.Token
+}
