@@ -42,11 +42,6 @@ func New(account string) (*Key, error) {
 	return &Key{Secret: k.Secret(), URI: k.URL()}, nil
 }
 
-// Code is the code of secret at t (for tests and tools).
-func Code(secret string, t time.Time) (string, error) {
-	return totp.GenerateCodeCustom(secret, t, opts)
-}
-
 // Step returns the time step whose code is code, trying now's step and one
 // either side; ok is false when none matches. Spaces in code are ignored.
 func Step(secret, code string, now time.Time) (step int64, ok bool) {

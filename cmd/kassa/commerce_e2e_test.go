@@ -39,6 +39,28 @@ func commerceCall(t *testing.T, k *instance, method, path string, body any, extr
 	return out.Data
 }
 
+// checkout runs the three checkout steps through the commerce API for quantity
+// of product and returns the invoice step's data (orderId, invoiceId, invoiceUrl,
+// endpoints).
+func checkout(t *testing.T, k *instance, customer string, product any, quantity int) map[string]any {
+	t.Helper()
+	est := commerceCall(t, k, "POST", "/api/commerce/merchant/checkout/estimate", map[string]any{
+		"customer_id": customer, "items": []any{map[string]any{"product_id": product, "quantity": quantity, "retailer": "amazon"}}})
+	addr := commerceCall(t, k, "POST", "/api/commerce/merchant/checkout/address", map[string]any{
+		"customer_id": customer, "estimateId": est["estimateId"], "address": map[string]any{
+			"first_name": "grace", "last_name": "hopper", "street_address": "1 navy yard road", "city": "arlington",
+			"state": "va", "zip_code": "22202", "country": "US"}})
+	return commerceCall(t, k, "POST", "/api/commerce/merchant/checkout/invoice", map[string]any{
+		"customer_id": customer, "estimateId": est["estimateId"], "addressId": addr["addressId"]},
+		"Idempotency-Key", kassa.NewUUID())
+}
+
+// firstProduct is the id of the first product the catalog finds for "water bottle".
+func firstProduct(t *testing.T, k *instance) any {
+	t.Helper()
+	return commerceCall(t, k, "GET", "/api/commerce/search?q=water+bottle&limit=1", nil)["products"].([]any)[0].(map[string]any)["productId"]
+}
+
 // TestCommerceEndToEnd runs the real binary on both engines: search the built-in
 // catalog, check out in three steps, pay the invoice on devnet, watch the order
 // confirm and settle by itself, simulate it to delivered; every change arrives on
@@ -76,15 +98,7 @@ func TestCommerceEndToEnd(t *testing.T) {
 		}
 		product := products[0].(map[string]any)["productId"].(string)
 
-		est := commerceCall(t, k, "POST", "/api/commerce/merchant/checkout/estimate", map[string]any{
-			"customer_id": "cus_e2e", "items": []any{map[string]any{"product_id": product, "quantity": 2, "retailer": "amazon"}}})
-		addr := commerceCall(t, k, "POST", "/api/commerce/merchant/checkout/address", map[string]any{
-			"customer_id": "cus_e2e", "estimateId": est["estimateId"], "address": map[string]any{
-				"first_name": "grace", "last_name": "hopper", "street_address": "1 navy yard road", "city": "arlington",
-				"state": "va", "zip_code": "22202", "country": "US"}})
-		res := commerceCall(t, k, "POST", "/api/commerce/merchant/checkout/invoice", map[string]any{
-			"customer_id": "cus_e2e", "estimateId": est["estimateId"], "addressId": addr["addressId"]},
-			"Idempotency-Key", kassa.NewUUID())
+		res := checkout(t, k, "cus_e2e", product, 2)
 		orderID, invoiceID := res["orderId"].(string), res["invoiceId"].(string)
 		orderPath := res["endpoints"].(map[string]any)["checkOrder"].(string)
 

@@ -4,8 +4,6 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
-
-	"kassa"
 )
 
 // TestDashboardBrowserOrders: a commerce order made through the API shows in the
@@ -59,17 +57,7 @@ func TestDashboardBrowserSettingsAndOverview(t *testing.T) {
 // checkout makes a devnet commerce order through the API and returns its id.
 func (d *dashTab) checkout(customer string) string {
 	d.t.Helper()
-	product := commerceCall(d.t, d.k, "GET", "/api/commerce/search?q=water+bottle&limit=1", nil)["products"].([]any)[0].(map[string]any)["productId"]
-	est := commerceCall(d.t, d.k, "POST", "/api/commerce/merchant/checkout/estimate", map[string]any{
-		"customer_id": customer, "items": []any{map[string]any{"product_id": product, "quantity": 1, "retailer": "amazon"}}})
-	addr := commerceCall(d.t, d.k, "POST", "/api/commerce/merchant/checkout/address", map[string]any{
-		"customer_id": customer, "estimateId": est["estimateId"], "address": map[string]any{
-			"first_name": "ada", "last_name": "lovelace", "street_address": "12 main street", "city": "springfield",
-			"state": "il", "zip_code": "62701", "country": "US"}})
-	res := commerceCall(d.t, d.k, "POST", "/api/commerce/merchant/checkout/invoice", map[string]any{
-		"customer_id": customer, "estimateId": est["estimateId"], "addressId": addr["addressId"]},
-		"Idempotency-Key", kassa.NewUUID())
-	return res["orderId"].(string)
+	return checkout(d.t, d.k, customer, firstProduct(d.t, d.k), 1)["orderId"].(string)
 }
 
 // jwt signs in through the API with the banner's credentials.

@@ -22,16 +22,7 @@ func TestCommerceRefundOnChainEndToEnd(t *testing.T) {
 		k := startKassa(t, cfg)
 		const buyer = "0x00000000000000000000000000000000000b0b01"
 
-		product := commerceCall(t, k, "GET", "/api/commerce/search?q=water+bottle&limit=1", nil)["products"].([]any)[0].(map[string]any)["productId"]
-		est := commerceCall(t, k, "POST", "/api/commerce/merchant/checkout/estimate", map[string]any{
-			"customer_id": "cus_refund", "items": []any{map[string]any{"product_id": product, "quantity": 1, "retailer": "amazon"}}})
-		addr := commerceCall(t, k, "POST", "/api/commerce/merchant/checkout/address", map[string]any{
-			"customer_id": "cus_refund", "estimateId": est["estimateId"], "address": map[string]any{
-				"first_name": "ada", "last_name": "lovelace", "street_address": "12 st james square", "city": "london",
-				"state": "ca", "zip_code": "90001", "country": "US"}})
-		res := commerceCall(t, k, "POST", "/api/commerce/merchant/checkout/invoice", map[string]any{
-			"customer_id": "cus_refund", "estimateId": est["estimateId"], "addressId": addr["addressId"]},
-			"Idempotency-Key", kassa.NewUUID())
+		res := checkout(t, k, "cus_refund", firstProduct(t, k), 1)
 		orderID, orderPath := res["orderId"].(string), res["endpoints"].(map[string]any)["checkOrder"].(string)
 
 		kassaPay(t, k, res["invoiceUrl"].(string))
