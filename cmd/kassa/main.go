@@ -35,6 +35,8 @@ Usage:
                                            pay an invoice on the dev chain as a wallet would
   kassa wallet [--dev] [--rpc NETWORK=URL] [--json]
                                            the gas wallets: addresses, balances, what waits on them
+  kassa backup --out FILE [--data-dir DIR] an online snapshot of an SQLite deployment (database and keys)
+  kassa restore FILE --data-dir DIR        a backup back into an empty data dir
 
 Run "kassa serve -h" for the flags; each has an environment twin KASSA_<FLAG>.
 `
@@ -67,6 +69,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return pay(ctx, args[1:], stdout, stderr)
 	case "wallet":
 		return wallet(ctx, args[1:], stdout, stderr)
+	case "backup":
+		return backup(ctx, args[1:], stdout, stderr)
+	case "restore":
+		return restore(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
