@@ -55,12 +55,34 @@ func NotFound(resource string) *Error {
 	return &Error{Kind: KindNotFound, Code: "resource_missing", Message: "No such " + resource + "."}
 }
 
-// AsError returns err as an *Error. Errors that are not *Error become KindInternal
-// with a generic message, so internal details never reach a client.
+// ErrUnavailable is what a client gets while a dependency the request needs (the
+// store) does not answer: 503 service_unavailable with Retry-After.
+var ErrUnavailable = &Error{Kind: KindUnavailable, Code: "service_unavailable",
+	Message: "The service is temporarily unavailable. Please retry shortly."}
+
+// foreignClassifiers turn errors from outside the domain into domain errors.
+var foreignClassifiers []func(error) *Error
+
+// RegisterErrorClassifier adds fn to what AsError asks about an error that is not
+// an *Error: fn returns the domain error err stands for, or nil. The store registers
+// one from an init function, so a connectivity failure of the database is
+// ErrUnavailable wherever it surfaces. Call it only from init functions.
+func RegisterErrorClassifier(fn func(error) *Error) {
+	foreignClassifiers = append(foreignClassifiers, fn)
+}
+
+// AsError returns err as an *Error. Errors that are not *Error become what a
+// registered classifier says, else KindInternal with a generic message, so
+// internal details never reach a client.
 func AsError(err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
 		return e
+	}
+	for _, classify := range foreignClassifiers {
+		if e := classify(err); e != nil {
+			return e
+		}
 	}
 	return &Error{Kind: KindInternal, Code: "internal_error", Message: "An internal error occurred."}
 }

@@ -91,9 +91,20 @@ type SavedResponse[T any] struct {
 	// Render renders the response from what the store made; the store calls it
 	// inside the transaction and saves the result.
 	Render func(result T) (status int, body []byte, err error)
+	// Seal, when set, turns the rendered body into what is stored
+	// (ResponseSealer.Seal); the client gets the rendered body.
+	Seal func(body []byte) []byte
 
 	status int
 	body   []byte
+}
+
+// Stored returns what is stored of a rendered body: sealed when Seal is set.
+func (s *SavedResponse[T]) Stored(body []byte) []byte {
+	if s.Seal == nil {
+		return body
+	}
+	return s.Seal(body)
 }
 
 // Save records the response the store saved; the store calls it after its commit.

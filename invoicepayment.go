@@ -66,6 +66,20 @@ func (r *InvoicePayment) OnChain() bool { return r.BlockNumber > 0 }
 // transaction has not been seen in a canonical block since.
 func (r *InvoicePayment) Orphaned() bool { return r.BlockNumber > 0 && r.BlockHash == "" }
 
+// StaleReport reports whether in, a report of the transfer r records, says less
+// than r already knows: from the same block, with fewer confirmations, or not
+// confirmed while r is. A watcher reading a lagging node, or a report delivered
+// late, sends these; they change nothing and emit nothing. A report from another
+// block (a reorganisation moved the transfer, or brought an orphaned one back) is
+// never stale: the reorganisation rules apply to it.
+func (r *InvoicePayment) StaleReport(in PaymentInput) bool {
+	if in.BlockNumber != r.BlockNumber || in.BlockHash != r.BlockHash {
+		return false
+	}
+	confirmed := r.Status == PaymentConfirmed || r.Status == PaymentUnderpaid
+	return in.Confirmations < r.Confirmations || (!in.Confirmed && confirmed)
+}
+
 // ValidTxHash reports whether s is an EVM transaction hash: 0x followed by 64 hex
 // digits (either case).
 func ValidTxHash(s string) bool {

@@ -149,3 +149,25 @@ func TestRecomputeProperty(t *testing.T) {
 		}
 	}
 }
+
+// TestStaleReportRule: a report older than the receipt from the same block is stale; one from another block never is (store: TestIngestStaleReport).
+func TestStaleReportRule(t *testing.T) {
+	r := &InvoicePayment{Status: PaymentConfirmed, Confirmations: 5, BlockNumber: 10, BlockHash: "0xa"}
+	tests := []struct {
+		name string
+		in   PaymentInput
+		want bool
+	}{
+		{"pending, same block", PaymentInput{Confirmations: 6, BlockNumber: 10, BlockHash: "0xa"}, true},
+		{"fewer, same block", PaymentInput{Confirmations: 4, Confirmed: true, BlockNumber: 10, BlockHash: "0xa"}, true},
+		{"same, same block", PaymentInput{Confirmations: 5, Confirmed: true, BlockNumber: 10, BlockHash: "0xa"}, false},
+		{"more, same block", PaymentInput{Confirmations: 6, Confirmed: true, BlockNumber: 10, BlockHash: "0xa"}, false},
+		{"pending, another block", PaymentInput{Confirmations: 1, BlockNumber: 12, BlockHash: "0xb"}, false},
+		{"pending, same height on a fork", PaymentInput{Confirmations: 1, BlockNumber: 10, BlockHash: "0xc"}, false},
+	}
+	for _, tt := range tests {
+		if got := r.StaleReport(tt.in); got != tt.want {
+			t.Errorf("%s: stale %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

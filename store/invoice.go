@@ -118,7 +118,7 @@ func idempotentTx[T any](ctx context.Context, db *DB, save *kassa.SavedResponse[
 		if status, body, err = save.Render(result); err != nil {
 			return err
 		}
-		return completeIdempotency(ctx, tx, save.Scope, status, body)
+		return completeIdempotency(ctx, tx, save.Scope, status, save.Stored(body))
 	})
 	if err == nil && save != nil {
 		save.Save(status, body)

@@ -64,11 +64,15 @@ func (db *DB) upsertReceipt(ctx context.Context, tx txq, inv *kassa.Invoice, all
 		}
 		return r, writeEvents(ctx, tx, inv.MerchantID, inv.Environment, r, now, kassa.EventPaymentCreated)
 	}
-	// The same transfer again: its block and confirmations are as now reported
+	// The same transfer again: a stale report (kassa.InvoicePayment.StaleReport)
+	// is ignored; otherwise its block and confirmations are as now reported
 	// (an orphaned one is back in a canonical block), and only its confirmation
 	// moves its status on. A receipt kept for a person (manual_retry) and a
 	// confirmed one keep their status.
 	r := prior
+	if r.StaleReport(in) {
+		return r, nil // older than what is recorded: nothing changes, nothing is emitted
+	}
 	changed := in.Confirmations != r.Confirmations || in.LogIndex != r.LogIndex
 	r.Confirmations, r.LogIndex = in.Confirmations, in.LogIndex
 	if in.BlockNumber > 0 && (in.BlockNumber != r.BlockNumber || in.BlockHash != r.BlockHash) {

@@ -22,6 +22,7 @@ type Core struct {
 	merchants   kassa.MerchantService
 	keys        kassa.APIKeyService
 	idempotency kassa.IdempotencyStore
+	sealer      *kassa.ResponseSealer // seals the responses saved under idempotency keys
 	healthCheck func(ctx context.Context) error
 	warnings    func() []string
 	mux         *http.ServeMux
@@ -36,7 +37,7 @@ type Core struct {
 
 // CoreConfig is what the plumbing needs.
 type CoreConfig struct {
-	Secret      []byte                          // JWT HS256 key
+	Secret      []byte                          // JWT HS256 key and the key saved idempotent responses are sealed under
 	Merchants   kassa.MerchantService           // dashboard token owners
 	Keys        kassa.APIKeyService             // API key authentication
 	Idempotency kassa.IdempotencyStore          // Idempotency-Key claims
@@ -51,7 +52,7 @@ type CoreConfig struct {
 func NewCore(cfg CoreConfig) *Core {
 	c := &Core{log: cfg.Logger, now: cfg.Now, mux: http.NewServeMux(), touched: map[string]time.Time{},
 		secret: cfg.Secret, merchants: cfg.Merchants, keys: cfg.Keys, idempotency: cfg.Idempotency,
-		healthCheck: cfg.Health, warnings: cfg.Warnings}
+		healthCheck: cfg.Health, warnings: cfg.Warnings, sealer: kassa.NewResponseSealer(cfg.Secret)}
 	if c.log == nil {
 		c.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}

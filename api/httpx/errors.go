@@ -32,6 +32,10 @@ var errorTable = map[kassa.ErrorKind]errorClass{
 	kassa.KindInternal:        {http.StatusInternalServerError, "api_error"},
 }
 
+// RetryAfterUnavailable is the Retry-After, in seconds, of a 503: how soon a client
+// may try again while the store or an upstream does not answer.
+const RetryAfterUnavailable = "5"
+
 // InternalMessage is the only message a 500 ever carries.
 const InternalMessage = "An internal error occurred. Please retry; if it persists, contact support with the request id."
 
@@ -70,13 +74,20 @@ func Classify(err error, requestID string) (int, errorEnvelope) {
 // the request id; their details never reach the client.
 func (s *Core) WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	id := RequestID(r.Context())
-	var ke *kassa.Error
-	if !errors.As(err, &ke) || ke.Kind == kassa.KindInternal {
+	switch kind := kassa.ErrorKindOf(err); {
+	case kind == kassa.KindInternal:
 		s.log.LogAttrs(r.Context(), slog.LevelError, "internal error",
+			slog.String("request_id", id), slog.String("method", r.Method),
+			slog.String("path", r.URL.Path), slog.String("error", err.Error()))
+	case kind == kassa.KindUnavailable && !errors.As(err, new(*kassa.Error)):
+		s.log.LogAttrs(r.Context(), slog.LevelWarn, "store unavailable",
 			slog.String("request_id", id), slog.String("method", r.Method),
 			slog.String("path", r.URL.Path), slog.String("error", err.Error()))
 	}
 	status, body := Classify(err, id)
+	if status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", RetryAfterUnavailable)
+	}
 	WriteJSON(w, status, envelopeOf(r)(body.Error))
 }
 

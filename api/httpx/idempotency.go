@@ -28,8 +28,9 @@ type IdempotencyOptions struct {
 
 // Claim is the Idempotency-Key a request holds while its handler runs.
 type Claim struct {
-	scope kassa.IdempotencyScope
-	saved bool // the store saved the response with the change
+	scope  kassa.IdempotencyScope
+	sealer *kassa.ResponseSealer
+	saved  bool // the store saved the response with the change
 }
 
 // ClaimFunc is a handler behind Idempotent; claim is nil when the request sent no
@@ -49,7 +50,8 @@ func SaveResponse[T any](claim *Claim, render func(T) (status int, body []byte, 
 	if claim == nil {
 		return nil
 	}
-	return &kassa.SavedResponse[T]{Scope: claim.scope, Render: render}
+	return &kassa.SavedResponse[T]{Scope: claim.scope, Render: render,
+		Seal: func(body []byte) []byte { return claim.sealer.Seal(claim.scope, body) }}
 }
 
 // WriteSaved writes the response the store saved with the change (exactly the
@@ -77,7 +79,8 @@ func errIdempotencyKeyRequired() error {
 //   - same key while the first request runs: 409 idempotency_key_in_use.
 //
 // The outcome is saved for 2xx and 5xx (a panic saves a 500); a 4xx releases the
-// claim, so a retry with a fixed body works. A handler whose store call supports it
+// claim, so a retry with a fixed body works, and so does a 503 (the store or an
+// upstream did not answer), so a retry after the outage runs. A handler whose store call supports it
 // gets the claim and has its response saved in the same transaction as the change
 // it makes (SaveResponse, WriteSaved).
 func (s *Core) Idempotent(opts IdempotencyOptions, h ClaimFunc) Func {
@@ -108,18 +111,28 @@ func (s *Core) Idempotent(opts IdempotencyOptions, h ClaimFunc) Func {
 			return err
 		}
 		if rec != nil {
-			return replayOrRefuse(w, rec, fp)
+			return s.replayOrRefuse(w, r, scope, rec, fp)
 		}
 		return s.runClaimed(w, r, scope, h)
 	}
 }
 
-// replayOrRefuse answers a request whose key is held by an earlier request.
-func replayOrRefuse(w http.ResponseWriter, rec *kassa.IdempotencyRecord, fp string) error {
+// replayOrRefuse answers a request whose key is held by an earlier request. A
+// saved response that does not open (altered, or sealed under another secret) is
+// 409 idempotency_response_unreadable: the first request may have made its change,
+// so it is neither replayed as garbage nor run again.
+func (s *Core) replayOrRefuse(w http.ResponseWriter, r *http.Request, scope kassa.IdempotencyScope,
+	rec *kassa.IdempotencyRecord, fp string) error {
 	switch kassa.ResolveIdempotency(rec, fp) {
 	case kassa.IdempotencyReplay:
+		body, err := s.sealer.Open(scope, rec.Body)
+		if err != nil {
+			s.log.LogAttrs(r.Context(), slog.LevelWarn, "saved idempotent response does not open",
+				slog.String("request_id", RequestID(r.Context())), slog.String("route", scope.Route))
+			return err
+		}
 		w.Header().Set("Idempotent-Replayed", "true")
-		WriteRaw(w, rec.StatusCode, rec.Body)
+		WriteRaw(w, rec.StatusCode, body)
 		return nil
 	case kassa.IdempotencyReused:
 		return &kassa.Error{Kind: kassa.KindIdempotency, Code: "idempotency_key_reused", Param: "Idempotency-Key",
@@ -150,7 +163,7 @@ func (s *Core) runClaimed(w http.ResponseWriter, r *http.Request, scope kassa.Id
 	// outcome is the real one and a retry replays it instead of a spurious 5xx.
 	hctx, cancel := context.WithTimeout(bg, claimedTimeout)
 	defer cancel()
-	claim := &Claim{scope: scope}
+	claim := &Claim{scope: scope, sealer: s.sealer}
 	r = r.WithContext(hctx)
 	if err := h(rec, r, claim); err != nil {
 		s.WriteError(rec, r, err)
@@ -158,7 +171,9 @@ func (s *Core) runClaimed(w http.ResponseWriter, r *http.Request, scope kassa.Id
 	finished = true
 	if claim.saved {
 		// The store saved the response in the transaction that made the change.
-	} else if rec.status >= 400 && rec.status < 500 {
+	} else if rec.status >= 400 && rec.status < 500 || rec.status == http.StatusServiceUnavailable {
+		// Nothing was done, or the store did not answer: a retry runs again (a
+		// change the store did commit carries its response, saved with it).
 		if err := s.idempotency.ReleaseIdempotencyKey(bg, scope); err != nil {
 			s.log.LogAttrs(bg, slog.LevelError, "releasing idempotency key failed",
 				slog.String("request_id", RequestID(bg)), slog.String("error", err.Error()))
@@ -172,7 +187,7 @@ func (s *Core) runClaimed(w http.ResponseWriter, r *http.Request, scope kassa.Id
 }
 
 func (s *Core) saveOutcome(ctx context.Context, scope kassa.IdempotencyScope, status int, body []byte) {
-	if err := s.idempotency.CompleteIdempotencyKey(ctx, scope, status, body); err != nil {
+	if err := s.idempotency.CompleteIdempotencyKey(ctx, scope, status, s.sealer.Seal(scope, body)); err != nil {
 		s.log.LogAttrs(ctx, slog.LevelError, "saving idempotent response failed",
 			slog.String("request_id", RequestID(ctx)), slog.String("error", err.Error()))
 	}

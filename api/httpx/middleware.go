@@ -186,11 +186,11 @@ func (c *captureWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// Health answers /healthz from the store ping.
-func (s *Core) Health(w http.ResponseWriter, r *http.Request) {
-	if s.healthy(w, r) {
-		WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
-	}
+// Health answers /healthz: liveness. It is 200 while the process serves, whatever
+// the store (decisions.md): a probe that restarted instances during a store outage
+// would only add restarts to it.
+func (s *Core) Health(w http.ResponseWriter, _ *http.Request) {
+	WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
 // readiness is the body of /readyz: ok, and what an operator should see to
@@ -200,30 +200,23 @@ type readiness struct {
 	Warnings []string `json:"warnings,omitempty"`
 }
 
-// Ready answers /readyz: 503 while the store does not answer; otherwise 200 with
-// the warnings, if any.
+// Ready answers /readyz: readiness. It is 503 with Retry-After while the store does
+// not answer; otherwise 200 with the warnings, if any.
 func (s *Core) Ready(w http.ResponseWriter, r *http.Request) {
-	if !s.healthy(w, r) {
-		return
+	if s.healthCheck != nil {
+		ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
+		defer cancel()
+		if err := s.healthCheck(ctx); err != nil {
+			s.log.LogAttrs(r.Context(), slog.LevelWarn, "readiness check failed",
+				slog.String("request_id", RequestID(r.Context())), slog.String("error", err.Error()))
+			w.Header().Set("Retry-After", RetryAfterUnavailable)
+			WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
+			return
+		}
 	}
 	body := readiness{Status: "ok"}
 	if s.warnings != nil {
 		body.Warnings = s.warnings()
 	}
 	WriteJSON(w, http.StatusOK, body)
-}
-
-// healthy pings the store, answering 503 itself when it does not answer.
-func (s *Core) healthy(w http.ResponseWriter, r *http.Request) bool {
-	if s.healthCheck != nil {
-		ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
-		defer cancel()
-		if err := s.healthCheck(ctx); err != nil {
-			s.log.LogAttrs(r.Context(), slog.LevelWarn, "health check failed",
-				slog.String("request_id", RequestID(r.Context())), slog.String("error", err.Error()))
-			WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
-			return false
-		}
-	}
-	return true
 }
