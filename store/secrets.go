@@ -16,7 +16,7 @@ import (
 // read as is until SealSecrets seals it.
 
 // secretColumn is one column holding sealed secrets, its row key, and the
-// environment the row belongs to (an SQL expression; '' when the row has none).
+// environment the row belongs to (an SQL expression; ” when the row has none).
 type secretColumn struct {
 	table, key, column, env string
 }

@@ -174,4 +174,3 @@ func TestSealSecretsMigratesAndRotates(t *testing.T) {
 		}
 	})
 }
-
