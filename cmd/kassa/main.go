@@ -7,6 +7,8 @@
 //	kassa listen --forward-to URL [--api-key KEY] [--url URL]
 //	kassa trigger EVENT [--api-key KEY] [--url URL]
 //	kassa pay PAYMENT_URL [--token SYMBOL] [--amount USD] [--key HEX]
+//	kassa wallet [--dev] [--rpc NETWORK=URL] [--json]
+//	kassa secrets rotate --new-key-file F [--secrets-key-file OLD]
 package main
 
 import (
@@ -35,6 +37,8 @@ Usage:
                                            pay an invoice on the dev chain as a wallet would
   kassa wallet [--dev] [--rpc NETWORK=URL] [--json]
                                            the gas wallets: addresses, balances, what waits on them
+  kassa secrets rotate --new-key-file F [--secrets-key-file OLD]
+                                           re-encrypt the secrets at rest under a new key
 
 Run "kassa serve -h" for the flags; each has an environment twin KASSA_<FLAG>.
 `
@@ -67,6 +71,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return pay(ctx, args[1:], stdout, stderr)
 	case "wallet":
 		return wallet(ctx, args[1:], stdout, stderr)
+	case "secrets":
+		return secretsCmd(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
