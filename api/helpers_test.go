@@ -62,7 +62,7 @@ func newEnvOn(t *testing.T, db *store.DB, clock *storetest.Clock, opts ...envOpt
 	}
 	wallets := map[kassa.Environment]kassa.PaymentAddressDeriver{}
 	for _, env := range []kassa.Environment{kassa.Devnet, kassa.Mainnet} {
-		w, err := hdwallet.LoadOrCreate(t.TempDir(), env)
+		w, err := hdwallet.LoadOrCreate(t.TempDir(), env, storetest.Secrets)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -53,7 +53,7 @@ func newFixtureAt(t testing.TB, cfg store.Config, clock *storetest.Clock, now fu
 	if err != nil {
 		t.Fatal(err)
 	}
-	wallet, err := hdwallet.LoadOrCreate(t.TempDir(), kassa.Devnet)
+	wallet, err := hdwallet.LoadOrCreate(t.TempDir(), kassa.Devnet, storetest.Secrets)
 	if err != nil {
 		t.Fatal(err)
 	}

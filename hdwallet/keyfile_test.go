@@ -1,6 +1,7 @@
 package hdwallet
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,7 +9,14 @@ import (
 	"testing"
 
 	"kassa"
+	"kassa/sealed"
 )
+
+// testKeys seals the key files of these tests.
+var testKeys = func() *sealed.Keyring {
+	k, _ := sealed.NewKey()
+	return sealed.NewKeyring(k)
+}()
 
 // addresses returns the first few addresses of two networks of w's environment.
 func addresses(t *testing.T, w *Wallet) []string {
@@ -31,7 +39,7 @@ func addresses(t *testing.T, w *Wallet) []string {
 // addresses again.
 func TestLoadOrCreateReloads(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "data") // does not exist yet
-	w1, err := LoadOrCreate(dir, kassa.Devnet)
+	w1, err := LoadOrCreate(dir, kassa.Devnet, testKeys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,15 +55,19 @@ func TestLoadOrCreateReloads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(string(b), "xprv") {
-		t.Errorf("key file does not hold an xprv key")
+	if !strings.HasPrefix(string(b), "kseal:v1:"+testKeys.CurrentID()+":") || strings.Contains(string(b), "xprv") {
+		t.Errorf("key file is not sealed under the secrets key")
 	}
-
-	w2, err := LoadOrCreate(dir, kassa.Devnet)
+	xprv, err := testKeys.Open(strings.TrimSpace(string(b)), "file:master-devnet.key")
 	if err != nil {
 		t.Fatal(err)
 	}
-	w3, err := Parse(kassa.Devnet, string(b)) // the same key passed through the environment
+
+	w2, err := LoadOrCreate(dir, kassa.Devnet, testKeys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w3, err := Parse(kassa.Devnet, xprv) // the same key passed through the environment
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +81,7 @@ func TestLoadOrCreateReloads(t *testing.T) {
 		t.Error("reloading rewrote the key file")
 	}
 
-	mainnet, err := LoadOrCreate(dir, kassa.Mainnet)
+	mainnet, err := LoadOrCreate(dir, kassa.Mainnet, testKeys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +104,7 @@ func TestLoadOrCreateConcurrent(t *testing.T) {
 		var wg sync.WaitGroup
 		for i := range n {
 			wg.Go(func() {
-				w, err := LoadOrCreate(dir, kassa.Mainnet)
+				w, err := LoadOrCreate(dir, kassa.Mainnet, testKeys)
 				if err != nil {
 					t.Error(err)
 					return
@@ -101,7 +113,7 @@ func TestLoadOrCreateConcurrent(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		onDisk, err := LoadOrCreate(dir, kassa.Mainnet)
+		onDisk, err := LoadOrCreate(dir, kassa.Mainnet, testKeys)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,7 +147,7 @@ func TestLoadOrCreateExistingFile(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tt.content), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			w, err := LoadOrCreate(dir, kassa.Devnet)
+			w, err := LoadOrCreate(dir, kassa.Devnet, testKeys)
 			if tt.want == "" {
 				if err == nil {
 					t.Fatal("LoadOrCreate accepted a damaged key file")
@@ -153,7 +165,7 @@ func TestLoadOrCreateExistingFile(t *testing.T) {
 			}
 		})
 	}
-	if _, err := LoadOrCreate(t.TempDir(), "staging"); err == nil {
+	if _, err := LoadOrCreate(t.TempDir(), "staging", testKeys); err == nil {
 		t.Error("LoadOrCreate accepted an unknown environment")
 	}
 }
@@ -162,4 +174,62 @@ func TestLoadOrCreateExistingFile(t *testing.T) {
 func mnemonicKey(t *testing.T) string {
 	t.Helper()
 	return mnemonicWallet(t).master.String()
+}
+
+// TestSealKeyFile checks the one-way migration of a key file in clear and a
+// rotation: the file ends sealed under the current key, derives the same
+// addresses, and the key it replaced no longer opens it.
+func TestSealKeyFile(t *testing.T) {
+	dir := t.TempDir()
+	path := KeyPath(dir, kassa.Mainnet)
+	if err := os.WriteFile(path, []byte(mnemonicKey(t)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const want = "0x9858EfFD232B4033E47d90003D41EC34EcaEda94"
+	oldKey, _ := sealed.NewKey()
+	newKey, _ := sealed.NewKey()
+	old, rotation := sealed.NewKeyring(oldKey), sealed.NewKeyring(newKey, oldKey)
+	steps := []struct {
+		name      string
+		keys      *sealed.Keyring
+		rewritten bool
+		sealedBy  string
+	}{
+		{"clear file sealed", old, true, oldKey.ID()},
+		{"sealed file kept", old, false, oldKey.ID()},
+		{"rotated", rotation, true, newKey.ID()},
+		{"rotation re-run", rotation, false, newKey.ID()},
+	}
+	for _, s := range steps {
+		got, err := SealKeyFile(dir, kassa.Mainnet, s.keys)
+		if err != nil || got != s.rewritten {
+			t.Fatalf("%s: SealKeyFile = %v, %v; want %v", s.name, got, err, s.rewritten)
+		}
+		b, _ := os.ReadFile(path)
+		if id, _ := sealed.KeyID(strings.TrimSpace(string(b))); id != s.sealedBy {
+			t.Fatalf("%s: file sealed under %q, want %q", s.name, id, s.sealedBy)
+		}
+		if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+			t.Fatalf("%s: mode %v, want 0600", s.name, fi.Mode().Perm())
+		}
+		w, err := LoadOrCreate(dir, kassa.Mainnet, s.keys)
+		if err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		if a, _ := w.Address(network(kassa.Mainnet, "n", 0), 0); a != want {
+			t.Fatalf("%s: address %s, want %s", s.name, a, want)
+		}
+	}
+	if _, err := LoadOrCreate(dir, kassa.Mainnet, old); !errors.Is(err, sealed.ErrUnknownKey) {
+		t.Fatalf("the old key still opens the rotated file: %v", err)
+	}
+	if _, err := SealKeyFile(dir, kassa.Mainnet, old); !errors.Is(err, sealed.ErrUnknownKey) {
+		t.Fatalf("SealKeyFile under an unknown key: %v", err)
+	}
+	if got, err := SealKeyFile(t.TempDir(), kassa.Mainnet, old); got || err != nil {
+		t.Fatalf("SealKeyFile of a missing file = %v, %v", got, err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Fatalf("data dir holds %d entries, want only the key file", len(entries))
+	}
 }

@@ -42,7 +42,7 @@ func newFixture(t *testing.T, cfg store.Config) *fixture {
 	}
 	f.rates = rates
 	for _, env := range []kassa.Environment{kassa.Devnet, kassa.Mainnet} {
-		w, err := hdwallet.LoadOrCreate(t.TempDir(), env)
+		w, err := hdwallet.LoadOrCreate(t.TempDir(), env, storetest.Secrets)
 		if err != nil {
 			t.Fatal(err)
 		}

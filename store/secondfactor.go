@@ -12,7 +12,8 @@ import (
 var _ kassa.SecondFactorStore = (*DB)(nil)
 
 // TOTPSecret returns the merchant's second-factor secret, "" when it is off. It
-// is stored as webhook secrets are; issue 15 seals both at rest.
+// is sealed at rest, as webhook secrets are (secrets.go); one that does not open is
+// an error, never "off".
 func (db *DB) TOTPSecret(ctx context.Context, merchantID int64) (string, error) {
 	var secret sql.Null[string]
 	err := db.r.QueryRowContext(ctx, "SELECT totp_secret FROM merchants WHERE id = $1", merchantID).Scan(&secret)
@@ -22,7 +23,11 @@ func (db *DB) TOTPSecret(ctx context.Context, merchantID int64) (string, error) 
 	if err != nil {
 		return "", fmt.Errorf("store: second factor: %w", err)
 	}
-	return secret.V, nil
+	plain, err := db.open(secret.V, "merchants", "totp_secret", merchantID)
+	if err != nil {
+		return "", fmt.Errorf("store: second factor: %w", err)
+	}
+	return plain, nil
 }
 
 // EnableTOTP turns the factor on with secret, the proving code's step already
@@ -32,9 +37,13 @@ func (db *DB) EnableTOTP(ctx context.Context, merchantID int64, secret string, s
 	if secret == "" {
 		return kassa.Invalidf("code", "invalid_secret", "Set up the second factor first.")
 	}
+	sealedSecret, err := db.seal(secret, "merchants", "totp_secret", merchantID)
+	if err != nil {
+		return fmt.Errorf("store: enable second factor: %w", err)
+	}
 	return db.tx(ctx, func(tx txq) error {
 		res, err := tx.ExecContext(ctx, `UPDATE merchants SET totp_secret = $1, totp_last_step = $2
-			WHERE id = $3 AND totp_secret IS NULL`, secret, step, merchantID)
+			WHERE id = $3 AND totp_secret IS NULL`, sealedSecret, step, merchantID)
 		if err != nil {
 			return fmt.Errorf("store: enable second factor: %w", err)
 		}
@@ -85,11 +94,16 @@ func (db *DB) UseTOTPStep(ctx context.Context, merchantID int64, step int64) err
 // SetDashboardTOTPPending keeps secret (or, "", none) on the live signed-in
 // session of token while its merchant enrols it.
 func (db *DB) SetDashboardTOTPPending(ctx context.Context, token, secret string) error {
+	hash := kassa.HashSecret(token)
+	sealedSecret, err := db.seal(secret, "dashboard_sessions", "totp_pending", hash)
+	if err != nil {
+		return fmt.Errorf("store: second factor being enrolled: %w", err)
+	}
 	var n int64
-	err := db.write(ctx, func(q queryer) error {
+	err = db.write(ctx, func(q queryer) error {
 		res, err := q.ExecContext(ctx, `UPDATE dashboard_sessions SET totp_pending = $1
 			WHERE token_hash = $2 AND expires_at > $3 AND awaiting_code = $4`,
-			sql.Null[string]{V: secret, Valid: secret != ""}, kassa.HashSecret(token), micros(db.clock()), false)
+			sql.Null[string]{V: sealedSecret, Valid: secret != ""}, hash, micros(db.clock()), false)
 		if err == nil {
 			n, err = res.RowsAffected()
 		}
@@ -108,13 +122,18 @@ func (db *DB) SetDashboardTOTPPending(ctx context.Context, token, secret string)
 // session of token; "" when none.
 func (db *DB) DashboardTOTPPending(ctx context.Context, token string) (string, error) {
 	var secret sql.Null[string]
+	hash := kassa.HashSecret(token)
 	err := db.r.QueryRowContext(ctx, `SELECT totp_pending FROM dashboard_sessions
-		WHERE token_hash = $1 AND expires_at > $2 AND awaiting_code = $3`, kassa.HashSecret(token), micros(db.clock()), false).Scan(&secret)
+		WHERE token_hash = $1 AND expires_at > $2 AND awaiting_code = $3`, hash, micros(db.clock()), false).Scan(&secret)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", errSignedOut()
 	}
 	if err != nil {
 		return "", fmt.Errorf("store: second factor being enrolled: %w", err)
 	}
-	return secret.V, nil
+	plain, err := db.open(secret.V, "dashboard_sessions", "totp_pending", hash)
+	if err != nil {
+		return "", fmt.Errorf("store: second factor being enrolled: %w", err)
+	}
+	return plain, nil
 }

@@ -32,6 +32,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"kassa"
+	"kassa/sealed"
 )
 
 // Engine names as returned by DB.Engine.
@@ -52,6 +53,10 @@ type Config struct {
 	Now func() time.Time
 	// PasswordCost is the bcrypt cost; 0 means bcrypt.DefaultCost.
 	PasswordCost int
+	// Secrets seals the secrets the store keeps (webhook signing secrets, second
+	// factors) and opens them. A store opened without it reads secrets in clear
+	// only, and fails to write or open sealed ones.
+	Secrets *sealed.Keyring
 }
 
 // DB is the store. It implements kassa.MerchantService, kassa.APIKeyService,
@@ -65,6 +70,8 @@ type DB struct {
 	r    *pool
 	now  func() time.Time
 	cost int
+	// secrets seals and opens stored secrets (secrets.go); nil: none.
+	secrets *sealed.Keyring
 
 	// keys caches authenticated API key rows for a short time.
 	keys *keyCache
@@ -99,7 +106,7 @@ const sqliteCache = "_pragma=cache_size(-65536)&_pragma=mmap_size(268435456)"
 // Open opens the engine cfg selects, applies the embedded migrations and returns a
 // store ready to use.
 func Open(ctx context.Context, cfg Config) (*DB, error) {
-	db := &DB{now: cfg.Now, cost: cfg.PasswordCost, keys: newKeyCache()}
+	db := &DB{now: cfg.Now, cost: cfg.PasswordCost, keys: newKeyCache(), secrets: cfg.Secrets}
 	if db.now == nil {
 		db.now = time.Now
 	}

@@ -17,7 +17,9 @@ var _ kassa.WebhookService = (*DB)(nil)
 const endpointColumns = `id, merchant_id, environment, url, description, enabled_events, status, disabled_reason,
 	secret, previous_secret, previous_secret_until, failing_since, created_at, updated_at`
 
-func scanEndpoint(s scanner) (*kassa.WebhookEndpoint, error) {
+// scanEndpoint reads an endpoint row. open opens its secrets; nil leaves them
+// out (""), for readers that do not sign.
+func scanEndpoint(s scanner, open func(value, column, id string) (string, error)) (*kassa.WebhookEndpoint, error) {
 	var (
 		e                  kassa.WebhookEndpoint
 		env, events        string
@@ -33,13 +35,25 @@ func scanEndpoint(s scanner) (*kassa.WebhookEndpoint, error) {
 		return nil, fmt.Errorf("store: endpoint %s: enabled_events: %w", e.ID, err)
 	}
 	e.Environment, e.DisabledReason, e.PreviousSecret = kassa.Environment(env), stringOrNil(reason), prev.V
+	if open == nil {
+		e.Secret, e.PreviousSecret = "", ""
+	} else {
+		var err error
+		if e.Secret, err = open(e.Secret, "secret", e.ID); err != nil {
+			return nil, err
+		}
+		if e.PreviousSecret, err = open(e.PreviousSecret, "previous_secret", e.ID); err != nil {
+			return nil, err
+		}
+	}
 	e.PreviousSecretUntil, e.FailingSince = timeOrNil(prevUntil), timeOrNil(failing)
 	e.CreatedAt, e.UpdatedAt = fromMicros(created), fromMicros(updated)
 	return &e, nil
 }
 
-// enabledEndpoints returns the merchant's enabled endpoints in env, read through q
-// (the transaction that writes events, so deliveries are queued with them).
+// enabledEndpoints returns the merchant's enabled endpoints in env, without their
+// secrets, read through q (the transaction that writes events, so deliveries are
+// queued with them).
 func enabledEndpoints(ctx context.Context, q queryer, merchantID int64, env kassa.Environment) ([]*kassa.WebhookEndpoint, error) {
 	rows, err := q.QueryContext(ctx, "SELECT "+endpointColumns+
 		" FROM webhook_endpoints WHERE merchant_id = $1 AND environment = $2 AND status = $3",
@@ -50,13 +64,19 @@ func enabledEndpoints(ctx context.Context, q queryer, merchantID int64, env kass
 	defer rows.Close()
 	var out []*kassa.WebhookEndpoint
 	for rows.Next() {
-		e, err := scanEndpoint(rows)
+		e, err := scanEndpoint(rows, nil)
 		if err != nil {
 			return nil, fmt.Errorf("store: webhook endpoints: %w", err)
 		}
 		out = append(out, e)
 	}
 	return out, rows.Err()
+}
+
+// openEndpointSecret opens a secret of endpoint id for a caller that shows or
+// signs with it.
+func (db *DB) openEndpointSecret(value, column, id string) (string, error) {
+	return db.open(value, "webhook_endpoints", column, id)
 }
 
 // CreateWebhookEndpoint stores a new enabled endpoint in the principal's
@@ -76,7 +96,11 @@ func (db *DB) CreateWebhookEndpoint(ctx context.Context, p kassa.Principal, in k
 		e.Description = *in.Description
 	}
 	events, _ := json.Marshal(e.EnabledEvents)
-	err := db.tx(ctx, func(tx txq) error {
+	secret, err := db.seal(e.Secret, "webhook_endpoints", "secret", e.ID)
+	if err != nil {
+		return nil, fmt.Errorf("store: create webhook endpoint: %w", err)
+	}
+	err = db.tx(ctx, func(tx txq) error {
 		// The merchant row, locked, serializes concurrent creates so the count below
 		// cannot be passed (as CreateAPIKey does).
 		var id int64
@@ -98,7 +122,7 @@ func (db *DB) CreateWebhookEndpoint(ctx context.Context, p kassa.Principal, in k
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO webhook_endpoints (id, merchant_id, environment, url, description,
 			enabled_events, status, secret, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)`,
-			e.ID, e.MerchantID, string(e.Environment), e.URL, e.Description, string(events), e.Status, e.Secret, micros(now))
+			e.ID, e.MerchantID, string(e.Environment), e.URL, e.Description, string(events), e.Status, secret, micros(now))
 		return err
 	})
 	if err != nil {
@@ -122,7 +146,7 @@ func (db *DB) WebhookEndpoints(ctx context.Context, p kassa.Principal) ([]*kassa
 	defer rows.Close()
 	out := []*kassa.WebhookEndpoint{}
 	for rows.Next() {
-		e, err := scanEndpoint(rows)
+		e, err := scanEndpoint(rows, db.openEndpointSecret)
 		if err != nil {
 			return nil, fmt.Errorf("store: webhook endpoints: %w", err)
 		}
@@ -143,7 +167,7 @@ func (db *DB) endpoint(ctx context.Context, q queryer, p kassa.Principal, id str
 	}
 	e, err := scanEndpoint(q.QueryRowContext(ctx, "SELECT "+endpointColumns+
 		" FROM webhook_endpoints WHERE id = $1 AND merchant_id = $2 AND environment = $3"+suffix,
-		id, p.MerchantID, string(p.Environment)))
+		id, p.MerchantID, string(p.Environment)), db.openEndpointSecret)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, kassa.NotFound("webhook endpoint")
 	}
@@ -252,9 +276,17 @@ func (db *DB) RotateWebhookSecret(ctx context.Context, p kassa.Principal, id str
 		now := db.clock()
 		until := now.Add(kassa.WebhookSecretGrace)
 		e.PreviousSecret, e.PreviousSecretUntil, e.Secret, e.UpdatedAt = e.Secret, &until, kassa.NewWebhookSecret(), now
+		secret, err := db.seal(e.Secret, "webhook_endpoints", "secret", e.ID)
+		if err != nil {
+			return fmt.Errorf("store: rotate webhook secret: %w", err)
+		}
+		prev, err := db.seal(e.PreviousSecret, "webhook_endpoints", "previous_secret", e.ID)
+		if err != nil {
+			return fmt.Errorf("store: rotate webhook secret: %w", err)
+		}
 		_, err = tx.ExecContext(ctx, `UPDATE webhook_endpoints SET secret = $1, previous_secret = $2,
 			previous_secret_until = $3, updated_at = $4 WHERE id = $5`,
-			e.Secret, e.PreviousSecret, micros(until), micros(now), e.ID)
+			secret, prev, micros(until), micros(now), e.ID)
 		if err != nil {
 			return fmt.Errorf("store: rotate webhook secret: %w", err)
 		}

@@ -81,7 +81,12 @@ func (db *DB) loadWebhookJobs(ctx context.Context, tx txq, ids []string, token s
 		stale []string
 	)
 	for rows.Next() {
-		j, status, err := scanWebhookJob(rows, now)
+		j, status, err := db.scanWebhookJob(rows, now)
+		if errors.Is(err, errSecretUnreadable) {
+			// Left leased and pending: claimed again when the lease ends, sent once
+			// the secrets key that opens it is given (serve logged it at start).
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -105,9 +110,12 @@ func (db *DB) loadWebhookJobs(ctx context.Context, tx txq, ids []string, token s
 	return jobs, nil
 }
 
-// scanWebhookJob reads one claimed delivery with its endpoint's status, URL and secrets
-// and its event, rendered as the API shows it.
-func scanWebhookJob(rows *sql.Rows, now time.Time) (*kassa.WebhookJob, string, error) {
+// errSecretUnreadable marks a claimed delivery whose endpoint secret does not open.
+var errSecretUnreadable = errors.New("store: webhook secret cannot be opened")
+
+// scanWebhookJob reads one claimed delivery with its endpoint's status, URL and
+// opened secrets and its event, rendered as the API shows it.
+func (db *DB) scanWebhookJob(rows *sql.Rows, now time.Time) (*kassa.WebhookJob, string, error) {
 	var (
 		j                  kassa.WebhookJob
 		env, data, status  string
@@ -122,11 +130,18 @@ func scanWebhookJob(rows *sql.Rows, now time.Time) (*kassa.WebhookJob, string, e
 		return nil, "", fmt.Errorf("store: claim webhook deliveries: %w", err)
 	}
 	d.Environment, d.Status, d.CreatedAt = kassa.Environment(env), kassa.DeliveryPending, fromMicros(created)
-	ep.PreviousSecret, ep.PreviousSecretUntil = prev.V, timeOrNil(prevUntil)
-	j.Secrets = ep.SigningSecrets(now)
-	if data == "" { // the event was pruned
+	ep.PreviousSecretUntil = timeOrNil(prevUntil)
+	if data == "" || status != kassa.EndpointEnabled { // the event was pruned, or nothing is sent
 		return &j, status, nil
 	}
+	var err error
+	if ep.Secret, err = db.openEndpointSecret(ep.Secret, "secret", d.EndpointID); err == nil {
+		ep.PreviousSecret, err = db.openEndpointSecret(prev.V, "previous_secret", d.EndpointID)
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: %w", errSecretUnreadable, err)
+	}
+	j.Secrets = ep.SigningSecrets(now)
 	ev := kassa.Event{ID: d.EventID, Type: d.EventType, Created: fromMicros(evCreated), Data: []byte(data)}
 	payload, err := ev.MarshalJSON()
 	j.Payload = payload
@@ -213,13 +228,14 @@ func nullIfZero(n int) any {
 	return n
 }
 
-// webhookEndpointByID reads an endpoint through q, locked for update when lock is set.
+// webhookEndpointByID reads an endpoint without its secrets through q, locked for
+// update when lock is set.
 func (db *DB) webhookEndpointByID(ctx context.Context, q queryer, id string, lock bool) (*kassa.WebhookEndpoint, error) {
 	suffix := ""
 	if lock {
 		suffix = db.forUpdate()
 	}
-	ep, err := scanEndpoint(q.QueryRowContext(ctx, "SELECT "+endpointColumns+" FROM webhook_endpoints WHERE id = $1"+suffix, id))
+	ep, err := scanEndpoint(q.QueryRowContext(ctx, "SELECT "+endpointColumns+" FROM webhook_endpoints WHERE id = $1"+suffix, id), nil)
 	if err != nil {
 		return nil, fmt.Errorf("store: webhook endpoint %s: %w", id, err)
 	}

@@ -122,6 +122,14 @@ func TestBackupUnderLoadAndRestore(t *testing.T) {
 	if out, err := exec.Command(kassaBin, "restore", file, "--data-dir", dir).CombinedOutput(); err == nil {
 		t.Fatalf("a restore over a data dir with a database was not refused:\n%s", out)
 	}
+	// The secrets key is not in the backup: the operator brings it back from where it is kept apart.
+	kek, err := os.ReadFile(filepath.Join(cfg.DataDir, "secrets.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "secrets.key"), kek, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	k2 := startKassa(t, store.Config{DataDir: dir, PasswordCost: cfg.PasswordCost})
 	created, paid := eventInvoices(t, k2, "invoice.created"), eventInvoices(t, k2, "invoice.paid")
 	var before, beforePaid, after int

@@ -7,6 +7,8 @@
 //	kassa listen --forward-to URL [--api-key KEY] [--url URL]
 //	kassa trigger EVENT [--api-key KEY] [--url URL]
 //	kassa pay PAYMENT_URL [--token SYMBOL] [--amount USD] [--key HEX]
+//	kassa wallet [--dev] [--rpc NETWORK=URL] [--json]
+//	kassa secrets rotate --new-key-file F [--secrets-key-file OLD]
 package main
 
 import (
@@ -37,6 +39,8 @@ Usage:
                                            the gas wallets: addresses, balances, what waits on them
   kassa backup --out FILE [--data-dir DIR] an online snapshot of an SQLite deployment (database and keys)
   kassa restore FILE --data-dir DIR        a backup back into an empty data dir
+  kassa secrets rotate --new-key-file F [--secrets-key-file OLD]
+                                           re-encrypt the secrets at rest under a new key
 
 Run "kassa serve -h" for the flags; each has an environment twin KASSA_<FLAG>.
 `
@@ -73,6 +77,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return backup(ctx, args[1:], stdout, stderr)
 	case "restore":
 		return restore(ctx, args[1:], stdout, stderr)
+	case "secrets":
+		return secretsCmd(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -54,6 +54,8 @@ func restore(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	fmt.Fprintf(stdout, "restored %d files from %s into %s; the database passed its integrity check\n", n, file, *dataDir)
+	fmt.Fprintln(stdout, "start serve with the secrets key the backup was made under (--secrets-key-file, KASSA_SECRETS_KEY or "+
+		"<data-dir>/secrets.key): a backup never holds it, and without it the sealed keys and secrets do not open")
 	return nil
 }
 

@@ -8,8 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -20,6 +18,7 @@ import (
 	"kassa/hdwallet"
 	"kassa/payment"
 	"kassa/registry"
+	"kassa/sealed"
 	"kassa/settlement"
 	"kassa/store"
 	"kassa/stream"
@@ -33,6 +32,7 @@ const shutdownTimeout = 30 * time.Second
 type serveFlags struct {
 	storeFlags
 	chainFlags
+	secrets   secretsFlags
 	addr      string
 	publicURL string
 	secret    string
@@ -53,6 +53,7 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	fs := newFlagSet("kassa serve", stderr)
 	f.storeFlags.register(fs)
 	f.chainFlags.register(fs)
+	f.secrets.register(fs)
 	fs.StringVar(&f.addr, "addr", envOr("KASSA_ADDR", "127.0.0.1:8080"), "listen address; port 0 picks a free port (env KASSA_ADDR)")
 	fs.StringVar(&f.publicURL, "public-url", envOr("KASSA_PUBLIC_URL", ""), "base URL payors and clients reach; default http://<addr> (env KASSA_PUBLIC_URL)")
 	fs.StringVar(&f.secret, "secret", envOr("KASSA_SECRET", ""), "server secret for JWT and session signatures; default: generated and kept in the data dir (env KASSA_SECRET)")
@@ -105,16 +106,33 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	wallets, err := loadWallets(f.dataDir)
+	kek, err := f.secrets.load(f.dataDir, true, log)
 	if err != nil {
-		return err
+		return fmt.Errorf("secrets key: %w", err)
 	}
-	db, err := openStore(ctx, f.config())
+	keys := sealed.NewKeyring(kek)
+	if _, err := sealKeyFiles(f.dataDir, keys, log); err != nil {
+		return fmt.Errorf("refusing to start: %w", err)
+	}
+	wallets, err := loadWallets(f.dataDir, keys)
+	if err != nil {
+		return fmt.Errorf("refusing to start: %w", err)
+	}
+	cfg := f.config()
+	cfg.Secrets = keys
+	db, err := openStore(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("open store: %w", err)
 	}
 	defer db.Close()
 	log.Info("store ready", "engine", db.Engine())
+	pass, err := db.SealSecrets(ctx)
+	if err != nil {
+		return err
+	}
+	if err := checkSecrets(pass, keys, log); err != nil {
+		return err
+	}
 
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
@@ -202,19 +220,21 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 // loadWallets loads each environment's deposit-address master key: from
-// KASSA_<ENV>_MASTER_KEY when set, else the key file in the data dir, created on
-// first start. Back the key files up with the database.
-func loadWallets(dataDir string) (map[kassa.Environment]kassa.PaymentAddressDeriver, error) {
+// KASSA_<ENV>_MASTER_KEY when set (used as given), else the key file in the data
+// dir, sealed under keys and created on first start. Back the key files up with
+// the database, and the secrets key apart from both. The gas wallets' keys derive
+// from these master keys: sealing the files seals them too.
+func loadWallets(dataDir string, keys *sealed.Keyring) (map[kassa.Environment]kassa.PaymentAddressDeriver, error) {
 	out := map[kassa.Environment]kassa.PaymentAddressDeriver{}
 	for _, env := range []kassa.Environment{kassa.Devnet, kassa.Mainnet} {
 		var (
 			w   *hdwallet.Wallet
 			err error
 		)
-		if key := os.Getenv("KASSA_" + strings.ToUpper(string(env)) + "_MASTER_KEY"); key != "" {
+		if key, ok := masterKeyFromEnv(env); ok {
 			w, err = hdwallet.Parse(env, key)
 		} else {
-			w, err = hdwallet.LoadOrCreate(dataDir, env)
+			w, err = hdwallet.LoadOrCreate(dataDir, env, keys)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s master key: %w", env, err)

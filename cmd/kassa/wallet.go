@@ -18,6 +18,7 @@ import (
 	"kassa/chain"
 	"kassa/hdwallet"
 	"kassa/registry"
+	"kassa/sealed"
 	"kassa/store"
 )
 
@@ -25,6 +26,7 @@ import (
 // and which chains to ask, as serve takes them.
 type walletFlags struct {
 	storeFlags
+	secrets      secretsFlags
 	registry     string
 	rpc          rpcFlag
 	dev          bool
@@ -56,6 +58,7 @@ func wallet(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	f := walletFlags{rpc: rpcFlag{}}
 	fs := newFlagSet("kassa wallet", stderr)
 	f.storeFlags.register(fs)
+	f.secrets.register(fs)
 	f.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -76,11 +79,21 @@ func wallet(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	wallets, err := existingWallets(f.dataDir)
+	kek, err := f.secrets.load(f.dataDir, false, nil)
+	if err != nil {
+		return fmt.Errorf("secrets key: %w", err)
+	}
+	var keys *sealed.Keyring
+	if kek != nil {
+		keys = sealed.NewKeyring(kek)
+	}
+	wallets, err := existingWallets(f.dataDir, keys)
 	if err != nil {
 		return err
 	}
-	db, err := store.Open(ctx, f.config())
+	cfg := f.config()
+	cfg.Secrets = keys
+	db, err := store.Open(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("open store: %w", err)
 	}
@@ -116,17 +129,18 @@ func (f *walletFlags) register(fs *flag.FlagSet) {
 }
 
 // existingWallets reads the environments' master keys as serve does, but never
-// makes one: a missing key means the data dir is not the one serve uses.
-func existingWallets(dataDir string) (map[kassa.Environment]kassa.PaymentAddressDeriver, error) {
+// makes one: a missing key means the data dir is not the one serve uses. keys may
+// be nil when no secrets key exists yet (key files still in clear).
+func existingWallets(dataDir string, keys *sealed.Keyring) (map[kassa.Environment]kassa.PaymentAddressDeriver, error) {
 	for _, env := range []kassa.Environment{kassa.Devnet, kassa.Mainnet} {
-		if os.Getenv("KASSA_"+strings.ToUpper(string(env))+"_MASTER_KEY") != "" {
+		if _, ok := masterKeyFromEnv(env); ok {
 			continue
 		}
 		if _, err := os.Stat(hdwallet.KeyPath(dataDir, env)); errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("no %s master key in %s: serve makes it at its first start (is --data-dir the one serve uses?)", env, dataDir)
 		}
 	}
-	return loadWallets(dataDir)
+	return loadWallets(dataDir, keys)
 }
 
 // gasWalletOf looks network n's gas wallet up over urls (none: the address only).

@@ -17,7 +17,15 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, to create test schemas
 	"golang.org/x/crypto/bcrypt"
 
+	"kassa/sealed"
 	"kassa/store"
+)
+
+// SecretsKey is the key the test configs seal secrets under: one random key per
+// test binary; Secrets is its keyring.
+var (
+	SecretsKey, _ = sealed.NewKey()
+	Secrets       = sealed.NewKeyring(SecretsKey)
 )
 
 // PostgresDSNEnv names the environment variable that enables PostgreSQL tests.
@@ -42,7 +50,7 @@ func EachEngine(t *testing.T, fn func(t *testing.T, cfg store.Config)) {
 // SQLiteConfig returns a config for a fresh SQLite database in a temp dir.
 func SQLiteConfig(t testing.TB) store.Config {
 	t.Helper()
-	return store.Config{DataDir: t.TempDir(), PasswordCost: bcrypt.MinCost}
+	return store.Config{DataDir: t.TempDir(), PasswordCost: bcrypt.MinCost, Secrets: Secrets}
 }
 
 // PostgresConfig returns a config for a fresh PostgreSQL schema, dropped in
@@ -78,7 +86,7 @@ func PostgresConfig(t testing.TB) store.Config {
 	q := u.Query()
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
-	return store.Config{DatabaseURL: u.String(), PasswordCost: bcrypt.MinCost}
+	return store.Config{DatabaseURL: u.String(), PasswordCost: bcrypt.MinCost, Secrets: Secrets}
 }
 
 // Open opens cfg (PasswordCost defaulting to bcrypt.MinCost) and closes it in
