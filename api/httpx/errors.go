@@ -3,7 +3,6 @@ package httpx
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"net/http"
 	"strings"
 
@@ -72,9 +71,7 @@ func (s *Core) WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	id := RequestID(r.Context())
 	var ke *kassa.Error
 	if !errors.As(err, &ke) || ke.Kind == kassa.KindInternal {
-		s.log.LogAttrs(r.Context(), slog.LevelError, "internal error",
-			slog.String("request_id", id), slog.String("method", r.Method),
-			slog.String("path", r.URL.Path), slog.String("error", err.Error()))
+		LogError(s.log, r, "internal error", err)
 	}
 	status, body := Classify(err, id)
 	WriteJSON(w, status, envelopeOf(r)(body.Error))
