@@ -101,7 +101,9 @@ func (a *API) Stream(scope kassa.Scope) httpx.Func {
 		// client sees the handshake complete reaches it.
 		sub := a.stream.Subscribe(p.MerchantID, p.Environment, p.Scope)
 		defer sub.Close()
-		httpx.Streaming(w) // the hijacked connection keeps the server's deadlines otherwise
+		// Exempt from the server's limits (net/http also clears a hijacked
+		// connection's deadlines itself).
+		httpx.Streaming(w)
 		c, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
 		if err != nil {
 			return nil // Accept has answered the request
