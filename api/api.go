@@ -48,6 +48,7 @@ type Config struct {
 	Warnings    func() []string                 // what /readyz reports while ready (a short gas wallet); nil: none
 	Limits      httpx.RateLimits
 	Logger      *slog.Logger     // nil: discard
+	AccessLog   httpx.AccessLog  // the zero value logs each request at INFO
 	Now         func() time.Time // nil: time.Now
 
 	WSPingInterval     time.Duration         // how often event streams ping; zero: 30 s
@@ -73,7 +74,7 @@ type server struct {
 // New builds every surface over cfg and returns the service's HTTP handler.
 func New(cfg Config) http.Handler {
 	core := httpx.NewCore(httpx.CoreConfig{Secret: cfg.Secret, Merchants: cfg.Merchants, Keys: cfg.Keys,
-		Idempotency: cfg.Idempotency, Health: cfg.Health, Warnings: cfg.Warnings, Limits: cfg.Limits, Logger: cfg.Logger, Now: cfg.Now})
+		Idempotency: cfg.Idempotency, Health: cfg.Health, Warnings: cfg.Warnings, Limits: cfg.Limits, Logger: cfg.Logger, AccessLog: cfg.AccessLog, Now: cfg.Now})
 	s := &server{Core: core, cfg: cfg, signer: kassa.NewSessionSigner(cfg.Secret),
 		payments: cfg.Pay}
 	if s.payments == nil { // quotes need wallets and addresses: none without them

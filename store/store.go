@@ -19,7 +19,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -43,8 +42,8 @@ const (
 
 // Config says which engine to open.
 type Config struct {
-	// DataDir holds the SQLite file DataDir/kassa.db (the directory is created with
-	// mode 0700) when DatabaseURL is empty.
+	// DataDir holds the SQLite file DataDir/kassa.db when DatabaseURL is empty;
+	// the directory is made 0700 and the database files 0600 (privateFiles).
 	DataDir string
 	// DatabaseURL "postgres://..." or "postgresql://..." selects PostgreSQL; ""
 	// selects SQLite.
@@ -134,13 +133,13 @@ func (db *DB) openSQLite(ctx context.Context, dir string) error {
 	if dir == "" {
 		return errors.New("store: DataDir is required for SQLite")
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("store: create data dir: %w", err)
-	}
 	path := filepath.Join(dir, "kassa.db")
 	// A '?' in the path would be taken for the start of the DSN's parameters.
 	if strings.ContainsRune(path, '?') {
 		return fmt.Errorf("store: data dir path must not contain '?'")
+	}
+	if err := privateFiles(dir, path); err != nil {
+		return err
 	}
 	w, err := sql.Open("sqlite", path+"?"+sqlitePragmas+"&_txlock=immediate")
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/api/httpx"
 )
 
 // Live updates of an invoice's page (Server-Sent Events).
@@ -71,7 +72,7 @@ func (d *Dashboard) invoiceLive(w http.ResponseWriter, r *http.Request, v *visit
 	if err != nil {
 		return err
 	}
-	rc := http.NewResponseController(w)
+	rc := httpx.Streaming(w)
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")
@@ -98,13 +99,10 @@ func (d *Dashboard) invoiceLive(w http.ResponseWriter, r *http.Request, v *visit
 		var err error
 		switch {
 		case !bytes.Equal(b, last):
-			_, err = w.Write(append(append([]byte("retry: 5000\ndata: "), b...), '\n', '\n'))
+			err = httpx.StreamWrite(w, rc, append(append([]byte("retry: 5000\ndata: "), b...), '\n', '\n'))
 			last = b
 		case ping:
-			_, err = w.Write([]byte(": ping\n\n"))
-		}
-		if ferr := rc.Flush(); err == nil {
-			err = ferr
+			err = httpx.StreamWrite(w, rc, []byte(": ping\n\n"))
 		}
 		return err == nil
 	}

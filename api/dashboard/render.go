@@ -54,7 +54,7 @@ func assetURL(name string) string { return "/dashboard/assets/" + assets[name].h
 func serveAsset(w http.ResponseWriter, r *http.Request) {
 	a, ok := assets[r.PathValue("name")]
 	if !ok || a.hash != r.PathValue("hash") {
-		http.NotFound(w, r)
+		httpx.NotFound(w, r)
 		return
 	}
 	w.Header().Set("Content-Type", a.ctype)
@@ -152,7 +152,7 @@ type errorView struct {
 func (d *Dashboard) fail(w http.ResponseWriter, r *http.Request, v *visit, err error) {
 	status, env := httpx.Classify(err, httpx.RequestID(r.Context()))
 	if status >= 500 {
-		d.cfg.Log.Error("dashboard", "path", r.URL.Path, "request_id", httpx.RequestID(r.Context()), "error", err.Error())
+		httpx.LogError(d.cfg.Log, r, "dashboard", err)
 	}
 	d.errorPage(w, r, v, status, env.Error.Message)
 }

@@ -2,6 +2,7 @@ package eventstream
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"net/http"
 	"strings"
@@ -16,6 +17,19 @@ import (
 // isWebSocketUpgrade reports whether r asks for a WebSocket upgrade.
 func isWebSocketUpgrade(r *http.Request) bool {
 	return headerHasToken(r.Header, "Connection", "upgrade") && headerHasToken(r.Header, "Upgrade", "websocket")
+}
+
+// checkKey refuses in JSON a handshake websocket.Accept would refuse in plain text
+// for its Sec-WebSocket-Key: missing, repeated, or not 16 bytes in base64.
+func checkKey(r *http.Request) error {
+	keys := r.Header.Values("Sec-WebSocket-Key")
+	if len(keys) != 1 {
+		return httpx.ErrInvalid("", "invalid_websocket_key", "The handshake must carry one Sec-WebSocket-Key.")
+	}
+	if k, err := base64.StdEncoding.DecodeString(strings.TrimSpace(keys[0])); err != nil || len(k) != 16 {
+		return httpx.ErrInvalid("", "invalid_websocket_key", "Sec-WebSocket-Key must be 16 bytes in base64.")
+	}
+	return nil
 }
 
 func headerHasToken(h http.Header, name, token string) bool {
@@ -70,6 +84,15 @@ func (a *API) Stream(scope kassa.Scope) httpx.Func {
 				"This is a WebSocket endpoint; connect with a WebSocket client.")
 			return nil
 		}
+		if r.Header.Get("Sec-WebSocket-Version") != "13" {
+			w.Header().Set("Sec-WebSocket-Version", "13") // RFC 6455 4.4: the versions this server speaks
+			httpx.WriteErrorStatus(w, r, http.StatusUpgradeRequired, "invalid_request_error", "unsupported_websocket_version",
+				"Only WebSocket version 13 is supported (Sec-WebSocket-Version: 13).")
+			return nil
+		}
+		if err := checkKey(r); err != nil {
+			return err
+		}
 		// Any origin is accepted: streams authenticate with a token or key sent
 		// explicitly, never with cookies, so a foreign page gains nothing it does not
 		// already hold (no cross-site WebSocket hijacking), and API clients are often
@@ -78,6 +101,9 @@ func (a *API) Stream(scope kassa.Scope) httpx.Func {
 		// client sees the handshake complete reaches it.
 		sub := a.stream.Subscribe(p.MerchantID, p.Environment, p.Scope)
 		defer sub.Close()
+		// Exempt from the server's limits (net/http also clears a hijacked
+		// connection's deadlines itself).
+		httpx.Streaming(w)
 		c, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
 		if err != nil {
 			return nil // Accept has answered the request

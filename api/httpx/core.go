@@ -17,6 +17,7 @@ import (
 // http.Handler; the route table in package api registers every route on it.
 type Core struct {
 	log         *slog.Logger
+	access      AccessLog
 	now         func() time.Time
 	secret      []byte
 	merchants   kassa.MerchantService
@@ -45,12 +46,13 @@ type CoreConfig struct {
 	Warnings    func() []string                 // what /readyz reports while staying ready (a short gas wallet); nil: none
 	Limits      RateLimits
 	Logger      *slog.Logger     // nil: discard
+	AccessLog   AccessLog        // the zero value logs each request at INFO
 	Now         func() time.Time // nil: time.Now
 }
 
 // NewCore returns the plumbing with no routes yet.
 func NewCore(cfg CoreConfig) *Core {
-	c := &Core{log: cfg.Logger, now: cfg.Now, mux: http.NewServeMux(), touched: map[string]time.Time{},
+	c := &Core{log: cfg.Logger, access: cfg.AccessLog, now: cfg.Now, mux: http.NewServeMux(), touched: map[string]time.Time{},
 		secret: cfg.Secret, merchants: cfg.Merchants, keys: cfg.Keys, idempotency: cfg.Idempotency,
 		healthCheck: cfg.Health, warnings: cfg.Warnings, sealer: kassa.NewResponseSealer(cfg.Secret)}
 	if c.log == nil {

@@ -76,9 +76,7 @@ func (s *Core) WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	id := RequestID(r.Context())
 	switch kind := kassa.ErrorKindOf(err); {
 	case kind == kassa.KindInternal:
-		s.log.LogAttrs(r.Context(), slog.LevelError, "internal error",
-			slog.String("request_id", id), slog.String("method", r.Method),
-			slog.String("path", r.URL.Path), slog.String("error", err.Error()))
+		LogError(s.log, r, "internal error", err)
 	case kind == kassa.KindUnavailable && !errors.As(err, new(*kassa.Error)):
 		s.log.LogAttrs(r.Context(), slog.LevelWarn, "store unavailable",
 			slog.String("request_id", id), slog.String("method", r.Method),

@@ -62,10 +62,8 @@ func (s *Core) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r = s.withEnvelope(r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id)))
 
 	defer func() {
-		s.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
-			slog.String("request_id", id), slog.String("method", r.Method),
-			slog.String("path", r.URL.Path), slog.Int("status", sw.status),
-			slog.Duration("duration", time.Since(start)))
+		s.logRequest(r, sw, slog.String("request_id", id), slog.String("method", r.Method),
+			slog.String("path", r.URL.Path), slog.Duration("duration", time.Since(start)))
 	}()
 	defer func() {
 		v := recover()
@@ -149,8 +147,7 @@ func (s *Core) dispatch(w http.ResponseWriter, r *http.Request) {
 	h.ServeHTTP(cw, r)
 	switch cw.status {
 	case http.StatusNotFound:
-		WriteErrorStatus(w, r, http.StatusNotFound, "not_found_error", "route_not_found",
-			"Unrecognized request URL ("+r.Method+" "+r.URL.Path+").")
+		NotFound(w, r)
 	case http.StatusMethodNotAllowed:
 		w.Header().Set("Allow", cw.header.Get("Allow"))
 		WriteErrorStatus(w, r, http.StatusMethodNotAllowed, "invalid_request_error", "method_not_allowed",
@@ -162,6 +159,13 @@ func (s *Core) dispatch(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(cw.status)
 		_, _ = w.Write(cw.body)
 	}
+}
+
+// NotFound answers 404 route_not_found in the surface's JSON error body: the
+// answer to an unknown URL, an unknown static asset included.
+func NotFound(w http.ResponseWriter, r *http.Request) {
+	WriteErrorStatus(w, r, http.StatusNotFound, "not_found_error", "route_not_found",
+		"Unrecognized request URL ("+r.Method+" "+r.URL.Path+").")
 }
 
 // captureWriter records a response instead of sending it.

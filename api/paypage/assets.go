@@ -75,7 +75,7 @@ func ServeAsset(w http.ResponseWriter, r *http.Request) {
 	}
 	a, ok := assets[name]
 	if !ok || (hash != "" && hash != a.hash) {
-		http.NotFound(w, r)
+		httpx.NotFound(w, r)
 		return
 	}
 	h := w.Header()

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/api/httpx"
 )
 
 // Server-Sent Events of the payment page.
@@ -25,7 +26,7 @@ func (p *Page) Events(w http.ResponseWriter, r *http.Request) {
 	if inv == nil {
 		return
 	}
-	rc := http.NewResponseController(w)
+	rc := httpx.Streaming(w)
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")
@@ -59,13 +60,10 @@ func (p *Page) Events(w http.ResponseWriter, r *http.Request) {
 		b, _ := json.Marshal(st)
 		switch {
 		case !bytes.Equal(b, last):
-			_, err = w.Write(append(append([]byte("data: "), b...), '\n', '\n'))
+			err = httpx.StreamWrite(w, rc, append(append([]byte("data: "), b...), '\n', '\n'))
 			last = b
 		case ping:
-			_, err = w.Write([]byte(": ping\n\n"))
-		}
-		if ferr := rc.Flush(); err == nil {
-			err = ferr
+			err = httpx.StreamWrite(w, rc, []byte(": ping\n\n"))
 		}
 		return err == nil && (fresh.Status == kassa.StatusUnpaid || fresh.Status == kassa.StatusUnderpaid)
 	}

@@ -57,7 +57,7 @@ func (p *Page) pageSession(w http.ResponseWriter, r *http.Request) (*kassa.Invoi
 	}
 	if err != nil || inv.ID != r.PathValue("invoiceId") {
 		if err != nil && kassa.ErrorKindOf(err) != kassa.KindNotFound {
-			p.cfg.Logger.Error("payment page", "request_id", httpx.RequestID(r.Context()), "error", err.Error())
+			httpx.LogError(p.cfg.Logger, r, "payment page", err)
 			p.pageError(w, r, http.StatusInternalServerError, httpx.InternalMessage)
 			return nil, ""
 		}
@@ -96,7 +96,7 @@ func (p *Page) renderPage(w http.ResponseWriter, r *http.Request, inv *kassa.Inv
 	if err != nil {
 		code, _ := httpx.Classify(err, "")
 		if code == http.StatusInternalServerError {
-			p.cfg.Logger.Error("payment page", "request_id", httpx.RequestID(r.Context()), "error", err.Error())
+			httpx.LogError(p.cfg.Logger, r, "payment page", err)
 			p.pageError(w, r, code, httpx.InternalMessage)
 			return
 		}
@@ -150,7 +150,7 @@ func (p *Page) Form(done string, h FormFunc) http.HandlerFunc {
 		if err := h(r, inv); err != nil {
 			e := kassa.AsError(err)
 			if e.Kind == kassa.KindInternal {
-				p.cfg.Logger.Error("payment page form", "request_id", httpx.RequestID(r.Context()), "error", err.Error())
+				httpx.LogError(p.cfg.Logger, r, "payment page form", err)
 			}
 			status, _ := httpx.Classify(err, "")
 			if fresh, ferr := p.cfg.Payor.InvoiceBySession(r.Context(), token); ferr == nil {

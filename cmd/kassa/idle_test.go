@@ -57,11 +57,19 @@ func serveInProcess(t *testing.T, cfg store.Config) (db *store.DB, stop func()) 
 		return db, err
 	}
 	t.Cleanup(func() { openStore = store.Open })
+	_, stop = runServe(t, storeArgs(cfg)...)
+	return <-opened, stop
+}
+
+// runServe runs serve with args on a free port until stop is called (or the test
+// ends), and returns what it printed once it is listening.
+func runServe(t *testing.T, args ...string) (stdout *lockedBuffer, stop func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	stdout, stderr := &lockedBuffer{}, &lockedBuffer{}
 	done := make(chan error, 1)
 	go func() {
-		done <- serve(ctx, append([]string{"--addr", "127.0.0.1:0"}, storeArgs(cfg)...), stdout, stderr)
+		done <- serve(ctx, append([]string{"--addr", "127.0.0.1:0"}, args...), stdout, stderr)
 	}()
 	stopped := false
 	stop = func() {
@@ -86,5 +94,5 @@ func serveInProcess(t *testing.T, cfg store.Config) (db *store.DB, stop func()) 
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
-	return <-opened, stop
+	return stdout, stop
 }

@@ -45,9 +45,13 @@ type serveFlags struct {
 	webhookWorkers int
 	// retailerURL and retailerKey configure the mainnet upstream retailer API.
 	retailerURL, retailerKey, retailerName string
+	// logLevel is the least level logged; access is how requests are logged.
+	logLevel slog.Level
+	access   httpx.AccessLog
 }
 
 func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
+	var err error
 	f := &serveFlags{}
 	d := httpx.DefaultRateLimits()
 	fs := newFlagSet("kassa serve", stderr)
@@ -68,8 +72,16 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	fs.StringVar(&f.retailerURL, "retailer-url", envOr("KASSA_RETAILER_URL", ""), "base URL of the upstream retailer API serving mainnet commerce; empty: no mainnet retailer (env KASSA_RETAILER_URL)")
 	fs.StringVar(&f.retailerKey, "retailer-key", envOr("KASSA_RETAILER_KEY", ""), "API key of the upstream retailer (env KASSA_RETAILER_KEY)")
 	fs.StringVar(&f.retailerName, "retailer-name", envOr("KASSA_RETAILER_NAME", commerce.DefaultRetailer), "which retailer the upstream API is (env KASSA_RETAILER_NAME)")
+	logLevel := fs.String("log-level", envOr("KASSA_LOG_LEVEL", "info"), "least level logged: debug, info, warn or error (env KASSA_LOG_LEVEL)")
+	accessLog := fs.String("access-log", envOr("KASSA_ACCESS_LOG", "on"), "a line per request: on (at info), off, or the level to log them at (env KASSA_ACCESS_LOG)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
+	}
+	if f.logLevel, err = httpx.ParseLevel(*logLevel); err != nil {
+		return nil, fmt.Errorf("--log-level: %w", err)
+	}
+	if f.access, err = httpx.ParseAccessLog(*accessLog); err != nil {
+		return nil, fmt.Errorf("--access-log: %w", err)
 	}
 	if err := commerce.CheckRetailer("--retailer-name", f.retailerName); err != nil {
 		return nil, err
@@ -93,7 +105,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	log := slog.New(slog.NewTextHandler(stderr, nil))
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: f.logLevel}))
+	if err := secureDataDir(f.dataDir); err != nil {
+		return err
+	}
 	secret, err := loadSecret(f.secret, f.dataDir)
 	if err != nil {
 		return fmt.Errorf("server secret: %w", err)
@@ -164,13 +179,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Chain: chains.watchers, Costs: chains.costs}
 	shop := &commerce.Shop{Catalog: catalog, Store: db, Payer: pay}
 	handler := api.New(api.Config{
-		PublicURL: publicURL, Secret: secret, Logger: log, Limits: f.limits,
+		PublicURL: publicURL, Secret: secret, Logger: log, AccessLog: f.access, Limits: f.limits,
 		Merchants: db, Keys: db, Invoices: db, Payments: db, Payor: db, Idempotency: db, Health: db.Ping, Warnings: chains.costs.Warnings,
 		Events: db, Webhooks: db, Stream: hub,
 		Registry: reg, Rates: rates, Pay: pay,
 		Commerce: shop, Catalog: catalog, Sessions: db, Overview: db,
 	})
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	srv := newHTTPServer(handler, serverLimits, log)
 
 	workers, stopWorkers := context.WithCancel(context.Background())
 	// Shutdown does not track hijacked WebSocket connections: stopping the hub ends
