@@ -51,4 +51,6 @@ func TestSnapshot(t *testing.T) {
 }
 
 // kassaFilter selects every invoice of a merchant.
-func kassaFilter(merchantID int64) kassa.InvoiceFilter { return kassa.InvoiceFilter{MerchantID: merchantID} }
+func kassaFilter(merchantID int64) kassa.InvoiceFilter {
+	return kassa.InvoiceFilter{MerchantID: merchantID}
+}
