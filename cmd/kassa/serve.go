@@ -180,12 +180,14 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	shop := &commerce.Shop{Catalog: catalog, Store: db, Payer: pay}
 	handler := api.New(api.Config{
 		PublicURL: publicURL, Secret: secret, Logger: log, AccessLog: f.access, Limits: f.limits,
+		RateStore: sharedRates(db),
 		Merchants: db, Keys: db, Invoices: db, Payments: db, Payor: db, Idempotency: db, Health: db.Ping, Warnings: chains.costs.Warnings,
 		Events: db, Webhooks: db, Stream: hub,
 		Registry: reg, Rates: rates, Pay: pay,
 		Commerce: shop, Catalog: catalog, Sessions: db, Overview: db,
 	})
 	srv := newHTTPServer(handler, serverLimits, log)
+	holder := instanceID()
 
 	workers, stopWorkers := context.WithCancel(context.Background())
 	// Shutdown does not track hijacked WebSocket connections: stopping the hub ends
@@ -197,8 +199,15 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if refreshRates != nil {
 		wg.Go(func() { refreshRates(workers) })
 	}
-	wg.Go(func() { worker.Prune(workers, db, store.CheckoutRetention, log) })
-	wg.Go(func() { worker.Expiry(workers, db, log) })
+	// Singleton jobs run under leases (the queues' claims already split their
+	// items among instances): docs/operations.md, "Several instances".
+	wg.Go(func() {
+		worker.Prune(workers, db, store.CheckoutRetention,
+			&worker.Lease{Leaser: db, Name: worker.PruneLease, Holder: holder, TTL: 2 * worker.PruneInterval}, log)
+	})
+	wg.Go(func() {
+		worker.Expiry(workers, db, &worker.Lease{Leaser: db, Name: worker.ExpiryLease, Holder: holder, TTL: 30 * time.Second}, log)
+	})
 	wg.Go(func() { chains.watchers.Run(workers, log) })
 	chains.run(workers, &wg)
 	settler := &settlement.Worker{Store: db, Registry: reg, Log: log,
@@ -232,6 +241,16 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	log.Info("stopped")
 	return err
+}
+
+// sharedRates is where the rate budgets live: in the store on PostgreSQL, which
+// several instances may share, so a key's limit holds whatever their number; in
+// memory on SQLite, which serves one instance.
+func sharedRates(db *store.DB) httpx.RateStore {
+	if db.Engine() == store.EnginePostgres {
+		return db
+	}
+	return nil
 }
 
 // loadWallets loads each environment's deposit-address master key: from
