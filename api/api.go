@@ -47,6 +47,7 @@ type Config struct {
 	Health      func(ctx context.Context) error // store ping for /healthz and /readyz; nil: always ok
 	Warnings    func() []string                 // what /readyz reports while ready (a short gas wallet); nil: none
 	Limits      httpx.RateLimits
+	RateStore   httpx.RateStore  // rate budgets shared across instances (PostgreSQL); nil: in memory
 	Logger      *slog.Logger     // nil: discard
 	AccessLog   httpx.AccessLog  // the zero value logs each request at INFO
 	Now         func() time.Time // nil: time.Now
@@ -74,7 +75,7 @@ type server struct {
 // New builds every surface over cfg and returns the service's HTTP handler.
 func New(cfg Config) http.Handler {
 	core := httpx.NewCore(httpx.CoreConfig{Secret: cfg.Secret, Merchants: cfg.Merchants, Keys: cfg.Keys,
-		Idempotency: cfg.Idempotency, Health: cfg.Health, Warnings: cfg.Warnings, Limits: cfg.Limits, Logger: cfg.Logger, AccessLog: cfg.AccessLog, Now: cfg.Now})
+		Idempotency: cfg.Idempotency, Health: cfg.Health, Warnings: cfg.Warnings, Limits: cfg.Limits, RateStore: cfg.RateStore, Logger: cfg.Logger, AccessLog: cfg.AccessLog, Now: cfg.Now})
 	s := &server{Core: core, cfg: cfg, signer: kassa.NewSessionSigner(cfg.Secret),
 		payments: cfg.Pay}
 	if s.payments == nil { // quotes need wallets and addresses: none without them

@@ -38,7 +38,7 @@ func TestExpiryStoresExpiry(t *testing.T) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			worker.Expiry(runCtx, db, nil)
+			worker.Expiry(runCtx, db, nil, nil)
 		}()
 		defer func() { stop(); <-done }()
 		deadline := time.Now().Add(10 * time.Second)

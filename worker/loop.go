@@ -27,15 +27,23 @@ type Loop struct {
 	Wake <-chan struct{}
 	// Log reports failed rounds at level Warn; nil discards.
 	Log *slog.Logger
+	// Lease, when not nil, makes the job a singleton among instances: rounds run
+	// only while this instance holds it (see Lease).
+	Lease *Lease
 }
 
 // Run runs round until ctx ends: at once; again at once while round reports more
 // work; otherwise after Interval or on Wake, whichever comes first. A failed round
 // is logged, unless ctx has ended, and followed by a pause rather than retried at
-// once. Run returns when ctx ends, after the round in progress, if any, returns.
+// once. Run returns when ctx ends, after the round in progress, if any, returns
+// (and the Lease, if any, is given up).
 func (l Loop) Run(ctx context.Context, round Round) {
 	if l.Interval <= 0 {
 		panic("worker: Loop " + l.Name + " has no positive Interval")
+	}
+	if l.Lease != nil {
+		round = l.Lease.guard(round)
+		defer l.Lease.release()
 	}
 	log := l.Log
 	if log == nil {

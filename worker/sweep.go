@@ -27,9 +27,10 @@ type InvoiceExpirer interface {
 
 // Expiry stores the expiry of due invoices until ctx ends, so events and lists see
 // it even when nobody reads the invoice: at once, then every ExpiryInterval, in
-// batches of 500 taken one after another while they come back full.
-func Expiry(ctx context.Context, invoices InvoiceExpirer, log *slog.Logger) {
-	Loop{Name: "invoice expiry", Interval: ExpiryInterval, Log: log}.Run(ctx, expiryRound(invoices))
+// batches of 500 taken one after another while they come back full. With a lease
+// (Name ExpiryLease; nil: none) only its holder among instances sweeps.
+func Expiry(ctx context.Context, invoices InvoiceExpirer, lease *Lease, log *slog.Logger) {
+	Loop{Name: "invoice expiry", Interval: ExpiryInterval, Log: log, Lease: lease}.Run(ctx, expiryRound(invoices))
 }
 
 // expiryRound expires one batch; there is more when the batch was full.
@@ -53,16 +54,20 @@ type Pruner interface {
 	PruneEvents(ctx context.Context, before time.Time) (int64, error)
 	// PruneCheckout deletes checkout estimates and addresses made before before.
 	PruneCheckout(ctx context.Context, before time.Time) (int64, error)
+	// PruneRateLimits deletes shared rate budgets that have refilled.
+	PruneRateLimits(ctx context.Context) (int64, error)
 }
 
 // Prune deletes expired idempotency keys, events (with their webhook deliveries)
 // older than kassa.EventRetention, and checkout estimates and addresses older than
-// checkoutRetention, until ctx ends: at once, then every PruneInterval.
-func Prune(ctx context.Context, store Pruner, checkoutRetention time.Duration, log *slog.Logger) {
+// checkoutRetention, and refilled rate budgets, until ctx ends: at once, then every
+// PruneInterval. With a lease (Name PruneLease; nil: none) only its holder among
+// instances prunes.
+func Prune(ctx context.Context, store Pruner, checkoutRetention time.Duration, lease *Lease, log *slog.Logger) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	Loop{Name: "prune", Interval: PruneInterval, Log: log}.Run(ctx, func(ctx context.Context) (bool, error) {
+	Loop{Name: "prune", Interval: PruneInterval, Log: log, Lease: lease}.Run(ctx, func(ctx context.Context) (bool, error) {
 		return false, pruneOnce(ctx, store, time.Now(), checkoutRetention, log)
 	})
 }
@@ -79,6 +84,7 @@ func pruneOnce(ctx context.Context, store Pruner, now time.Time, checkoutRetenti
 		{"checkout estimates and addresses", func() (int64, error) {
 			return store.PruneCheckout(ctx, now.Add(-checkoutRetention))
 		}},
+		{"rate limits", func() (int64, error) { return store.PruneRateLimits(ctx) }},
 	}
 	var errs []error
 	for _, s := range steps {

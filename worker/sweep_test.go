@@ -74,6 +74,8 @@ func (f *fakePruner) PruneCheckout(_ context.Context, before time.Time) (int64, 
 	return f.answer("checkout")
 }
 
+func (f *fakePruner) PruneRateLimits(context.Context) (int64, error) { return f.answer("rates") }
+
 func TestPruneOnce(t *testing.T) {
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	const retention = 7 * 24 * time.Hour
@@ -86,8 +88,9 @@ func TestPruneOnce(t *testing.T) {
 		wantLogs []string // substrings of the log, in any order; nil wants nothing logged
 	}{
 		{name: "nothing to prune"},
-		{name: "counts are logged", counts: map[string]int64{"keys": 2, "checkout": 5},
-			wantLogs: []string{`msg="pruned idempotency keys" count=2`, `msg="pruned checkout estimates and addresses" count=5`}},
+		{name: "counts are logged", counts: map[string]int64{"keys": 2, "checkout": 5, "rates": 3},
+			wantLogs: []string{`msg="pruned idempotency keys" count=2`, `msg="pruned checkout estimates and addresses" count=5`,
+				`msg="pruned rate limits" count=3`}},
 		{name: "a failure does not stop the others", counts: map[string]int64{"checkout": 1},
 			fail:     map[string]error{"keys": down, "events": down},
 			wantErr:  "prune idempotency keys: database is down\nprune events: database is down",
@@ -101,7 +104,7 @@ func TestPruneOnce(t *testing.T) {
 			if got := errString(err); got != tt.wantErr {
 				t.Errorf("error %q, want %q", got, tt.wantErr)
 			}
-			if strings.Join(f.calls, " ") != "keys events checkout" {
+			if strings.Join(f.calls, " ") != "keys events checkout rates" {
 				t.Errorf("calls %v, want every deletion once", f.calls)
 			}
 			if !f.events.Equal(now.Add(-kassa.EventRetention)) || !f.checkout.Equal(now.Add(-retention)) {

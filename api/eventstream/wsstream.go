@@ -55,7 +55,7 @@ func (a *API) Stream(scope kassa.Scope) httpx.Func {
 			return err
 		}
 		p := cred.p
-		if err := a.core.LimitGeneral(w, p); err != nil {
+		if err := a.core.LimitGeneral(w, r, p); err != nil {
 			return err
 		}
 		if p.Scope != scope {

@@ -46,7 +46,7 @@ func (s *Core) authed(mode authMode, h Func) Func {
 		if err != nil {
 			return err
 		}
-		if err := Apply(w, s.general, LimitKey(p)); err != nil {
+		if err := Apply(r.Context(), w, s.general, LimitKey(p)); err != nil {
 			return err
 		}
 		return h(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))

@@ -28,7 +28,7 @@ type Core struct {
 	warnings    func() []string
 	mux         *http.ServeMux
 
-	general, create, login *Limiter
+	general, create, login RateLimiter
 
 	surfaces []surface // path prefixes whose errors take another envelope
 
@@ -45,6 +45,7 @@ type CoreConfig struct {
 	Health      func(ctx context.Context) error // store ping for /healthz and /readyz; nil: always ok
 	Warnings    func() []string                 // what /readyz reports while staying ready (a short gas wallet); nil: none
 	Limits      RateLimits
+	RateStore   RateStore        // budgets shared by every instance on the database; nil: in memory
 	Logger      *slog.Logger     // nil: discard
 	AccessLog   AccessLog        // the zero value logs each request at INFO
 	Now         func() time.Time // nil: time.Now
@@ -62,9 +63,15 @@ func NewCore(cfg CoreConfig) *Core {
 		c.now = time.Now
 	}
 	l := cfg.Limits.withDefaults()
-	c.general = NewLimiter(l.Rate, l.Burst, c.now)
-	c.create = NewLimiter(l.CreateRate, l.CreateBurst, c.now)
-	c.login = NewLimiter(l.LoginRate, l.LoginBurst, c.now)
+	if cfg.RateStore != nil {
+		c.general = NewSharedLimiter(cfg.RateStore, "general", l.Rate, l.Burst)
+		c.create = NewSharedLimiter(cfg.RateStore, "create", l.CreateRate, l.CreateBurst)
+		c.login = NewSharedLimiter(cfg.RateStore, "login", l.LoginRate, l.LoginBurst)
+	} else {
+		c.general = NewLimiter(l.Rate, l.Burst, c.now)
+		c.create = NewLimiter(l.CreateRate, l.CreateBurst, c.now)
+		c.login = NewLimiter(l.LoginRate, l.LoginBurst, c.now)
+	}
 	return c
 }
 

@@ -1,6 +1,7 @@
 package httpx
 
 import (
+	"context"
 	"math"
 	"net"
 	"net/http"
@@ -10,6 +11,14 @@ import (
 
 	"kassa"
 )
+
+// RateLimiter keeps a budget per key: burst requests at once, then rate per
+// second. Limiter keeps it in this process's memory (one instance); SharedLimiter
+// in the store, where every instance on the database draws on the same budget.
+type RateLimiter interface {
+	// take takes one request from key's budget, if there is one.
+	take(ctx context.Context, key string) (decision, error)
+}
 
 // Limiter is a set of token buckets, one per key, refilled continuously at rate
 // tokens per second up to burst. A bucket that has refilled completely is the same
@@ -38,6 +47,8 @@ type decision struct {
 	retryAfter int // seconds until a token is available, when not allowed
 }
 
+// NewLimiter returns in-memory buckets of rate tokens per second up to burst, on
+// the clock now.
 func NewLimiter(rate float64, burst int, now func() time.Time) *Limiter {
 	if burst < 1 {
 		burst = 1
@@ -46,7 +57,7 @@ func NewLimiter(rate float64, burst int, now func() time.Time) *Limiter {
 }
 
 // take takes one token from key's bucket if one is there.
-func (l *Limiter) take(key string) decision {
+func (l *Limiter) take(_ context.Context, key string) (decision, error) {
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -71,7 +82,7 @@ func (l *Limiter) take(key string) decision {
 	if !d.allowed {
 		d.reset = d.retryAfter
 	}
-	return d
+	return d, nil
 }
 
 // sweep drops buckets that have refilled; the caller holds l.mu.
@@ -98,9 +109,12 @@ func ceilSeconds(s float64) int {
 }
 
 // Apply takes a token for key, sets the RateLimit headers and returns a 429 error
-// when the bucket is empty.
-func Apply(w http.ResponseWriter, l *Limiter, key string) error {
-	d := l.take(key)
+// when the bucket is empty, or the store's error when a shared budget cannot be read.
+func Apply(ctx context.Context, w http.ResponseWriter, l RateLimiter, key string) error {
+	d, err := l.take(ctx, key)
+	if err != nil {
+		return err
+	}
 	h := w.Header()
 	h.Set("RateLimit-Limit", strconv.Itoa(d.limit))
 	h.Set("RateLimit-Remaining", strconv.Itoa(d.remaining))
@@ -127,7 +141,7 @@ func LimitKey(p kassa.Principal) string {
 // LimitCreate adds the invoice-create bucket to an authenticated handler.
 func (s *Core) LimitCreate(h Func) Func {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		if err := Apply(w, s.create, LimitKey(Principal(r.Context()))); err != nil {
+		if err := Apply(r.Context(), w, s.create, LimitKey(Principal(r.Context()))); err != nil {
 			return err
 		}
 		return h(w, r)
@@ -185,11 +199,11 @@ func (l RateLimits) withDefaults() RateLimits {
 
 // LimitLogin takes a token from the login bucket of the request's client IP.
 func (s *Core) LimitLogin(w http.ResponseWriter, r *http.Request) error {
-	return Apply(w, s.login, "ip:"+ClientIP(r))
+	return Apply(r.Context(), w, s.login, "ip:"+ClientIP(r))
 }
 
 // LimitGeneral takes a token from p's general bucket, the one every
 // authenticated request draws on (streams authenticate by themselves).
-func (s *Core) LimitGeneral(w http.ResponseWriter, p kassa.Principal) error {
-	return Apply(w, s.general, LimitKey(p))
+func (s *Core) LimitGeneral(w http.ResponseWriter, r *http.Request, p kassa.Principal) error {
+	return Apply(r.Context(), w, s.general, LimitKey(p))
 }

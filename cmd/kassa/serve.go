@@ -38,6 +38,8 @@ type serveFlags struct {
 	secret    string
 	dev       bool
 	limits    httpx.RateLimits
+	// rateStore is where rate budgets live: auto, memory or database.
+	rateStore string
 	registry  string
 	rates     rateFlags
 	// webhookWorkers is how many webhook deliveries this instance sends at once;
@@ -68,6 +70,7 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	fs.IntVar(&f.limits.Burst, "rate-burst", envInt("KASSA_RATE_BURST", d.Burst), "burst per API key (env KASSA_RATE_BURST)")
 	fs.Float64Var(&f.limits.CreateRate, "create-rate-limit", envFloat("KASSA_CREATE_RATE_LIMIT", d.CreateRate), "invoice creates per second per API key (env KASSA_CREATE_RATE_LIMIT)")
 	fs.IntVar(&f.limits.CreateBurst, "create-rate-burst", envInt("KASSA_CREATE_RATE_BURST", d.CreateBurst), "invoice create burst per API key (env KASSA_CREATE_RATE_BURST)")
+	fs.StringVar(&f.rateStore, "rate-limit-store", envOr("KASSA_RATE_LIMIT_STORE", "auto"), "where rate budgets live: database (shared by every instance), memory (this instance's own), or auto: database on PostgreSQL, memory on SQLite (env KASSA_RATE_LIMIT_STORE)")
 	fs.IntVar(&f.webhookWorkers, "webhook-workers", envInt("KASSA_WEBHOOK_WORKERS", webhook.DefaultWorkers), "concurrent webhook deliveries of this instance; 0 sends none (env KASSA_WEBHOOK_WORKERS)")
 	fs.StringVar(&f.retailerURL, "retailer-url", envOr("KASSA_RETAILER_URL", ""), "base URL of the upstream retailer API serving mainnet commerce; empty: no mainnet retailer (env KASSA_RETAILER_URL)")
 	fs.StringVar(&f.retailerKey, "retailer-key", envOr("KASSA_RETAILER_KEY", ""), "API key of the upstream retailer (env KASSA_RETAILER_KEY)")
@@ -85,6 +88,9 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	}
 	if err := commerce.CheckRetailer("--retailer-name", f.retailerName); err != nil {
 		return nil, err
+	}
+	if f.rateStore != "auto" && f.rateStore != "memory" && f.rateStore != "database" {
+		return nil, fmt.Errorf("--rate-limit-store must be auto, memory or database")
 	}
 	if f.webhookWorkers < 0 {
 		return nil, fmt.Errorf("--webhook-workers must be 0 or more")
@@ -180,12 +186,14 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	shop := &commerce.Shop{Catalog: catalog, Store: db, Payer: pay}
 	handler := api.New(api.Config{
 		PublicURL: publicURL, Secret: secret, Logger: log, AccessLog: f.access, Limits: f.limits,
+		RateStore: sharedRates(f.rateStore, db),
 		Merchants: db, Keys: db, Invoices: db, Payments: db, Payor: db, Idempotency: db, Health: db.Ping, Warnings: chains.costs.Warnings,
 		Events: db, Webhooks: db, Stream: hub,
 		Registry: reg, Rates: rates, Pay: pay,
 		Commerce: shop, Catalog: catalog, Sessions: db, Overview: db,
 	})
 	srv := newHTTPServer(handler, serverLimits, log)
+	holder := instanceID()
 
 	workers, stopWorkers := context.WithCancel(context.Background())
 	// Shutdown does not track hijacked WebSocket connections: stopping the hub ends
@@ -197,8 +205,15 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if refreshRates != nil {
 		wg.Go(func() { refreshRates(workers) })
 	}
-	wg.Go(func() { worker.Prune(workers, db, store.CheckoutRetention, log) })
-	wg.Go(func() { worker.Expiry(workers, db, log) })
+	// Singleton jobs run under leases (the queues' claims already split their
+	// items among instances): docs/operations.md, "Several instances".
+	wg.Go(func() {
+		worker.Prune(workers, db, store.CheckoutRetention,
+			&worker.Lease{Leaser: db, Name: worker.PruneLease, Holder: holder, TTL: 2 * worker.PruneInterval}, log)
+	})
+	wg.Go(func() {
+		worker.Expiry(workers, db, &worker.Lease{Leaser: db, Name: worker.ExpiryLease, Holder: holder, TTL: 30 * time.Second}, log)
+	})
 	wg.Go(func() { chains.watchers.Run(workers, log) })
 	chains.run(workers, &wg)
 	settler := &settlement.Worker{Store: db, Registry: reg, Log: log,
@@ -232,6 +247,16 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	log.Info("stopped")
 	return err
+}
+
+// sharedRates is where the rate budgets live (--rate-limit-store): by default in
+// the store on PostgreSQL, which several instances may share, so a key's limit
+// holds whatever their number; in memory on SQLite, which serves one instance.
+func sharedRates(where string, db *store.DB) httpx.RateStore {
+	if where == "database" || where == "auto" && db.Engine() == store.EnginePostgres {
+		return db
+	}
+	return nil
 }
 
 // loadWallets loads each environment's deposit-address master key: from
