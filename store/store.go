@@ -79,6 +79,9 @@ type DB struct {
 
 	// commits wakes in-process followers after write transactions commit.
 	commits notifier
+	// pg carries wake-ups and key revocations to and from other instances on the
+	// same PostgreSQL database (pgnotify.go); nil on SQLite.
+	pg *pgNotify
 	// stats counts committed transactions and wake-ups (Stats).
 	stats struct{ transactions, wakes atomic.Int64 }
 
@@ -203,7 +206,13 @@ func (db *DB) openPostgres(ctx context.Context, dsn string) error {
 	if err := p.PingContext(ctx); err != nil {
 		return fmt.Errorf("store: connect postgres: %w", redactErr(err, dsn))
 	}
-	return db.migrate(ctx)
+	if err := db.migrate(ctx); err != nil {
+		return err
+	}
+	if err := db.startNotify(ctx, dsn); err != nil {
+		return fmt.Errorf("store: start listener: %w", redactErr(err, dsn))
+	}
+	return nil
 }
 
 // redactErr keeps a password in the DSN out of error messages.
@@ -218,9 +227,12 @@ func redactErr(err error, dsn string) error {
 	return err
 }
 
-// Close closes the connection pools.
+// Close stops the PostgreSQL listener and closes the connection pools.
 func (db *DB) Close() error {
 	var errs []error
+	if db.pg != nil {
+		db.pg.stop()
+	}
 	if db.group != nil {
 		db.group.stop()
 	}
