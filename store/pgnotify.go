@@ -118,7 +118,13 @@ func (n *pgNotify) listen(ctx context.Context, db *DB) {
 // session connects, listens and handles notifications until the connection fails
 // or ctx ends.
 func (n *pgNotify) session(ctx context.Context, db *DB) error {
-	conn, err := pgx.Connect(ctx, n.dsn)
+	cfg, err := pgx.ParseConfig(n.dsn)
+	if err != nil {
+		return err
+	}
+	// Named in pg_stat_activity, so an operator (or a test) can tell it apart.
+	cfg.RuntimeParams["application_name"] = "kassa listen " + n.schema
+	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return err
 	}
