@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -37,8 +38,9 @@ type pgNotify struct {
 	id     string // this instance; its own notifications are ignored
 	schema string
 	poke   chan struct{}
-	// sessions counts the listener's connections; only its goroutine uses it.
-	sessions int
+	// sessions counts the listener's connections, down its failures since the last
+	// one; only its goroutine uses them.
+	sessions, down int
 	// live is true while the listener is connected: only then may API key rows be
 	// cached, since a revocation sent while it is down would be missed.
 	live   atomic.Bool
@@ -100,9 +102,19 @@ func (n *pgNotify) listen(ctx context.Context, db *DB) {
 	backoff := 100 * time.Millisecond
 	for ctx.Err() == nil {
 		began := time.Now()
-		_ = n.session(ctx, db)
+		err := n.session(ctx, db)
+		if err == nil {
+			err = errors.New("connection closed")
+		}
 		n.live.Store(false)
 		db.keys.clear()
+		if ctx.Err() != nil {
+			return
+		}
+		if n.down++; n.down == 1 || n.down%100 == 0 {
+			db.log.Warn("postgres listener down: other instances' events arrive by polling until it is back",
+				"err", redactErr(err, n.dsn).Error(), "attempts", n.down)
+		}
 		if time.Since(began) > time.Minute {
 			backoff = 100 * time.Millisecond
 		}
@@ -142,7 +154,9 @@ func (n *pgNotify) session(ctx context.Context, db *DB) error {
 	n.live.Store(true)
 	if n.sessions++; n.sessions > 1 {
 		db.commits.signal()
+		db.log.Info("postgres listener back", "failed_attempts", n.down)
 	}
+	n.down = 0
 	for {
 		wctx, cancel := context.WithTimeout(ctx, listenWait)
 		note, err := conn.WaitForNotification(wctx)

@@ -1,7 +1,11 @@
 package store_test
 
 import (
+	"bytes"
 	"database/sql"
+	"log/slog"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +22,8 @@ func TestInstancesShareCommitsAndRevocations(t *testing.T) {
 	cfg := storetest.PostgresConfig(t)
 	f := newFixture(t, cfg)
 	cfg.Now = storetest.NewClock(t0).Now
+	logs := &logBuffer{}
+	cfg.Log = slog.New(slog.NewTextHandler(logs, nil))
 	b := storetest.Open(t, cfg)
 	commits := b.Commits()
 
@@ -71,6 +77,11 @@ func TestInstancesShareCommitsAndRevocations(t *testing.T) {
 		if err != nil {
 			wantErr(t, err, kassa.KindUnauthenticated, "api_key_revoked")
 			t.Logf("revocation reached the other store after %v", time.Since(start))
+			for _, want := range []string{"postgres listener down", "postgres listener back"} {
+				if !strings.Contains(logs.String(), want) {
+					t.Errorf("the store logged %q, want %q", logs.String(), want)
+				}
+			}
 			return
 		}
 		if time.Since(start) > 20*time.Second {
@@ -78,4 +89,22 @@ func TestInstancesShareCommitsAndRevocations(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// logBuffer collects a store's log lines; the listener writes while the test reads.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
