@@ -151,9 +151,21 @@ func (db *DB) RevokeAPIKey(ctx context.Context, merchantID int64, keyID, reason 
 	if !storable(reason) {
 		return nil, kassa.Invalidf("reason", "invalid_reason", "reason must be valid UTF-8 text.")
 	}
-	if _, err := db.w.ExecContext(ctx, `UPDATE api_keys SET revoked_at = $1, revoked_reason = $2
-		WHERE id = $3 AND merchant_id = $4 AND revoked_at IS NULL`,
-		micros(db.clock()), reason, keyID, merchantID); err != nil {
+	if err := db.tx(ctx, func(tx txq) error {
+		var prefix string
+		err := tx.QueryRowContext(ctx, `UPDATE api_keys SET revoked_at = $1, revoked_reason = $2
+			WHERE id = $3 AND merchant_id = $4 AND revoked_at IS NULL RETURNING prefix`,
+			micros(db.clock()), reason, keyID, merchantID).Scan(&prefix)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil // unknown, another merchant's, or revoked before
+		}
+		if err != nil || db.pg == nil {
+			return err
+		}
+		// Sent at commit: every instance on the database drops the key at once.
+		_, err = tx.ExecContext(ctx, "SELECT pg_notify($1, $2)", notifyChannel, db.pg.payload(notifyRevoke+prefix))
+		return err
+	}); err != nil {
 		return nil, fmt.Errorf("store: revoke api key: %w", err)
 	}
 	k, err := scanAPIKey(db.w.QueryRowContext(ctx,
@@ -181,9 +193,10 @@ func (db *DB) AuthenticateAPIKey(ctx context.Context, secret string) (*kassa.API
 		return nil, unauthenticated("invalid_api_key", "Invalid API key.")
 	}
 	now := db.clock()
+	live := db.pg == nil || db.pg.live.Load()
 	cached, hash, ok := db.keys.get(prefix, now)
 	k := &cached
-	if !ok {
+	if !ok || !live {
 		gen := db.keys.generation()
 		var err error
 		k, err = scanAPIKey(db.r.QueryRowContext(ctx,
@@ -195,7 +208,9 @@ func (db *DB) AuthenticateAPIKey(ctx context.Context, secret string) (*kassa.API
 		if err != nil {
 			return nil, fmt.Errorf("store: authenticate api key: %w", err)
 		}
-		db.keys.put(*k, hash, now, gen)
+		if live {
+			db.keys.put(*k, hash, now, gen)
+		}
 	}
 	if !kassa.SecretMatches(secret, hash) {
 		return nil, unauthenticated("invalid_api_key", "Invalid API key.")

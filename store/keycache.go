@@ -8,8 +8,9 @@ import (
 )
 
 // keyCacheTTL is how long an authenticated key's row is reused without reading the
-// database. Revoking through this process takes effect at once; another instance on
-// the same PostgreSQL sees a revocation within this time.
+// database. Revoking takes effect at once in this process and, through the
+// PostgreSQL listener (pgnotify.go), in every other instance on the same database;
+// rows are not cached while that listener is disconnected.
 const keyCacheTTL = 2 * time.Second
 
 // keyCache keeps recently used API key rows by lookup prefix, so a busy key costs
@@ -60,6 +61,14 @@ func (c *keyCache) put(k kassa.APIKey, hash []byte, now time.Time, gen uint64) {
 		c.entries = map[string]keyEntry{}
 	}
 	c.entries[k.Prefix] = keyEntry{key: k, hash: hash, fetched: now}
+}
+
+// clear drops every key, e.g. when revocations may have been missed.
+func (c *keyCache) clear() {
+	c.mu.Lock()
+	c.entries = map[string]keyEntry{}
+	c.gen++
+	c.mu.Unlock()
 }
 
 // forget drops a key, e.g. once it is revoked.

@@ -5,8 +5,8 @@ import "sync"
 // notifier wakes in-process followers of the store (the event stream, webhook
 // workers) after a write transaction that changed data commits, so they need not
 // wait for their next poll. Signals coalesce: a follower that is busy gets one
-// wake-up for many commits. Followers in other processes (PostgreSQL with several
-// instances) rely on polling.
+// wake-up for many commits. On PostgreSQL, commits of other instances on the same
+// database signal too (pgnotify.go); polling stays the fallback.
 type notifier struct {
 	mu  sync.Mutex
 	chs []chan struct{}
@@ -57,5 +57,8 @@ func (db *DB) committed(wrote bool) {
 	if wrote {
 		db.stats.wakes.Add(1)
 		db.commits.signal()
+		if db.pg != nil {
+			db.pg.committed()
+		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"path/filepath"
 	"runtime"
@@ -56,6 +57,9 @@ type Config struct {
 	// factors) and opens them. A store opened without it reads secrets in clear
 	// only, and fails to write or open sealed ones.
 	Secrets *sealed.Keyring
+	// Log receives the PostgreSQL listener's losses and recoveries of its
+	// connection; nil: they are not logged.
+	Log *slog.Logger
 }
 
 // DB is the store. It implements kassa.MerchantService, kassa.APIKeyService,
@@ -71,6 +75,8 @@ type DB struct {
 	cost int
 	// secrets seals and opens stored secrets (secrets.go); nil: none.
 	secrets *sealed.Keyring
+	// log gets the listener's connection changes (pgnotify.go).
+	log *slog.Logger
 
 	// keys caches authenticated API key rows for a short time.
 	keys *keyCache
@@ -79,6 +85,9 @@ type DB struct {
 
 	// commits wakes in-process followers after write transactions commit.
 	commits notifier
+	// pg carries wake-ups and key revocations to and from other instances on the
+	// same PostgreSQL database (pgnotify.go); nil on SQLite.
+	pg *pgNotify
 	// stats counts committed transactions and wake-ups (Stats).
 	stats struct{ transactions, wakes atomic.Int64 }
 
@@ -105,7 +114,10 @@ const sqliteCache = "_pragma=cache_size(-65536)&_pragma=mmap_size(268435456)"
 // Open opens the engine cfg selects, applies the embedded migrations and returns a
 // store ready to use.
 func Open(ctx context.Context, cfg Config) (*DB, error) {
-	db := &DB{now: cfg.Now, cost: cfg.PasswordCost, keys: newKeyCache(), secrets: cfg.Secrets}
+	db := &DB{now: cfg.Now, cost: cfg.PasswordCost, keys: newKeyCache(), secrets: cfg.Secrets, log: cfg.Log}
+	if db.log == nil {
+		db.log = slog.New(slog.DiscardHandler)
+	}
 	if db.now == nil {
 		db.now = time.Now
 	}
@@ -203,7 +215,13 @@ func (db *DB) openPostgres(ctx context.Context, dsn string) error {
 	if err := p.PingContext(ctx); err != nil {
 		return fmt.Errorf("store: connect postgres: %w", redactErr(err, dsn))
 	}
-	return db.migrate(ctx)
+	if err := db.migrate(ctx); err != nil {
+		return err
+	}
+	if err := db.startNotify(ctx, dsn); err != nil {
+		return fmt.Errorf("store: start listener: %w", redactErr(err, dsn))
+	}
+	return nil
 }
 
 // redactErr keeps a password in the DSN out of error messages.
@@ -218,9 +236,12 @@ func redactErr(err error, dsn string) error {
 	return err
 }
 
-// Close closes the connection pools.
+// Close stops the PostgreSQL listener and closes the connection pools.
 func (db *DB) Close() error {
 	var errs []error
+	if db.pg != nil {
+		db.pg.stop()
+	}
 	if db.group != nil {
 		db.group.stop()
 	}

@@ -72,7 +72,15 @@ func startKassa(t *testing.T, cfg store.Config, extra ...string) *instance {
 		cfg.DataDir = t.TempDir()
 	}
 	args := append([]string{"serve", "--dev", "--addr", "127.0.0.1:0", "--devchain-addr", "127.0.0.1:0"}, storeArgs(cfg)...)
-	cmd := exec.Command(kassaBin, append(args, extra...)...)
+	return startServe(t, nil, append(args, extra...)...)
+}
+
+// startServe runs kassa with args and the extra environment variables env, and
+// reads what it prints until it listens.
+func startServe(t *testing.T, env []string, args ...string) *instance {
+	t.Helper()
+	cmd := exec.Command(kassaBin, args...)
+	cmd.Env = append(os.Environ(), env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -141,6 +141,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	cfg := f.config()
 	cfg.Secrets = keys
+	cfg.Log = log
 	db, err := openStore(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("open store: %w", err)

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"kassa"
+	"kassa/sealed"
+	"kassa/store/storetest"
+)
+
+// TestInstancesShareOnePostgres starts three kassa serve processes on one
+// PostgreSQL schema, each with its own data dir and the same secret, master keys
+// and secrets key, as behind a proxy. Invoices created through A reach a WebSocket
+// stream on B (the latency from A's 201 to B's frame is logged: the figure in
+// docs/performance.md), and a key revoked through A stops working on B and C (the
+// time is logged; only the failure is asserted).
+//
+//	KASSA_TEST_POSTGRES_DSN=postgres://... go test ./cmd/kassa -run TestInstancesShareOnePostgres -v
+func TestInstancesShareOnePostgres(t *testing.T) {
+	cfg := storetest.PostgresConfig(t)
+	xprvs := clearMasterKeys(t, t.TempDir())
+	_, kek := sealed.NewKey()
+	env := []string{"KASSA_SECRETS_KEY=" + kek, "KASSA_SECRET=" + strings.Repeat("s", 40),
+		"KASSA_DEVNET_MASTER_KEY=" + xprvs[kassa.Devnet], "KASSA_MAINNET_MASTER_KEY=" + xprvs[kassa.Mainnet],
+		"KASSA_CREATE_RATE_LIMIT=1000", "KASSA_CREATE_RATE_BURST=1000"}
+	serve := func() *instance {
+		t.Helper()
+		return startServe(t, env, "serve", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir(), "--database-url", cfg.DatabaseURL)
+	}
+	a := serve()
+	runKassa(t, "merchant", "create", "--name", "Shared", "--email", "ops@shared.test", "--password", "correct horse",
+		"--data-dir", t.TempDir(), "--database-url", cfg.DatabaseURL)
+	b, c := serve(), serve()
+
+	var login struct{ Token string }
+	wantStatus(t, call(t, "POST", a.url+"/api/v1/auth/login", nil,
+		map[string]string{"email": "ops@shared.test", "password": "correct horse"}, &login), 200)
+	jwt := map[string]string{"Authorization": "Bearer " + login.Token}
+	var key struct {
+		ID     string `json:"key_id"`
+		APIKey string `json:"api_key"`
+	}
+	wantStatus(t, call(t, "POST", a.url+"/api/v1/api-keys", jwt,
+		map[string]any{"name": "shared", "scope": "merchant", "environment": "devnet"}, &key), 201)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(b.url, "http")+"/ws/merchant/events",
+		&websocket.DialOptions{HTTPHeader: http.Header{"X-Api-Key": {key.APIKey}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.CloseNow()
+	frames := make(chan frameAt, 16)
+	go func() {
+		for {
+			_, msg, err := ws.Read(ctx)
+			if err != nil {
+				close(frames)
+				return
+			}
+			var ev struct {
+				Type string
+				Data struct {
+					Object struct {
+						ID string `json:"id"`
+					} `json:"object"`
+				} `json:"data"`
+			}
+			if json.Unmarshal(msg, &ev) == nil && ev.Type == "invoice.created" {
+				frames <- frameAt{ev.Data.Object.ID, time.Now()}
+			}
+		}
+	}()
+
+	const n = 200
+	latencies := make([]time.Duration, 0, n)
+	for range n {
+		var inv struct {
+			ID string `json:"invoice_id"`
+		}
+		resp := call(t, "POST", a.url+"/api/v1/invoices",
+			map[string]string{"x-api-key": key.APIKey, "Idempotency-Key": kassa.NewUUID()}, map[string]any{"amount_usd": 5}, &inv)
+		created := time.Now()
+		wantStatus(t, resp, 201)
+		for f := range frames {
+			if f.id == inv.ID {
+				latencies = append(latencies, max(0, f.at.Sub(created)))
+				break
+			}
+		}
+		if ctx.Err() != nil || len(latencies) == 0 {
+			t.Fatalf("the stream on B ended before invoice %s arrived", inv.ID)
+		}
+	}
+	slices.Sort(latencies)
+	t.Logf("A's 201 to B's frame over %d invoices: p50 %v, p99 %v, max %v",
+		n, latencies[n/2], latencies[n*99/100], latencies[n-1])
+
+	for _, in := range []*instance{b, c} { // both have the key cached now
+		wantStatus(t, call(t, "GET", in.url+"/api/v1/invoices?limit=1", map[string]string{"x-api-key": key.APIKey}, nil, nil), 200)
+	}
+	wantStatus(t, call(t, "POST", a.url+"/api/v1/api-keys/"+key.ID+"/revoke", jwt, map[string]any{}, nil), 200)
+	revoked := time.Now()
+	for name, in := range map[string]*instance{"B": b, "C": c} {
+		for {
+			resp := call(t, "GET", in.url+"/api/v1/invoices?limit=1", map[string]string{"x-api-key": key.APIKey}, nil, nil)
+			if resp.StatusCode == 401 {
+				t.Logf("the key revoked through A failed on %s after %v", name, time.Since(revoked))
+				break
+			}
+			if time.Since(revoked) > 30*time.Second {
+				t.Fatalf("the key revoked through A still works on %s", name)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+}
+
+// frameAt is an invoice.created frame and when it arrived.
+type frameAt struct {
+	id string
+	at time.Time
+}

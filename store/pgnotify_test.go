@@ -1,0 +1,110 @@
+package store_test
+
+import (
+	"bytes"
+	"database/sql"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"kassa"
+	"kassa/store/storetest"
+)
+
+// TestInstancesShareCommitsAndRevocations opens two stores on one PostgreSQL schema,
+// as two kassa instances would: a commit through one wakes the other's followers,
+// and a key revoked through one stops working on the other although its clock is
+// frozen, so its cached row never ages out: only the notification drops it. Both
+// hold after the listeners' connections are killed and come back.
+func TestInstancesShareCommitsAndRevocations(t *testing.T) {
+	cfg := storetest.PostgresConfig(t)
+	f := newFixture(t, cfg)
+	cfg.Now = storetest.NewClock(t0).Now
+	logs := &logBuffer{}
+	cfg.Log = slog.New(slog.NewTextHandler(logs, nil))
+	b := storetest.Open(t, cfg)
+	commits := b.Commits()
+
+	awaitWake := func(t *testing.T) {
+		t.Helper()
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); {
+			f.invoice(t, f.m, 1000, nil)
+			select {
+			case <-commits:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+		t.Fatal("a commit through one store never woke the other's followers")
+	}
+	awaitWake(t)
+
+	// Both listeners' connections are killed: they reconnect and wake again.
+	admin, err := sql.Open("pgx", cfg.DatabaseURL)
+	must(t, err)
+	defer admin.Close()
+	var killed int
+	must(t, admin.QueryRowContext(f.ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+		WHERE application_name = 'kassa listen ' || current_schema()`).Scan(&killed))
+	if killed != 2 {
+		t.Fatalf("terminated %d listener connections, want 2", killed)
+	}
+	for deadline := time.Now().Add(20 * time.Second); killed != 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the listeners did not reconnect")
+		}
+		must(t, admin.QueryRowContext(f.ctx, `SELECT 2 - count(*) FROM pg_stat_activity
+			WHERE application_name = 'kassa listen ' || current_schema() AND query LIKE 'LISTEN%'`).Scan(&killed))
+	}
+	time.Sleep(10 * time.Millisecond) // the reconnect's own wake-up follows its LISTEN
+	for len(commits) > 0 {
+		<-commits
+	}
+	awaitWake(t)
+
+	k, secret, err := f.db.CreateAPIKey(f.ctx, f.m.ID, kassa.APIKeyCreate{Name: "key", Scope: kassa.ScopeMerchant, Environment: kassa.Devnet})
+	must(t, err)
+	if _, err := b.AuthenticateAPIKey(f.ctx, secret); err != nil {
+		t.Fatalf("AuthenticateAPIKey before revoking: %v", err)
+	}
+	_, err = f.db.RevokeAPIKey(f.ctx, f.m.ID, k.ID, "")
+	must(t, err)
+	start := time.Now()
+	for {
+		_, err := b.AuthenticateAPIKey(f.ctx, secret)
+		if err != nil {
+			wantErr(t, err, kassa.KindUnauthenticated, "api_key_revoked")
+			t.Logf("revocation reached the other store after %v", time.Since(start))
+			for _, want := range []string{"postgres listener down", "postgres listener back"} {
+				if !strings.Contains(logs.String(), want) {
+					t.Errorf("the store logged %q, want %q", logs.String(), want)
+				}
+			}
+			return
+		}
+		if time.Since(start) > 20*time.Second {
+			t.Fatal("the revoked key still works on the other store")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// logBuffer collects a store's log lines; the listener writes while the test reads.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
