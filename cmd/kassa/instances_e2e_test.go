@@ -25,31 +25,7 @@ import (
 //
 //	KASSA_TEST_POSTGRES_DSN=postgres://... go test ./cmd/kassa -run TestInstancesShareOnePostgres -v
 func TestInstancesShareOnePostgres(t *testing.T) {
-	cfg := storetest.PostgresConfig(t)
-	xprvs := clearMasterKeys(t, t.TempDir())
-	_, kek := sealed.NewKey()
-	env := []string{"KASSA_SECRETS_KEY=" + kek, "KASSA_SECRET=" + strings.Repeat("s", 40),
-		"KASSA_DEVNET_MASTER_KEY=" + xprvs[kassa.Devnet], "KASSA_MAINNET_MASTER_KEY=" + xprvs[kassa.Mainnet],
-		"KASSA_CREATE_RATE_LIMIT=1000", "KASSA_CREATE_RATE_BURST=1000"}
-	serve := func() *instance {
-		t.Helper()
-		return startServe(t, env, "serve", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir(), "--database-url", cfg.DatabaseURL)
-	}
-	a := serve()
-	runKassa(t, "merchant", "create", "--name", "Shared", "--email", "ops@shared.test", "--password", "correct horse",
-		"--data-dir", t.TempDir(), "--database-url", cfg.DatabaseURL)
-	b, c := serve(), serve()
-
-	var login struct{ Token string }
-	wantStatus(t, call(t, "POST", a.url+"/api/v1/auth/login", nil,
-		map[string]string{"email": "ops@shared.test", "password": "correct horse"}, &login), 200)
-	jwt := map[string]string{"Authorization": "Bearer " + login.Token}
-	var key struct {
-		ID     string `json:"key_id"`
-		APIKey string `json:"api_key"`
-	}
-	wantStatus(t, call(t, "POST", a.url+"/api/v1/api-keys", jwt,
-		map[string]any{"name": "shared", "scope": "merchant", "environment": "devnet"}, &key), 201)
+	a, b, c, key, jwt := threeInstances(t, "KASSA_CREATE_RATE_LIMIT=1000", "KASSA_CREATE_RATE_BURST=1000")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -122,6 +98,74 @@ func TestInstancesShareOnePostgres(t *testing.T) {
 			}
 			time.Sleep(time.Millisecond)
 		}
+	}
+}
+
+// sharedKey is an API key made through the API, and its id.
+type sharedKey struct {
+	ID     string `json:"key_id"`
+	APIKey string `json:"api_key"`
+}
+
+// threeInstances starts three kassa serve processes on one fresh PostgreSQL
+// schema (own data dirs; the same secret, master keys and secrets key; extra
+// environment variables added), a merchant, and a merchant key made through A;
+// it returns the instances, the key and A's login header.
+func threeInstances(t *testing.T, extra ...string) (a, b, c *instance, key sharedKey, jwt map[string]string) {
+	t.Helper()
+	cfg := storetest.PostgresConfig(t)
+	xprvs := clearMasterKeys(t, t.TempDir())
+	_, kek := sealed.NewKey()
+	env := append([]string{"KASSA_SECRETS_KEY=" + kek, "KASSA_SECRET=" + strings.Repeat("s", 40),
+		"KASSA_DEVNET_MASTER_KEY=" + xprvs[kassa.Devnet], "KASSA_MAINNET_MASTER_KEY=" + xprvs[kassa.Mainnet]}, extra...)
+	serve := func() *instance {
+		t.Helper()
+		return startServe(t, env, "serve", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir(), "--database-url", cfg.DatabaseURL)
+	}
+	a = serve()
+	runKassa(t, "merchant", "create", "--name", "Shared", "--email", "ops@shared.test", "--password", "correct horse",
+		"--data-dir", t.TempDir(), "--database-url", cfg.DatabaseURL)
+	b, c = serve(), serve()
+	var login struct{ Token string }
+	wantStatus(t, call(t, "POST", a.url+"/api/v1/auth/login", nil,
+		map[string]string{"email": "ops@shared.test", "password": "correct horse"}, &login), 200)
+	jwt = map[string]string{"Authorization": "Bearer " + login.Token}
+	wantStatus(t, call(t, "POST", a.url+"/api/v1/api-keys", jwt,
+		map[string]any{"name": "shared", "scope": "merchant", "environment": "devnet"}, &key), 201)
+	return a, b, c, key, jwt
+}
+
+// TestRateLimitAcrossThreeInstances: one key's requests spread over three
+// serve processes on one PostgreSQL get one budget (burst + rate × time, within
+// 10 %), not three.
+func TestRateLimitAcrossThreeInstances(t *testing.T) {
+	const rate, burst = 10, 20
+	a, b, c, key, _ := threeInstances(t, "KASSA_RATE_LIMIT=10", "KASSA_RATE_BURST=20")
+	instances := []*instance{a, b, c}
+	admitted, refused := 0, 0
+	start := time.Now()
+	for i := 0; time.Since(start) < 2*time.Second; i++ {
+		req, _ := http.NewRequest("GET", instances[i%3].url+"/api/v1/invoices?limit=1", nil)
+		req.Header.Set("x-api-key", key.APIKey)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		switch resp.StatusCode {
+		case http.StatusOK:
+			admitted++
+		case http.StatusTooManyRequests:
+			refused++
+		default:
+			t.Fatalf("status %d", resp.StatusCode)
+		}
+	}
+	elapsed := time.Since(start).Seconds()
+	budget := burst + rate*elapsed
+	t.Logf("over %.2f s across three instances: %d admitted, %d refused; one key's budget is %.1f", elapsed, admitted, refused, budget)
+	if float64(admitted) > budget*1.1+1 || admitted < burst || refused == 0 {
+		t.Fatalf("%d admitted across three instances, want one budget of about %.1f (three would be %.1f)", admitted, budget, 3*budget)
 	}
 }
 
