@@ -3,29 +3,12 @@ package api_test
 import (
 	"bytes"
 	"database/sql"
-	"path/filepath"
 	"testing"
 
 	"kassa/api"
 	"kassa/store"
 	"kassa/store/storetest"
 )
-
-// rawDB opens the engine's database past the store, to read and alter what it
-// keeps at rest.
-func rawDB(t *testing.T, cfg store.Config) *sql.DB {
-	t.Helper()
-	driver, dsn := "pgx", cfg.DatabaseURL
-	if dsn == "" {
-		driver, dsn = "sqlite", filepath.Join(cfg.DataDir, "kassa.db")+"?_pragma=busy_timeout(5000)"
-	}
-	db, err := sql.Open(driver, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
 
 // savedBody is the body column of the idempotency key key.
 func savedBody(t *testing.T, raw *sql.DB, key string) []byte {
@@ -56,7 +39,7 @@ func TestIdempotentResponsesSealedAtRest(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
 		e, _ := newCommerceEnv(t, cfg)
 		s := e.newShopper()
-		raw := rawDB(t, cfg)
+		raw := storetest.RawDB(t, cfg)
 		var checkoutBody string
 		checkout := func(key string) *response {
 			est := data(t, s.call("POST", "/api/commerce/merchant/checkout/estimate",

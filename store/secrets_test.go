@@ -4,7 +4,6 @@ import (
 	"database/sql"
 	"errors"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,20 +15,6 @@ import (
 	"kassa/store"
 	"kassa/store/storetest"
 )
-
-// rawDB opens the engine's database straight, past the store, to read and write
-// columns as they are at rest.
-func rawDB(t *testing.T, cfg store.Config) *sql.DB {
-	t.Helper()
-	driver, dsn := "pgx", cfg.DatabaseURL
-	if dsn == "" {
-		driver, dsn = "sqlite", filepath.Join(cfg.DataDir, "kassa.db")+"?_pragma=busy_timeout(5000)"
-	}
-	db, err := sql.Open(driver, dsn)
-	must(t, err)
-	t.Cleanup(func() { db.Close() })
-	return db
-}
 
 // atRest returns one text column as stored.
 func atRest(t *testing.T, db *sql.DB, query string, args ...any) string {
@@ -53,7 +38,7 @@ func wantSealed(t *testing.T, what, stored, secret, keyID string) {
 func TestSecretsSealedAtRest(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
 		f := newFixture(t, cfg)
-		raw := rawDB(t, cfg)
+		raw := storetest.RawDB(t, cfg)
 		p := principal(f.m)
 		first := f.endpoint(t, p, "hook", "*")
 		ep, err := f.db.RotateWebhookSecret(f.ctx, p, first.ID)
@@ -106,7 +91,7 @@ func TestSecretsSealedAtRest(t *testing.T) {
 func TestSealSecretsMigratesAndRotates(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
 		f := newFixture(t, cfg)
-		raw := rawDB(t, cfg)
+		raw := storetest.RawDB(t, cfg)
 		mainnet := kassa.Principal{MerchantID: f.m.ID, Environment: kassa.Mainnet}
 		ep := f.endpoint(t, mainnet, "hook", "*")
 		// Rows from before sealing hold their secrets in clear.

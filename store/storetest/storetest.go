@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"net/url"
 	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -143,4 +144,20 @@ func (c *Clock) Set(t time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.now = t
+}
+
+// RawDB opens the engine's database of cfg straight, past the store, so a test
+// can read and alter columns as they are at rest; it is closed in t.Cleanup.
+func RawDB(t testing.TB, cfg store.Config) *sql.DB {
+	t.Helper()
+	driver, dsn := "pgx", cfg.DatabaseURL
+	if dsn == "" {
+		driver, dsn = "sqlite", filepath.Join(cfg.DataDir, "kassa.db")+"?_pragma=busy_timeout(5000)"
+	}
+	db, err := sql.Open(driver, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }
