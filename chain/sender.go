@@ -90,8 +90,11 @@ func (s *Sender) Run(ctx context.Context, interval time.Duration) {
 func (s *Sender) Round(ctx context.Context) error {
 	if s.Leaser != nil {
 		ok, err := s.Leaser.TryLease(ctx, SendLeaseName(s.Network.Name), s.Holder, 30*time.Second)
-		if err != nil || !ok {
+		if err != nil {
 			return err
+		}
+		if !ok { // another instance sends; this one still reports the wallet for its /readyz
+			return s.refreshReport(ctx)
 		}
 	}
 	if s.displaced == nil {
@@ -134,17 +137,26 @@ func (s *Sender) Round(ctx context.Context) error {
 			s.log().Warn("chain send: payout", "payout", p.ID, "kind", p.Kind, "err", err)
 		}
 	}
-	if last := s.report.Load(); last == nil || time.Since(last.CheckedAt) >= reportEvery {
-		r, err := s.GasReport(ctx)
-		if err != nil {
-			return err
-		}
-		if r.Short && (last == nil || !last.Short) {
-			s.log().Warn("chain send: the gas wallet cannot pay for the waiting payouts; fund it", "address", r.Address,
-				"balance_wei", r.Balance, "need_wei", r.Need, "waiting", r.Waiting)
-		}
-		s.report.Store(r)
+	return s.refreshReport(ctx)
+}
+
+// refreshReport looks the gas wallet up again when the last report is older
+// than reportEvery, and warns once when it turns short. Every instance does this,
+// the send lease's holder or not, so each one's /readyz tells the operator.
+func (s *Sender) refreshReport(ctx context.Context) error {
+	last := s.report.Load()
+	if last != nil && time.Since(last.CheckedAt) < reportEvery {
+		return nil
 	}
+	r, err := s.GasReport(ctx)
+	if err != nil {
+		return err
+	}
+	if r.Short && (last == nil || !last.Short) {
+		s.log().Warn("chain send: the gas wallet cannot pay for the waiting payouts; fund it", "address", r.Address,
+			"balance_wei", r.Balance, "need_wei", r.Need, "waiting", r.Waiting)
+	}
+	s.report.Store(r)
 	return nil
 }
 

@@ -89,6 +89,17 @@ func TestSettleGasWalletDry(t *testing.T) {
 		if ws := senders.Warnings(); len(ws) != 1 || !strings.Contains(ws[0], p.gas) {
 			t.Fatalf("the senders' warnings after their rounds: %q", ws)
 		}
+		// Another instance, which does not hold the send lease, warns too.
+		other := p.newSender(t, p.d.pool(t))
+		other.Holder = "another instance"
+		if err := other.Round(p.ctx); err != nil {
+			t.Fatal(err)
+		}
+		others := &chain.Senders{}
+		others.Add(other)
+		if ws := others.Warnings(); len(ws) != 1 || !strings.Contains(ws[0], p.gas) {
+			t.Fatalf("warnings of an instance without the send lease: %q", ws)
+		}
 		p.fund(t)
 		p.until(t, 30, "settled once funded", func() bool { return p.settled(t, a, b) })
 		p.wantBalance(t, usdt, p.merchant, dollars(15))

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -43,9 +44,12 @@ type pgNotify struct {
 	sessions, down int
 	// live is true while the listener is connected: only then may API key rows be
 	// cached, since a revocation sent while it is down would be missed.
-	live   atomic.Bool
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	live atomic.Bool
+	// downSince is when the listener last failed (Unix nanoseconds), 0 while it
+	// is connected or before its first failure: Warnings reports it.
+	downSince atomic.Int64
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup
 }
 
 // startNotify starts the publisher and the listener of a PostgreSQL store.
@@ -111,6 +115,7 @@ func (n *pgNotify) listen(ctx context.Context, db *DB) {
 		if ctx.Err() != nil {
 			return
 		}
+		n.downSince.CompareAndSwap(0, time.Now().UnixNano())
 		if n.down++; n.down == 1 || n.down%100 == 0 {
 			db.log.Warn("postgres listener down: other instances' events arrive by polling until it is back",
 				"err", redactErr(err, n.dsn).Error(), "attempts", n.down)
@@ -152,6 +157,7 @@ func (n *pgNotify) session(ctx context.Context, db *DB) error {
 	// session follows Open, before which no follower waited).
 	db.keys.clear()
 	n.live.Store(true)
+	n.downSince.Store(0)
 	if n.sessions++; n.sessions > 1 {
 		db.commits.signal()
 		db.log.Info("postgres listener back", "failed_attempts", n.down)
@@ -195,4 +201,19 @@ func (n *pgNotify) handle(db *DB, payload string) {
 	if id != n.id {
 		db.commits.signal()
 	}
+}
+
+// Warnings says what an operator should know about this store while it still
+// serves, for /readyz: on PostgreSQL, that the listener is down (this instance
+// polls for other instances' commits and reads API keys on every request).
+func (db *DB) Warnings() []string {
+	if db.pg == nil {
+		return nil
+	}
+	since := db.pg.downSince.Load()
+	if since == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("postgres listener down since %s: other instances' events arrive by polling and API keys are read on every request until it is back",
+		time.Unix(0, since).UTC().Format(time.RFC3339))}
 }

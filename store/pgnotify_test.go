@@ -51,6 +51,16 @@ func TestInstancesShareCommitsAndRevocations(t *testing.T) {
 	if killed != 2 {
 		t.Fatalf("terminated %d listener connections, want 2", killed)
 	}
+	// While it is down, the store says so (/readyz shows it); the first retry
+	// waits 100 ms.
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(time.Millisecond) {
+		if w := f.db.Warnings(); len(w) == 1 && strings.Contains(w[0], "postgres listener down since") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("warnings while the listener is down: %q", f.db.Warnings())
+		}
+	}
 	for deadline := time.Now().Add(20 * time.Second); killed != 0; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the listeners did not reconnect")
@@ -59,6 +69,9 @@ func TestInstancesShareCommitsAndRevocations(t *testing.T) {
 			WHERE application_name = 'kassa listen ' || current_schema() AND query LIKE 'LISTEN%'`).Scan(&killed))
 	}
 	time.Sleep(10 * time.Millisecond) // the reconnect's own wake-up follows its LISTEN
+	if w := f.db.Warnings(); len(w) != 0 {
+		t.Fatalf("warnings once the listener is back: %q", w)
+	}
 	for len(commits) > 0 {
 		<-commits
 	}
