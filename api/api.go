@@ -46,6 +46,7 @@ type Config struct {
 	Overview    kassa.OverviewStats             // the dashboard's overview figures; required with Sessions
 	Health      func(ctx context.Context) error // store ping for /healthz and /readyz; nil: always ok
 	Warnings    func() []string                 // what /readyz reports while ready (a short gas wallet); nil: none
+	Draining    func() bool                     // true once the instance is stopping: /readyz answers 503 draining; nil: never
 	Limits      httpx.RateLimits
 	RateStore   httpx.RateStore  // rate budgets shared across instances (PostgreSQL); nil: in memory
 	Logger      *slog.Logger     // nil: discard
@@ -75,7 +76,7 @@ type server struct {
 // New builds every surface over cfg and returns the service's HTTP handler.
 func New(cfg Config) http.Handler {
 	core := httpx.NewCore(httpx.CoreConfig{Secret: cfg.Secret, Merchants: cfg.Merchants, Keys: cfg.Keys,
-		Idempotency: cfg.Idempotency, Health: cfg.Health, Warnings: cfg.Warnings, Limits: cfg.Limits, RateStore: cfg.RateStore, Logger: cfg.Logger, AccessLog: cfg.AccessLog, Now: cfg.Now})
+		Idempotency: cfg.Idempotency, Health: cfg.Health, Warnings: cfg.Warnings, Draining: cfg.Draining, Limits: cfg.Limits, RateStore: cfg.RateStore, Logger: cfg.Logger, AccessLog: cfg.AccessLog, Now: cfg.Now})
 	s := &server{Core: core, cfg: cfg, signer: kassa.NewSessionSigner(cfg.Secret),
 		payments: cfg.Pay}
 	if s.payments == nil { // quotes need wallets and addresses: none without them

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http/httptest"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -226,5 +227,27 @@ func TestReadyzWarnings(t *testing.T) {
 				t.Errorf("/healthz body %s", h.body)
 			}
 		})
+	}
+}
+
+// TestReadyzDraining: once the instance drains, /readyz is 503 {"status":"draining"}
+// (a proxy's health check takes it out) while /healthz stays 200 (the process lives).
+func TestReadyzDraining(t *testing.T) {
+	var draining atomic.Bool
+	srv := httptest.NewServer(api.New(api.Config{Health: func(context.Context) error { return nil }, Draining: draining.Load}))
+	defer srv.Close()
+	e := &testEnv{t: t, srv: srv}
+	for _, tt := range []struct {
+		draining bool
+		status   int
+		body     string
+	}{{false, 200, "ok"}, {true, 503, "draining"}} {
+		draining.Store(tt.draining)
+		r := e.do(request{method: "GET", path: "/readyz"})
+		expectStatus(t, r, tt.status)
+		if got := r.obj(t)["status"]; got != tt.body {
+			t.Errorf("draining %v: /readyz status %v, want %q", tt.draining, got, tt.body)
+		}
+		expectStatus(t, e.do(request{method: "GET", path: "/healthz"}), 200)
 	}
 }

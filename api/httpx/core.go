@@ -26,6 +26,7 @@ type Core struct {
 	sealer      *kassa.ResponseSealer // seals the responses saved under idempotency keys
 	healthCheck func(ctx context.Context) error
 	warnings    func() []string
+	draining    func() bool
 	mux         *http.ServeMux
 
 	general, create, login RateLimiter
@@ -44,6 +45,7 @@ type CoreConfig struct {
 	Idempotency kassa.IdempotencyStore          // Idempotency-Key claims
 	Health      func(ctx context.Context) error // store ping for /healthz and /readyz; nil: always ok
 	Warnings    func() []string                 // what /readyz reports while staying ready (a short gas wallet); nil: none
+	Draining    func() bool                     // true while the instance drains before stopping: /readyz is 503; nil: never
 	Limits      RateLimits
 	RateStore   RateStore        // budgets shared by every instance on the database; nil: in memory
 	Logger      *slog.Logger     // nil: discard
@@ -55,7 +57,7 @@ type CoreConfig struct {
 func NewCore(cfg CoreConfig) *Core {
 	c := &Core{log: cfg.Logger, access: cfg.AccessLog, now: cfg.Now, mux: http.NewServeMux(), touched: map[string]time.Time{},
 		secret: cfg.Secret, merchants: cfg.Merchants, keys: cfg.Keys, idempotency: cfg.Idempotency,
-		healthCheck: cfg.Health, warnings: cfg.Warnings, sealer: kassa.NewResponseSealer(cfg.Secret)}
+		healthCheck: cfg.Health, warnings: cfg.Warnings, draining: cfg.Draining, sealer: kassa.NewResponseSealer(cfg.Secret)}
 	if c.log == nil {
 		c.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}

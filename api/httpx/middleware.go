@@ -204,9 +204,14 @@ type readiness struct {
 	Warnings []string `json:"warnings,omitempty"`
 }
 
-// Ready answers /readyz: readiness. It is 503 with Retry-After while the store does
-// not answer; otherwise 200 with the warnings, if any.
+// Ready answers /readyz: readiness. It is 503 {"status":"draining"} once the
+// instance is stopping (a proxy takes it out while it still serves), 503 with
+// Retry-After while the store does not answer; otherwise 200 with the warnings, if any.
 func (s *Core) Ready(w http.ResponseWriter, r *http.Request) {
+	if s.draining != nil && s.draining() {
+		WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "draining"})
+		return
+	}
 	if s.healthCheck != nil {
 		ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
 		defer cancel()

@@ -1,14 +1,16 @@
 // Command kassa-load measures Kassa over HTTP from a second process on loopback.
 //
 //	kassa-load echo [-addr 127.0.0.1:0]          serve a bare net/http JSON echo (the baseline)
-//	kassa-load run -url U -mode create|list|echo|search-cached|search-cold -key K [-c 16] [-d 10s] [-max N]
+//	kassa-load run -url U[,U2,...] -mode create|list|echo|search-cached|search-cold -key K [-c 16] [-d 10s] [-max N]
 //	kassa-load ws -url U -key K -clients N -events M [-rate 20] [-d 5m]
 //	kassa-load receiver [-addr 127.0.0.1:0] [-d 30m]   a loopback webhook receiver
 //	kassa-load hookwait -url RECEIVER -want N [-d 3m]  wait for N deliveries, print deliveries/s
 //
-// run prints requests per second and latency percentiles. Its loop is bounded by
-// -d and by -max requests, so it always stops by itself. ws measures the WebSocket
-// event fan-out (ws.go); receiver and hookwait measure webhook delivery (receiver.go).
+// run prints requests per second and latency percentiles; given several base
+// URLs (instances on one database) it sends the requests to them in turn. Its loop
+// is bounded by -d and by -max requests, so it always stops by itself. ws measures
+// the WebSocket event fan-out (ws.go); receiver and hookwait measure webhook
+// delivery (receiver.go).
 package main
 
 import (
@@ -24,6 +26,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -99,7 +102,7 @@ type result struct {
 
 func run(args []string) error {
 	fs := flag.NewFlagSet("run", flag.ExitOnError)
-	base := fs.String("url", "http://127.0.0.1:8080", "base URL of the server")
+	urls := fs.String("url", "http://127.0.0.1:8080", "base URL of the server, or several separated by commas (instances on one database), used in turn")
 	mode := fs.String("mode", "create", "create (POST /api/v1/invoices), list (GET /api/v1/invoices?limit=10), echo (POST /echo), "+
 		"search-cached (one product search, answered from the cache) or search-cold (every search distinct, so the cache misses)")
 	key := fs.String("key", "", "merchant API key (create, list) or commerce key (search-*)")
@@ -107,29 +110,35 @@ func run(args []string) error {
 	dur := fs.Duration("d", 10*time.Second, "how long to send load")
 	maxReq := fs.Int("max", 2_000_000, "stop after this many requests")
 	fs.Parse(args)
+	bases := strings.Split(*urls, ",")
+	for i := range bases {
+		bases[i] = strings.TrimRight(strings.TrimSpace(bases[i]), "/")
+	}
 
-	tr := &http.Transport{MaxIdleConns: *conc, MaxIdleConnsPerHost: *conc, DisableCompression: true}
+	tr := &http.Transport{MaxIdleConns: len(bases) * *conc, MaxIdleConnsPerHost: *conc, DisableCompression: true}
 	client := &http.Client{Transport: tr, Timeout: 30 * time.Second}
 	body := []byte(`{"amount_usd": 12.5, "description": "load test", "metadata": {"run": "kassa-load"}}`)
 	var seq atomic.Int64
+	var turn atomic.Uint64
 	newReq := func() *http.Request {
+		base := bases[turn.Add(1)%uint64(len(bases))]
 		var req *http.Request
 		switch *mode {
 		case "search-cached":
-			req, _ = http.NewRequest("GET", *base+"/api/commerce/search?q=water+bottle&limit=20", nil)
+			req, _ = http.NewRequest("GET", base+"/api/commerce/search?q=water+bottle&limit=20", nil)
 		case "search-cold":
 			// A distinct maxPrice makes every query a new cache key: the full search runs.
 			n := seq.Add(1)
 			q := searchWords[n%int64(len(searchWords))]
 			req, _ = http.NewRequest("GET", fmt.Sprintf("%s/api/commerce/search?q=%s&limit=20&maxPrice=%d.%03d",
-				*base, q, 500+n/1000, n%1000), nil)
+				base, q, 500+n/1000, n%1000), nil)
 		case "create":
-			req, _ = http.NewRequest("POST", *base+"/api/v1/invoices", bytes.NewReader(body))
+			req, _ = http.NewRequest("POST", base+"/api/v1/invoices", bytes.NewReader(body))
 			req.Header.Set("Idempotency-Key", kassa.NewUUID())
 		case "list":
-			req, _ = http.NewRequest("GET", *base+"/api/v1/invoices?limit=10", nil)
+			req, _ = http.NewRequest("GET", base+"/api/v1/invoices?limit=10", nil)
 		default:
-			req, _ = http.NewRequest("POST", *base+"/echo", bytes.NewReader(body))
+			req, _ = http.NewRequest("POST", base+"/echo", bytes.NewReader(body))
 		}
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("x-api-key", *key)
@@ -171,6 +180,9 @@ func run(args []string) error {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	if len(bases) > 1 {
+		fmt.Printf("urls=%d ", len(bases))
+	}
 	return report(*mode, *conc, elapsed, results)
 }
 

@@ -69,7 +69,7 @@ func runServe(t *testing.T, args ...string) (stdout *lockedBuffer, stop func()) 
 	stdout, stderr := &lockedBuffer{}, &lockedBuffer{}
 	done := make(chan error, 1)
 	go func() {
-		done <- serve(ctx, append([]string{"--addr", "127.0.0.1:0"}, args...), stdout, stderr)
+		done <- serve(ctx, append([]string{"--addr", "127.0.0.1:0", "--drain-delay", "0"}, args...), stdout, stderr)
 	}()
 	stopped := false
 	stop = func() {

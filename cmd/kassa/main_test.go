@@ -54,6 +54,7 @@ type instance struct {
 	chainURL    string // the dev chain's JSON-RPC
 	gasWallet   string // the dev chain's gas wallet, from the banner
 	exited      chan error
+	args, env   []string // what it was started with, to start it again
 }
 
 // storeArgs are the flags that point a kassa command at the test's store.
@@ -90,7 +91,7 @@ func startServe(t *testing.T, env []string, args ...string) *instance {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	in := &instance{cmd: cmd, exited: make(chan error, 1)}
+	in := &instance{cmd: cmd, exited: make(chan error, 1), args: args, env: env}
 	lines := make(chan string)
 	go func() {
 		sc := bufio.NewScanner(stdout)

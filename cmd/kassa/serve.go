@@ -50,6 +50,8 @@ type serveFlags struct {
 	// logLevel is the least level logged; access is how requests are logged.
 	logLevel slog.Level
 	access   httpx.AccessLog
+	// drain is how long a stopping instance reports not ready while still serving.
+	drain drainFlag
 }
 
 func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
@@ -77,6 +79,10 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	fs.StringVar(&f.retailerName, "retailer-name", envOr("KASSA_RETAILER_NAME", commerce.DefaultRetailer), "which retailer the upstream API is (env KASSA_RETAILER_NAME)")
 	logLevel := fs.String("log-level", envOr("KASSA_LOG_LEVEL", "info"), "least level logged: debug, info, warn or error (env KASSA_LOG_LEVEL)")
 	accessLog := fs.String("access-log", envOr("KASSA_ACCESS_LOG", "on"), "a line per request: on (at info), off, or the level to log them at (env KASSA_ACCESS_LOG)")
+	fs.Var(&f.drain, "drain-delay", "on SIGTERM/SIGINT, how long /readyz answers 503 while requests are still served, before the graceful shutdown: a duration, or auto: 5s on PostgreSQL, 0 on SQLite; a second signal stops at once (env KASSA_DRAIN_DELAY)")
+	if err := f.drain.Set(envOr("KASSA_DRAIN_DELAY", "auto")); err != nil {
+		return nil, fmt.Errorf("KASSA_DRAIN_DELAY: %w", err)
+	}
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -104,8 +110,9 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 // openStore opens the store serve runs on; tests replace it to watch the store.
 var openStore = store.Open
 
-// serve runs the HTTP service until ctx ends, then shuts down gracefully: it stops
-// accepting, lets in-flight requests finish, stops the workers and closes the store.
+// serve runs the HTTP service until ctx ends, then shuts down gracefully: it drains
+// (/readyz 503 for --drain-delay while still serving), stops accepting, lets
+// in-flight requests finish, stops the workers and closes the store.
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	f, err := parseServeFlags(args, stderr)
 	if err != nil {
@@ -185,15 +192,20 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	pay := &payment.Service{Registry: reg, Rates: rates, Addresses: db, Wallets: wallets, Invoices: db, Payments: db,
 		Chain: chains.watchers, Costs: chains.costs}
 	shop := &commerce.Shop{Catalog: catalog, Store: db, Payer: pay}
+	drain := &drainer{}
 	handler := api.New(api.Config{
 		PublicURL: publicURL, Secret: secret, Logger: log, AccessLog: f.access, Limits: f.limits,
 		RateStore: sharedRates(f.rateStore, db),
+<<<<<<< HEAD
 		Merchants: db, Keys: db, Invoices: db, Payments: db, Payor: db, Idempotency: db, Health: db.Ping, Warnings: func() []string { return append(db.Warnings(), chains.costs.Warnings()...) },
+=======
+		Merchants: db, Keys: db, Invoices: db, Payments: db, Payor: db, Idempotency: db, Health: db.Ping, Warnings: chains.costs.Warnings, Draining: drain.draining,
+>>>>>>> i15-roll
 		Events: db, Webhooks: db, Stream: hub,
 		Registry: reg, Rates: rates, Pay: pay,
 		Commerce: shop, Catalog: catalog, Sessions: db, Overview: db,
 	})
-	srv := newHTTPServer(handler, serverLimits, log)
+	srv := newHTTPServer(drain.wrap(handler), serverLimits, log)
 	holder := instanceID()
 
 	workers, stopWorkers := context.WithCancel(context.Background())
@@ -235,10 +247,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	select {
 	case err = <-served:
 	case <-ctx.Done():
-		log.Info("shutting down: finishing in-flight requests")
-		sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-		err = srv.Shutdown(sctx)
-		cancel()
+		err = drain.stop(srv, f.drain.on(db.Engine()), log)
 	}
 	stopStreams()
 	stopWorkers()
