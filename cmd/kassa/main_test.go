@@ -81,7 +81,13 @@ func startKassa(t *testing.T, cfg store.Config, extra ...string) *instance {
 func startServe(t *testing.T, env []string, args ...string) *instance {
 	t.Helper()
 	cmd := exec.Command(kassaBin, args...)
-	cmd.Env = append(os.Environ(), env...)
+	base := os.Environ()
+	if os.Getenv("KASSA_DRAIN_DELAY") == "" {
+		// No drain unless a test asks for one (its flag or env wins): a graceful
+		// stop on PostgreSQL would otherwise wait the 5 s default for a proxy.
+		base = append(base, "KASSA_DRAIN_DELAY=0")
+	}
+	cmd.Env = append(base, env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -196,11 +196,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	handler := api.New(api.Config{
 		PublicURL: publicURL, Secret: secret, Logger: log, AccessLog: f.access, Limits: f.limits,
 		RateStore: sharedRates(f.rateStore, db),
-<<<<<<< HEAD
-		Merchants: db, Keys: db, Invoices: db, Payments: db, Payor: db, Idempotency: db, Health: db.Ping, Warnings: func() []string { return append(db.Warnings(), chains.costs.Warnings()...) },
-=======
-		Merchants: db, Keys: db, Invoices: db, Payments: db, Payor: db, Idempotency: db, Health: db.Ping, Warnings: chains.costs.Warnings, Draining: drain.draining,
->>>>>>> i15-roll
+		Merchants: db, Keys: db, Invoices: db, Payments: db, Payor: db, Idempotency: db, Health: db.Ping, Draining: drain.draining,
+		Warnings: func() []string { return append(db.Warnings(), chains.costs.Warnings()...) },
 		Events: db, Webhooks: db, Stream: hub,
 		Registry: reg, Rates: rates, Pay: pay,
 		Commerce: shop, Catalog: catalog, Sessions: db, Overview: db,
