@@ -198,7 +198,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		RateStore: sharedRates(f.rateStore, db),
 		Merchants: db, Keys: db, Invoices: db, Payments: db, Payor: db, Idempotency: db, Health: db.Ping, Draining: drain.draining,
 		Warnings: func() []string { return append(db.Warnings(), chains.costs.Warnings()...) },
-		Events: db, Webhooks: db, Stream: hub,
+		Events:   db, Webhooks: db, Stream: hub,
 		Registry: reg, Rates: rates, Pay: pay,
 		Commerce: shop, Catalog: catalog, Sessions: db, Overview: db,
 	})
