@@ -193,12 +193,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Chain: chains.watchers, Costs: chains.costs}
 	shop := &commerce.Shop{Catalog: catalog, Store: db, Payer: pay}
 	drain := &drainer{}
+	warnings := func() []string { return append(db.Warnings(), chains.costs.Warnings()...) }
 	handler := api.New(api.Config{
 		PublicURL: publicURL, Secret: secret, Logger: log, AccessLog: f.access, Limits: f.limits,
 		RateStore: sharedRates(f.rateStore, db),
 		Merchants: db, Keys: db, Invoices: db, Payments: db, Payor: db, Idempotency: db, Health: db.Ping, Draining: drain.draining,
-		Warnings: func() []string { return append(db.Warnings(), chains.costs.Warnings()...) },
-		Events:   db, Webhooks: db, Stream: hub,
+		Warnings: warnings, Events: db, Webhooks: db, Stream: hub,
 		Registry: reg, Rates: rates, Pay: pay,
 		Commerce: shop, Catalog: catalog, Sessions: db, Overview: db,
 	})
