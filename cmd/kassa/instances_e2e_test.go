@@ -13,6 +13,7 @@ import (
 
 	"kassa"
 	"kassa/sealed"
+	"kassa/store"
 	"kassa/store/storetest"
 )
 
@@ -108,31 +109,51 @@ type sharedKey struct {
 }
 
 // threeInstances starts three kassa serve processes on one fresh PostgreSQL
-// schema (own data dirs; the same secret, master keys and secrets key; extra
-// environment variables added), a merchant, and a merchant key made through A;
-// it returns the instances, the key and A's login header.
+// schema (startCluster, extra environment variables added) and returns the
+// instances, the merchant key and A's login header.
 func threeInstances(t *testing.T, extra ...string) (a, b, c *instance, key sharedKey, jwt map[string]string) {
 	t.Helper()
-	cfg := storetest.PostgresConfig(t)
-	xprvs := clearMasterKeys(t, t.TempDir())
+	cl := startCluster(t, extra)
+	return cl.a, cl.b, cl.c, cl.key, cl.jwt
+}
+
+// cluster is three kassa serve processes sharing one PostgreSQL schema, as behind
+// a proxy, with one merchant and a merchant key made through A.
+type cluster struct {
+	a, b, c    *instance
+	key        sharedKey
+	jwt        map[string]string            // A's login header
+	db         store.Config                 // the shared database
+	masterKeys map[kassa.Environment]string // every instance's master keys (xprv)
+}
+
+// startCluster starts three kassa serve processes on one fresh PostgreSQL schema
+// (own data dirs; the same secret, master keys and secrets key; env added to their
+// environment, args to their command lines), a merchant, and a merchant key made
+// through A.
+func startCluster(t *testing.T, env []string, args ...string) *cluster {
+	t.Helper()
+	cl := &cluster{db: storetest.PostgresConfig(t)}
+	cl.masterKeys = clearMasterKeys(t, t.TempDir())
 	_, kek := sealed.NewKey()
-	env := append([]string{"KASSA_SECRETS_KEY=" + kek, "KASSA_SECRET=" + strings.Repeat("s", 40),
-		"KASSA_DEVNET_MASTER_KEY=" + xprvs[kassa.Devnet], "KASSA_MAINNET_MASTER_KEY=" + xprvs[kassa.Mainnet]}, extra...)
+	env = append([]string{"KASSA_SECRETS_KEY=" + kek, "KASSA_SECRET=" + strings.Repeat("s", 40),
+		"KASSA_DEVNET_MASTER_KEY=" + cl.masterKeys[kassa.Devnet], "KASSA_MAINNET_MASTER_KEY=" + cl.masterKeys[kassa.Mainnet]}, env...)
 	serve := func() *instance {
 		t.Helper()
-		return startServe(t, env, "serve", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir(), "--database-url", cfg.DatabaseURL)
+		return startServe(t, env, append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir(),
+			"--database-url", cl.db.DatabaseURL}, args...)...)
 	}
-	a = serve()
+	cl.a = serve()
 	runKassa(t, "merchant", "create", "--name", "Shared", "--email", "ops@shared.test", "--password", "correct horse",
-		"--data-dir", t.TempDir(), "--database-url", cfg.DatabaseURL)
-	b, c = serve(), serve()
+		"--data-dir", t.TempDir(), "--database-url", cl.db.DatabaseURL)
+	cl.b, cl.c = serve(), serve()
 	var login struct{ Token string }
-	wantStatus(t, call(t, "POST", a.url+"/api/v1/auth/login", nil,
+	wantStatus(t, call(t, "POST", cl.a.url+"/api/v1/auth/login", nil,
 		map[string]string{"email": "ops@shared.test", "password": "correct horse"}, &login), 200)
-	jwt = map[string]string{"Authorization": "Bearer " + login.Token}
-	wantStatus(t, call(t, "POST", a.url+"/api/v1/api-keys", jwt,
-		map[string]any{"name": "shared", "scope": "merchant", "environment": "devnet"}, &key), 201)
-	return a, b, c, key, jwt
+	cl.jwt = map[string]string{"Authorization": "Bearer " + login.Token}
+	wantStatus(t, call(t, "POST", cl.a.url+"/api/v1/api-keys", cl.jwt,
+		map[string]any{"name": "shared", "scope": "merchant", "environment": "devnet"}, &cl.key), 201)
+	return cl
 }
 
 // TestRateLimitAcrossThreeInstances: one key's requests spread over three
