@@ -63,7 +63,7 @@ func TestSendSigns(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			job := testJob(t, srv.URL, 2, tt.secrets...)
 			for range 2 { // a retry carries the same webhook-id
-				if a, res := w.send(t.Context(), job); !a.Succeeded || res.StatusCode != 200 {
+				if a, res, _ := w.send(t.Context(), job); !a.Succeeded || res.StatusCode != 200 {
 					t.Fatalf("attempt %+v, result %+v", a, res)
 				}
 				r := <-got
@@ -123,7 +123,7 @@ func TestSendRecords(t *testing.T) {
 			})
 			at := time.Now().Truncate(time.Second)
 			w := &Worker{Now: func() time.Time { return at }}
-			a, res := w.send(t.Context(), testJob(t, srv.URL, 3))
+			a, res, _ := w.send(t.Context(), testJob(t, srv.URL, 3))
 			if a.Attempt != 4 || !a.At.Equal(at) || a.StatusCode != tt.status || res.StatusCode != tt.status ||
 				a.Succeeded != tt.wantOK || a.Error != "" || res.Error != "" {
 				t.Fatalf("attempt %+v, result %+v", a, res)
@@ -165,7 +165,7 @@ func TestSendRetryAfter(t *testing.T) {
 				}
 				w.WriteHeader(tt.status)
 			})
-			_, res := (&Worker{}).send(t.Context(), testJob(t, srv.URL, 0))
+			_, res, _ := (&Worker{}).send(t.Context(), testJob(t, srv.URL, 0))
 			if res.StatusCode != tt.status || res.RetryAfter < tt.want-tt.slop || res.RetryAfter > tt.want+tt.slop {
 				t.Fatalf("result %+v, want Retry-After %v ± %v", res, tt.want, tt.slop)
 			}
@@ -209,7 +209,7 @@ func TestSendFailures(t *testing.T) {
 			if tt.secret != "" {
 				job.Secrets = []string{tt.secret}
 			}
-			a, res := w.send(t.Context(), job)
+			a, res, _ := w.send(t.Context(), job)
 			if a.Succeeded || res.Succeeded() || a.StatusCode != tt.wantStatus || res.StatusCode != tt.wantStatus ||
 				!strings.Contains(a.Error, tt.wantErr) || res.Error != a.Error || a.Attempt != 1 {
 				t.Fatalf("attempt %+v, result %+v, want status %d and error %q", a, res, tt.wantStatus, tt.wantErr)

@@ -50,6 +50,7 @@ type serveFlags struct {
 	// logLevel is the least level logged; access is how requests are logged.
 	logLevel slog.Level
 	access   httpx.AccessLog
+	metrics  metricsFlags
 }
 
 func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
@@ -65,6 +66,7 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	fs.StringVar(&f.secret, "secret", envOr("KASSA_SECRET", ""), "server secret for JWT and session signatures; default: generated and kept in the data dir (env KASSA_SECRET)")
 	fs.StringVar(&f.registry, "registry-file", envOr("KASSA_REGISTRY_FILE", ""), "JSON file of networks and tokens replacing the built-in registry (env KASSA_REGISTRY_FILE)")
 	f.rates.register(fs)
+	f.metrics.register(fs)
 	fs.BoolVar(&f.dev, "dev", envBool("KASSA_DEV"), "seed a demo merchant and print its login and keys (env KASSA_DEV)")
 	fs.Float64Var(&f.limits.Rate, "rate-limit", envFloat("KASSA_RATE_LIMIT", d.Rate), "requests per second per API key (env KASSA_RATE_LIMIT)")
 	fs.IntVar(&f.limits.Burst, "rate-burst", envInt("KASSA_RATE_BURST", d.Burst), "burst per API key (env KASSA_RATE_BURST)")
@@ -85,6 +87,9 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	}
 	if f.access, err = httpx.ParseAccessLog(*accessLog); err != nil {
 		return nil, fmt.Errorf("--access-log: %w", err)
+	}
+	if err := f.metrics.parse(); err != nil {
+		return nil, err
 	}
 	if err := commerce.CheckRetailer("--retailer-name", f.retailerName); err != nil {
 		return nil, err
@@ -142,6 +147,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := f.config()
 	cfg.Secrets = keys
 	cfg.Log = log
+	meters := f.metrics.newMetrics(reg)
+	observe(&cfg, meters)
 	db, err := openStore(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("open store: %w", err)
@@ -185,14 +192,16 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	pay := &payment.Service{Registry: reg, Rates: rates, Addresses: db, Wallets: wallets, Invoices: db, Payments: db,
 		Chain: chains.watchers, Costs: chains.costs}
 	shop := &commerce.Shop{Catalog: catalog, Store: db, Payer: pay}
-	handler := api.New(api.Config{
+	ac := api.Config{
 		PublicURL: publicURL, Secret: secret, Logger: log, AccessLog: f.access, Limits: f.limits,
 		RateStore: sharedRates(f.rateStore, db),
 		Merchants: db, Keys: db, Invoices: db, Payments: db, Payor: db, Idempotency: db, Health: db.Ping, Warnings: func() []string { return append(db.Warnings(), chains.costs.Warnings()...) },
 		Events: db, Webhooks: db, Stream: hub,
 		Registry: reg, Rates: rates, Pay: pay,
 		Commerce: shop, Catalog: catalog, Sessions: db, Overview: db,
-	})
+	}
+	serveMetrics(&ac, meters, &f.metrics, db, chains, hub)
+	handler := api.New(ac)
 	srv := newHTTPServer(handler, serverLimits, log)
 	holder := instanceID()
 
@@ -225,6 +234,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if f.webhookWorkers > 0 {
 		deliverer := &webhook.Worker{Queue: db, Log: log, Wake: db.Commits(), Workers: f.webhookWorkers,
 			Batch: 2 * f.webhookWorkers}
+		if meters != nil {
+			deliverer.Metrics = meters
+		}
 		wg.Go(func() { deliverer.Run(workers) })
 	}
 
