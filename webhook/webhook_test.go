@@ -193,13 +193,14 @@ func TestSendFailures(t *testing.T) {
 		secret     string
 		wantStatus int
 		wantErr    string
+		outcome    string
 	}{
-		{"redirect not followed", redirect.URL, kassa.Devnet, "", http.StatusFound, ""},
-		{"timeout", slow.URL, kassa.Devnet, "", 0, "timeout"},
-		{"mainnet loopback", target.URL, kassa.Mainnet, "", 0, "address 127.0.0.1 is not allowed (loopback)"},
-		{"private", "http://10.255.255.1:9/", kassa.Devnet, "", 0, "address 10.255.255.1 is not allowed (private)"},
-		{"bad url", "http://[::1", kassa.Devnet, "", 0, "invalid url"},
-		{"bad secret", target.URL, kassa.Devnet, "whsec_!!", 0, "bad signing secret"},
+		{"redirect not followed", redirect.URL, kassa.Devnet, "", http.StatusFound, "", OutcomeHTTPOther},
+		{"timeout", slow.URL, kassa.Devnet, "", 0, "timeout", OutcomeTimeout},
+		{"mainnet loopback", target.URL, kassa.Mainnet, "", 0, "address 127.0.0.1 is not allowed (loopback)", OutcomeError},
+		{"private", "http://10.255.255.1:9/", kassa.Devnet, "", 0, "address 10.255.255.1 is not allowed (private)", OutcomeError},
+		{"bad url", "http://[::1", kassa.Devnet, "", 0, "invalid url", OutcomeError},
+		{"bad secret", target.URL, kassa.Devnet, "whsec_!!", 0, "bad signing secret", OutcomeError},
 	}
 	w := &Worker{timeout: 200 * time.Millisecond}
 	for _, tt := range tests {
@@ -216,6 +217,9 @@ func TestSendFailures(t *testing.T) {
 			}
 			if strings.Contains(a.Error, "http://") {
 				t.Fatalf("error %q names the URL", a.Error)
+			}
+			if got := Outcome(a); got != tt.outcome {
+				t.Fatalf("outcome %q, want %q", got, tt.outcome)
 			}
 		})
 	}

@@ -20,8 +20,8 @@ type Metrics interface {
 	WebSocketOpened(scope kassa.Scope) (closed func())
 }
 
-// UnmatchedRoute is the route of every request no route matched (404, 405 and
-// the mux's redirects): one value for them all, so a URL never becomes a label.
+// UnmatchedRoute is the route of every request no registered pattern matched (404,
+// 405): one value for them all, so a URL never becomes a label.
 const UnmatchedRoute = "unmatched"
 
 // track prepares the recorder of a pattern being registered.
@@ -31,9 +31,10 @@ func (s *Core) track(pattern string) {
 	}
 }
 
-// record counts a served request under its route template. r.Pattern is the
-// pattern ServeMux matched; a redirect's "pattern" is a path and is not in
-// recorders, so it counts as unmatched.
+// record counts a served request under its route template: r.Pattern, the pattern
+// ServeMux matched (also for its redirects to a cleaned path or a trailing slash).
+// Only registered patterns are labels: anything else, were ServeMux ever to put a
+// path there, counts as unmatched.
 func (s *Core) record(r *http.Request, status int, took time.Duration) {
 	rec, ok := s.recorders[r.Pattern]
 	if !ok {
