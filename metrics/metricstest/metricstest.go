@@ -124,6 +124,16 @@ func hasLabels(m *dto.Metric, pairs []string) bool {
 	return true
 }
 
+// HasPrefix reports whether some family's name starts with prefix ("kassa_go_").
+func (f Families) HasPrefix(prefix string) bool {
+	for n := range f {
+		if strings.HasPrefix(n, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
 // Names lists the families' names, sorted, one a line.
 func (f Families) Names() string {
 	var names []string
