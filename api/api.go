@@ -53,6 +53,10 @@ type Config struct {
 	AccessLog   httpx.AccessLog  // the zero value logs each request at INFO
 	Now         func() time.Time // nil: time.Now
 
+	Metrics         httpx.Metrics  // where requests and streams are counted; nil: nowhere
+	MetricsHandler  http.Handler   // serves GET /metrics; nil: no such route
+	MetricsNetworks httpx.Networks // who may read /metrics (by TCP peer); nil: loopback
+
 	WSPingInterval     time.Duration         // how often event streams ping; zero: 30 s
 	WSKeyCheckInterval time.Duration         // how often a key-backed stream rechecks its key; zero: 5 s
 	WSBeforeLiveWrite  func(r *http.Request) // tests only: runs before each live event a stream writes
@@ -76,7 +80,8 @@ type server struct {
 // New builds every surface over cfg and returns the service's HTTP handler.
 func New(cfg Config) http.Handler {
 	core := httpx.NewCore(httpx.CoreConfig{Secret: cfg.Secret, Merchants: cfg.Merchants, Keys: cfg.Keys,
-		Idempotency: cfg.Idempotency, Health: cfg.Health, Warnings: cfg.Warnings, Draining: cfg.Draining, Limits: cfg.Limits, RateStore: cfg.RateStore, Logger: cfg.Logger, AccessLog: cfg.AccessLog, Now: cfg.Now})
+		Idempotency: cfg.Idempotency, Health: cfg.Health, Warnings: cfg.Warnings, Draining: cfg.Draining, Limits: cfg.Limits, RateStore: cfg.RateStore, Logger: cfg.Logger, AccessLog: cfg.AccessLog, Now: cfg.Now,
+		Metrics: cfg.Metrics})
 	s := &server{Core: core, cfg: cfg, signer: kassa.NewSessionSigner(cfg.Secret),
 		payments: cfg.Pay}
 	if s.payments == nil { // quotes need wallets and addresses: none without them

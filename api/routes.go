@@ -15,6 +15,15 @@ func (s *server) routes() {
 	// Health.
 	s.HandleHTTP("GET /healthz", s.Health)
 	s.HandleHTTP("GET /readyz", s.Ready)
+	// Prometheus metrics, for the allowed networks only; others get the 404 of an
+	// unknown URL.
+	if h := s.cfg.MetricsHandler; h != nil {
+		nets := s.cfg.MetricsNetworks
+		if nets == nil {
+			nets = httpx.LoopbackNetworks
+		}
+		s.HandleHTTP("GET /metrics", httpx.OnlyFrom(nets, h))
+	}
 
 	// Merchant API (/api/v1): dashboard login, keys, settings, invoices, events,
 	// webhook endpoints, devnet payments.

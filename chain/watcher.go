@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"kassa"
@@ -53,7 +54,8 @@ type Watcher struct {
 	Batch, Keep, StartBack uint64
 	Now                    func() time.Time
 
-	genesis string // the chain's first block, checked once per start
+	genesis  string                   // the chain's first block, checked once per start
+	progress atomic.Pointer[Progress] // the last completed step (Watchers.Progress)
 }
 
 // errViewChanged reports that the node's answers within one step disagree (a block
@@ -128,7 +130,11 @@ func (w *Watcher) stepOn(ctx context.Context, n Node) (bool, error) {
 	case head.Number < cur.Block.Number:
 		return false, fmt.Errorf("%w: head %d, processed %d", ErrLagging, head.Number, cur.Block.Number)
 	case head.Number == cur.Block.Number && head.Hash == cur.Block.Hash:
-		return false, w.confirm(ctx, head.Number)
+		if err := w.confirm(ctx, head.Number); err != nil {
+			return false, err
+		}
+		w.noteProgress(head.Number, head.Number)
+		return false, nil
 	case head.Number == cur.Block.Number:
 		return true, w.reorganize(ctx, n, cur)
 	}
@@ -168,7 +174,11 @@ func (w *Watcher) stepOn(ctx context.Context, n Node) (bool, error) {
 	if err := w.Store.AdvanceChain(ctx, w.Network.Name, w.genesis, refs, int(w.keep())); err != nil {
 		return false, err
 	}
-	return to < head.Number, w.confirm(ctx, to)
+	if err := w.confirm(ctx, to); err != nil {
+		return false, err
+	}
+	w.noteProgress(head.Number, to)
+	return to < head.Number, nil
 }
 
 // cursor loads the network's cursor, starting one on first watch, and checks once

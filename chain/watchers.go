@@ -63,7 +63,7 @@ func (ws *Watchers) Run(ctx context.Context, log *slog.Logger) {
 	ws.mu.RUnlock()
 	var wg sync.WaitGroup
 	for _, e := range all {
-		ttl := max(10*e.interval, 30*time.Second)
+		ttl := leaseTTL(e.interval)
 		loop := worker.Loop{Name: "chain watcher " + e.w.Network.Name, Interval: e.interval, Log: log}
 		wg.Go(func() {
 			loop.Run(ctx, func(ctx context.Context) (bool, error) { return e.w.Round(ctx, ttl) })

@@ -2,6 +2,8 @@
 # Measures invoice create and list over HTTP on SQLite and PostgreSQL, beside a bare
 # net/http JSON echo, all on loopback with the load generator in its own process.
 # Usage: scripts/bench.sh [seconds] [connections]. Figures go to docs/performance.md.
+# Metrics are on, as serve's default; KASSA_METRICS=false scripts/bench.sh measures
+# without them (serve reads the variable), for the cost of counting requests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-10}
@@ -21,6 +23,8 @@ wait_line() { for _ in $(seq 1 100); do grep -q "$2" "$1" && return; sleep 0.1; 
 "$work/kassa-load" echo -addr 127.0.0.1:0 >"$work/echo.out" &
 wait_line "$work/echo.out" "listening on"
 echo_url="http://$(awk '/listening on/ {print $4}' "$work/echo.out")"
+metrics=${KASSA_METRICS:-true}
+echo "== metrics: $metrics"
 echo "== bare net/http JSON echo"
 load -mode echo -url "$echo_url"
 
@@ -36,6 +40,9 @@ run_engine() { # name, then extra serve flags
   load -mode create -url "$url" -key "$key"
   echo "== $name: list (GET /api/v1/invoices?limit=10)"
   load -mode list -url "$url" -key "$key"
+  if [ "$metrics" != false ]; then # what the metrics counted meanwhile
+    curl -s "$url/metrics" | grep -E '^kassa_http_requests_total\{route="(POST|GET) /api/v1/invoices"' || true
+  fi
   kill "$pid"; wait "$pid" 2>/dev/null || true
 }
 

@@ -159,13 +159,15 @@ func (db *DB) ResetChain(ctx context.Context, network string) ([]*kassa.InvoiceP
 // that it also wrote events.
 func (db *DB) quietTx(ctx context.Context, fn func(tx txq) (events bool, err error)) error {
 	var events bool
-	_, err := db.runTx(ctx, func(tx txq) error {
+	notes := db.newNotes()
+	_, err := db.runTx(ctx, notes, func(tx txq) error {
 		var err error
 		events, err = fn(tx)
 		return err
 	})
 	if err == nil {
 		db.committed(events)
+		db.report(notes)
 	}
 	return err
 }

@@ -76,6 +76,7 @@ func (db *DB) expireInvoice(ctx context.Context, merchantID int64, id string) (b
 			string(kassa.StatusExpired), id, merchantID); err != nil {
 			return fmt.Errorf("store: expire invoice: %w", err)
 		}
+		tx.note(note{kind: noteMoved, from: inv.Status, to: kassa.StatusExpired})
 		inv.Status, expired = kassa.StatusExpired, true
 		if err := writeEvents(ctx, tx, merchantID, inv.Environment, inv, now, kassa.EventInvoiceUpdated, kassa.EventInvoiceExpired); err != nil {
 			return err

@@ -30,6 +30,7 @@ type writeJob struct {
 	fn     func(txq) error
 	result chan error
 	wrote  atomic.Bool // see txq.wrote
+	notes  *txNotes    // what fn noted for the Observer; nil: none kept
 }
 
 func newGroupCommit(p *pool) *groupCommit {
@@ -42,8 +43,8 @@ func newGroupCommit(p *pool) *groupCommit {
 // rolled back), and whether fn changed data (see txq.wrote). Once fn is queued do
 // waits for the outcome even if ctx ends, so a caller never reports a failure for
 // a change that was committed.
-func (g *groupCommit) do(ctx context.Context, fn func(txq) error) (wrote bool, err error) {
-	j := &writeJob{ctx: ctx, fn: fn, result: make(chan error, 1)}
+func (g *groupCommit) do(ctx context.Context, notes *txNotes, fn func(txq) error) (wrote bool, err error) {
+	j := &writeJob{ctx: ctx, fn: fn, result: make(chan error, 1), notes: notes}
 	select {
 	case g.jobs <- j:
 	case <-ctx.Done():
@@ -115,6 +116,7 @@ func (g *groupCommit) commit(group []*writeJob) {
 		}
 		jq := q
 		jq.wrote = &j.wrote // the savepoint statements above and below are not the job's
+		jq.notes = j.notes
 		results[i] = runJob(j.fn, jq)
 		if results[i] != nil {
 			if _, err := q.ExecContext(ctx, "ROLLBACK TO job"); err != nil {

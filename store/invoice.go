@@ -164,6 +164,7 @@ func (db *DB) insertInvoice(ctx context.Context, tx txq, p kassa.Principal, c ka
 	if err := writeEvents(ctx, tx, inv.MerchantID, inv.Environment, inv, now, kassa.EventInvoiceCreated); err != nil {
 		return nil, err
 	}
+	tx.note(note{kind: noteCreated})
 	return inv, nil
 }
 
@@ -296,6 +297,7 @@ func cancelInvoiceTx(ctx context.Context, tx txq, inv *kassa.Invoice, now time.T
 		string(kassa.StatusCanceled), micros(now), inv.ID, inv.MerchantID); err != nil {
 		return fmt.Errorf("store: cancel invoice: %w", err)
 	}
+	tx.note(note{kind: noteMoved, from: inv.Status, to: kassa.StatusCanceled})
 	inv.Status, inv.CanceledAt = kassa.StatusCanceled, &now
 	return writeEvents(ctx, tx, inv.MerchantID, inv.Environment, inv, now, kassa.EventInvoiceCanceled, kassa.EventInvoiceUpdated)
 }

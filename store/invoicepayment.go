@@ -192,6 +192,9 @@ func (db *DB) saveRecomputed(ctx context.Context, tx txq, inv *kassa.Invoice, al
 			return fmt.Errorf("store: update invoice: %w", err)
 		}
 		types = append(types, kassa.EventInvoiceUpdated)
+		if inv.Status != before.Status {
+			tx.note(note{kind: noteMoved, from: before.Status, to: inv.Status})
+		}
 		switch {
 		case inv.Status == kassa.StatusPaid && before.Status != kassa.StatusPaid:
 			types = append(types, kassa.EventInvoicePaid)

@@ -62,6 +62,7 @@ func (db *DB) upsertReceipt(ctx context.Context, tx txq, inv *kassa.Invoice, all
 			int64(r.BlockNumber), r.BlockHash); err != nil {
 			return nil, fmt.Errorf("store: insert receipt: %w", err)
 		}
+		tx.note(note{kind: notePayment, env: r.Environment, network: r.Network, tokenID: r.TokenID})
 		return r, writeEvents(ctx, tx, inv.MerchantID, inv.Environment, r, now, kassa.EventPaymentCreated)
 	}
 	// The same transfer again: a stale report (kassa.InvoicePayment.StaleReport)

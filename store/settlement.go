@@ -134,6 +134,7 @@ func (db *DB) finishSettlement(ctx context.Context, tx txq, receiptID string, st
 		return fmt.Errorf("store: finish settlement: %w", err)
 	}
 	r.Settlement, r.SettlementTxHash = status, stringOrNil(sql.Null[string]{V: txHash, Valid: txHash != ""})
+	tx.note(note{kind: noteSettled, network: r.Network, settlement: status})
 	now := db.clock()
 	if err := writeEvents(ctx, tx, r.MerchantID, r.Environment, r, now, kassa.EventPaymentUpdated); err != nil {
 		return err

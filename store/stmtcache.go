@@ -137,6 +137,9 @@ type txq struct {
 	// that affected rows, or a query that is not a SELECT. A transaction that never
 	// sets it wrote nothing, and its commit wakes no follower.
 	wrote *atomic.Bool
+	// notes, when not nil, collects what the Observer is told once the
+	// transaction commits (observe.go).
+	notes *txNotes
 }
 
 // ctx returns the context a statement runs with.

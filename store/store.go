@@ -60,6 +60,8 @@ type Config struct {
 	// Log receives the PostgreSQL listener's losses and recoveries of its
 	// connection; nil: they are not logged.
 	Log *slog.Logger
+	// Observer is told what committed transactions changed (metrics); nil: nobody.
+	Observer Observer
 }
 
 // DB is the store. It implements kassa.MerchantService, kassa.APIKeyService,
@@ -77,6 +79,8 @@ type DB struct {
 	secrets *sealed.Keyring
 	// log gets the listener's connection changes (pgnotify.go).
 	log *slog.Logger
+	// observer is told what committed transactions changed (observe.go); nil: nobody.
+	observer Observer
 
 	// keys caches authenticated API key rows for a short time.
 	keys *keyCache
@@ -114,7 +118,8 @@ const sqliteCache = "_pragma=cache_size(-65536)&_pragma=mmap_size(268435456)"
 // Open opens the engine cfg selects, applies the embedded migrations and returns a
 // store ready to use.
 func Open(ctx context.Context, cfg Config) (*DB, error) {
-	db := &DB{now: cfg.Now, cost: cfg.PasswordCost, keys: newKeyCache(), secrets: cfg.Secrets, log: cfg.Log}
+	db := &DB{now: cfg.Now, cost: cfg.PasswordCost, keys: newKeyCache(), secrets: cfg.Secrets, log: cfg.Log,
+		observer: cfg.Observer}
 	if db.log == nil {
 		db.log = slog.New(slog.DiscardHandler)
 	}
@@ -288,7 +293,7 @@ func (db *DB) forUpdate() string {
 // commit, on PostgreSQL on the pool, each statement committing by itself.
 func (db *DB) write(ctx context.Context, fn func(q queryer) error) error {
 	if db.group != nil {
-		_, err := db.group.do(ctx, func(t txq) error { return fn(t) })
+		_, err := db.group.do(ctx, nil, func(t txq) error { return fn(t) })
 		return err
 	}
 	return fn(db.w)
@@ -299,24 +304,27 @@ func (db *DB) write(ctx context.Context, fn func(q queryer) error) error {
 // the followers (Commits); one that only read, such as a queue claim that found
 // nothing due, does not, or a follower would wake itself forever.
 func (db *DB) tx(ctx context.Context, fn func(tx txq) error) error {
-	wrote, err := db.runTx(ctx, fn)
+	notes := db.newNotes()
+	wrote, err := db.runTx(ctx, notes, fn)
 	if err == nil {
 		db.committed(wrote)
+		db.report(notes)
 	}
 	return err
 }
 
-// runTx runs fn in a transaction and reports whether it changed data.
-func (db *DB) runTx(ctx context.Context, fn func(tx txq) error) (bool, error) {
+// runTx runs fn in a transaction and reports whether it changed data; what fn
+// notes for the Observer goes to notes (nil: nowhere).
+func (db *DB) runTx(ctx context.Context, notes *txNotes, fn func(tx txq) error) (bool, error) {
 	if db.group != nil {
-		return db.group.do(ctx, fn)
+		return db.group.do(ctx, notes, fn)
 	}
 	tx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
 		return false, fmt.Errorf("store: begin: %w", err)
 	}
 	var wrote atomic.Bool
-	if err := fn(txq{Tx: tx, p: db.w, wrote: &wrote}); err != nil {
+	if err := fn(txq{Tx: tx, p: db.w, wrote: &wrote, notes: notes}); err != nil {
 		_ = tx.Rollback()
 		return false, err
 	}

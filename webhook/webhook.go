@@ -51,6 +51,8 @@ type Worker struct {
 	// Wake, when not nil, signals that new deliveries may be due.
 	Wake <-chan struct{}
 	Now  func() time.Time // time.Now when nil
+	// Metrics, when not nil, is told the outcome and latency of every attempt.
+	Metrics Metrics
 
 	timeout time.Duration // per attempt; kassa.WebhookTimeout when 0 (tests shorten it)
 	mu      sync.Mutex
@@ -113,7 +115,10 @@ func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 
 // deliver sends one job and records the attempt.
 func (w *Worker) deliver(ctx context.Context, job *kassa.WebhookJob) error {
-	a, res := w.send(ctx, job)
+	a, res, took := w.send(ctx, job)
+	if w.Metrics != nil {
+		w.Metrics.WebhookAttempt(Outcome(a), took)
+	}
 	d := &job.Delivery
 	if !a.Succeeded {
 		w.log().Info("webhook attempt failed", "delivery", d.ID, "endpoint", d.EndpointID,
@@ -128,14 +133,15 @@ func (w *Worker) deliver(ctx context.Context, job *kassa.WebhookJob) error {
 }
 
 // send makes one attempt of job: it posts the payload signed with every secret and
-// reports what came back. ctx should not be canceled by shutdown; send bounds it by
-// the webhook timeout.
-func (w *Worker) send(ctx context.Context, job *kassa.WebhookJob) (kassa.WebhookAttempt, kassa.WebhookResult) {
+// reports what came back and how long the request took. ctx should not be canceled
+// by shutdown; send bounds it by the webhook timeout.
+func (w *Worker) send(ctx context.Context, job *kassa.WebhookJob) (kassa.WebhookAttempt, kassa.WebhookResult, time.Duration) {
 	now := w.now()
 	a := kassa.WebhookAttempt{Attempt: job.Delivery.Attempts + 1, At: now}
-	fail := func(msg string) (kassa.WebhookAttempt, kassa.WebhookResult) {
+	var took time.Duration
+	fail := func(msg string) (kassa.WebhookAttempt, kassa.WebhookResult, time.Duration) {
 		a.Error = msg
-		return a, kassa.WebhookResult{Error: msg}
+		return a, kassa.WebhookResult{Error: msg}, took
 	}
 	headers, err := kassa.WebhookHeaders(job.Secrets, job.Delivery.EventID, now, job.Payload)
 	if err != nil {
@@ -154,7 +160,8 @@ func (w *Worker) send(ctx context.Context, job *kassa.WebhookJob) (kassa.Webhook
 	}
 	start := time.Now()
 	resp, err := w.client(job.Delivery.Environment).Do(req)
-	a.LatencyMS = time.Since(start).Milliseconds()
+	took = time.Since(start)
+	a.LatencyMS = took.Milliseconds()
 	if err != nil {
 		return fail(describe(err, w.attemptTimeout()))
 	}
@@ -167,7 +174,7 @@ func (w *Worker) send(ctx context.Context, job *kassa.WebhookJob) (kassa.Webhook
 		res.RetryAfter = retryAfter(resp.Header.Get("Retry-After"), now)
 	}
 	a.Succeeded = res.Succeeded()
-	return a, res
+	return a, res, took
 }
 
 // describe renders a transport error for the delivery log, without the URL (it is

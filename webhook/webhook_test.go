@@ -63,7 +63,7 @@ func TestSendSigns(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			job := testJob(t, srv.URL, 2, tt.secrets...)
 			for range 2 { // a retry carries the same webhook-id
-				if a, res := w.send(t.Context(), job); !a.Succeeded || res.StatusCode != 200 {
+				if a, res, _ := w.send(t.Context(), job); !a.Succeeded || res.StatusCode != 200 {
 					t.Fatalf("attempt %+v, result %+v", a, res)
 				}
 				r := <-got
@@ -123,7 +123,7 @@ func TestSendRecords(t *testing.T) {
 			})
 			at := time.Now().Truncate(time.Second)
 			w := &Worker{Now: func() time.Time { return at }}
-			a, res := w.send(t.Context(), testJob(t, srv.URL, 3))
+			a, res, _ := w.send(t.Context(), testJob(t, srv.URL, 3))
 			if a.Attempt != 4 || !a.At.Equal(at) || a.StatusCode != tt.status || res.StatusCode != tt.status ||
 				a.Succeeded != tt.wantOK || a.Error != "" || res.Error != "" {
 				t.Fatalf("attempt %+v, result %+v", a, res)
@@ -165,7 +165,7 @@ func TestSendRetryAfter(t *testing.T) {
 				}
 				w.WriteHeader(tt.status)
 			})
-			_, res := (&Worker{}).send(t.Context(), testJob(t, srv.URL, 0))
+			_, res, _ := (&Worker{}).send(t.Context(), testJob(t, srv.URL, 0))
 			if res.StatusCode != tt.status || res.RetryAfter < tt.want-tt.slop || res.RetryAfter > tt.want+tt.slop {
 				t.Fatalf("result %+v, want Retry-After %v ± %v", res, tt.want, tt.slop)
 			}
@@ -193,13 +193,14 @@ func TestSendFailures(t *testing.T) {
 		secret     string
 		wantStatus int
 		wantErr    string
+		outcome    string
 	}{
-		{"redirect not followed", redirect.URL, kassa.Devnet, "", http.StatusFound, ""},
-		{"timeout", slow.URL, kassa.Devnet, "", 0, "timeout"},
-		{"mainnet loopback", target.URL, kassa.Mainnet, "", 0, "address 127.0.0.1 is not allowed (loopback)"},
-		{"private", "http://10.255.255.1:9/", kassa.Devnet, "", 0, "address 10.255.255.1 is not allowed (private)"},
-		{"bad url", "http://[::1", kassa.Devnet, "", 0, "invalid url"},
-		{"bad secret", target.URL, kassa.Devnet, "whsec_!!", 0, "bad signing secret"},
+		{"redirect not followed", redirect.URL, kassa.Devnet, "", http.StatusFound, "", OutcomeHTTPOther},
+		{"timeout", slow.URL, kassa.Devnet, "", 0, "timeout", OutcomeTimeout},
+		{"mainnet loopback", target.URL, kassa.Mainnet, "", 0, "address 127.0.0.1 is not allowed (loopback)", OutcomeError},
+		{"private", "http://10.255.255.1:9/", kassa.Devnet, "", 0, "address 10.255.255.1 is not allowed (private)", OutcomeError},
+		{"bad url", "http://[::1", kassa.Devnet, "", 0, "invalid url", OutcomeError},
+		{"bad secret", target.URL, kassa.Devnet, "whsec_!!", 0, "bad signing secret", OutcomeError},
 	}
 	w := &Worker{timeout: 200 * time.Millisecond}
 	for _, tt := range tests {
@@ -209,13 +210,16 @@ func TestSendFailures(t *testing.T) {
 			if tt.secret != "" {
 				job.Secrets = []string{tt.secret}
 			}
-			a, res := w.send(t.Context(), job)
+			a, res, _ := w.send(t.Context(), job)
 			if a.Succeeded || res.Succeeded() || a.StatusCode != tt.wantStatus || res.StatusCode != tt.wantStatus ||
 				!strings.Contains(a.Error, tt.wantErr) || res.Error != a.Error || a.Attempt != 1 {
 				t.Fatalf("attempt %+v, result %+v, want status %d and error %q", a, res, tt.wantStatus, tt.wantErr)
 			}
 			if strings.Contains(a.Error, "http://") {
 				t.Fatalf("error %q names the URL", a.Error)
+			}
+			if got := Outcome(a); got != tt.outcome {
+				t.Fatalf("outcome %q, want %q", got, tt.outcome)
 			}
 		})
 	}

@@ -109,6 +109,7 @@ func (a *API) Stream(scope kassa.Scope) httpx.Func {
 			return nil // Accept has answered the request
 		}
 		defer c.CloseNow()
+		defer a.core.WebSocketOpened(p.Scope)()
 		a.runStream(r, c, cred, sub, since)
 		return nil
 	}

@@ -66,14 +66,20 @@ func LogError(log *slog.Logger, r *http.Request, msg string, err error) {
 		slog.String("path", r.URL.Path), slog.String("error", err.Error()))
 }
 
+// finalStatus is the status a served request is logged and counted with: the one
+// written, or StatusClientClosed when the client went away before any answer or
+// before a 5xx.
+func (s *Core) finalStatus(r *http.Request, sw *statusWriter) int {
+	if clientGone(r) && (!sw.wrote || sw.status >= 500) {
+		return StatusClientClosed
+	}
+	return sw.status
+}
+
 // logRequest writes r's access log line, if the access log is on.
-func (s *Core) logRequest(r *http.Request, sw *statusWriter, attrs ...slog.Attr) {
+func (s *Core) logRequest(r *http.Request, status int, attrs ...slog.Attr) {
 	if s.access.Off {
 		return
-	}
-	status := sw.status
-	if clientGone(r) && (!sw.wrote || status >= 500) {
-		status = StatusClientClosed
 	}
 	s.log.LogAttrs(r.Context(), s.access.Level, "request", append(attrs[:len(attrs):len(attrs)],
 		slog.Int("status", status))...)

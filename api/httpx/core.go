@@ -33,6 +33,10 @@ type Core struct {
 
 	surfaces []surface // path prefixes whose errors take another envelope
 
+	metrics   Metrics                             // nil: nothing is counted
+	recorders map[string]func(int, time.Duration) // by registered pattern; written only while routes are registered
+	unmatched func(int, time.Duration)            // the recorder of UnmatchedRoute
+
 	touchMu sync.Mutex
 	touched map[string]time.Time // key id → last recorded use
 }
@@ -51,13 +55,18 @@ type CoreConfig struct {
 	Logger      *slog.Logger     // nil: discard
 	AccessLog   AccessLog        // the zero value logs each request at INFO
 	Now         func() time.Time // nil: time.Now
+	Metrics     Metrics          // requests and streams counted; nil: none
 }
 
 // NewCore returns the plumbing with no routes yet.
 func NewCore(cfg CoreConfig) *Core {
 	c := &Core{log: cfg.Logger, access: cfg.AccessLog, now: cfg.Now, mux: http.NewServeMux(), touched: map[string]time.Time{},
 		secret: cfg.Secret, merchants: cfg.Merchants, keys: cfg.Keys, idempotency: cfg.Idempotency,
-		healthCheck: cfg.Health, warnings: cfg.Warnings, draining: cfg.Draining, sealer: kassa.NewResponseSealer(cfg.Secret)}
+		healthCheck: cfg.Health, warnings: cfg.Warnings, draining: cfg.Draining, sealer: kassa.NewResponseSealer(cfg.Secret),
+		metrics: cfg.Metrics, recorders: map[string]func(int, time.Duration){}}
+	if c.metrics != nil {
+		c.unmatched = c.metrics.Route(UnmatchedRoute)
+	}
 	if c.log == nil {
 		c.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -85,7 +94,10 @@ func (s *Core) Log() *slog.Logger { return s.log }
 
 // HandleHTTP registers a plain handler, one that renders its own errors (health,
 // the payment page, WebSocket upgrades).
-func (s *Core) HandleHTTP(pattern string, h http.HandlerFunc) { s.mux.HandleFunc(pattern, h) }
+func (s *Core) HandleHTTP(pattern string, h http.HandlerFunc) {
+	s.mux.HandleFunc(pattern, h)
+	s.track(pattern)
+}
 
 // Func is a handler that returns its error for the caller to render.
 type Func func(w http.ResponseWriter, r *http.Request) error
@@ -97,4 +109,5 @@ func (s *Core) Handle(pattern string, h Func) {
 			s.WriteError(w, r, err)
 		}
 	})
+	s.track(pattern)
 }

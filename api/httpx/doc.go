@@ -11,5 +11,7 @@
 //     mistyped fields are 400 with the field's path) and query parameters;
 //   - auth.go, dashboardtoken.go: API keys, dashboard JWTs and the principal of a request;
 //   - ratelimit.go: per-credential token buckets with RateLimit headers;
-//   - idempotency.go: the Idempotency-Key layer.
+//   - idempotency.go: the Idempotency-Key layer;
+//   - metrics.go, netgate.go: where requests and streams are counted (Metrics,
+//     by route template), and the network gate of /metrics (OnlyFrom).
 package httpx

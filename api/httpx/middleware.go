@@ -62,8 +62,12 @@ func (s *Core) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r = s.withEnvelope(r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id)))
 
 	defer func() {
-		s.logRequest(r, sw, slog.String("request_id", id), slog.String("method", r.Method),
-			slog.String("path", r.URL.Path), slog.Duration("duration", time.Since(start)))
+		took, status := time.Since(start), s.finalStatus(r, sw)
+		s.logRequest(r, status, slog.String("request_id", id), slog.String("method", r.Method),
+			slog.String("path", r.URL.Path), slog.Duration("duration", took))
+		if s.metrics != nil {
+			s.record(r, status, took)
+		}
 	}()
 	defer func() {
 		v := recover()
@@ -86,6 +90,9 @@ func (s *Core) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}()
 
 	if err := checkBody(r); err != nil {
+		if s.metrics != nil {
+			_, r.Pattern = s.mux.Handler(r) // refused before routing: still counted under its route
+		}
 		s.WriteError(sw, r, err)
 		return
 	}

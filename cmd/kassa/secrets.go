@@ -219,3 +219,28 @@ func secretsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fmt.Fprintln(stdout)
 	return nil
 }
+
+// loadWallets loads each environment's deposit-address master key: from
+// KASSA_<ENV>_MASTER_KEY when set (used as given), else the key file in the data
+// dir, sealed under keys and created on first start. Back the key files up with
+// the database, and the secrets key apart from both. The gas wallets' keys derive
+// from these master keys: sealing the files seals them too.
+func loadWallets(dataDir string, keys *sealed.Keyring) (map[kassa.Environment]kassa.PaymentAddressDeriver, error) {
+	out := map[kassa.Environment]kassa.PaymentAddressDeriver{}
+	for _, env := range []kassa.Environment{kassa.Devnet, kassa.Mainnet} {
+		var (
+			w   *hdwallet.Wallet
+			err error
+		)
+		if key, ok := masterKeyFromEnv(env); ok {
+			w, err = hdwallet.Parse(env, key)
+		} else {
+			w, err = hdwallet.LoadOrCreate(dataDir, env, keys)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s master key: %w", env, err)
+		}
+		out[env] = w
+	}
+	return out, nil
+}

@@ -15,7 +15,6 @@ import (
 	"kassa/api"
 	"kassa/api/httpx"
 	"kassa/commerce"
-	"kassa/hdwallet"
 	"kassa/payment"
 	"kassa/registry"
 	"kassa/sealed"
@@ -51,7 +50,8 @@ type serveFlags struct {
 	logLevel slog.Level
 	access   httpx.AccessLog
 	// drain is how long a stopping instance reports not ready while still serving.
-	drain drainFlag
+	drain   drainFlag
+	metrics metricsFlags
 }
 
 func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
@@ -67,6 +67,7 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	fs.StringVar(&f.secret, "secret", envOr("KASSA_SECRET", ""), "server secret for JWT and session signatures; default: generated and kept in the data dir (env KASSA_SECRET)")
 	fs.StringVar(&f.registry, "registry-file", envOr("KASSA_REGISTRY_FILE", ""), "JSON file of networks and tokens replacing the built-in registry (env KASSA_REGISTRY_FILE)")
 	f.rates.register(fs)
+	f.metrics.register(fs)
 	fs.BoolVar(&f.dev, "dev", envBool("KASSA_DEV"), "seed a demo merchant and print its login and keys (env KASSA_DEV)")
 	fs.Float64Var(&f.limits.Rate, "rate-limit", envFloat("KASSA_RATE_LIMIT", d.Rate), "requests per second per API key (env KASSA_RATE_LIMIT)")
 	fs.IntVar(&f.limits.Burst, "rate-burst", envInt("KASSA_RATE_BURST", d.Burst), "burst per API key (env KASSA_RATE_BURST)")
@@ -91,6 +92,9 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	}
 	if f.access, err = httpx.ParseAccessLog(*accessLog); err != nil {
 		return nil, fmt.Errorf("--access-log: %w", err)
+	}
+	if err := f.metrics.parse(); err != nil {
+		return nil, err
 	}
 	if err := commerce.CheckRetailer("--retailer-name", f.retailerName); err != nil {
 		return nil, err
@@ -149,6 +153,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := f.config()
 	cfg.Secrets = keys
 	cfg.Log = log
+	meters := f.metrics.newMetrics(reg)
+	observe(&cfg, meters)
 	db, err := openStore(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("open store: %w", err)
@@ -194,14 +200,16 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	shop := &commerce.Shop{Catalog: catalog, Store: db, Payer: pay}
 	drain := &drainer{}
 	warnings := func() []string { return append(db.Warnings(), chains.costs.Warnings()...) }
-	handler := api.New(api.Config{
+	ac := api.Config{
 		PublicURL: publicURL, Secret: secret, Logger: log, AccessLog: f.access, Limits: f.limits,
 		RateStore: sharedRates(f.rateStore, db),
 		Merchants: db, Keys: db, Invoices: db, Payments: db, Payor: db, Idempotency: db, Health: db.Ping, Draining: drain.draining,
 		Warnings: warnings, Events: db, Webhooks: db, Stream: hub,
 		Registry: reg, Rates: rates, Pay: pay,
 		Commerce: shop, Catalog: catalog, Sessions: db, Overview: db,
-	})
+	}
+	serveMetrics(&ac, meters, &f.metrics, db, chains, hub)
+	handler := api.New(ac)
 	srv := newHTTPServer(drain.wrap(handler), serverLimits, log)
 	holder := instanceID()
 
@@ -234,6 +242,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if f.webhookWorkers > 0 {
 		deliverer := &webhook.Worker{Queue: db, Log: log, Wake: db.Commits(), Workers: f.webhookWorkers,
 			Batch: 2 * f.webhookWorkers}
+		if meters != nil {
+			deliverer.Metrics = meters
+		}
 		wg.Go(func() { deliverer.Run(workers) })
 	}
 
@@ -264,31 +275,6 @@ func sharedRates(where string, db *store.DB) httpx.RateStore {
 		return db
 	}
 	return nil
-}
-
-// loadWallets loads each environment's deposit-address master key: from
-// KASSA_<ENV>_MASTER_KEY when set (used as given), else the key file in the data
-// dir, sealed under keys and created on first start. Back the key files up with
-// the database, and the secrets key apart from both. The gas wallets' keys derive
-// from these master keys: sealing the files seals them too.
-func loadWallets(dataDir string, keys *sealed.Keyring) (map[kassa.Environment]kassa.PaymentAddressDeriver, error) {
-	out := map[kassa.Environment]kassa.PaymentAddressDeriver{}
-	for _, env := range []kassa.Environment{kassa.Devnet, kassa.Mainnet} {
-		var (
-			w   *hdwallet.Wallet
-			err error
-		)
-		if key, ok := masterKeyFromEnv(env); ok {
-			w, err = hdwallet.Parse(env, key)
-		} else {
-			w, err = hdwallet.LoadOrCreate(dataDir, env, keys)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s master key: %w", env, err)
-		}
-		out[env] = w
-	}
-	return out, nil
 }
 
 // newCatalog builds the retailers: the built-in catalogs on devnet, the upstream
