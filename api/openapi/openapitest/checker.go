@@ -39,9 +39,10 @@ type Exchange struct {
 // Checker validates exchanges against one document and records coverage. It is
 // safe for concurrent use.
 type Checker struct {
-	model     *v3.Document
-	validator validator.Validator
-	router    router.Router
+	model    *v3.Document
+	requests validator.Validator // the service ignores unknown query parameters and headers: not strict
+	strict   validator.Validator // responses: an undocumented header or body member is an error
+	router   router.Router
 
 	mu   sync.Mutex
 	seen map[Pair]int
@@ -59,9 +60,9 @@ type Pair struct {
 var strictIgnore = []string{"$.body**.metadata.**", "$.body**.metadata[**",
 	"$.body.info**", "$.body.servers**", "$.body.tags**", "$.body.paths**", "$.body.webhooks**", "$.body.components**"}
 
-// New builds a checker of the OpenAPI document doc. Validation is strict
-// (undeclared query parameters, headers and body members are errors) and checks
-// formats (uuid, date-time, uri).
+// New builds a checker of the OpenAPI document doc. Response validation is
+// strict (an undeclared header or body member is an error; request bodies are
+// strict by their schemas); both directions check formats (uuid, date-time, uri).
 func New(doc []byte) (*Checker, error) {
 	d, err := libopenapi.NewDocument(doc)
 	if err != nil {
@@ -71,12 +72,12 @@ func New(doc []byte) (*Checker, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := validator.NewValidatorFromV3Model(&m.Model, config.WithFormatAssertions(), config.WithStrictMode(),
+	strict := validator.NewValidatorFromV3Model(&m.Model, config.WithFormatAssertions(), config.WithStrictMode(),
 		config.WithStrictIgnorePaths(strictIgnore...),
 		// On every response; says nothing about the API.
 		config.WithStrictIgnoredHeadersExtra("X-Content-Type-Options"))
-	return &Checker{model: &m.Model, validator: v, router: router.NewRouter(&m.Model, router.WithPathOnlyMatching()),
-		seen: map[Pair]int{}}, nil
+	return &Checker{model: &m.Model, requests: validator.NewValidatorFromV3Model(&m.Model, config.WithFormatAssertions()),
+		strict: strict, router: router.NewRouter(&m.Model, router.WithPathOnlyMatching()), seen: map[Pair]int{}}, nil
 }
 
 var (
@@ -109,14 +110,14 @@ func (c *Checker) Check(e Exchange) []string {
 	c.record(Pair{name, strconv.Itoa(e.Status)})
 
 	var problems []string
-	if ok, errs := c.validator.ValidateHttpRequestSync(req); !ok && e.Status < 400 {
+	if ok, errs := c.requests.ValidateHttpRequestSync(req); !ok && e.Status < 400 {
 		problems = append(problems, fmt.Sprintf("%s %s: the document calls the request invalid, but it was answered %d:%s",
 			e.Request.Method, e.Request.URL.RequestURI(), e.Status, describe(errs)))
 	}
 	resp := &http.Response{StatusCode: e.Status, Header: e.Header.Clone(), Request: req,
 		Body: io.NopCloser(bytes.NewReader(e.Body)), ContentLength: int64(len(e.Body))}
 	req.Body = io.NopCloser(bytes.NewReader(e.RequestBody))
-	if ok, errs := c.validator.ValidateHttpResponse(req, resp); !ok {
+	if ok, errs := c.strict.ValidateHttpResponse(req, resp); !ok {
 		problems = append(problems, fmt.Sprintf("%s %s: the %d response does not match the document (%s):%s\nbody: %.600s",
 			e.Request.Method, e.Request.URL.RequestURI(), e.Status, name, describe(errs), e.Body))
 	}
