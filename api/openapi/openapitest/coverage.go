@@ -68,3 +68,41 @@ func (c *Checker) Report() string {
 	}
 	return b.String()
 }
+
+// Operation is one operation of the document, as a test drives it.
+type Operation struct {
+	ID       string          // operationId
+	Method   string          // GET, POST, …
+	Path     string          // the path template
+	Security [][]string      // the alternatives, each the schemes it needs together; none: no authentication
+	Body     bool            // it takes a request body
+	Statuses map[string]bool // the statuses it documents
+}
+
+// Operations lists the document's operations in path order.
+func (c *Checker) Operations() []Operation {
+	var out []Operation
+	for path, item := range c.model.Paths.PathItems.FromOldest() {
+		for method, op := range item.GetOperations().FromOldest() {
+			o := Operation{ID: op.OperationId, Method: strings.ToUpper(method), Path: path,
+				Body: op.RequestBody != nil, Statuses: map[string]bool{}}
+			for _, req := range op.Security {
+				var names []string
+				if req.Requirements != nil {
+					for name := range req.Requirements.KeysFromOldest() {
+						names = append(names, name)
+					}
+				}
+				sort.Strings(names)
+				o.Security = append(o.Security, names)
+			}
+			if op.Responses != nil && op.Responses.Codes != nil {
+				for status := range op.Responses.Codes.KeysFromOldest() {
+					o.Statuses[status] = true
+				}
+			}
+			out = append(out, o)
+		}
+	}
+	return out
+}
