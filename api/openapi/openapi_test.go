@@ -12,6 +12,9 @@ import (
 
 	"github.com/pb33f/libopenapi"
 	validator "github.com/pb33f/libopenapi-validator"
+	"github.com/pb33f/libopenapi-validator/config"
+	"github.com/pb33f/libopenapi-validator/schema_validation"
+	"github.com/pb33f/libopenapi/datamodel/high/base"
 
 	"kassa/api/openapi"
 	"kassa/api/openapi/openapitest"
@@ -116,4 +119,72 @@ func TestServe(t *testing.T) {
 	if resp, _ := get(map[string]string{"If-None-Match": `"other"`}); resp.StatusCode != 200 {
 		t.Errorf("stale If-None-Match: %d", resp.StatusCode)
 	}
+}
+
+// TestExamplesMatchSchemas: every example of a component schema and of a request
+// or response body validates against its schema, so examples cannot drift from
+// the document either.
+func TestExamplesMatchSchemas(t *testing.T) {
+	doc, err := libopenapi.NewDocument(openapi.Document)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := doc.BuildV3Model()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sv := schema_validation.NewSchemaValidator(config.WithFormatAssertions())
+	checked := 0
+	check := func(where string, s *base.Schema, example interface{ Decode(any) error }) {
+		t.Helper()
+		var v any
+		if err := example.Decode(&v); err != nil {
+			t.Fatalf("%s: %v", where, err)
+		}
+		checked++
+		if ok, errs := sv.ValidateSchemaObject(s, v); !ok {
+			for _, e := range errs {
+				t.Errorf("%s: example does not match: %s", where, e.Reason)
+				for _, f := range e.SchemaValidationErrors {
+					t.Errorf("  %s %s", f.FieldPath, f.Reason)
+				}
+			}
+		}
+	}
+	for name, proxy := range m.Model.Components.Schemas.FromOldest() {
+		s := proxy.Schema()
+		for _, ex := range s.Examples {
+			check("schema "+name, s, ex)
+		}
+	}
+	for path, item := range m.Model.Paths.PathItems.FromOldest() {
+		for method, op := range item.GetOperations().FromOldest() {
+			where := strings.ToUpper(method) + " " + path
+			if op.RequestBody != nil {
+				for mt, c := range op.RequestBody.Content.FromOldest() {
+					if c.Examples != nil && c.Schema != nil {
+						for name, ex := range c.Examples.FromOldest() {
+							check(where+" request "+mt+" "+name, c.Schema.Schema(), ex.Value)
+						}
+					}
+				}
+			}
+			for status, r := range op.Responses.Codes.FromOldest() {
+				if r.Content == nil {
+					continue
+				}
+				for _, c := range r.Content.FromOldest() {
+					if c.Schema != nil && c.Examples != nil {
+						for name, ex := range c.Examples.FromOldest() {
+							check(where+" "+status+" "+name, c.Schema.Schema(), ex.Value)
+						}
+					}
+				}
+			}
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("only %d examples found", checked)
+	}
+	t.Logf("%d examples checked against their schemas", checked)
 }
