@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"kassa"
+	"kassa/api"
 	"kassa/api/httpx"
 	"kassa/api/openapi/openapitest"
 	"kassa/store"
@@ -337,7 +338,8 @@ func (sw *sweep) invalid(op openapitest.Operation, path string) (string, map[str
 
 // TestOpenAPIOtherStatuses provokes the documented statuses the sweep and the
 // feature tests do not: the document itself (200, 304), a resend (202, and 409 to
-// a disabled endpoint), the payor's 410 on a canceled invoice,
+// a disabled endpoint), the payor's 410 on a canceled invoice, a quote on a
+// server without deposit wallets (403),
 // and a plain GET of the commerce stream (426).
 func TestOpenAPIOtherStatuses(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
@@ -377,6 +379,12 @@ func TestOpenAPIOtherStatuses(t *testing.T) {
 		}
 		r = e.do(request{method: "POST", path: "/api/v1/devnet/invoices/" + id + "/payments", body: `{}`, headers: withKey(s.key)})
 		expectStatus(t, r, 201) // money sent to a canceled invoice is kept, for a person to handle
+		// A server without deposit wallets cannot quote (payments_unavailable).
+		bare := newEnvOn(t, e.db, nil, func(c *api.Config) { c.Pay = nil })
+		ps = session(bare.newMerchant(false).createInvoice(`{"amount_usd": 4}`))
+		r = bare.do(request{method: "POST", path: "/api/v1/payments/payment-address", body: `{"token_id": 1}`, headers: ps})
+		expectError(t, r, 403, "permission_error", "payments_unavailable", "")
+
 		streams := newStreamEnv(t, cfg, 16)
 		ckey := streams.newMerchant(false).createKey(`{"scope": "commerce"}`)["api_key"].(string)
 		r = streams.do(request{method: "GET", path: "/ws/commerce/events", headers: withKey(ckey)})
