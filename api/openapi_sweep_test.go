@@ -17,16 +17,15 @@ import (
 // of operation answers, so each documented 400, 401, 403, 404, 413, 429, 500 and
 // 503 is shown to be real (and its body checked by the harness).
 type sweep struct {
-	t        *testing.T
-	e        *testEnv
-	s        *shopper          // a mainnet-enabled merchant with a merchant key, a commerce key and a JWT
-	plain    *merchant         // a merchant without mainnet
-	session  map[string]string // the payment session of one of s's invoices
-	unknown  map[string]string // a well-signed session that names no invoice
-	spare    map[string]string // keys never used before the outage: "merchant", "commerce"
-	invoice  string            // that invoice's id
-	outage   bool              // the store is gone: streams resume from an event id, which needs the store
-	emailPwd string            // s's login body
+	t       *testing.T
+	e       *testEnv
+	s       *shopper          // a mainnet-enabled merchant with a merchant key, a commerce key and a JWT
+	plain   *merchant         // a merchant without mainnet
+	session map[string]string // the payment session of one of s's invoices
+	unknown map[string]string // a well-signed session that names no invoice
+	spare   map[string]string // keys never used before the outage: "merchant", "commerce"
+	invoice string            // that invoice's id
+	outage  bool              // the store is gone: streams resume from an event id, which needs the store
 }
 
 // kindOf names an operation's credentials: none, jwt, ma (merchant key or JWT),
