@@ -39,7 +39,7 @@ func TestHealthAndRouting(t *testing.T) {
 }
 
 func TestHealthUnavailable(t *testing.T) {
-	srv := httptest.NewServer(api.New(api.Config{Health: func(context.Context) error { return errors.New("down") }}))
+	srv := httptest.NewServer(checked(t, api.New(api.Config{Health: func(context.Context) error { return errors.New("down") }})))
 	defer srv.Close()
 	e := &testEnv{t: t, srv: srv}
 	r := e.do(request{method: "GET", path: "/readyz"})
@@ -208,7 +208,7 @@ func TestReadyzWarnings(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := httptest.NewServer(api.New(api.Config{Health: func(context.Context) error { return nil }, Warnings: tt.warnings}))
+			srv := httptest.NewServer(checked(t, api.New(api.Config{Health: func(context.Context) error { return nil }, Warnings: tt.warnings})))
 			defer srv.Close()
 			e := &testEnv{t: t, srv: srv}
 			r := e.do(request{method: "GET", path: "/readyz"})

@@ -83,7 +83,7 @@ func newEnvOn(t *testing.T, db *store.DB, clock *storetest.Clock, opts ...envOpt
 	for _, o := range opts {
 		o(&ac)
 	}
-	srv := httptest.NewServer(api.New(ac))
+	srv := httptest.NewServer(checked(t, api.New(ac)))
 	t.Cleanup(srv.Close)
 	return &testEnv{t: t, db: db, srv: srv, clock: clock}
 }

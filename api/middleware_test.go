@@ -15,6 +15,7 @@ import (
 
 	"kassa"
 	"kassa/api/httpx"
+	"kassa/api/openapi/openapitest"
 )
 
 // fakeKeys authenticates one secret as a devnet merchant key of merchant 1.
@@ -82,11 +83,15 @@ const fakeSecret = "kassa_devnet_merchant_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
 
 func newFakeServer(t *testing.T, logs *bytes.Buffer) *httptest.Server {
 	t.Helper()
-	srv := httptest.NewServer(New(Config{
+	checker, err := openapitest.Shared()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(checker.Handler(New(Config{
 		Secret: []byte("s"), Keys: fakeKeys{secret: fakeSecret}, Invoices: brokenInvoices{},
 		Idempotency: &memIdempotency{recs: map[kassa.IdempotencyScope]*kassa.IdempotencyRecord{}},
 		Logger:      slog.New(slog.NewJSONHandler(logs, nil)),
-	}))
+	}), t.Errorf))
 	t.Cleanup(srv.Close)
 	return srv
 }

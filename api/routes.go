@@ -3,6 +3,7 @@ package api
 import (
 	"kassa"
 	"kassa/api/httpx"
+	"kassa/api/openapi"
 	"kassa/api/paypage"
 )
 
@@ -24,6 +25,9 @@ func (s *server) routes() {
 		}
 		s.HandleHTTP("GET /metrics", httpx.OnlyFrom(nets, h))
 	}
+
+	// The OpenAPI document of every route here (api/openapi/openapi.json).
+	s.HandleHTTP("GET /api/v1/openapi.json", openapi.Serve)
 
 	// Merchant API (/api/v1): dashboard login, keys, settings, invoices, events,
 	// webhook endpoints, devnet payments.

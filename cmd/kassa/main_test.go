@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/api/openapi/openapitest"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -40,6 +41,9 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
+	if c, err := openapitest.Shared(); err == nil && testing.Verbose() {
+		fmt.Print(c.Report())
+	}
 	os.Exit(code)
 }
 
@@ -193,12 +197,38 @@ func call(t *testing.T, method, url string, headers map[string]string, body any,
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
+	checkOpenAPI(t, req, resp, raw)
 	if out != nil {
 		if err := json.Unmarshal(raw, out); err != nil {
 			t.Fatalf("%s %s: status %d, body %q: %v", method, url, resp.StatusCode, raw, err)
 		}
 	}
 	return resp
+}
+
+// checkOpenAPI checks an exchange of call with a Kassa server against the OpenAPI
+// document (the API's paths; not the HTML pages, the dev chain or webhook
+// receivers).
+func checkOpenAPI(t *testing.T, req *http.Request, resp *http.Response, body []byte) {
+	t.Helper()
+	p := req.URL.Path
+	if !strings.HasPrefix(p, "/api/") && !strings.HasPrefix(p, "/ws/") && p != "/healthz" && p != "/readyz" && p != "/metrics" {
+		return
+	}
+	c, err := openapitest.Shared()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reqBody []byte
+	if req.GetBody != nil {
+		if rc, err := req.GetBody(); err == nil {
+			reqBody, _ = io.ReadAll(rc)
+		}
+	}
+	for _, problem := range c.Check(openapitest.Exchange{Request: req, RequestBody: reqBody,
+		Status: resp.StatusCode, Header: resp.Header, Body: body}) {
+		t.Errorf("openapi: %s", problem)
+	}
 }
 
 // wantStatus fails the test unless resp has the given status.
