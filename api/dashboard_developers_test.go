@@ -102,7 +102,7 @@ func TestDashboardWebhooksAndEvents(t *testing.T) {
 		}
 		b.get(base).want(t, 404)
 
-		b.get("/dashboard/developers/events").want(t, 200, "invoice.created", "&#34;description&#34;: &#34;for the hook&#34;")
+		b.get("/dashboard/developers/events").want(t, 200, "invoice.created", "&#34;description&#34;: &#34;for the hook&#34;", `<a href="/docs">API reference</a>`)
 		if p := b.get("/dashboard/developers/events?type=invoice.paid").want(t, 200, "No events."); strings.Contains(p.body, "for the hook") {
 			t.Fatalf("the type filter lists invoice.created")
 		}
