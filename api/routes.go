@@ -5,6 +5,7 @@ import (
 	"kassa/api/httpx"
 	"kassa/api/openapi"
 	"kassa/api/paypage"
+	"kassa/api/reference"
 )
 
 // routes is the route table: every route of the service, with the wrappers that
@@ -28,6 +29,9 @@ func (s *server) routes() {
 
 	// The OpenAPI document of every route here (api/openapi/openapi.json).
 	s.HandleHTTP("GET /api/v1/openapi.json", openapi.Serve)
+	// The reference page rendered from it (HTML, no script).
+	s.HandleHTTP("GET /docs", referencePage.ServeHTTP)
+	s.HandleHTTP("GET /docs/assets/{hash}/{name}", referencePage.ServeAsset)
 
 	// Merchant API (/api/v1): dashboard login, keys, settings, invoices, events,
 	// webhook endpoints, devnet payments.
@@ -114,3 +118,13 @@ func (s *server) routes() {
 		s.board.Routes(s.HandleHTTP)
 	}
 }
+
+// referencePage is /docs, rendered once from the embedded OpenAPI document; the
+// api/openapi tests render it too, so a document it cannot read fails there.
+var referencePage = func() *reference.Page {
+	p, err := reference.New(openapi.Document)
+	if err != nil {
+		panic(err)
+	}
+	return p
+}()

@@ -188,4 +188,19 @@ func TestDashboardBrowserWebhook(t *testing.T) {
 	d.check("13-webhook-delivered")
 	d.open("/dashboard/developers/events", "14-events")
 	holds(t, d.ctx, "the event listed", `document.querySelectorAll("main .events li").length>0`)
+
+	// The API reference, from the Developers section: a page of its own (no
+	// dashboard header), held to the same contrast, width and CSP checks.
+	do(t, d.ctx, "open the API reference", chromedp.Click(css(`nav.subnav a[href="/docs"]`)), chromedp.WaitReady(css("main")))
+	d.at("/docs")
+	holds(t, d.ctx, "the create-invoice operation", `document.getElementById("createInvoice")!==null`)
+	for _, b := range get(t, d.ctx, "contrast", chromedp.Evaluate[[]string](lowContrastJS)) {
+		t.Errorf("API reference: contrast below 4.5:1: %s", b)
+	}
+	viewport(t, d.ctx, 375, 800)
+	if w := get(t, d.ctx, "page width", chromedp.Evaluate[int](`document.documentElement.scrollWidth`)); w > 375 {
+		t.Errorf("API reference: at 375 px the page is %d px wide", w)
+	}
+	do(t, d.ctx, "reset viewport", chromedp.ResetViewport())
+	d.noProblems("API reference")
 }

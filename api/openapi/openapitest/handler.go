@@ -12,10 +12,12 @@ import (
 
 // Skipped reports whether path is one of the HTML pages for browsers the document
 // does not describe: the hosted payment page (/pay/..., with its form posts, QR
-// code and event stream), its static token icons, and the merchant dashboard.
+// code and event stream), its static token icons, the merchant dashboard and the
+// API reference page rendered from the document itself (/docs).
 func Skipped(path string) bool {
 	return strings.HasPrefix(path, "/pay/") || strings.HasPrefix(path, "/static/") ||
-		path == "/dashboard" || strings.HasPrefix(path, "/dashboard/")
+		path == "/dashboard" || strings.HasPrefix(path, "/dashboard/") ||
+		path == "/docs" || strings.HasPrefix(path, "/docs/")
 }
 
 // Handler returns h with every exchange but those of Skipped paths checked; each
