@@ -1,16 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"time"
+
+	"kassa/client"
 )
 
 // clientFlags are the flags of the commands that talk to a running kassa over its
@@ -44,43 +43,21 @@ type apiError struct {
 
 func (e *apiError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.status, e.body) }
 
-// do sends a JSON request with the API key and decodes a 2xx answer into out.
-func (c *clientFlags) do(ctx context.Context, method, path string, headers map[string]string, body, out any) error {
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return err
-		}
-		rd = bytes.NewReader(b)
-	}
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, c.url+path, rd)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("x-api-key", c.apiKey)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	for k, v := range headers {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode/100 != 2 {
-		return &apiError{status: resp.StatusCode, body: strings.TrimSpace(string(raw))}
-	}
-	if out != nil {
-		return json.Unmarshal(raw, out)
+// api is the generated API client (package client) for the running kassa,
+// sending the API key with every request.
+func (c *clientFlags) api() (*client.ClientWithResponses, error) {
+	return client.NewClientWithResponses(c.url, client.WithHTTPClient(&http.Client{Timeout: 30 * time.Second}),
+		client.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
+			r.Header.Set("X-Api-Key", c.apiKey)
+			return nil
+		}))
+}
+
+// notOK is an apiError for an answer of the generated client that is not 2xx,
+// with the body it kept; nil for a 2xx.
+func notOK(status int, body []byte) error {
+	if status/100 != 2 {
+		return &apiError{status: status, body: strings.TrimSpace(string(body))}
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/client"
 	"kassa/devchain"
 	"kassa/store"
 )
@@ -147,7 +148,7 @@ func TestSettleOnMainnetNetwork(t *testing.T) {
 	// The operator funds it from a wallet of their own (dev account 1 here).
 	ten := new(big.Int).Mul(big.NewInt(10), big.NewInt(1e18))
 	if _, err := sendTransfer(context.Background(), chainURL, devchain.Accounts()[1].PrivateKey,
-		payQuote{Address: g.Address, ChainID: devchain.ChainID, Network: localMainnet}, ten); err != nil {
+		&client.Quote{Address: g.Address, ChainId: devchain.ChainID, Network: localMainnet}, ten); err != nil {
 		t.Fatal(err)
 	}
 	for deadline := time.Now().Add(90 * time.Second); settlement() != "settled"; time.Sleep(time.Second) {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/client"
 	"kassa/devchain"
 )
 
@@ -57,11 +57,11 @@ func pay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	units, err := q.units(f.amount)
+	units, err := quotedUnits(q, f.amount)
 	if err != nil {
 		return err
 	}
-	if err := checkKey(f.key, q.ChainID); err != nil {
+	if err := checkKey(f.key, int64(q.ChainId)); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "paying %s %s on %s to %s\n", kassa.FormatUnits(units, q.TokenDecimals), q.TokenSymbol, q.Network, q.Address)
@@ -88,10 +88,11 @@ func checkKey(key string, chainID int64) error {
 	return nil
 }
 
-// session is a payment session opened from a payment URL.
+// session is a payment session opened from a payment URL, with the generated
+// API client sending its headers.
 type session struct {
 	base, invoiceID, token, signature string
-	client                            *http.Client
+	api                               *client.ClientWithResponses
 }
 
 // openSession reads a payment URL: <base>/pay/<invoice>?session=...&signature=...
@@ -105,71 +106,43 @@ func openSession(paymentURL string) (*session, error) {
 	if !ok || id == "" || q.Get("session") == "" || q.Get("signature") == "" {
 		return nil, fmt.Errorf("%q is not a payment URL (want .../pay/INVOICE?session=...&signature=...)", paymentURL)
 	}
-	return &session{base: u.Scheme + "://" + u.Host + prefix, invoiceID: strings.Trim(id, "/"),
-		token: q.Get("session"), signature: q.Get("signature"), client: &http.Client{Timeout: 30 * time.Second}}, nil
-}
-
-// call sends a payor API request with the session headers and decodes the answer.
-func (s *session) call(ctx context.Context, method, path string, body, out any) error {
-	var rd io.Reader
-	if body != nil {
-		b, _ := json.Marshal(body)
-		rd = strings.NewReader(string(b))
-	}
-	req, err := http.NewRequestWithContext(ctx, method, s.base+path, rd)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("X-Session-Token", s.token)
-	req.Header.Set("X-Signature", s.signature)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := s.client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if resp.StatusCode >= 300 {
-		return fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, strings.TrimSpace(string(data)))
-	}
-	return json.Unmarshal(data, out)
-}
-
-// payQuote is the payment-address answer kassa pay needs.
-type payQuote struct {
-	Address          string `json:"address"`
-	Network          string `json:"network"`
-	ChainID          int64  `json:"chain_id"`
-	TokenSymbol      string `json:"token_symbol"`
-	TokenAddress     string `json:"token_address"`
-	TokenDecimals    int    `json:"token_decimals"`
-	AmountTokenUnits string `json:"amount_token_units"`
-	Rate             string `json:"rate"`
+	s := &session{base: u.Scheme + "://" + u.Host + prefix, invoiceID: strings.Trim(id, "/"),
+		token: q.Get("session"), signature: q.Get("signature")}
+	s.api, err = client.NewClientWithResponses(s.base, client.WithHTTPClient(&http.Client{Timeout: 30 * time.Second}),
+		client.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
+			r.Header.Set("X-Session-Token", s.token)
+			r.Header.Set("X-Signature", s.signature)
+			return nil
+		}))
+	return s, err
 }
 
 // quote finds the token among the invoice's available tokens and locks it.
-func (s *session) quote(ctx context.Context, symbol, network string) (payQuote, error) {
-	var tokens []struct {
-		ID      int64  `json:"id"`
-		Symbol  string `json:"token_symbol"`
-		Network string `json:"network"`
-		Status  string `json:"availability_status"`
+func (s *session) quote(ctx context.Context, symbol, network string) (*client.Quote, error) {
+	tokens, err := s.api.ListAvailableTokensWithResponse(ctx)
+	if err != nil {
+		return nil, err
 	}
-	if err := s.call(ctx, "GET", "/api/v1/payments/available-tokens", nil, &tokens); err != nil {
-		return payQuote{}, err
+	if err := notOK(tokens.StatusCode(), tokens.Body); err != nil {
+		return nil, fmt.Errorf("available tokens: %w", err)
 	}
-	for _, t := range tokens {
-		if strings.EqualFold(t.Symbol, symbol) && t.Network == network {
-			var q payQuote
-			err := s.call(ctx, "POST", "/api/v1/payments/payment-address", map[string]int64{"token_id": t.ID}, &q)
-			return q, err
+	for _, t := range *tokens.JSON200 {
+		if strings.EqualFold(t.TokenSymbol, symbol) && t.Network == network {
+			q, err := s.api.CreatePaymentAddressWithResponse(ctx, client.PaymentAddressRequest{TokenId: t.Id})
+			if err != nil {
+				return nil, err
+			}
+			if err := notOK(q.StatusCode(), q.Body); err != nil {
+				return nil, fmt.Errorf("payment address: %w", err)
+			}
+			return q.JSON200, nil
 		}
 	}
-	return payQuote{}, fmt.Errorf("the invoice offers no %s on %s", symbol, network)
+	return nil, fmt.Errorf("the invoice offers no %s on %s", symbol, network)
 }
 
 // units is what to send: the quoted amount, or amount USD at the quote's rate.
-func (q payQuote) units(amount string) (*big.Int, error) {
+func quotedUnits(q *client.Quote, amount string) (*big.Int, error) {
 	if amount == "" {
 		u, ok := new(big.Int).SetString(q.AmountTokenUnits, 10)
 		if !ok {
@@ -193,30 +166,27 @@ func (q payQuote) units(amount string) (*big.Int, error) {
 func (s *session) follow(ctx context.Context, out io.Writer) error {
 	last := ""
 	for {
-		var st struct {
-			Status   string `json:"status"`
-			Payments []struct {
-				Status        string `json:"status"`
-				Confirmations int    `json:"confirmations"`
-				Required      int    `json:"confirmations_required"`
-			} `json:"payments"`
-		}
-		if err := s.call(ctx, "GET", "/api/v1/payments/payment-status", nil, &st); err != nil {
+		r, err := s.api.GetPaymentStatusWithResponse(ctx)
+		if err != nil {
 			return err
 		}
-		line := "invoice " + st.Status
+		if err := notOK(r.StatusCode(), r.Body); err != nil {
+			return fmt.Errorf("payment status: %w", err)
+		}
+		st := r.JSON200
+		line := "invoice " + string(st.Status)
 		if len(st.Payments) > 0 {
 			p := st.Payments[0]
-			line += fmt.Sprintf(", payment %s (%d/%d confirmations)", p.Status, min(p.Confirmations, max(p.Required, p.Confirmations)), p.Required)
+			line += fmt.Sprintf(", payment %s (%d/%d confirmations)", p.Status, min(p.Confirmations, max(p.ConfirmationsRequired, p.Confirmations)), p.ConfirmationsRequired)
 		}
 		if line != last {
 			fmt.Fprintf(out, "%s  %s\n", time.Now().Format("15:04:05"), line)
 			last = line
 		}
 		switch st.Status {
-		case "paid":
+		case client.InvoiceStatusPaid:
 			return nil
-		case "expired", "canceled":
+		case client.InvoiceStatusExpired, client.InvoiceStatusCanceled:
 			return fmt.Errorf("the invoice is %s", st.Status)
 		}
 		select {

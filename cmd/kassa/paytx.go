@@ -11,6 +11,8 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
+
+	"kassa/client"
 )
 
 // transferSelector is the ERC-20 transfer(address,uint256) function selector.
@@ -20,7 +22,7 @@ var transferSelector = []byte{0xa9, 0x05, 0x9c, 0xbb}
 // over the JSON-RPC at rpcURL: an ERC-20 transfer, or a plain value transfer for
 // the native coin. Gas is estimated and the fee cap is twice the base fee plus the
 // suggested tip (EIP-1559). It returns the transaction hash.
-func sendTransfer(ctx context.Context, rpcURL, keyHex string, q payQuote, units *big.Int) (string, error) {
+func sendTransfer(ctx context.Context, rpcURL, keyHex string, q *client.Quote, units *big.Int) (string, error) {
 	key, err := crypto.HexToECDSA(strings.TrimPrefix(keyHex, "0x"))
 	if err != nil {
 		return "", fmt.Errorf("--key: not a hex private key")
@@ -34,8 +36,8 @@ func sendTransfer(ctx context.Context, rpcURL, keyHex string, q payQuote, units 
 	if err != nil {
 		return "", fmt.Errorf("chain at %s: %w", rpcURL, err)
 	}
-	if id.Int64() != q.ChainID {
-		return "", fmt.Errorf("the chain at %s has id %d; the invoice's network %s has %d", rpcURL, id, q.Network, q.ChainID)
+	if id.Int64() != int64(q.ChainId) {
+		return "", fmt.Errorf("the chain at %s has id %d; the invoice's network %s has %d", rpcURL, id, q.Network, q.ChainId)
 	}
 	from := crypto.PubkeyToAddress(key.PublicKey)
 	to, value, data := common.HexToAddress(q.Address), units, []byte(nil)

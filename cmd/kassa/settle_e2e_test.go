@@ -143,7 +143,14 @@ func availableTokens(t *testing.T, payURL string, out any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.call(context.Background(), "GET", "/api/v1/payments/available-tokens", nil, out); err != nil {
+	r, err := s.api.ListAvailableTokensWithResponse(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := notOK(r.StatusCode(), r.Body); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(r.Body, out); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -8,7 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
+
 	"kassa"
+	"kassa/client"
 )
 
 // triggers are the events "kassa trigger" can cause, each with the devnet steps
@@ -75,55 +78,81 @@ func trigger(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	return nil
 }
 
-// runStep runs one trigger step on the invoice *id (set by the create steps).
+// runStep runs one trigger step on the invoice *id (set by the create steps),
+// through the generated API client.
 func runStep(ctx context.Context, c *clientFlags, step string, id *string, stdout io.Writer) error {
-	idem := map[string]string{"Idempotency-Key": kassa.NewUUID()}
-	var inv struct {
-		InvoiceID string `json:"invoice_id"`
-		ID        string `json:"id"`
-		Status    string `json:"status"`
+	api, err := c.api()
+	if err != nil {
+		return err
 	}
 	switch step {
 	case "create", "create-expiring":
-		body := map[string]any{"amount_usd": 10, "description": "kassa trigger"}
+		req := client.InvoiceCreate{AmountUsd: "10", Description: ptr("kassa trigger")}
 		if step == "create-expiring" {
-			body["expires_in"] = 1000
+			req.ExpiresIn = ptr(1000)
 		}
-		if err := c.do(ctx, "POST", "/api/v1/invoices", idem, body, &inv); err != nil {
+		r, err := api.CreateInvoiceWithResponse(ctx, &client.CreateInvoiceParams{IdempotencyKey: uuid.New()}, req)
+		if err != nil {
 			return err
 		}
-		*id = inv.InvoiceID
+		if err := notOK(r.StatusCode(), r.Body); err != nil {
+			return err
+		}
+		*id = r.JSON201.Invoice.Id.String()
 		fmt.Fprintf(stdout, "Created invoice %s\n", *id)
 	case "cancel":
-		if err := c.do(ctx, "POST", "/api/v1/invoices/"+*id+"/cancel", nil, nil, nil); err != nil {
+		inv, err := uuid.Parse(*id)
+		if err != nil {
+			return err
+		}
+		r, err := api.CancelInvoiceWithResponse(ctx, inv, nil)
+		if err != nil {
+			return err
+		}
+		if err := notOK(r.StatusCode(), r.Body); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "Canceled invoice %s\n", *id)
 	case "pay", "pay-pending":
-		body := map[string]any{"status": "confirmed"}
+		status := client.DevnetPaymentRequestStatusConfirmed
 		if step == "pay-pending" {
-			body["status"] = "pending"
+			status = client.DevnetPaymentRequestStatusPending
 		}
-		if err := c.do(ctx, "POST", "/api/v1/devnet/invoices/"+*id+"/payments", nil, body, nil); err != nil {
+		inv, err := uuid.Parse(*id)
+		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "Paid invoice %s on devnet (%s)\n", *id, body["status"])
+		r, err := api.SimulateDevnetPaymentWithResponse(ctx, inv, nil, client.DevnetPaymentRequest{Status: &status})
+		if err != nil {
+			return err
+		}
+		if err := notOK(r.StatusCode(), r.Body); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "Paid invoice %s on devnet (%s)\n", *id, status)
 	case "wait-expired":
-		return waitExpired(ctx, c, *id, stdout)
+		return waitExpired(ctx, api, *id, stdout)
 	}
 	return nil
 }
 
 // waitExpired polls the invoice until it reads as expired (at most a minute).
-func waitExpired(ctx context.Context, c *clientFlags, id string, stdout io.Writer) error {
+func waitExpired(ctx context.Context, api *client.ClientWithResponses, id string, stdout io.Writer) error {
+	inv, err := uuid.Parse(id)
+	if err != nil {
+		return err
+	}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	for {
-		var inv struct{ Status string }
-		if err := c.do(ctx, "GET", "/api/v1/invoices/"+id, nil, nil, &inv); err != nil {
+		r, err := api.GetInvoiceWithResponse(ctx, inv, nil)
+		if err != nil {
 			return err
 		}
-		if inv.Status == string(kassa.StatusExpired) {
+		if err := notOK(r.StatusCode(), r.Body); err != nil {
+			return err
+		}
+		if r.JSON200.Status == client.InvoiceStatusExpired {
 			fmt.Fprintf(stdout, "Invoice %s expired\n", id)
 			return nil
 		}
@@ -134,3 +163,6 @@ func waitExpired(ctx context.Context, c *clientFlags, id string, stdout io.Write
 		}
 	}
 }
+
+// ptr is a pointer to v, for the generated client's optional fields.
+func ptr[T any](v T) *T { return &v }
