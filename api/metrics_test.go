@@ -61,7 +61,7 @@ func TestMetricsAfterTraffic(t *testing.T) {
 			{"kassa_http_requests_total", []string{"route", "GET /api/v1/invoices/{invoiceId}", "status", "404"}, 1},
 			{"kassa_http_requests_total", []string{"route", "unmatched", "status", "404"}, 1},
 			{"kassa_http_requests_total", []string{"route", "POST /api/v1/devnet/invoices/{invoiceId}/payments", "status", "201"}, 1},
-			{"kassa_http_requests_total", []string{"route", "GET /metrics", "status", "200"}, 1}, // the first scrape
+			{"kassa_http_requests_total", []string{"route", "/metrics", "status", "200"}, 1}, // the first scrape
 			{"kassa_invoice_transitions_total", []string{"from", "unpaid", "to", "paid"}, 1},
 			{"kassa_invoice_transitions_total", []string{"from", "unpaid", "to", "underpaid"}, 0},
 			{"kassa_payments_detected_total", []string{"network", "bsc-testnet", "token", "USDT"}, 1},
@@ -99,25 +99,33 @@ func TestMetricsOnlyForAllowedNetworks(t *testing.T) {
 	tests := []struct {
 		name    string
 		opts    []envOption
+		method  string
 		headers map[string]string
 		want    int
 	}{
-		{"loopback by default", []envOption{withMetrics(meters, nil)}, nil, 200},
-		{"loopback not allowed", []envOption{withMetrics(meters, elsewhere)}, nil, 404},
-		{"through a proxy", []envOption{withMetrics(meters, nil)}, map[string]string{"X-Forwarded-For": "203.0.113.9"}, 404},
-		{"metrics off", nil, nil, 404},
+		{"loopback by default", []envOption{withMetrics(meters, nil)}, "GET", nil, 200},
+		{"loopback not allowed", []envOption{withMetrics(meters, elsewhere)}, "GET", nil, 404},
+		{"through a proxy", []envOption{withMetrics(meters, nil)}, "GET", map[string]string{"X-Forwarded-For": "203.0.113.9"}, 404},
+		{"through a proxy that sets only Via", []envOption{withMetrics(meters, nil)}, "GET", map[string]string{"Via": "1.1 edge"}, 404},
+		{"another method, not allowed", []envOption{withMetrics(meters, elsewhere)}, "POST", nil, 404},
+		{"another method, allowed", []envOption{withMetrics(meters, nil)}, "POST", nil, 405},
+		{"metrics off", nil, "GET", nil, 404},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnvOn(t, db, nil, tt.opts...)
-			r := e.do(request{method: "GET", path: "/metrics", headers: tt.headers})
-			if tt.want == 200 {
+			r := e.do(request{method: tt.method, path: "/metrics", headers: tt.headers})
+			switch tt.want {
+			case 200:
 				expectStatus(t, r, 200)
 				metricstest.Parse(t, string(r.body))
 				return
+			case 405:
+				expectError(t, r, 405, "invalid_request_error", "method_not_allowed", "")
+				return
 			}
 			expectError(t, r, 404, "not_found_error", "route_not_found", "")
-			unknown := e.do(request{method: "GET", path: "/metricz"})
+			unknown := e.do(request{method: tt.method, path: "/metricz"})
 			if strings.ReplaceAll(string(r.body), r.header.Get("Request-Id"), "") !=
 				strings.ReplaceAll(strings.ReplaceAll(string(unknown.body), unknown.header.Get("Request-Id"), ""), "/metricz", "/metrics") {
 				t.Fatalf("refused scrape %s differs from an unknown URL's 404 %s", r.body, unknown.body)

@@ -18,13 +18,14 @@ func (s *server) routes() {
 	s.HandleHTTP("GET /healthz", s.Health)
 	s.HandleHTTP("GET /readyz", s.Ready)
 	// Prometheus metrics, for the allowed networks only; others get the 404 of an
-	// unknown URL.
+	// unknown URL, whatever the method (so the pattern has none: OnlyFrom answers
+	// 405 to allowed clients only).
 	if h := s.cfg.MetricsHandler; h != nil {
 		nets := s.cfg.MetricsNetworks
 		if nets == nil {
 			nets = httpx.LoopbackNetworks
 		}
-		s.HandleHTTP("GET /metrics", httpx.OnlyFrom(nets, h))
+		s.HandleHTTP("/metrics", httpx.OnlyFrom(nets, h))
 	}
 
 	// The OpenAPI document of every route here (api/openapi/openapi.json).

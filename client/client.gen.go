@@ -1277,12 +1277,15 @@ func (e MerchantObject) Valid() bool {
 
 // Defines values for NotReadyStatus.
 const (
+	NotReadyStatusDraining    NotReadyStatus = "draining"
 	NotReadyStatusUnavailable NotReadyStatus = "unavailable"
 )
 
 // Valid indicates whether the value is a known member of the NotReadyStatus enum.
 func (e NotReadyStatus) Valid() bool {
 	switch e {
+	case NotReadyStatusDraining:
+		return true
 	case NotReadyStatusUnavailable:
 		return true
 	default:
@@ -3055,10 +3058,11 @@ type Message struct {
 
 // NotReady defines model for NotReady.
 type NotReady struct {
+	// Status `unavailable`: the store does not answer. `draining`: the instance is stopping (SIGTERM) and still serves for `--drain-delay`, so a proxy's health check takes it out first.
 	Status NotReadyStatus `json:"status"`
 }
 
-// NotReadyStatus defines model for NotReady.Status.
+// NotReadyStatus `unavailable`: the store does not answer. `draining`: the instance is stopping (SIGTERM) and still serves for `--drain-delay`, so a proxy's health check takes it out first.
 type NotReadyStatus string
 
 // Order A commerce order snapshot.

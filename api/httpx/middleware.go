@@ -212,10 +212,12 @@ type readiness struct {
 }
 
 // Ready answers /readyz: readiness. It is 503 {"status":"draining"} once the
-// instance is stopping (a proxy takes it out while it still serves), 503 with
-// Retry-After while the store does not answer; otherwise 200 with the warnings, if any.
+// instance is stopping (a proxy takes it out while it still serves), 503
+// {"status":"unavailable"} while the store does not answer, both with
+// Retry-After like every 503; otherwise 200 with the warnings, if any.
 func (s *Core) Ready(w http.ResponseWriter, r *http.Request) {
 	if s.draining != nil && s.draining() {
+		w.Header().Set("Retry-After", RetryAfterUnavailable)
 		WriteJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "draining"})
 		return
 	}

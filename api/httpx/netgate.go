@@ -67,7 +67,10 @@ func (n Networks) Contains(a netip.Addr) bool {
 
 // forwardingHeaders are set by reverse proxies: a request carrying one came
 // through a proxy on behalf of some other client.
-var forwardingHeaders = []string{"Forwarded", "X-Forwarded-For", "X-Real-Ip"}
+// Via and the X-Forwarded-Proto/Host pair are in the list because some proxies
+// set only those (and open-source nginx sets none by default: docs/operations.md
+// tells its users to keep /metrics out of the proxy).
+var forwardingHeaders = []string{"Forwarded", "X-Forwarded-For", "X-Real-Ip", "Via", "X-Forwarded-Proto", "X-Forwarded-Host"}
 
 // OnlyFrom serves h to clients whose TCP peer address (r.RemoteAddr) is in nets
 // and whose request did not come through a reverse proxy (no Forwarded,
@@ -77,10 +80,20 @@ var forwardingHeaders = []string{"Forwarded", "X-Forwarded-For", "X-Real-Ip"}
 // unless a trusted proxy rewrites them, and anyone could claim 127.0.0.1. A
 // proxy on the same machine makes every client's peer address loopback, which is
 // why a proxied request is refused whatever its peer.
+//
+// Register it for every method: the gate answers first, so a refused client gets
+// the 404 for any method, and only an allowed one learns that a method other
+// than GET or HEAD is 405.
 func OnlyFrom(nets Networks, h http.Handler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if !allowedPeer(nets, r) {
 			NotFound(w, r)
+			return
+		}
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			WriteErrorStatus(w, r, http.StatusMethodNotAllowed, "invalid_request_error", "method_not_allowed",
+				"Method "+r.Method+" is not allowed on "+r.URL.Path+".")
 			return
 		}
 		h.ServeHTTP(w, r)

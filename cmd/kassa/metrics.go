@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
-	"strconv"
 	"time"
 
 	"kassa"
@@ -24,8 +24,7 @@ type metricsFlags struct {
 }
 
 func (m *metricsFlags) register(fs *flag.FlagSet) {
-	on, err := strconv.ParseBool(envOr("KASSA_METRICS", "true"))
-	fs.BoolVar(&m.on, "metrics", on || err != nil, "serve Prometheus metrics at GET /metrics and count them; false turns both off (env KASSA_METRICS)")
+	fs.BoolVar(&m.on, "metrics", envBoolOr("KASSA_METRICS", true), "serve Prometheus metrics at GET /metrics and count them; false turns both off (env KASSA_METRICS)")
 	fs.StringVar(&m.raw, "metrics-allowed-networks", envOr("KASSA_METRICS_ALLOWED_NETWORKS", httpx.LoopbackNetworks.String()),
 		"comma-separated CIDR prefixes whose clients (by TCP peer address, not through a proxy) may read /metrics; others get 404 (env KASSA_METRICS_ALLOWED_NETWORKS)")
 }
@@ -63,7 +62,12 @@ func serveMetrics(ac *api.Config, m *metrics.Metrics, f *metricsFlags, db *store
 	}
 	ac.Metrics, ac.MetricsHandler, ac.MetricsNetworks = m, m.Handler(), f.networks
 	m.Scrape(metrics.Sources{
-		Ready:    db.Ping,
+		Ready: func(ctx context.Context) error { // as /readyz: not ready while draining either
+			if ac.Draining != nil && ac.Draining() {
+				return errors.New("draining")
+			}
+			return db.Ping(ctx)
+		},
 		Warnings: ac.Warnings,
 		WebhookBacklog: func(ctx context.Context, now time.Time) (metrics.WebhookBacklog, error) {
 			b, err := db.WebhookBacklog(ctx, now)

@@ -126,6 +126,9 @@ func (s *session) quote(ctx context.Context, symbol, network string) (*client.Qu
 	if err := notOK(tokens.StatusCode(), tokens.Body); err != nil {
 		return nil, fmt.Errorf("available tokens: %w", err)
 	}
+	if tokens.JSON200 == nil {
+		return nil, fmt.Errorf("available tokens: HTTP %d: not a token list: %.200s", tokens.StatusCode(), tokens.Body)
+	}
 	for _, t := range *tokens.JSON200 {
 		if strings.EqualFold(t.TokenSymbol, symbol) && t.Network == network {
 			q, err := s.api.CreatePaymentAddressWithResponse(ctx, client.PaymentAddressRequest{TokenId: t.Id})
@@ -134,6 +137,9 @@ func (s *session) quote(ctx context.Context, symbol, network string) (*client.Qu
 			}
 			if err := notOK(q.StatusCode(), q.Body); err != nil {
 				return nil, fmt.Errorf("payment address: %w", err)
+			}
+			if q.JSON200 == nil {
+				return nil, fmt.Errorf("payment address: HTTP %d: not a quote: %.200s", q.StatusCode(), q.Body)
 			}
 			return q.JSON200, nil
 		}
@@ -174,6 +180,9 @@ func (s *session) follow(ctx context.Context, out io.Writer) error {
 			return fmt.Errorf("payment status: %w", err)
 		}
 		st := r.JSON200
+		if st == nil {
+			return fmt.Errorf("payment status: HTTP %d: not a status: %.200s", r.StatusCode(), r.Body)
+		}
 		line := "invoice " + string(st.Status)
 		if len(st.Payments) > 0 {
 			p := st.Payments[0]

@@ -68,9 +68,13 @@ func trigger(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if !strings.HasPrefix(c.apiKey, "kassa_devnet_merchant_") {
 		return fmt.Errorf("kassa trigger needs a devnet merchant key: it makes devnet invoices and payments")
 	}
+	api, err := c.api()
+	if err != nil {
+		return err
+	}
 	var id string
 	for _, step := range steps {
-		if err := runStep(ctx, &c, step, &id, stdout); err != nil {
+		if err := runStep(ctx, api, step, &id, stdout); err != nil {
 			return fmt.Errorf("%s: %w", step, err)
 		}
 	}
@@ -80,11 +84,7 @@ func trigger(ctx context.Context, args []string, stdout, stderr io.Writer) error
 
 // runStep runs one trigger step on the invoice *id (set by the create steps),
 // through the generated API client.
-func runStep(ctx context.Context, c *clientFlags, step string, id *string, stdout io.Writer) error {
-	api, err := c.api()
-	if err != nil {
-		return err
-	}
+func runStep(ctx context.Context, api *client.ClientWithResponses, step string, id *string, stdout io.Writer) error {
 	switch step {
 	case "create", "create-expiring":
 		req := client.InvoiceCreate{AmountUsd: "10", Description: ptr("kassa trigger")}
@@ -97,6 +97,9 @@ func runStep(ctx context.Context, c *clientFlags, step string, id *string, stdou
 		}
 		if err := notOK(r.StatusCode(), r.Body); err != nil {
 			return err
+		}
+		if r.JSON201 == nil {
+			return fmt.Errorf("HTTP %d: an answer that is not an invoice: %.200s", r.StatusCode(), r.Body)
 		}
 		*id = r.JSON201.Invoice.Id.String()
 		fmt.Fprintf(stdout, "Created invoice %s\n", *id)
@@ -151,6 +154,9 @@ func waitExpired(ctx context.Context, api *client.ClientWithResponses, id string
 		}
 		if err := notOK(r.StatusCode(), r.Body); err != nil {
 			return err
+		}
+		if r.JSON200 == nil {
+			return fmt.Errorf("HTTP %d: an answer that is not an invoice: %.200s", r.StatusCode(), r.Body)
 		}
 		if r.JSON200.Status == client.InvoiceStatusExpired {
 			fmt.Fprintf(stdout, "Invoice %s expired\n", id)
