@@ -52,6 +52,8 @@ type serveFlags struct {
 	// drain is how long a stopping instance reports not ready while still serving.
 	drain   drainFlag
 	metrics metricsFlags
+	// pprofAddr, when set, serves net/http/pprof there (loopback only).
+	pprofAddr string
 }
 
 func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
@@ -68,6 +70,7 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	fs.StringVar(&f.registry, "registry-file", envOr("KASSA_REGISTRY_FILE", ""), "JSON file of networks and tokens replacing the built-in registry (env KASSA_REGISTRY_FILE)")
 	f.rates.register(fs)
 	f.metrics.register(fs)
+	fs.StringVar(&f.pprofAddr, "pprof-addr", envOr("KASSA_PPROF_ADDR", ""), "serve Go's profiler (/debug/pprof/) on this loopback address, e.g. 127.0.0.1:6060; empty: off (env KASSA_PPROF_ADDR)")
 	fs.BoolVar(&f.dev, "dev", envBool("KASSA_DEV"), "seed a demo merchant and print its login and keys (env KASSA_DEV)")
 	fs.Float64Var(&f.limits.Rate, "rate-limit", envFloat("KASSA_RATE_LIMIT", d.Rate), "requests per second per API key (env KASSA_RATE_LIMIT)")
 	fs.IntVar(&f.limits.Burst, "rate-burst", envInt("KASSA_RATE_BURST", d.Burst), "burst per API key (env KASSA_RATE_BURST)")
@@ -169,6 +172,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 
+	if f.pprofAddr != "" {
+		addr, err := servePprof(ctx, f.pprofAddr, log)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "pprof listening on %s\n", addr)
+	}
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
 		return err
