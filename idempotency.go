@@ -57,6 +57,16 @@ type IdempotencyStore interface {
 	// ReleaseIdempotencyKey forgets a claim whose request saved nothing (it failed
 	// validation), so a retry with a fixed body works.
 	ReleaseIdempotencyKey(ctx context.Context, s IdempotencyScope) error
+
+	// IdempotencyRecord returns what the store holds under the key, or nil when it
+	// holds nothing live (no record, or one IdempotencyStale or IdempotencyTTL
+	// would let a claim take over). It writes nothing.
+	IdempotencyRecord(ctx context.Context, s IdempotencyScope) (*IdempotencyRecord, error)
+	// SaveIdempotentResponse stores the finished response of a request that made
+	// no durable claim (SavedResponse.Claimed false) and whose store call saved
+	// nothing, such as a 500. A live record already under the key makes it fail
+	// with ErrClaimLost.
+	SaveIdempotentResponse(ctx context.Context, s IdempotencyScope, fingerprint string, status int, body []byte) error
 }
 
 // IdempotencyOutcome is what to do with a request whose key is already held.
@@ -88,6 +98,15 @@ func ResolveIdempotency(rec *IdempotencyRecord, fingerprint string) IdempotencyO
 // A nil *SavedResponse means the request holds no key: the store saves nothing.
 type SavedResponse[T any] struct {
 	Scope IdempotencyScope
+	// Fingerprint is the request's (method, path, canonical body) hash, stored
+	// with the response so a later request with the key can be told apart.
+	Fingerprint string
+	// Claimed says the key is already claimed in the store (ClaimIdempotencyKey):
+	// the response completes that claim. Otherwise the store inserts the record
+	// in the change's transaction, and a live record already under the key (a
+	// concurrent request on another instance won) rolls the change back with
+	// ErrClaimLost: one commit per request, and the unique key as the backstop.
+	Claimed bool
 	// Render renders the response from what the store made; the store calls it
 	// inside the transaction and saves the result.
 	Render func(result T) (status int, body []byte, err error)

@@ -71,10 +71,15 @@ func TestIdempotencyValidationNotSaved(t *testing.T) {
 	})
 }
 
+// TestIdempotencyConcurrent sends one key 20 times at once, spread over two API
+// instances on one store: each holds keys in its own process, so across the two
+// only the store's unique key stops a second invoice.
 func TestIdempotencyConcurrent(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
 		e := newEnv(t, cfg)
 		m := e.newMerchant(false)
+		other := *m
+		other.e = newEnvOn(t, e.db, nil) // a second instance on the same store
 		key := newIdemKey()
 		const n = 20
 		var (
@@ -87,7 +92,11 @@ func TestIdempotencyConcurrent(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				<-start
-				responses[i] = m.postInvoice(`{"amount_usd": 7, "customer_id": "race"}`, key)
+				via := m
+				if i%2 == 1 {
+					via = &other
+				}
+				responses[i] = via.postInvoice(`{"amount_usd": 7, "customer_id": "race"}`, key)
 			}()
 		}
 		close(start)

@@ -79,6 +79,28 @@ func (m *memIdempotency) ReleaseIdempotencyKey(_ context.Context, s kassa.Idempo
 	return nil
 }
 
+func (m *memIdempotency) IdempotencyRecord(_ context.Context, s kassa.IdempotencyScope) (*kassa.IdempotencyRecord, error) {
+	s.Owner = ""
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if r, ok := m.recs[s]; ok {
+		c := *r
+		return &c, nil
+	}
+	return nil, nil
+}
+
+func (m *memIdempotency) SaveIdempotentResponse(_ context.Context, s kassa.IdempotencyScope, fp string, status int, body []byte) error {
+	s.Owner = ""
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.recs[s]; ok {
+		return kassa.ErrClaimLost
+	}
+	m.recs[s] = &kassa.IdempotencyRecord{Fingerprint: fp, Done: true, StatusCode: status, Body: body}
+	return nil
+}
+
 const fakeSecret = "kassa_devnet_merchant_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 
 func newFakeServer(t *testing.T, logs *bytes.Buffer) *httptest.Server {

@@ -46,7 +46,7 @@ func (s *server) routes() {
 	s.Handle("PATCH /api/v1/merchant", s.JWT(s.merchant.PatchMerchant))
 
 	s.Handle("POST /api/v1/invoices", s.Merchant(s.LimitCreate(
-		s.Idempotent(httpx.IdempotencyOptions{Required: true, UUID: true}, s.merchant.CreateInvoice))))
+		s.Idempotent(httpx.IdempotencyOptions{Required: true, UUID: true, SavesWithChange: true}, s.merchant.CreateInvoice))))
 	s.Handle("GET /api/v1/invoices", s.Merchant(s.merchant.ListInvoices))
 	s.Handle("GET /api/v1/reports/invoices.csv", s.Merchant(s.merchant.InvoicesCSV))
 	s.Handle("GET /api/v1/reports/payments.csv", s.Merchant(s.merchant.PaymentsCSV))
@@ -95,7 +95,7 @@ func (s *server) routes() {
 		s.Handle("GET /api/commerce/search", s.Commerce(c.Search))
 		s.Handle("POST /api/commerce/merchant/checkout/estimate", s.Commerce(c.CheckoutEstimate))
 		s.Handle("POST /api/commerce/merchant/checkout/address", s.Commerce(c.CheckoutAddress))
-		s.Handle("POST /api/commerce/merchant/checkout/invoice", s.Commerce(s.Idempotent(httpx.IdempotencyOptions{}, c.CheckoutInvoice)))
+		s.Handle("POST /api/commerce/merchant/checkout/invoice", s.Commerce(s.Idempotent(httpx.IdempotencyOptions{SavesWithChange: true}, c.CheckoutInvoice)))
 		s.Handle("GET /api/commerce/merchant/orders", s.Commerce(c.Orders))
 		s.Handle("GET /api/commerce/merchant/orders/{orderId}", s.Commerce(c.Order))
 		s.Handle("POST /api/commerce/merchant/orders/{orderId}/cancel",

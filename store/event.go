@@ -14,14 +14,17 @@ var _ kassa.EventService = (*DB)(nil)
 
 // insertEvent writes an event to the outbox through q, normally the transaction of
 // the change it describes, and queues its webhook deliveries there too.
-func insertEvent(ctx context.Context, q queryer, e *kassa.Event) error {
-	var obj struct {
-		ID *string `json:"id"`
+func insertEvent(ctx context.Context, q queryer, e *kassa.Event, objectID *string) error {
+	if objectID == nil {
+		var obj struct {
+			ID *string `json:"id"`
+		}
+		_ = json.Unmarshal(e.Data, &obj)
+		objectID = obj.ID
 	}
-	_ = json.Unmarshal(e.Data, &obj)
 	_, err := q.ExecContext(ctx, `INSERT INTO events (id, merchant_id, environment, type, object_id, created_at, data)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-		e.ID, e.MerchantID, string(e.Environment), e.Type, nullString(obj.ID), micros(e.Created), string(e.Data))
+		e.ID, e.MerchantID, string(e.Environment), e.Type, nullString(objectID), micros(e.Created), string(e.Data))
 	if err != nil {
 		return fmt.Errorf("store: insert event %s: %w", e.Type, err)
 	}
@@ -40,7 +43,7 @@ func writeEvents(ctx context.Context, q queryer, merchantID int64, env kassa.Env
 		if err != nil {
 			return fmt.Errorf("store: event %s: %w", typ, err)
 		}
-		if err := insertEvent(ctx, q, e); err != nil {
+		if err := insertEvent(ctx, q, e, nil); err != nil {
 			return err
 		}
 		for _, ep := range endpoints {
@@ -48,6 +51,26 @@ func writeEvents(ctx context.Context, q queryer, merchantID int64, env kassa.Env
 				if _, err := insertDelivery(ctx, q, ep, e, now); err != nil {
 					return err
 				}
+			}
+		}
+	}
+	return nil
+}
+
+// writeEvent writes a built event about object objectID, with a webhook delivery
+// for every enabled endpoint that wants it, through q.
+func writeEvent(ctx context.Context, q queryer, e *kassa.Event, objectID string) error {
+	endpoints, err := enabledEndpoints(ctx, q, e.MerchantID, e.Environment)
+	if err != nil {
+		return err
+	}
+	if err := insertEvent(ctx, q, e, &objectID); err != nil {
+		return err
+	}
+	for _, ep := range endpoints {
+		if ep.Wants(e.Type) {
+			if _, err := insertDelivery(ctx, q, ep, e, e.Created); err != nil {
+				return err
 			}
 		}
 	}

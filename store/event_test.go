@@ -246,7 +246,14 @@ func TestEventOutbox(t *testing.T) {
 				if rec := claim(t, f, b, "fp"); rec != nil {
 					t.Fatalf("take over = %+v", rec)
 				}
-				iw := &kassa.SavedResponse[kassa.CreatedInvoice]{Scope: a, Render: func(kassa.CreatedInvoice) (int, []byte, error) { return 201, []byte("{}"), nil }}
+				iw := &kassa.SavedResponse[kassa.CreatedInvoice]{Scope: a, Claimed: true, Render: func(kassa.CreatedInvoice) (int, []byte, error) { return 201, []byte("{}"), nil }}
+				_, _, err := f.db.CreateInvoice(f.ctx, p, kassa.InvoiceCreate{Amount: 1000}, iw)
+				return err
+			}, kassa.KindIdempotency, "idempotency_key_in_use"},
+			{"create whose key a concurrent request saved first", func() error {
+				s := scope(f, "won-elsewhere")
+				must(t, f.db.SaveIdempotentResponse(f.ctx, s, "fp", 201, []byte("{}")))
+				iw := &kassa.SavedResponse[kassa.CreatedInvoice]{Scope: s, Fingerprint: "fp", Render: func(kassa.CreatedInvoice) (int, []byte, error) { return 201, []byte("{}"), nil }}
 				_, _, err := f.db.CreateInvoice(f.ctx, p, kassa.InvoiceCreate{Amount: 1000}, iw)
 				return err
 			}, kassa.KindIdempotency, "idempotency_key_in_use"},

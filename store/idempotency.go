@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"kassa"
 )
@@ -88,6 +89,72 @@ func idempotencyRecord(ctx context.Context, q queryer, s kassa.IdempotencyScope)
 	}
 	rec.Body, rec.CreatedAt = body, fromMicros(created)
 	return &rec, nil
+}
+
+// IdempotencyRecord returns the live record under the key, or nil: none, or one a
+// claim would take over (older than kassa.IdempotencyTTL, or running for longer
+// than kassa.IdempotencyStale). It reads, on SQLite from a reader connection.
+func (db *DB) IdempotencyRecord(ctx context.Context, s kassa.IdempotencyScope) (*kassa.IdempotencyRecord, error) {
+	if !storable(s.Key) || !storable(s.Route) {
+		return nil, kassa.Invalidf("Idempotency-Key", "invalid_idempotency_key", "The Idempotency-Key header must be UTF-8 text.")
+	}
+	rec, err := idempotencyRecord(ctx, db.r, s)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	age := db.clock().Sub(rec.CreatedAt)
+	if age >= kassa.IdempotencyTTL || !rec.Done && age >= kassa.IdempotencyStale {
+		return nil, nil
+	}
+	return rec, nil
+}
+
+// SaveIdempotentResponse stores the finished response of a request that made no
+// durable claim; kassa.ErrClaimLost when a live record holds the key.
+func (db *DB) SaveIdempotentResponse(ctx context.Context, s kassa.IdempotencyScope, fingerprint string, status int, body []byte) error {
+	if !storable(fingerprint) {
+		return kassa.Invalidf("Idempotency-Key", "invalid_idempotency_key", "The Idempotency-Key header must be UTF-8 text.")
+	}
+	err := db.write(ctx, func(q queryer) error {
+		return insertIdempotency(ctx, q, s, fingerprint, status, body, db.clock())
+	})
+	if err != nil && !errors.Is(err, kassa.ErrClaimLost) {
+		return fmt.Errorf("store: save idempotent response: %w", err)
+	}
+	return err
+}
+
+// insertIdempotency stores a finished response under the key in the caller's
+// transaction, taking over a record that is no longer live (as ClaimIdempotencyKey
+// would). A live record makes it return kassa.ErrClaimLost: on one instance the
+// idempotency layer never lets two requests with a key run at once, so this is a
+// concurrent request on another instance that committed first, and the unique key
+// is what keeps the change from being made twice.
+func insertIdempotency(ctx context.Context, q queryer, s kassa.IdempotencyScope, fingerprint string, status int, body []byte, now time.Time) error {
+	if body == nil {
+		body = []byte{}
+	}
+	res, err := q.ExecContext(ctx, `INSERT INTO idempotency_keys
+		(merchant_id, environment, route, idempotency_key, fingerprint, done, status_code, body, created_at, owner)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+		ON CONFLICT (merchant_id, environment, route, idempotency_key) DO UPDATE SET
+		fingerprint = excluded.fingerprint, done = excluded.done, status_code = excluded.status_code,
+		body = excluded.body, created_at = excluded.created_at, owner = excluded.owner
+		WHERE idempotency_keys.created_at <= $11 OR (idempotency_keys.done = $12 AND idempotency_keys.created_at <= $13)`,
+		idemArgs(s, fingerprint, true, status, body, micros(now), s.Owner,
+			micros(now.Add(-kassa.IdempotencyTTL)), false, micros(now.Add(-kassa.IdempotencyStale)))...)
+	if err != nil {
+		return fmt.Errorf("store: save idempotent response: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("store: save idempotent response: %w", err)
+	} else if n != 1 {
+		return kassa.ErrClaimLost
+	}
+	return nil
 }
 
 // CompleteIdempotencyKey saves the response of the request that owns the key.

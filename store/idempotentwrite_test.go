@@ -23,7 +23,7 @@ func TestCreateInvoiceSavesIdempotentResponse(t *testing.T) {
 		if rec := claim(t, f, s, "fp"); rec != nil {
 			t.Fatalf("claim = %+v", rec)
 		}
-		iw := &kassa.SavedResponse[kassa.CreatedInvoice]{Scope: s, Render: respond}
+		iw := &kassa.SavedResponse[kassa.CreatedInvoice]{Scope: s, Claimed: true, Render: respond}
 		inv, _, err := f.db.CreateInvoice(f.ctx, principal(f.m), kassa.InvoiceCreate{Amount: 1000}, iw)
 		must(t, err)
 		status, body, ok := iw.Saved()
@@ -42,7 +42,7 @@ func TestCreateInvoiceSavesIdempotentResponse(t *testing.T) {
 		if rec := claim(t, f, s, "fp"); rec != nil {
 			t.Fatalf("claim = %+v", rec)
 		}
-		iw = &kassa.SavedResponse[kassa.CreatedInvoice]{Scope: s, Render: respond}
+		iw = &kassa.SavedResponse[kassa.CreatedInvoice]{Scope: s, Claimed: true, Render: respond}
 		p := principal(f.m)
 		p.Environment = kassa.Mainnet
 		_, _, err = f.db.CreateInvoice(context.Background(), p, kassa.InvoiceCreate{Amount: 1000}, iw)
@@ -72,7 +72,7 @@ func TestIdempotencyClaimTakenOver(t *testing.T) {
 			t.Fatalf("claim B after A went stale = %+v, want ownership", rec)
 		}
 
-		iw := &kassa.SavedResponse[kassa.CreatedInvoice]{Scope: a, Render: func(kassa.CreatedInvoice) (int, []byte, error) { return 201, []byte("a"), nil }}
+		iw := &kassa.SavedResponse[kassa.CreatedInvoice]{Scope: a, Claimed: true, Render: func(kassa.CreatedInvoice) (int, []byte, error) { return 201, []byte("a"), nil }}
 		_, _, err := f.db.CreateInvoice(f.ctx, principal(f.m), kassa.InvoiceCreate{Amount: 1000}, iw)
 		wantErr(t, err, kassa.KindIdempotency, "idempotency_key_in_use")
 		if invs, _, _ := f.db.Invoices(f.ctx, kassa.InvoiceFilter{MerchantID: f.m.ID}); len(invs) != 0 {
@@ -86,6 +86,92 @@ func TestIdempotencyClaimTakenOver(t *testing.T) {
 		must(t, f.db.CompleteIdempotencyKey(f.ctx, b, 201, []byte("b")))
 		if rec := claim(t, f, scope(f, "k"), "fp"); rec == nil || !rec.Done || string(rec.Body) != "b" {
 			t.Fatalf("record = %+v, want B's response", rec)
+		}
+	})
+}
+
+// TestCreateInvoiceInsertsIdempotencyRecord checks the one-commit path: with no
+// claim made first, the create inserts the finished record with its invoice; a
+// live record under the key (a concurrent request on another instance committed
+// first) rolls the invoice back with idempotency_key_in_use; an expired or stale
+// record is taken over; IdempotencyRecord reads only live records.
+func TestCreateInvoiceInsertsIdempotencyRecord(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		f := newFixture(t, cfg)
+		render := func(body string) func(kassa.CreatedInvoice) (int, []byte, error) {
+			return func(kassa.CreatedInvoice) (int, []byte, error) { return 201, []byte(body), nil }
+		}
+		create := func(s kassa.IdempotencyScope, body string) error {
+			t.Helper()
+			iw := &kassa.SavedResponse[kassa.CreatedInvoice]{Scope: s, Fingerprint: "fp-" + body, Render: render(body)}
+			_, _, err := f.db.CreateInvoice(f.ctx, principal(f.m), kassa.InvoiceCreate{Amount: 1000}, iw)
+			return err
+		}
+		record := func(s kassa.IdempotencyScope) *kassa.IdempotencyRecord {
+			t.Helper()
+			rec, err := f.db.IdempotencyRecord(f.ctx, s)
+			must(t, err)
+			return rec
+		}
+		count := func() int {
+			t.Helper()
+			invs, _, err := f.db.Invoices(f.ctx, kassa.InvoiceFilter{MerchantID: f.m.ID, Limit: 100})
+			must(t, err)
+			return len(invs)
+		}
+
+		s := scope(f, "one-commit")
+		if rec := record(s); rec != nil {
+			t.Fatalf("record before = %+v", rec)
+		}
+		must(t, create(s, "first"))
+		rec := record(s)
+		if rec == nil || !rec.Done || rec.StatusCode != 201 || string(rec.Body) != "first" || rec.Fingerprint != "fp-first" {
+			t.Fatalf("record after create = %+v", rec)
+		}
+		wantErr(t, create(s, "second"), kassa.KindIdempotency, "idempotency_key_in_use")
+		if n := count(); n != 1 {
+			t.Fatalf("%d invoices after a create under a live key, want 1", n)
+		}
+
+		// Past the TTL the record is no longer live: it reads as absent and a
+		// create takes the key over.
+		f.clock.Advance(kassa.IdempotencyTTL)
+		if rec := record(s); rec != nil {
+			t.Fatalf("expired record read as %+v", rec)
+		}
+		must(t, create(s, "third"))
+		if rec := record(s); rec == nil || string(rec.Body) != "third" {
+			t.Fatalf("record after take-over = %+v", rec)
+		}
+
+		// A running claim (made by an instance with a durable claim) is live until
+		// IdempotencyStale, then taken over.
+		r := scope(f, "running")
+		if rec := claim(t, f, r, "fp-x"); rec != nil {
+			t.Fatalf("claim = %+v", rec)
+		}
+		if rec := record(r); rec == nil || rec.Done {
+			t.Fatalf("running claim read as %+v", rec)
+		}
+		wantErr(t, create(r, "blocked"), kassa.KindIdempotency, "idempotency_key_in_use")
+		f.clock.Advance(kassa.IdempotencyStale)
+		if rec := record(r); rec != nil {
+			t.Fatalf("stale claim read as %+v", rec)
+		}
+		must(t, create(r, "after-stale"))
+
+		// SaveIdempotentResponse (a 500 the store did not save) follows the same rule.
+		e := scope(f, "error")
+		must(t, f.db.SaveIdempotentResponse(f.ctx, e, "fp-e", 500, []byte("oops")))
+		if rec := record(e); rec == nil || rec.StatusCode != 500 || string(rec.Body) != "oops" {
+			t.Fatalf("saved 500 = %+v", rec)
+		}
+		if err := f.db.SaveIdempotentResponse(f.ctx, e, "fp-e", 500, []byte("again")); err != kassa.ErrClaimLost {
+			t.Fatalf("second save = %v, want ErrClaimLost", err)
+		}
+		if n := count(); n != 3 {
+			t.Fatalf("%d invoices, want 3", n)
 		}
 	})
 }

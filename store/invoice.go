@@ -88,15 +88,52 @@ func (db *DB) CreateInvoice(ctx context.Context, p kassa.Principal, c kassa.Invo
 	if err := checkStorable(c); err != nil {
 		return nil, "", err
 	}
+	// Everything but the writes happens before the transaction, on the caller's
+	// goroutine: on SQLite the writer runs one transaction at a time, so the
+	// merchant read, the JSON of the event and the response, and sealing it would
+	// otherwise hold up every other write.
 	token := kassa.NewSessionToken()
-	var inv *kassa.Invoice
-	err := idempotentTx(ctx, db, save, func(tx txq) (kassa.CreatedInvoice, error) {
-		var err error
-		inv, err = db.insertInvoice(ctx, tx, p, c, token)
-		return kassa.CreatedInvoice{Invoice: inv, SessionToken: token}, err
+	now := db.clock()
+	m, err := db.merchant(ctx, db.r, p.MerchantID, "")
+	if err != nil {
+		return nil, "", err
+	}
+	inv, err := newInvoiceFor(m, p.Environment, c, now)
+	if err != nil {
+		return nil, "", err
+	}
+	ev, err := kassa.NewEvent(inv.MerchantID, inv.Environment, kassa.EventInvoiceCreated, inv, now)
+	if err != nil {
+		return nil, "", fmt.Errorf("store: event %s: %w", kassa.EventInvoiceCreated, err)
+	}
+	var (
+		status       int
+		body, stored []byte
+	)
+	if save != nil {
+		if status, body, err = save.Render(kassa.CreatedInvoice{Invoice: inv, SessionToken: token}); err != nil {
+			return nil, "", err
+		}
+		stored = save.Stored(body)
+	}
+	err = db.tx(ctx, func(tx txq) error {
+		if err := insertInvoiceRow(ctx, tx, inv, token); err != nil {
+			return err
+		}
+		if err := writeEvent(ctx, tx, ev, inv.ID); err != nil {
+			return err
+		}
+		tx.note(note{kind: noteCreated})
+		if save == nil {
+			return nil
+		}
+		return saveIdempotent(ctx, tx, save.Scope, save.Fingerprint, save.Claimed, status, stored, db.clock())
 	})
 	if err != nil {
 		return nil, "", err
+	}
+	if save != nil {
+		save.Save(status, body)
 	}
 	return inv, token, nil
 }
@@ -118,12 +155,22 @@ func idempotentTx[T any](ctx context.Context, db *DB, save *kassa.SavedResponse[
 		if status, body, err = save.Render(result); err != nil {
 			return err
 		}
-		return completeIdempotency(ctx, tx, save.Scope, status, save.Stored(body))
+		return saveIdempotent(ctx, tx, save.Scope, save.Fingerprint, save.Claimed, status, save.Stored(body), db.clock())
 	})
 	if err == nil && save != nil {
 		save.Save(status, body)
 	}
 	return err
+}
+
+// saveIdempotent saves a response in the transaction of its change: it completes
+// the request's claim in the store (claimed), or inserts the finished record.
+func saveIdempotent(ctx context.Context, tx txq, s kassa.IdempotencyScope, fingerprint string, claimed bool,
+	status int, stored []byte, now time.Time) error {
+	if claimed {
+		return completeIdempotency(ctx, tx, s, status, stored)
+	}
+	return insertIdempotency(ctx, tx, s, fingerprint, status, stored, now)
 }
 
 // insertInvoice stores a new invoice of a validated request and its
@@ -133,21 +180,42 @@ func (db *DB) insertInvoice(ctx context.Context, tx txq, p kassa.Principal, c ka
 	if err != nil {
 		return nil, err
 	}
-	if p.Environment == kassa.Mainnet && !m.MainnetEnabled {
+	now := db.clock()
+	inv, err := newInvoiceFor(m, p.Environment, c, now)
+	if err != nil {
+		return nil, err
+	}
+	if err := insertInvoiceRow(ctx, tx, inv, token); err != nil {
+		return nil, err
+	}
+	if err := writeEvents(ctx, tx, inv.MerchantID, inv.Environment, inv, now, kassa.EventInvoiceCreated); err != nil {
+		return nil, err
+	}
+	tx.note(note{kind: noteCreated})
+	return inv, nil
+}
+
+// newInvoiceFor builds the merchant's new invoice, refusing mainnet to a merchant
+// without mainnet access.
+func newInvoiceFor(m *kassa.Merchant, env kassa.Environment, c kassa.InvoiceCreate, now time.Time) (*kassa.Invoice, error) {
+	if env == kassa.Mainnet && !m.MainnetEnabled {
 		return nil, &kassa.Error{Kind: kassa.KindPermission, Code: "mainnet_not_enabled",
 			Message: "Mainnet access is not enabled for this merchant; request it first."}
 	}
-	now := db.clock()
-	inv := newInvoice(m, p.Environment, c, now)
+	return newInvoice(m, env, c, now), nil
+}
+
+// insertInvoiceRow inserts a new invoice; its session token is stored as a hash.
+func insertInvoiceRow(ctx context.Context, tx txq, inv *kassa.Invoice, token string) error {
 	var questions any
 	if inv.Questions != nil {
 		b, err := json.Marshal(inv.Questions)
 		if err != nil {
-			return nil, fmt.Errorf("store: invoice questions: %w", err)
+			return fmt.Errorf("store: invoice questions: %w", err)
 		}
 		questions = string(b)
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO invoices (id, merchant_id, environment, status, invoice_type,
+	_, err := tx.ExecContext(ctx, `INSERT INTO invoices (id, merchant_id, environment, status, invoice_type,
 		currency, amount, amount_paid, amount_pending, description, customer_id, customer_email,
 		invoice_title, invoice_footer, payment_return_url, payment_return_url_enabled,
 		receiver_override_enabled, receiver_override_address, questions, metadata, commerce_order_id,
@@ -159,13 +227,9 @@ func (db *DB) insertInvoice(ctx context.Context, tx txq, p kassa.Principal, c ka
 		inv.ReceiverOverrideEnabled, nullString(inv.ReceiverOverrideAddress), questions, string(inv.Metadata),
 		nullString(inv.CommerceOrderID), kassa.HashSecret(token), micros(inv.ExpiresAt), micros(inv.CreatedAt))
 	if err != nil {
-		return nil, fmt.Errorf("store: create invoice: %w", err)
+		return fmt.Errorf("store: create invoice: %w", err)
 	}
-	if err := writeEvents(ctx, tx, inv.MerchantID, inv.Environment, inv, now, kassa.EventInvoiceCreated); err != nil {
-		return nil, err
-	}
-	tx.note(note{kind: noteCreated})
-	return inv, nil
+	return nil
 }
 
 // checkStorable refuses text the domain validation lets through but a TEXT column

@@ -23,6 +23,7 @@ type Core struct {
 	merchants   kassa.MerchantService
 	keys        kassa.APIKeyService
 	idempotency kassa.IdempotencyStore
+	claims      *runningClaims        // idempotency keys held by requests running here
 	sealer      *kassa.ResponseSealer // seals the responses saved under idempotency keys
 	healthCheck func(ctx context.Context) error
 	warnings    func() []string
@@ -61,7 +62,7 @@ type CoreConfig struct {
 // NewCore returns the plumbing with no routes yet.
 func NewCore(cfg CoreConfig) *Core {
 	c := &Core{log: cfg.Logger, access: cfg.AccessLog, now: cfg.Now, mux: http.NewServeMux(), touched: map[string]time.Time{},
-		secret: cfg.Secret, merchants: cfg.Merchants, keys: cfg.Keys, idempotency: cfg.Idempotency,
+		secret: cfg.Secret, merchants: cfg.Merchants, keys: cfg.Keys, idempotency: cfg.Idempotency, claims: newRunningClaims(),
 		healthCheck: cfg.Health, warnings: cfg.Warnings, draining: cfg.Draining, sealer: kassa.NewResponseSealer(cfg.Secret),
 		metrics: cfg.Metrics, recorders: map[string]func(int, time.Duration){}}
 	if c.metrics != nil {

@@ -24,13 +24,21 @@ const claimedTimeout = 30 * time.Second
 type IdempotencyOptions struct {
 	Required bool // a request without Idempotency-Key is refused
 	UUID     bool // the key must be a UUID
+	// SavesWithChange says the handler's store call saves the response in the
+	// transaction of its change (SaveResponse, WriteSaved). Then no claim is
+	// written to the store before the handler runs: the key is held in this
+	// process, and the store's unique key stops a concurrent request on another
+	// instance. Without it the key is claimed in the store first, a write of its own.
+	SavesWithChange bool
 }
 
 // Claim is the Idempotency-Key a request holds while its handler runs.
 type Claim struct {
-	scope  kassa.IdempotencyScope
-	sealer *kassa.ResponseSealer
-	saved  bool // the store saved the response with the change
+	scope       kassa.IdempotencyScope
+	fingerprint string
+	durable     bool // claimed in the store (ClaimIdempotencyKey), not only in this process
+	sealer      *kassa.ResponseSealer
+	saved       bool // the store saved the response with the change
 }
 
 // ClaimFunc is a handler behind Idempotent; claim is nil when the request sent no
@@ -50,7 +58,7 @@ func SaveResponse[T any](claim *Claim, render func(T) (status int, body []byte, 
 	if claim == nil {
 		return nil
 	}
-	return &kassa.SavedResponse[T]{Scope: claim.scope, Render: render,
+	return &kassa.SavedResponse[T]{Scope: claim.scope, Fingerprint: claim.fingerprint, Claimed: claim.durable, Render: render,
 		Seal: func(body []byte) []byte { return claim.sealer.Seal(claim.scope, body) }}
 }
 
@@ -72,8 +80,10 @@ func errIdempotencyKeyRequired() error {
 }
 
 // Idempotent makes a POST handler safe to retry. It runs after authentication and
-// rate limiting. A request's key is claimed for (merchant, environment, method and
-// path, key) with a fingerprint of its method, path and canonical body:
+// rate limiting. A request's key is held for (merchant, environment, method and
+// path, key) with a fingerprint of its method, path and canonical body, first in
+// this process (runningClaims), then, unless the handler saves its response with
+// its change (SavesWithChange), by a claim in the store:
 //   - same key, same body, finished: the saved status and body, Idempotent-Replayed: true;
 //   - same key, different body: 409 idempotency_key_reused;
 //   - same key while the first request runs: 409 idempotency_key_in_use.
@@ -106,14 +116,23 @@ func (s *Core) Idempotent(opts IdempotencyOptions, h ClaimFunc) Func {
 		scope := kassa.IdempotencyScope{MerchantID: p.MerchantID, Environment: p.Environment,
 			Route: r.Method + " " + r.URL.Path, Key: key, Owner: kassa.NewClaimOwner()}
 		fp := fingerprint(r.Method, r.URL.Path, body)
-		rec, err := s.idempotency.ClaimIdempotencyKey(r.Context(), scope, fp)
+		if held, ok := s.claims.take(scope, fp); !ok {
+			return s.replayOrRefuse(w, r, scope, &kassa.IdempotencyRecord{Fingerprint: held}, fp)
+		}
+		defer s.claims.release(scope)
+		var rec *kassa.IdempotencyRecord
+		if opts.SavesWithChange {
+			rec, err = s.idempotency.IdempotencyRecord(r.Context(), scope)
+		} else {
+			rec, err = s.idempotency.ClaimIdempotencyKey(r.Context(), scope, fp)
+		}
 		if err != nil {
 			return err
 		}
 		if rec != nil {
 			return s.replayOrRefuse(w, r, scope, rec, fp)
 		}
-		return s.runClaimed(w, r, scope, h)
+		return s.runClaimed(w, r, &Claim{scope: scope, fingerprint: fp, durable: !opts.SavesWithChange, sealer: s.sealer}, h)
 	}
 }
 
@@ -143,9 +162,9 @@ func (s *Core) replayOrRefuse(w http.ResponseWriter, r *http.Request, scope kass
 	}
 }
 
-// runClaimed runs the handler for a claimed key, records its response and saves or
-// releases the key.
-func (s *Core) runClaimed(w http.ResponseWriter, r *http.Request, scope kassa.IdempotencyScope, h ClaimFunc) error {
+// runClaimed runs the handler for a held key, records its response and saves it,
+// or releases a claim in the store.
+func (s *Core) runClaimed(w http.ResponseWriter, r *http.Request, claim *Claim, h ClaimFunc) error {
 	bg := context.WithoutCancel(r.Context())
 	rec := &captureWriter{header: w.Header(), status: http.StatusOK}
 	finished := false
@@ -157,13 +176,12 @@ func (s *Core) runClaimed(w http.ResponseWriter, r *http.Request, scope kassa.Id
 		// recovery layer answer.
 		_, env := Classify(errors.New("panic"), RequestID(r.Context()))
 		body, _ := Marshal(env)
-		s.saveOutcome(bg, scope, http.StatusInternalServerError, body)
+		s.saveOutcome(bg, claim, http.StatusInternalServerError, body)
 	}()
 	// The handler runs to completion even if the client goes away, so the saved
 	// outcome is the real one and a retry replays it instead of a spurious 5xx.
 	hctx, cancel := context.WithTimeout(bg, claimedTimeout)
 	defer cancel()
-	claim := &Claim{scope: scope, sealer: s.sealer}
 	r = r.WithContext(hctx)
 	if err := h(rec, r, claim); err != nil {
 		s.WriteError(rec, r, err)
@@ -173,21 +191,39 @@ func (s *Core) runClaimed(w http.ResponseWriter, r *http.Request, scope kassa.Id
 		// The store saved the response in the transaction that made the change.
 	} else if rec.status >= 400 && rec.status < 500 || rec.status == http.StatusServiceUnavailable {
 		// Nothing was done, or the store did not answer: a retry runs again (a
-		// change the store did commit carries its response, saved with it).
-		if err := s.idempotency.ReleaseIdempotencyKey(bg, scope); err != nil {
-			s.log.LogAttrs(bg, slog.LevelError, "releasing idempotency key failed",
-				slog.String("request_id", RequestID(bg)), slog.String("error", err.Error()))
-		}
+		// change the store did commit carries its response, saved with it). A key
+		// held only in this process needs nothing released in the store.
+		s.releaseDurable(bg, claim)
 	} else {
-		s.saveOutcome(bg, scope, rec.status, rec.body)
+		s.saveOutcome(bg, claim, rec.status, rec.body)
 	}
 	w.WriteHeader(rec.status)
 	_, _ = w.Write(rec.body)
 	return nil
 }
 
-func (s *Core) saveOutcome(ctx context.Context, scope kassa.IdempotencyScope, status int, body []byte) {
-	if err := s.idempotency.CompleteIdempotencyKey(ctx, scope, status, s.sealer.Seal(scope, body)); err != nil {
+// releaseDurable forgets the claim in the store of a request that made one.
+func (s *Core) releaseDurable(ctx context.Context, claim *Claim) {
+	if !claim.durable {
+		return
+	}
+	if err := s.idempotency.ReleaseIdempotencyKey(ctx, claim.scope); err != nil {
+		s.log.LogAttrs(ctx, slog.LevelError, "releasing idempotency key failed",
+			slog.String("request_id", RequestID(ctx)), slog.String("error", err.Error()))
+	}
+}
+
+// saveOutcome saves a response the store did not save with a change: it completes
+// the claim in the store, or inserts the record of a key held only here.
+func (s *Core) saveOutcome(ctx context.Context, claim *Claim, status int, body []byte) {
+	sealed := s.sealer.Seal(claim.scope, body)
+	var err error
+	if claim.durable {
+		err = s.idempotency.CompleteIdempotencyKey(ctx, claim.scope, status, sealed)
+	} else {
+		err = s.idempotency.SaveIdempotentResponse(ctx, claim.scope, claim.fingerprint, status, sealed)
+	}
+	if err != nil {
 		s.log.LogAttrs(ctx, slog.LevelError, "saving idempotent response failed",
 			slog.String("request_id", RequestID(ctx)), slog.String("error", err.Error()))
 	}
