@@ -22,13 +22,19 @@ func insertEvent(ctx context.Context, q queryer, e *kassa.Event, objectID *strin
 		_ = json.Unmarshal(e.Data, &obj)
 		objectID = obj.ID
 	}
-	_, err := q.ExecContext(ctx, `INSERT INTO events (id, merchant_id, environment, type, object_id, created_at, data)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-		e.ID, e.MerchantID, string(e.Environment), e.Type, nullString(objectID), micros(e.Created), string(e.Data))
+	query, args := eventInsert(e, objectID)
+	_, err := q.ExecContext(ctx, query, args...)
 	if err != nil {
 		return fmt.Errorf("store: insert event %s: %w", e.Type, err)
 	}
 	return nil
+}
+
+// eventInsert returns the statement that inserts e and its arguments.
+func eventInsert(e *kassa.Event, objectID *string) (string, []any) {
+	return `INSERT INTO events (id, merchant_id, environment, type, object_id, created_at, data)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		[]any{e.ID, e.MerchantID, string(e.Environment), e.Type, nullString(objectID), micros(e.Created), string(e.Data)}
 }
 
 // writeEvents builds events of the given types about object and writes them, with a

@@ -134,18 +134,8 @@ func (db *DB) SaveIdempotentResponse(ctx context.Context, s kassa.IdempotencySco
 // concurrent request on another instance that committed first, and the unique key
 // is what keeps the change from being made twice.
 func insertIdempotency(ctx context.Context, q queryer, s kassa.IdempotencyScope, fingerprint string, status int, body []byte, now time.Time) error {
-	if body == nil {
-		body = []byte{}
-	}
-	res, err := q.ExecContext(ctx, `INSERT INTO idempotency_keys
-		(merchant_id, environment, route, idempotency_key, fingerprint, done, status_code, body, created_at, owner)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-		ON CONFLICT (merchant_id, environment, route, idempotency_key) DO UPDATE SET
-		fingerprint = excluded.fingerprint, done = excluded.done, status_code = excluded.status_code,
-		body = excluded.body, created_at = excluded.created_at, owner = excluded.owner
-		WHERE idempotency_keys.created_at <= $11 OR (idempotency_keys.done = $12 AND idempotency_keys.created_at <= $13)`,
-		idemArgs(s, fingerprint, true, status, body, micros(now), s.Owner,
-			micros(now.Add(-kassa.IdempotencyTTL)), false, micros(now.Add(-kassa.IdempotencyStale)))...)
+	query, args := idempotencyInsert(s, fingerprint, status, body, now)
+	res, err := q.ExecContext(ctx, query, args...)
 	if err != nil {
 		return fmt.Errorf("store: save idempotent response: %w", err)
 	}
@@ -155,6 +145,23 @@ func insertIdempotency(ctx context.Context, q queryer, s kassa.IdempotencyScope,
 		return kassa.ErrClaimLost
 	}
 	return nil
+}
+
+// idempotencyInsert returns the statement that stores a finished response under
+// the key unless a live record holds it (then it changes no row), and its arguments.
+func idempotencyInsert(s kassa.IdempotencyScope, fingerprint string, status int, body []byte, now time.Time) (string, []any) {
+	if body == nil {
+		body = []byte{}
+	}
+	return `INSERT INTO idempotency_keys
+		(merchant_id, environment, route, idempotency_key, fingerprint, done, status_code, body, created_at, owner)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+		ON CONFLICT (merchant_id, environment, route, idempotency_key) DO UPDATE SET
+		fingerprint = excluded.fingerprint, done = excluded.done, status_code = excluded.status_code,
+		body = excluded.body, created_at = excluded.created_at, owner = excluded.owner
+		WHERE idempotency_keys.created_at <= $11 OR (idempotency_keys.done = $12 AND idempotency_keys.created_at <= $13)`,
+		idemArgs(s, fingerprint, true, status, body, micros(now), s.Owner,
+			micros(now.Add(-kassa.IdempotencyTTL)), false, micros(now.Add(-kassa.IdempotencyStale)))
 }
 
 // CompleteIdempotencyKey saves the response of the request that owns the key.

@@ -94,7 +94,7 @@ func (db *DB) CreateInvoice(ctx context.Context, p kassa.Principal, c kassa.Invo
 	// otherwise hold up every other write.
 	token := kassa.NewSessionToken()
 	now := db.clock()
-	m, err := db.merchant(ctx, db.r, p.MerchantID, "")
+	m, err := db.merchantFor(ctx, p.MerchantID, p.Environment)
 	if err != nil {
 		return nil, "", err
 	}
@@ -116,19 +116,27 @@ func (db *DB) CreateInvoice(ctx context.Context, p kassa.Principal, c kassa.Invo
 		}
 		stored = save.Stored(body)
 	}
-	err = db.tx(ctx, func(tx txq) error {
-		if err := insertInvoiceRow(ctx, tx, inv, token); err != nil {
+	if db.engine == EnginePostgres && (save == nil || !save.Claimed) {
+		w := pgInvoiceWrite{inv: inv, token: token, event: ev}
+		if save != nil {
+			w.save = &pgSaved{scope: save.Scope, fingerprint: save.Fingerprint, status: status, stored: stored}
+		}
+		err = db.pgCreateInvoice(ctx, w)
+	} else {
+		err = db.tx(ctx, func(tx txq) error {
+			if err := insertInvoiceRow(ctx, tx, inv, token); err != nil {
 			return err
 		}
-		if err := writeEvent(ctx, tx, ev, inv.ID); err != nil {
-			return err
-		}
-		tx.note(note{kind: noteCreated})
-		if save == nil {
-			return nil
-		}
-		return saveIdempotent(ctx, tx, save.Scope, save.Fingerprint, save.Claimed, status, stored, db.clock())
-	})
+			if err := writeEvent(ctx, tx, ev, inv.ID); err != nil {
+				return err
+			}
+			tx.note(note{kind: noteCreated})
+			if save == nil {
+				return nil
+			}
+			return saveIdempotent(ctx, tx, save.Scope, save.Fingerprint, save.Claimed, status, stored, db.clock())
+		})
+	}
 	if err != nil {
 		return nil, "", err
 	}
@@ -207,29 +215,37 @@ func newInvoiceFor(m *kassa.Merchant, env kassa.Environment, c kassa.InvoiceCrea
 
 // insertInvoiceRow inserts a new invoice; its session token is stored as a hash.
 func insertInvoiceRow(ctx context.Context, tx txq, inv *kassa.Invoice, token string) error {
+	query, args, err := invoiceInsert(inv, token)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, query, args...); err != nil {
+		return fmt.Errorf("store: create invoice: %w", err)
+	}
+	return nil
+}
+
+// invoiceInsert returns the statement that inserts a new invoice and its arguments.
+func invoiceInsert(inv *kassa.Invoice, token string) (string, []any, error) {
 	var questions any
 	if inv.Questions != nil {
 		b, err := json.Marshal(inv.Questions)
 		if err != nil {
-			return fmt.Errorf("store: invoice questions: %w", err)
+			return "", nil, fmt.Errorf("store: invoice questions: %w", err)
 		}
 		questions = string(b)
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO invoices (id, merchant_id, environment, status, invoice_type,
+	return `INSERT INTO invoices (id, merchant_id, environment, status, invoice_type,
 		currency, amount, amount_paid, amount_pending, description, customer_id, customer_email,
 		invoice_title, invoice_footer, payment_return_url, payment_return_url_enabled,
 		receiver_override_enabled, receiver_override_address, questions, metadata, commerce_order_id,
 		session_token_hash, expires_at, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, 0, 0, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`,
-		inv.ID, inv.MerchantID, string(inv.Environment), string(inv.Status), inv.Type, inv.Currency, int64(inv.Amount),
-		nullString(inv.Description), nullString(inv.CustomerID), nullString(inv.CustomerEmail),
-		inv.InvoiceTitle, inv.InvoiceFooter, nullString(inv.PaymentReturnURL), inv.PaymentReturnURLEnabled,
-		inv.ReceiverOverrideEnabled, nullString(inv.ReceiverOverrideAddress), questions, string(inv.Metadata),
-		nullString(inv.CommerceOrderID), kassa.HashSecret(token), micros(inv.ExpiresAt), micros(inv.CreatedAt))
-	if err != nil {
-		return fmt.Errorf("store: create invoice: %w", err)
-	}
-	return nil
+		[]any{inv.ID, inv.MerchantID, string(inv.Environment), string(inv.Status), inv.Type, inv.Currency, int64(inv.Amount),
+			nullString(inv.Description), nullString(inv.CustomerID), nullString(inv.CustomerEmail),
+			inv.InvoiceTitle, inv.InvoiceFooter, nullString(inv.PaymentReturnURL), inv.PaymentReturnURLEnabled,
+			inv.ReceiverOverrideEnabled, nullString(inv.ReceiverOverrideAddress), questions, string(inv.Metadata),
+			nullString(inv.CommerceOrderID), kassa.HashSecret(token), micros(inv.ExpiresAt), micros(inv.CreatedAt)}, nil
 }
 
 // checkStorable refuses text the domain validation lets through but a TEXT column

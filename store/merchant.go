@@ -175,12 +175,14 @@ func (db *DB) UpdateMerchant(ctx context.Context, id int64, u kassa.MerchantUpda
 		out = m
 		return nil
 	})
+	db.merchants.forget(id) // after the commit: see merchantCache.put
 	return out, err
 }
 
 // EnableMainnet grants the merchant access to mainnet.
 func (db *DB) EnableMainnet(ctx context.Context, id int64) (*kassa.Merchant, error) {
 	res, err := db.w.ExecContext(ctx, "UPDATE merchants SET mainnet_enabled = $1 WHERE id = $2", true, id)
+	db.merchants.forget(id)
 	if err != nil {
 		return nil, fmt.Errorf("store: enable mainnet: %w", err)
 	}

@@ -84,6 +84,8 @@ type DB struct {
 
 	// keys caches authenticated API key rows for a short time.
 	keys *keyCache
+	// merchants are the rows the invoice create path reads (merchantFor).
+	merchants *merchantCache
 	// group batches SQLite write transactions into shared commits; nil on PostgreSQL.
 	group *groupCommit
 
@@ -121,7 +123,7 @@ const sqliteCache = "_pragma=cache_size(-65536)&_pragma=mmap_size(268435456)"
 // Open opens the engine cfg selects, applies the embedded migrations and returns a
 // store ready to use.
 func Open(ctx context.Context, cfg Config) (*DB, error) {
-	db := &DB{now: cfg.Now, cost: cfg.PasswordCost, keys: newKeyCache(), secrets: cfg.Secrets, log: cfg.Log,
+	db := &DB{now: cfg.Now, cost: cfg.PasswordCost, keys: newKeyCache(), merchants: newMerchantCache(), secrets: cfg.Secrets, log: cfg.Log,
 		observer: cfg.Observer}
 	if db.log == nil {
 		db.log = slog.New(slog.DiscardHandler)

@@ -20,16 +20,28 @@ func newDeliveryID(now time.Time) string {
 
 // insertDelivery queues event e for endpoint ep, due at once, through q.
 func insertDelivery(ctx context.Context, q queryer, ep *kassa.WebhookEndpoint, e *kassa.Event, now time.Time) (*kassa.WebhookDelivery, error) {
-	d := &kassa.WebhookDelivery{ID: newDeliveryID(now), EndpointID: ep.ID, MerchantID: ep.MerchantID,
-		Environment: ep.Environment, EventID: e.ID, EventType: e.Type, Status: kassa.DeliveryPending,
-		NextAttemptAt: &now, CreatedAt: now, UpdatedAt: now, Log: []kassa.WebhookAttempt{}}
-	_, err := q.ExecContext(ctx, `INSERT INTO webhook_deliveries (id, endpoint_id, merchant_id, environment, event_id,
-		event_type, status, next_attempt_at, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $8)`,
-		d.ID, d.EndpointID, d.MerchantID, string(d.Environment), d.EventID, d.EventType, d.Status, micros(now))
+	d := newDelivery(ep, e, now)
+	query, args := deliveryInsert(d, now)
+	_, err := q.ExecContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: queue webhook delivery: %w", err)
 	}
 	return d, nil
+}
+
+// newDelivery is a delivery of e to ep, due at now.
+func newDelivery(ep *kassa.WebhookEndpoint, e *kassa.Event, now time.Time) *kassa.WebhookDelivery {
+	return &kassa.WebhookDelivery{ID: newDeliveryID(now), EndpointID: ep.ID, MerchantID: ep.MerchantID,
+		Environment: ep.Environment, EventID: e.ID, EventType: e.Type, Status: kassa.DeliveryPending,
+		NextAttemptAt: &now, CreatedAt: now, UpdatedAt: now, Log: []kassa.WebhookAttempt{}}
+}
+
+// deliveryInsert returns the statement that queues delivery d, due at now, and
+// its arguments.
+func deliveryInsert(d *kassa.WebhookDelivery, now time.Time) (string, []any) {
+	return `INSERT INTO webhook_deliveries (id, endpoint_id, merchant_id, environment, event_id,
+		event_type, status, next_attempt_at, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $8)`,
+		[]any{d.ID, d.EndpointID, d.MerchantID, string(d.Environment), d.EventID, d.EventType, d.Status, micros(now)}
 }
 
 // ClaimWebhookJobs leases up to limit due deliveries (DB.claim). The due rows are
