@@ -25,7 +25,7 @@ const (
 )
 
 // TestStorageReport measures the bytes an invoice takes on each engine, created the
-// way POST /api/v1/invoices creates it (an idempotency claim, then the invoice, its
+// way POST /api/v1/invoices creates it (the key looked up, then the invoice, its
 // invoice.created event and its sealed saved response in one transaction), per
 // table and index, at five stages: created; a day later with the idempotency
 // records pruned, in use and compacted; with the sweeper's expiry written (two
@@ -99,7 +99,7 @@ func (b bodyStats) String() string {
 }
 
 // createLikeAPI creates n invoices as POST /api/v1/invoices does under kassa-load's
-// body, from 8 goroutines: claim a fresh UUID key, then create the invoice with its
+// body, from 8 goroutines: look up a fresh UUID key, then create the invoice with its
 // response rendered, sealed and saved in the same transaction. The clock moves 1 ms
 // per invoice so ids and created_at grow as they do under load.
 func createLikeAPI(t *testing.T, f *fixture, sealer *kassa.ResponseSealer, n int) bodyStats {
@@ -123,12 +123,13 @@ func createLikeAPI(t *testing.T, f *fixture, sealer *kassa.ResponseSealer, n int
 				f.clock.Advance(time.Millisecond)
 				scope := kassa.IdempotencyScope{MerchantID: f.m.ID, Environment: kassa.Devnet,
 					Route: "POST /api/v1/invoices", Key: kassa.NewUUID(), Owner: kassa.NewClaimOwner()}
-				if rec, err := f.db.ClaimIdempotencyKey(f.ctx, scope, hex.EncodeToString(fp[:])); err != nil || rec != nil {
-					t.Errorf("claim: %v %v", rec, err)
+				// As the API does: the key looked up, then the record inserted with the invoice.
+				if rec, err := f.db.IdempotencyRecord(f.ctx, scope); err != nil || rec != nil {
+					t.Errorf("lookup: %v %v", rec, err)
 					return
 				}
 				var rendered []byte
-				save := &kassa.SavedResponse[kassa.CreatedInvoice]{Scope: scope,
+				save := &kassa.SavedResponse[kassa.CreatedInvoice]{Scope: scope, Fingerprint: hex.EncodeToString(fp[:]),
 					Render: func(ci kassa.CreatedInvoice) (int, []byte, error) {
 						b, err := kassa.MarshalJSON(createdResponse(signer, ci))
 						rendered = append(b, '\n')
