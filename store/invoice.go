@@ -125,8 +125,8 @@ func (db *DB) CreateInvoice(ctx context.Context, p kassa.Principal, c kassa.Invo
 	} else {
 		err = db.tx(ctx, func(tx txq) error {
 			if err := insertInvoiceRow(ctx, tx, inv, token); err != nil {
-			return err
-		}
+				return err
+			}
 			if err := writeEvent(ctx, tx, ev, inv.ID); err != nil {
 				return err
 			}
