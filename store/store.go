@@ -115,10 +115,13 @@ var (
 // journal, and in a file that meant open, write and close system calls per group.
 const sqlitePragmas = "_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=temp_store(MEMORY)&" + sqliteCache
 
-// sqliteCache gives each connection a 64 MiB page cache and maps the database file:
-// with SQLite's 2 MiB default, a growing invoice table was read back with a pread
-// system call per page on every write.
-const sqliteCache = "_pragma=cache_size(-65536)&_pragma=mmap_size(268435456)"
+// sqliteCache maps the database file into memory, so pages are read from the
+// mapping instead of with a pread system call each, and leaves the page cache at
+// SQLite's default (2 MiB). A larger cache cost more than it saved: SQLite walks
+// the whole cache at the end of every write transaction (a tenth of a create's CPU
+// with 64 MiB), and a reader's cache is emptied whenever another connection wrote
+// (docs/performance.md, "Profile of a create (issue 17)").
+const sqliteCache = "_pragma=mmap_size(268435456)"
 
 // Open opens the engine cfg selects, applies the embedded migrations and returns a
 // store ready to use.
