@@ -79,6 +79,9 @@ func NewCore(cfg CoreConfig) *Core {
 		c.general = NewSharedLimiter(cfg.RateStore, "general", l.Rate, l.Burst)
 		c.create = NewSharedLimiter(cfg.RateStore, "create", l.CreateRate, l.CreateBurst)
 		c.login = NewSharedLimiter(cfg.RateStore, "login", l.LoginRate, l.LoginBurst)
+		for _, sl := range []RateLimiter{c.general, c.create, c.login} {
+			sl.(*SharedLimiter).now = c.now
+		}
 	} else {
 		c.general = NewLimiter(l.Rate, l.Burst, c.now)
 		c.create = NewLimiter(l.CreateRate, l.CreateBurst, c.now)

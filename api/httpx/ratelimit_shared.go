@@ -3,6 +3,7 @@ package httpx
 import (
 	"context"
 	"math"
+	"sync"
 	"time"
 )
 
@@ -18,6 +19,15 @@ type RateStore interface {
 // limit is the same whatever the number of instances. Its budget is the token
 // bucket's (burst at once, then rate per second) and it answers the same headers:
 // a deficit of ahead is burst - ahead×rate tokens left.
+//
+// A key that sends many requests takes its budget from the store in leases of
+// several tokens at once (at most burst/16, at most maxLease), then spends them
+// here: one write per lease instead of one per request. A lease's tokens are
+// taken from the shared budget before they are spent, so the instances together
+// never admit more than the limit; tokens left unspent when a lease lapses are
+// lost, which can only make the limit stricter, by at most a lease per instance.
+// A key that is not busy, or a budget whose burst is under 32, takes one token at
+// a time, exactly as before.
 type SharedLimiter struct {
 	store     RateStore
 	name      string // the bucket's name, prefixed to each key
@@ -25,6 +35,29 @@ type SharedLimiter struct {
 	burst     int
 	interval  time.Duration // one request's share of time, 1/rate
 	tolerance time.Duration // the burst's, burst/rate
+	maxLease  int
+	now       func() time.Time
+
+	mu     sync.Mutex
+	leases map[string]*lease
+}
+
+// maxLease bounds the tokens of one lease; leaseLife is how long unspent tokens
+// may be spent; a key whose lease ran out within leaseBusy of its taking is busy,
+// and its next lease is twice as large.
+const (
+	maxLease  = 64
+	leaseLife = time.Second
+	leaseBusy = 100 * time.Millisecond
+)
+
+// lease is the tokens of one key taken from the store and not yet spent.
+type lease struct {
+	left   int       // tokens still to spend
+	size   int       // tokens the next lease takes
+	taken  time.Time // when this lease was taken
+	global int       // tokens the shared budget had left once this lease was taken
+	reset  int       // seconds until the shared bucket was full again, then
 }
 
 // NewSharedLimiter returns the budget name ("general", "create", "login") of rate
@@ -33,11 +66,54 @@ func NewSharedLimiter(s RateStore, name string, rate float64, burst int) *Shared
 	burst = max(burst, 1)
 	interval := max(time.Duration(float64(time.Second)/rate), time.Microsecond)
 	return &SharedLimiter{store: s, name: name, rate: rate, burst: burst,
-		interval: interval, tolerance: interval * time.Duration(burst)}
+		interval: interval, tolerance: interval * time.Duration(burst),
+		maxLease: min(maxLease, max(1, burst/16)), now: time.Now, leases: map[string]*lease{}}
 }
 
 func (l *SharedLimiter) take(ctx context.Context, key string) (decision, error) {
-	ok, ahead, err := l.store.TakeRate(ctx, l.name+":"+key, l.interval, l.tolerance)
+	if l.maxLease == 1 {
+		return l.takeN(ctx, key, 1)
+	}
+	now := l.now()
+	l.mu.Lock()
+	le := l.leases[key]
+	if le != nil && le.left > 0 && now.Sub(le.taken) < leaseLife {
+		le.left--
+		d := decision{allowed: true, limit: l.burst, remaining: le.global + le.left, reset: le.reset}
+		l.mu.Unlock()
+		return d, nil
+	}
+	n := 1
+	if le != nil && now.Sub(le.taken) < leaseBusy {
+		n = min(l.maxLease, max(2, le.size*2))
+	}
+	l.mu.Unlock()
+	d, err := l.takeN(ctx, key, n)
+	if err == nil && !d.allowed && n > 1 {
+		// Not enough left for a lease: from now on the key's last tokens go one
+		// at a time, until a lease is spent quickly again.
+		l.mu.Lock()
+		l.leases[key] = &lease{}
+		l.mu.Unlock()
+		n = 1
+		d, err = l.takeN(ctx, key, 1)
+	}
+	if err != nil || !d.allowed {
+		return d, err
+	}
+	l.mu.Lock()
+	if len(l.leases) >= 10_000 {
+		l.leases = map[string]*lease{}
+	}
+	l.leases[key] = &lease{left: n - 1, size: n, taken: now, global: d.remaining, reset: d.reset}
+	l.mu.Unlock()
+	d.remaining += n - 1
+	return d, nil
+}
+
+// takeN takes n tokens of key's shared budget at once, or none.
+func (l *SharedLimiter) takeN(ctx context.Context, key string, n int) (decision, error) {
+	ok, ahead, err := l.store.TakeRate(ctx, l.name+":"+key, l.interval*time.Duration(n), l.tolerance)
 	if err != nil {
 		return decision{}, err
 	}

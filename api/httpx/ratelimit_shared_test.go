@@ -1,0 +1,91 @@
+package httpx
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+)
+
+// gcraStore is a RateStore in memory with the store's GCRA rule, counting calls.
+type gcraStore struct {
+	mu    sync.Mutex
+	now   func() time.Time
+	tat   map[string]time.Time
+	calls int
+}
+
+func (s *gcraStore) TakeRate(_ context.Context, key string, interval, tolerance time.Duration) (bool, time.Duration, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls++
+	now := s.now()
+	tat := s.tat[key]
+	if tat.Before(now) {
+		tat = now
+	}
+	if tat.Add(interval).After(now.Add(tolerance)) {
+		return false, tat.Sub(now), nil
+	}
+	s.tat[key] = tat.Add(interval)
+	return true, tat.Add(interval).Sub(now), nil
+}
+
+// TestSharedLimiterLeases checks that a busy key takes its budget in leases (far
+// fewer store calls than requests), that two limiters on one store (two instances)
+// never admit more than the shared budget, and that a small burst is exact.
+func TestSharedLimiterLeases(t *testing.T) {
+	tests := []struct {
+		name        string
+		rate        float64
+		burst       int
+		requests    int
+		wantAdmit   int // exactly, for both instances together
+		wantAtLeast int // at least (leases may leave tokens unspent)
+		maxCalls    int
+	}{
+		{name: "lifted limits", rate: 1e9, burst: 1e9, requests: 2000, wantAdmit: 2000, maxCalls: 100},
+		{name: "busy key within its burst", rate: 1, burst: 640, requests: 600, wantAdmit: 600, maxCalls: 150},
+		{name: "busy key past its burst", rate: 1, burst: 640, requests: 1000, wantAtLeast: 640 - 2*40, maxCalls: 450},
+		{name: "small burst is exact", rate: 1, burst: 20, requests: 100, wantAdmit: 20, maxCalls: 100},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clock := time.Unix(1_700_000_000, 0)
+			now := func() time.Time { return clock }
+			st := &gcraStore{now: now, tat: map[string]time.Time{}}
+			a, b := NewSharedLimiter(st, "general", tt.rate, tt.burst), NewSharedLimiter(st, "general", tt.rate, tt.burst)
+			a.now, b.now = now, now
+			admitted := 0
+			for i := range tt.requests {
+				l := a
+				if i%2 == 1 {
+					l = b
+				}
+				d, err := l.take(context.Background(), "key")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d.allowed {
+					admitted++
+				}
+				if d.remaining < 0 || d.remaining > tt.burst {
+					t.Fatalf("request %d: remaining %d of %d", i, d.remaining, tt.burst)
+				}
+			}
+			if admitted > tt.burst && tt.rate < 1e9 {
+				t.Fatalf("admitted %d, more than the burst %d at a stopped clock", admitted, tt.burst)
+			}
+			if tt.wantAdmit > 0 && admitted != tt.wantAdmit {
+				t.Fatalf("admitted %d, want %d", admitted, tt.wantAdmit)
+			}
+			if admitted < tt.wantAtLeast {
+				t.Fatalf("admitted %d, want at least %d", admitted, tt.wantAtLeast)
+			}
+			if st.calls > tt.maxCalls {
+				t.Fatalf("%d store calls for %d requests, want at most %d", st.calls, tt.requests, tt.maxCalls)
+			}
+			t.Logf("%d requests: %d admitted, %d store calls", tt.requests, admitted, st.calls)
+		})
+	}
+}
