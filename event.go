@@ -3,6 +3,8 @@ package kassa
 import (
 	"context"
 	"encoding/json"
+	"reflect"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -88,27 +90,60 @@ func ValidEventID(s string) bool {
 
 // NewEvent returns an event of type typ about object, created at now.
 func NewEvent(merchantID int64, env Environment, typ string, object any, now time.Time) (*Event, error) {
-	data, err := MarshalJSON(object)
+	data, err := eventData(object)
 	if err != nil {
 		return nil, err
 	}
 	return &Event{ID: NewEventID(now), MerchantID: merchantID, Environment: env, Type: typ, Created: now, Data: data}, nil
 }
 
+// eventData renders an event's object, byte for byte as MarshalJSON(object) does.
+// An invoice, the commonest object, is appended directly: encoding/json would only
+// check and copy the bytes its MarshalJSON made (they are already compact).
+func eventData(object any) ([]byte, error) {
+	if inv, ok := object.(*Invoice); ok && inv != nil {
+		b, err := inv.AppendJSON(make([]byte, 0, inv.jsonSize()))
+		if err != nil {
+			return nil, &json.MarshalerError{Type: reflect.TypeFor[*Invoice](), Err: err}
+		}
+		return b, nil
+	}
+	return MarshalJSON(object)
+}
+
 // MarshalJSON renders the event as the API shows it, for an Event value or pointer.
 func (e Event) MarshalJSON() ([]byte, error) {
-	return MarshalJSON(struct {
-		ID         string `json:"id"`
-		Object     string `json:"object"`
-		APIVersion string `json:"api_version"`
-		Type       string `json:"type"`
-		Created    int64  `json:"created"`
-		Data       struct {
-			Object json.RawMessage `json:"object"`
-		} `json:"data"`
-	}{e.ID, "event", APIVersion, e.Type, e.Created.Unix(), struct {
-		Object json.RawMessage `json:"object"`
-	}{e.Data}})
+	b, err := e.AppendJSON(make([]byte, 0, 160+len(e.ID)+len(e.Type)+len(e.Data)))
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// AppendJSON appends what MarshalJSON returns to b: {"id", "object": "event",
+// "api_version", "type", "created" (Unix seconds), "data": {"object": Data}}, Data
+// compacted as encoding/json compacts a json.RawMessage (nil Data is null). On an
+// error (Data is not JSON) b is returned as it was.
+func (e *Event) AppendJSON(b []byte) ([]byte, error) {
+	orig := b
+	b = append(b, `{"id":`...)
+	b = AppendJSONString(b, e.ID)
+	b = append(b, `,"object":"event","api_version":`...)
+	b = AppendJSONString(b, APIVersion)
+	b = append(b, `,"type":`...)
+	b = AppendJSONString(b, e.Type)
+	b = append(b, `,"created":`...)
+	b = strconv.AppendInt(b, e.Created.Unix(), 10)
+	b = append(b, `,"data":{"object":`...)
+	if e.Data == nil {
+		b = append(b, "null"...)
+	} else {
+		var err error
+		if b, err = appendCompactJSON(b, e.Data); err != nil {
+			return orig, err
+		}
+	}
+	return append(b, "}}"...), nil
 }
 
 // EventScope is the key scope that sees events of type typ: commerce keys see

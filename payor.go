@@ -2,6 +2,7 @@ package kassa
 
 import (
 	"context"
+	"strconv"
 	"time"
 )
 
@@ -44,25 +45,6 @@ func CheckPayorUpdate(s InvoiceStatus, param string) error {
 	return nil
 }
 
-// payorInvoiceJSON is the payor's view of an invoice: what the payment page shows.
-type payorInvoiceJSON struct {
-	Object   string        `json:"object"`
-	ID       string        `json:"id"`
-	Status   InvoiceStatus `json:"status"`
-	Currency string        `json:"currency"`
-	invoiceAmounts
-	Environment      Environment    `json:"environment"`
-	InvoiceTitle     string         `json:"invoice_title"`
-	InvoiceFooter    string         `json:"invoice_footer"`
-	Description      *string        `json:"description"`
-	ExpiresAt        string         `json:"expires_at"`
-	PaidAt           *string        `json:"paid_at"`
-	Questions        *questionsJSON `json:"questions"`
-	PaymentReturnURL *string        `json:"payment_return_url"`
-	LockedTokenID    *int64         `json:"locked_token_id"`
-	LockedNetwork    *string        `json:"locked_network"`
-}
-
 // PayorInvoice renders the payor's view of an invoice; LockedNetwork is the network
 // of its locked token, when one is locked.
 type PayorInvoice struct {
@@ -73,17 +55,46 @@ type PayorInvoice struct {
 // MarshalJSON renders the payor view: amounts, texts, expiry, questions, the return
 // URL only when enabled, and the locked token; nothing merchant-only.
 func (p PayorInvoice) MarshalJSON() ([]byte, error) {
+	return p.AppendJSON(make([]byte, 0, p.jsonSize())), nil
+}
+
+// AppendJSON appends what MarshalJSON returns to b.
+func (p PayorInvoice) AppendJSON(b []byte) []byte {
 	inv := p.Invoice
-	v := payorInvoiceJSON{Object: "payor_invoice", ID: inv.ID, Status: inv.Status, Currency: inv.Currency,
-		invoiceAmounts: inv.amounts(), Environment: inv.Environment,
-		InvoiceTitle: inv.InvoiceTitle, InvoiceFooter: inv.InvoiceFooter, Description: inv.Description,
-		ExpiresAt: FormatTime(inv.ExpiresAt), PaidAt: FormatOptTime(inv.PaidAt),
-		LockedTokenID: inv.LockedTokenID, LockedNetwork: p.LockedNetwork}
-	if inv.Questions != nil {
-		v.Questions = &questionsJSON{Questions: inv.Questions}
-	}
+	b = append(b, `{"object":"payor_invoice","id":`...)
+	b = AppendJSONString(b, inv.ID)
+	b = append(b, `,"status":`...)
+	b = AppendJSONString(b, string(inv.Status))
+	b = append(b, `,"currency":`...)
+	b = AppendJSONString(b, inv.Currency)
+	b = inv.appendAmounts(b)
+	b = append(b, `,"environment":`...)
+	b = AppendJSONString(b, string(inv.Environment))
+	b = append(b, `,"invoice_title":`...)
+	b = AppendJSONString(b, inv.InvoiceTitle)
+	b = append(b, `,"invoice_footer":`...)
+	b = AppendJSONString(b, inv.InvoiceFooter)
+	b = append(b, `,"description":`...)
+	b = appendOptString(b, inv.Description)
+	b = append(b, `,"expires_at":`...)
+	b = appendTime(b, inv.ExpiresAt)
+	b = append(b, `,"paid_at":`...)
+	b = appendOptTime(b, inv.PaidAt)
+	b = append(b, `,"questions":`...)
+	b = appendQuestions(b, inv.Questions)
+	b = append(b, `,"payment_return_url":`...)
 	if inv.PaymentReturnURLEnabled {
-		v.PaymentReturnURL = inv.PaymentReturnURL
+		b = appendOptString(b, inv.PaymentReturnURL)
+	} else {
+		b = append(b, "null"...)
 	}
-	return MarshalJSON(v)
+	b = append(b, `,"locked_token_id":`...)
+	if inv.LockedTokenID == nil {
+		b = append(b, "null"...)
+	} else {
+		b = strconv.AppendInt(b, *inv.LockedTokenID, 10)
+	}
+	b = append(b, `,"locked_network":`...)
+	b = appendOptString(b, p.LockedNetwork)
+	return append(b, '}')
 }

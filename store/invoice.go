@@ -28,52 +28,6 @@ func effectiveStatusSQL(nowParam string) string {
 		" AND amount_pending = 0 THEN 'expired' ELSE status END)"
 }
 
-func scanInvoice(s scanner) (*kassa.Invoice, error) {
-	var (
-		inv                                                   kassa.Invoice
-		env, status                                           string
-		amount, paid, pending                                 int64
-		desc, customer, email, returnURL, override, questions sql.Null[string]
-		metadata                                              string
-		wallet, network, order                                sql.Null[string]
-		expires, created                                      int64
-		paidAt, lastPayment, canceled, locked                 sql.Null[int64]
-		responses                                             sql.Null[string]
-	)
-	if err := s.Scan(&inv.ID, &inv.MerchantID, &env, &status, &inv.Type, &inv.Currency, &amount, &paid,
-		&pending, &desc, &customer, &email, &inv.InvoiceTitle, &inv.InvoiceFooter,
-		&returnURL, &inv.PaymentReturnURLEnabled, &inv.ReceiverOverrideEnabled, &override,
-		&questions, &metadata, &wallet, &network, &order,
-		&expires, &created, &paidAt, &lastPayment, &canceled, &locked, &responses); err != nil {
-		return nil, err
-	}
-	inv.Environment, inv.Status = kassa.Environment(env), kassa.InvoiceStatus(status)
-	inv.Amount, inv.AmountPaid, inv.AmountPending = kassa.Millis(amount), kassa.Millis(paid), kassa.Millis(pending)
-	inv.Description, inv.CustomerID, inv.CustomerEmail = stringOrNil(desc), stringOrNil(customer), stringOrNil(email)
-	inv.PaymentReturnURL, inv.ReceiverOverrideAddress = stringOrNil(returnURL), stringOrNil(override)
-	if questions.Valid {
-		if err := json.Unmarshal([]byte(questions.V), &inv.Questions); err != nil {
-			return nil, fmt.Errorf("store: invoice %s questions: %w", inv.ID, err)
-		}
-		if inv.Questions == nil {
-			inv.Questions = []kassa.Question{}
-		}
-	}
-	inv.Metadata = []byte(metadata)
-	inv.PayerWalletAddress, inv.PayerWalletNetwork, inv.CommerceOrderID = stringOrNil(wallet), stringOrNil(network), stringOrNil(order)
-	inv.ExpiresAt, inv.CreatedAt = fromMicros(expires), fromMicros(created)
-	inv.PaidAt, inv.LastPaymentAt, inv.CanceledAt = timeOrNil(paidAt), timeOrNil(lastPayment), timeOrNil(canceled)
-	if locked.Valid {
-		inv.LockedTokenID = &locked.V
-	}
-	if responses.Valid {
-		if err := json.Unmarshal([]byte(responses.V), &inv.FormResponses); err != nil {
-			return nil, fmt.Errorf("store: invoice %s form responses: %w", inv.ID, err)
-		}
-	}
-	return &inv, nil
-}
-
 // CreateInvoice stores a new unpaid invoice in the principal's environment, with its
 // defaults taken from the merchant's settings, and its invoice.created event in the
 // same transaction. It returns the invoice and its payment session token, which is

@@ -189,9 +189,10 @@ func (db *DB) Invoices(ctx context.Context, f kassa.InvoiceFilter) ([]*kassa.Inv
 		return nil, false, fmt.Errorf("store: list invoices: %w", err)
 	}
 	defer rows.Close()
-	out := []*kassa.Invoice{}
+	out := make([]*kassa.Invoice, 0, limit+1)
+	var sc invoiceScan // one set of scan destinations for every row
 	for rows.Next() {
-		inv, err := scanInvoice(rows)
+		inv, err := sc.scan(rows)
 		if err != nil {
 			return nil, false, fmt.Errorf("store: list invoices: %w", err)
 		}

@@ -1,7 +1,6 @@
 package merchantapi
 
 import (
-	"bytes"
 	"context"
 	"net/http"
 
@@ -29,7 +28,7 @@ func (a *API) CreateInvoice(w http.ResponseWriter, r *http.Request, claim *httpx
 	}
 	// The store saves this response with the invoice.
 	save := httpx.SaveResponse(claim, func(ci kassa.CreatedInvoice) (int, []byte, error) {
-		body, err := httpx.Marshal(a.invoiceCreated(ci.Invoice, ci.SessionToken))
+		body, err := marshalInvoiceCreated(a.invoiceCreated(ci.Invoice, ci.SessionToken))
 		return http.StatusCreated, body, err
 	})
 	inv, token, err := a.invoices.CreateInvoice(r.Context(), httpx.Principal(r.Context()), c, save)
@@ -39,7 +38,11 @@ func (a *API) CreateInvoice(w http.ResponseWriter, r *http.Request, claim *httpx
 	if httpx.WriteSaved(w, claim, save) {
 		return nil
 	}
-	httpx.WriteJSON(w, http.StatusCreated, a.invoiceCreated(inv, token))
+	body, err := marshalInvoiceCreated(a.invoiceCreated(inv, token))
+	if err != nil {
+		return err
+	}
+	httpx.WriteRaw(w, http.StatusCreated, body)
 	return nil
 }
 
@@ -55,39 +58,6 @@ func (a *API) invoiceCreated(inv *kassa.Invoice, token string) invoiceCreated {
 		PaymentSessionHeaders: kassa.SessionHeaders{SessionToken: token, Signature: sig},
 		Invoice:               inv,
 	}
-}
-
-// encodeInvoiceList renders the list envelope (docs/api.md 2.5) of invoices.
-// It is assembled by hand from each invoice's own encoding: passing the items
-// through encoding/json again would re-validate and re-compact every byte, which
-// cost a sixth of a list request's CPU.
-func (a *API) encodeInvoiceList(ctx context.Context, invs []*kassa.Invoice, e kassa.InvoiceExpand, more bool, url string) ([]byte, error) {
-	buf := bytes.NewBuffer(make([]byte, 0, 64+2048*len(invs)))
-	buf.WriteString(`{"object":"list","data":[`)
-	for i, inv := range invs {
-		x, err := a.expand(ctx, inv, e)
-		if err != nil {
-			return nil, err
-		}
-		b, err := x.MarshalJSON()
-		if err != nil {
-			return nil, err
-		}
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		buf.Write(b)
-	}
-	tail, err := httpx.Marshal(struct {
-		HasMore bool   `json:"has_more"`
-		URL     string `json:"url"`
-	}{more, url})
-	if err != nil {
-		return nil, err
-	}
-	buf.WriteString("],")
-	buf.Write(bytes.TrimPrefix(tail, []byte("{")))
-	return buf.Bytes(), nil
 }
 
 // ListInvoices serves GET /api/v1/invoices.
@@ -109,12 +79,7 @@ func (a *API) writeInvoiceList(w http.ResponseWriter, r *http.Request, customerI
 	if err != nil {
 		return err
 	}
-	body, err := a.encodeInvoiceList(r.Context(), invs, e, more, r.URL.Path)
-	if err != nil {
-		return err
-	}
-	httpx.WriteRaw(w, http.StatusOK, body)
-	return nil
+	return a.writeList(r.Context(), w, invs, e, more, r.URL.Path)
 }
 
 // GetInvoice serves GET /api/v1/invoices/{invoiceId}.
@@ -135,7 +100,7 @@ func (a *API) GetInvoice(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpx.WriteJSON(w, http.StatusOK, x)
+	writeInvoice(w, http.StatusOK, x)
 	return nil
 }
 
@@ -211,6 +176,6 @@ func (a *API) CancelInvoice(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpx.WriteJSON(w, http.StatusOK, inv)
+	writeInvoice(w, http.StatusOK, kassa.ExpandedInvoice{Invoice: inv})
 	return nil
 }
