@@ -51,10 +51,3 @@ func (c *runningClaims) release(s kassa.IdempotencyScope) {
 	delete(c.m, k)
 	c.mu.Unlock()
 }
-
-// len is how many keys are held (for tests).
-func (c *runningClaims) len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.m)
-}
