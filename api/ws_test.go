@@ -32,6 +32,12 @@ func (l *lazyStream) Subscribe(m int64, env kassa.Environment, scope kassa.Scope
 	return l.hub.Load().Subscribe(m, env, scope)
 }
 
+// SubscribeSink makes lazyStream a kassa.PushStream, as the hub is: the streams
+// take the path they take in production.
+func (l *lazyStream) SubscribeSink(m int64, env kassa.Environment, scope kassa.Scope, sink kassa.EventSink) func() {
+	return l.hub.Load().SubscribeSink(m, env, scope, sink)
+}
+
 // newStreamEnv is newEnv with a running stream hub (buffer 0: the default).
 func newStreamEnv(t *testing.T, cfg store.Config, buffer int, opts ...envOption) *testEnv {
 	t.Helper()

@@ -1,5 +1,6 @@
 // Package stream follows the store's event feed and fans live events out to
-// subscribers (the WebSocket streams). One Hub per process reads the feed once,
+// subscribers: channel subscriptions (Subscribe) and sinks it pushes to itself
+// (SubscribeSink; the WebSocket streams). One Hub per process reads the feed once,
 // whatever the number of subscribers; a subscriber that cannot keep up is dropped
 // rather than allowed to stall the others.
 //
@@ -33,6 +34,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime"
 	"sync"
 	"time"
 
@@ -56,9 +58,13 @@ type Options struct {
 	// Poll is how often the feed is read without a wake-up; it is how events
 	// written by other instances on a shared PostgreSQL are seen. Default 200 ms.
 	Poll time.Duration
-	// Buffer is each subscriber's channel capacity; a subscriber whose buffer is
-	// full when an event comes is dropped with kassa.ErrSlowConsumer. Default 256.
+	// Buffer is each subscriber's channel capacity, and how many events a sink may
+	// hold unsent; a subscriber whose buffer is full when an event comes is dropped
+	// with kassa.ErrSlowConsumer. Default 256.
 	Buffer int
+	// Pushers is how many goroutines push one batch of events to the sinks (when
+	// there are enough sinks to share out). Default GOMAXPROCS.
+	Pushers int
 	// Logger reports feed read failures; nil: discard.
 	Logger *slog.Logger
 }
@@ -84,6 +90,7 @@ type Hub struct {
 	pos     kassa.FeedPos // everything at or before pos has been fanned out
 	stopped bool
 	subs    map[subKey]map[*Sub]struct{}
+	sinks   map[subKey]*sinkSet
 }
 
 // New returns a hub that follows feed. Call Run to start it; Subscribe waits
@@ -95,49 +102,15 @@ func New(feed kassa.EventService, opts Options) *Hub {
 	if opts.Buffer <= 0 {
 		opts.Buffer = DefaultBuffer
 	}
+	if opts.Pushers <= 0 {
+		opts.Pushers = runtime.GOMAXPROCS(0)
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	return &Hub{feed: feed, opts: opts, log: log, ready: make(chan struct{}), subs: map[subKey]map[*Sub]struct{}{}}
-}
-
-// Sub is one subscription; it implements kassa.Subscription.
-type Sub struct {
-	hub   *Hub
-	key   subKey
-	ch    chan *kassa.Event
-	start kassa.FeedPos
-	err   error // guarded by hub.mu
-	done  bool  // channel closed; guarded by hub.mu
-}
-
-// Events delivers the subscription's events in feed order; it is closed when the
-// subscription ends.
-func (s *Sub) Events() <-chan *kassa.Event { return s.ch }
-
-// Err tells why Events was closed: kassa.ErrSlowConsumer, kassa.ErrStreamStopped, or nil after Close
-// (and while the subscription is open).
-func (s *Sub) Err() error {
-	s.hub.mu.Lock()
-	defer s.hub.mu.Unlock()
-	return s.err
-}
-
-// Start is the hub's position when the subscription began: it delivers exactly the
-// events after it.
-func (s *Sub) Start() kassa.FeedPos { return s.start }
-
-// Close ends the subscription and closes Events (if the hub has not already).
-func (s *Sub) Close() {
-	h := s.hub
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if !s.done {
-		h.remove(s)
-		s.done = true
-		close(s.ch)
-	}
+	return &Hub{feed: feed, opts: opts, log: log, ready: make(chan struct{}),
+		subs: map[subKey]map[*Sub]struct{}{}, sinks: map[subKey]*sinkSet{}}
 }
 
 // Subscribe follows the events of one merchant in env that scope may see, from the
@@ -168,16 +141,6 @@ func (h *Hub) subscribe(merchantID int64, env kassa.Environment, scope kassa.Sco
 	return s
 }
 
-// remove takes s out of the index; h.mu is held.
-func (h *Hub) remove(s *Sub) {
-	if set := h.subs[s.key]; set != nil {
-		delete(set, s)
-		if len(set) == 0 {
-			delete(h.subs, s.key)
-		}
-	}
-}
-
 // Pos returns the hub's position: every event at or before it has been fanned out.
 func (h *Hub) Pos() kassa.FeedPos {
 	h.mu.Lock()
@@ -192,6 +155,9 @@ func (h *Hub) Subscribers() int {
 	n := 0
 	for _, set := range h.subs {
 		n += len(set)
+	}
+	for _, set := range h.sinks {
+		n += len(set.list)
 	}
 	return n
 }
@@ -232,13 +198,19 @@ func (h *Hub) Run(ctx context.Context) {
 
 // fanOut hands events to their subscribers and advances the position, under one
 // lock so that Subscribe sees either none or all of a batch. A subscriber whose
-// buffer is full is dropped; the loop never blocks.
+// buffer is full is dropped; the loop never blocks. Sinks get, after the loop, one
+// kassa.EventBatch per merchant, environment and scope with that key's events.
 func (h *Hub) fanOut(events []*kassa.Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	var jobs pushJobs
 	for _, e := range events {
 		e.Encode() // once per event, not once per subscriber
-		for s := range h.subs[subKey{e.MerchantID, e.Environment, kassa.EventScope(e.Type)}] {
+		key := subKey{e.MerchantID, e.Environment, kassa.EventScope(e.Type)}
+		if set := h.sinks[key]; set != nil {
+			jobs.add(key, set, e)
+		}
+		for s := range h.subs[key] {
 			select {
 			case s.ch <- e:
 			default:
@@ -248,6 +220,9 @@ func (h *Hub) fanOut(events []*kassa.Event) {
 			}
 		}
 		h.pos = e.Pos
+	}
+	if len(jobs.list) > 0 {
+		h.push(jobs.list)
 	}
 }
 
@@ -263,5 +238,12 @@ func (h *Hub) stop() {
 		}
 	}
 	h.subs = map[subKey]map[*Sub]struct{}{}
+	for _, set := range h.sinks {
+		for _, s := range set.list {
+			s.err, s.done = kassa.ErrStreamStopped, true
+			s.sink.End(kassa.ErrStreamStopped)
+		}
+	}
+	h.sinks = map[subKey]*sinkSet{}
 	h.readyOnce.Do(func() { close(h.ready) })
 }

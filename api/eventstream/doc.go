@@ -6,6 +6,12 @@
 //   - ws.go: API, Config, New; token minting and stream addresses;
 //   - streamauth.go: stream credentials (token or API key) and the rechecks of
 //     the key behind an open stream, shared by the streams of one key;
-//   - wsstream.go: the upgrade and the stream loop (replay, live events, pings,
-//     expiry and revocation).
+//   - wsstream.go: the upgrade and the stream loop (replay, pings, expiry and
+//     revocation, closing);
+//   - wssink.go: the socket as the hub's fan-out sees it (a kassa.EventSink):
+//     live events are written from the fan-out with one non-blocking write of
+//     frames every client shares, and what the socket does not take waits for
+//     the stream's goroutine; wsraw_*.go: the non-blocking write;
+//   - wsframe.go: the frames, the hijack that routes the WebSocket library's own
+//     frames through the sink, and subscribing.
 package eventstream

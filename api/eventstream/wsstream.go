@@ -98,45 +98,42 @@ func (a *API) Stream(scope kassa.Scope) httpx.Func {
 		// already hold (no cross-site WebSocket hijacking), and API clients are often
 		// not browsers at all.
 		// Subscribing before the upgrade means every event committed after the
-		// client sees the handshake complete reaches it.
-		sub := a.stream.Subscribe(p.MerchantID, p.Environment, p.Scope)
-		defer sub.Close()
+		// client sees the handshake complete reaches it: until the stream's
+		// goroutine lets go of the socket (after any replay), events wait in the
+		// sink's queue.
+		var hook func()
+		if a.beforeLiveWrite != nil {
+			hook = func() { a.beforeLiveWrite(r) }
+		}
+		sink := newWSSink(hook)
+		defer subscribe(a.stream, p, sink)()
 		// Exempt from the server's limits (net/http also clears a hijacked
 		// connection's deadlines itself).
 		httpx.Streaming(w)
-		c, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
+		c, err := websocket.Accept(hijackWriter{w, sink}, r, &websocket.AcceptOptions{
+			InsecureSkipVerify: true, CompressionMode: websocket.CompressionDisabled, // the frames are shared as they are
+		})
 		if err != nil {
 			return nil // Accept has answered the request
 		}
 		defer c.CloseNow()
 		defer a.core.WebSocketOpened(p.Scope)()
-		a.runStream(r, c, cred, sub, since)
+		a.runStream(r, c, cred, sink, since)
 		return nil
 	}
 }
 
-// runStream sends events until the connection or the credential ends.
-func (a *API) runStream(r *http.Request, c *websocket.Conn, cred streamCredential, sub kassa.Subscription, since *kassa.Event) {
+// runStream sends events until the connection or the credential ends. Live events
+// are written by the hub's fan-out (wsSink); this goroutine writes the replay and
+// whatever a socket did not take at once, and ends the stream.
+func (a *API) runStream(r *http.Request, c *websocket.Conn, cred streamCredential, sink *wsSink, since *kassa.Event) {
 	p := cred.p
 	// CloseRead answers pings and close frames; its context ends when the client
 	// goes away (or sends a data frame, which streams do not take).
 	ctx := c.CloseRead(r.Context())
 
-	write := func(e *kassa.Event) bool {
-		b, err := e.Encode()
-		if err != nil {
-			a.core.Log().ErrorContext(ctx, "encoding an event failed", "request_id", httpx.RequestID(ctx), "error", err)
-			c.Close(websocket.StatusInternalError, "internal error")
-			return false
-		}
-		wctx, cancel := context.WithTimeout(ctx, writeTimeout)
-		defer cancel()
-		return c.Write(wctx, websocket.MessageText, b) == nil // a failed write closes the connection
-	}
-
-	var replay *kassa.Replay
 	if since != nil {
-		replay = kassa.ResumeAfter(a.events, p.MerchantID, p.Environment, p.Scope, since.Pos)
+		replay := kassa.ResumeAfter(a.events, p.MerchantID, p.Environment, p.Scope, since.Pos)
 		for done := false; !done; {
 			var page []*kassa.Event
 			var err error
@@ -144,16 +141,27 @@ func (a *API) runStream(r *http.Request, c *websocket.Conn, cred streamCredentia
 			if err != nil {
 				if ctx.Err() == nil {
 					a.core.Log().ErrorContext(ctx, "event stream replay failed", "request_id", httpx.RequestID(ctx), "error", err)
-					c.Close(websocket.StatusInternalError, "replay failed; reconnect with since")
+					a.abortStream(c, sink, websocket.StatusInternalError, "replay failed; reconnect with since")
 				}
 				return
 			}
-			for _, e := range page {
-				if !write(e) {
-					return
-				}
+			frames, err := eventFrames(page)
+			if err != nil {
+				a.logEncoding(ctx, err)
+				a.abortStream(c, sink, websocket.StatusInternalError, "internal error")
+				return
+			}
+			if len(frames) > 0 && sink.writeOwned(frames) != nil {
+				return // a failed write closes the connection
 			}
 		}
+		sink.mu.Lock()
+		sink.replay = replay
+		sink.mu.Unlock()
+	}
+	// Live: write what came during the replay, then let the fan-out write.
+	if !sink.drain() {
+		return
 	}
 
 	go func() { // keepalive
@@ -191,44 +199,70 @@ func (a *API) runStream(r *http.Request, c *websocket.Conn, cred streamCredentia
 		select {
 		case <-ctx.Done():
 			if r.Context().Err() != nil {
-				c.Close(websocket.StatusGoingAway, "server shutting down")
+				a.closeStream(c, sink, websocket.StatusGoingAway, "server shutting down")
 			}
 			return
-		case e, ok := <-sub.Events():
-			if !ok {
-				switch err := sub.Err(); {
-				case errors.Is(err, kassa.ErrSlowConsumer):
-					c.Close(websocket.StatusTryAgainLater, "slow consumer")
-				case errors.Is(err, kassa.ErrStreamStopped):
-					c.Close(websocket.StatusGoingAway, "server shutting down")
-				default:
-					c.Close(websocket.StatusInternalError, "stream ended")
-				}
+		case <-sink.kick:
+			if !sink.drainIfOwner() {
+				return // a failed write closes the connection
+			}
+			switch err := sink.endErr(); {
+			case err == nil:
+			case errors.Is(err, kassa.ErrSlowConsumer):
+				a.closeStream(c, sink, websocket.StatusTryAgainLater, "slow consumer")
 				return
-			}
-			if replay != nil && !replay.Fresh(e) {
-				continue // already replayed
-			}
-			if a.beforeLiveWrite != nil {
-				a.beforeLiveWrite(r)
-			}
-			if !write(e) {
+			case errors.Is(err, kassa.ErrStreamStopped):
+				a.closeStream(c, sink, websocket.StatusGoingAway, "server shutting down")
+				return
+			case errors.Is(err, errEncoding):
+				a.logEncoding(ctx, err)
+				a.closeStream(c, sink, websocket.StatusInternalError, "internal error")
+				return
+			default:
+				a.closeStream(c, sink, websocket.StatusInternalError, "stream ended")
 				return
 			}
 		case <-expired:
-			c.Close(wsCloseExpired, cred.expiredReason)
+			a.closeStream(c, sink, wsCloseExpired, cred.expiredReason)
 			return
 		case <-keyCheck:
 			if err := a.recheckKey(ctx, p); err != nil {
 				switch kassa.ErrorCode(err) {
 				case "api_key_revoked":
-					c.Close(wsCloseRevoked, "api key revoked")
+					a.closeStream(c, sink, wsCloseRevoked, "api key revoked")
 					return
 				case "api_key_expired":
-					c.Close(wsCloseExpired, "api key expired")
+					a.closeStream(c, sink, wsCloseExpired, "api key expired")
 					return
 				} // a failed lookup is retried at the next check
 			}
 		}
 	}
+}
+
+// closeStream ends the stream with a close frame after the events queued before
+// it; no event is taken meanwhile.
+func (a *API) closeStream(c *websocket.Conn, sink *wsSink, code websocket.StatusCode, reason string) {
+	sink.mu.Lock()
+	sink.closing = true
+	sink.mu.Unlock()
+	if sink.drainIfOwner() {
+		c.Close(code, reason)
+	}
+}
+
+// abortStream ends a stream that has not gone live (its replay failed) with a
+// close frame and nothing else: live events written without the replayed ones
+// before them would make the client resume after a gap.
+func (a *API) abortStream(c *websocket.Conn, sink *wsSink, code websocket.StatusCode, reason string) {
+	sink.mu.Lock()
+	sink.closing = true
+	sink.queue, sink.queued = nil, 0
+	sink.owner = ownerNone // only this goroutine has written: no frame is half sent
+	sink.mu.Unlock()
+	c.Close(code, reason)
+}
+
+func (a *API) logEncoding(ctx context.Context, err error) {
+	a.core.Log().ErrorContext(ctx, "encoding an event failed", "request_id", httpx.RequestID(ctx), "error", err)
 }
