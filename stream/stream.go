@@ -183,8 +183,11 @@ func (h *Hub) Run(ctx context.Context) {
 			started = true
 		}
 		h.mu.Lock()
-		pos := h.pos
+		pos, idle := h.pos, len(h.subs) == 0 && len(h.sinks) == 0
 		h.mu.Unlock()
+		if idle {
+			return false, h.skipToHead(ctx)
+		}
 		events, err := h.feed.FeedAfter(ctx, pos, PageSize)
 		if err != nil {
 			return false, fmt.Errorf("reading the feed: %w", err)
@@ -194,6 +197,23 @@ func (h *Hub) Run(ctx context.Context) {
 		}
 		return len(events) == PageSize, nil
 	})
+}
+
+// skipToHead moves the position of a hub nobody listens to to the feed's head,
+// instead of reading every event (a twentieth of an invoice create's CPU on
+// SQLite). It moves only if still nobody listens once it holds the lock, so a
+// subscription's start is never past an event it was not given.
+func (h *Hub) skipToHead(ctx context.Context) error {
+	head, err := h.feed.FeedHead(ctx)
+	if err != nil {
+		return fmt.Errorf("reading the feed head: %w", err)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.subs) == 0 && len(h.sinks) == 0 && head.After(h.pos) {
+		h.pos = head
+	}
+	return nil
 }
 
 // fanOut hands events to their subscribers and advances the position, under one

@@ -551,3 +551,36 @@ func TestHubScopesAndRetries(t *testing.T) {
 		t.Errorf("hub at %+v, want %+v", hub.Pos(), last.Pos)
 	}
 }
+
+// TestHubIdleSkipsToHead checks that a hub nobody listens to moves to the feed's
+// head without fanning events out, and that a subscription made afterwards gets
+// exactly the events after it, none from the idle time.
+func TestHubIdleSkipsToHead(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		f := newFixture(t, cfg, stream.Options{})
+		m := f.merchant("idle", false)
+		var idle []string
+		for range 5 {
+			idle = append(idle, f.invoice(m, kassa.Devnet))
+		}
+		// Wait until the hub's position is past the idle invoices' events.
+		head, err := f.db.FeedHead(f.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for end := time.Now().Add(deadline); !f.hub.Pos().After(head) && f.hub.Pos() != head; {
+			if time.Now().After(end) {
+				t.Fatalf("hub position %+v never reached the head %+v", f.hub.Pos(), head)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		sub := f.hub.Subscribe(m.ID, kassa.Devnet, kassa.ScopeMerchant)
+		defer sub.Close()
+		id := f.invoice(m, kassa.Devnet)
+		got := receive(t, sub, 1)
+		if got[0].Type != kassa.EventInvoiceCreated || objectID(t, got[0]) != id {
+			t.Fatalf("first event %s about %s, want invoice.created of %s (idle ones: %v)", got[0].Type, objectID(t, got[0]), id, idle)
+		}
+		expectNone(t, "after the first", sub)
+	})
+}
