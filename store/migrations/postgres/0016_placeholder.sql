@@ -1,0 +1,2 @@
+-- Placeholder for the lead's 0016 (indexes, issue 17), so this branch's
+-- migrations run in order; delete this file when 0016 is merged.
