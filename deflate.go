@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"sync"
 )
 
@@ -37,11 +38,27 @@ var ErrInflate = errors.New("kassa: compressed data is corrupt")
 // deflateDict is deflateDictV1 as the flate package takes it; never written to.
 var deflateDict = []byte(deflateDictV1)
 
-// deflater is a pooled DEFLATE writer with its dictionary preset. A new
-// flate.Writer allocates about 1 MB, so writers are reset and reused.
+// deflater is a DEFLATE writer with its dictionary preset. A flate.Writer takes
+// about 800 KB (its hash tables), so writers are reset and reused.
 type deflater struct {
 	w   *flate.Writer
 	out bytes.Buffer
+}
+
+// deflaters keeps the idle writers, at most one per CPU: a Deflate runs for tens
+// of microseconds without blocking, so more than one per CPU rarely run at once.
+// A sync.Pool would drop them at every other GC and make new ones (about 4 MB
+// more heap under a create load); these are kept.
+var deflaters = make(chan *deflater, runtime.GOMAXPROCS(0))
+
+func newDeflater() *deflater {
+	d := &deflater{}
+	w, err := flate.NewWriterDict(&d.out, deflateLevel, deflateDict)
+	if err != nil {
+		panic(err) // only for a level out of range
+	}
+	d.w = w
+	return d
 }
 
 // inflater is a pooled DEFLATE reader and its source.
@@ -51,27 +68,22 @@ type inflater struct {
 	more [1]byte
 }
 
-var (
-	deflaters = sync.Pool{New: func() any {
-		d := &deflater{}
-		w, err := flate.NewWriterDict(&d.out, deflateLevel, deflateDict)
-		if err != nil {
-			panic(err) // only for a level out of range
-		}
-		d.w = w
-		return d
-	}}
-	inflaters = sync.Pool{New: func() any {
-		in := &inflater{}
-		in.r = flate.NewReaderDict(&in.src, deflateDict)
-		return in
-	}}
-)
+// inflaters keeps idle readers (about 40 KB each).
+var inflaters = sync.Pool{New: func() any {
+	in := &inflater{}
+	in.r = flate.NewReaderDict(&in.src, deflateDict)
+	return in
+}}
 
 // Deflate appends the frame of src, a JSON document, to dst and returns it. With a
 // nil dst the frame is allocated once, at its size.
 func Deflate(dst, src []byte) []byte {
-	d := deflaters.Get().(*deflater)
+	var d *deflater
+	select {
+	case d = <-deflaters:
+	default:
+		d = newDeflater()
+	}
 	d.out.Reset()
 	d.w.Reset(&d.out)
 	_, _ = d.w.Write(src) // writes to a bytes.Buffer do not fail
@@ -86,7 +98,10 @@ func Deflate(dst, src []byte) []byte {
 	if d.out.Cap() > 64<<10 {
 		d.out = bytes.Buffer{} // a large document's buffer is not kept in the pool
 	}
-	deflaters.Put(d)
+	select {
+	case deflaters <- d:
+	default: // as many idle as CPUs already
+	}
 	return dst
 }
 
