@@ -6,7 +6,9 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -131,6 +133,24 @@ func TestInflateCorrupt(t *testing.T) {
 	if got, err := Inflate(frame); err != nil || !bytes.Equal(got, src) {
 		t.Fatalf("after errors: %v", err)
 	}
+}
+
+// TestDeflateConcurrent: goroutines sharing the kept writers and pooled readers
+// each get their own document back (run with -race).
+func TestDeflateConcurrent(t *testing.T) {
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 50 {
+				src := []byte(fmt.Sprintf(`{"object":"invoice","id":"%d-%d","metadata":{}}`, g, i))
+				if got, err := Inflate(Deflate(nil, src)); err != nil || !bytes.Equal(got, src) {
+					t.Errorf("goroutine %d: %q, %v; want %q", g, got, err, src)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // TestDeflateDictionaryFixed pins the dictionary: frames written with it are
