@@ -10,10 +10,15 @@ import (
 	"encoding/binary"
 )
 
-// sealMagic starts every sealed saved response. A JSON body never starts with a
-// NUL byte, so a stored body without it is one saved in clear before responses
-// were sealed.
+// sealMagic starts every response sealed before they were deflated: its plaintext
+// is the body. A JSON body never starts with a NUL byte, so a stored body without
+// a magic is one saved in clear before responses were sealed.
 var sealMagic = []byte("\x00ks1")
+
+// sealMagicDeflated starts every response sealed now: its plaintext is the body's
+// Deflate frame. A 1.6 KB create response seals to about 300 bytes, which keeps
+// SQLite's idempotency record on its page (no overflow page).
+var sealMagicDeflated = []byte("\x00ks2")
 
 // ErrSavedResponseUnreadable is returned for a sealed saved response that does not
 // open: it was altered, or sealed under another server secret. Its request may or
@@ -48,39 +53,60 @@ func NewResponseSealer(secret []byte) *ResponseSealer {
 }
 
 // Seal returns what is stored of body, the response saved under scope's key:
-// magic, nonce, ciphertext and tag.
+// magic, nonce, then the body deflated (Deflate), encrypted, and its tag. The
+// secrets a response carries (session token, signature) are new in each one, so
+// the compressed length tells nothing about another response's.
 func (s *ResponseSealer) Seal(scope IdempotencyScope, body []byte) []byte {
-	out := make([]byte, len(sealMagic), len(sealMagic)+s.aead.NonceSize()+len(body)+s.aead.Overhead())
-	copy(out, sealMagic)
+	frame := Deflate(nil, body)
+	out := make([]byte, len(sealMagicDeflated), len(sealMagicDeflated)+s.aead.NonceSize()+len(frame)+s.aead.Overhead())
+	copy(out, sealMagicDeflated)
 	nonce := make([]byte, s.aead.NonceSize())
 	_, _ = rand.Read(nonce) // crypto/rand never fails
 	out = append(out, nonce...)
-	return s.aead.Seal(out, nonce, body, scopeData(scope))
+	return s.aead.Seal(out, nonce, frame, additionalData(sealMagicDeflated, scope))
 }
 
-// Open returns the response stored under scope's key. A body stored in clear (a
-// row saved before sealing) is returned as it is; a sealed one that does not open
-// is ErrSavedResponseUnreadable.
+// Open returns the response stored under scope's key, byte for byte the body that
+// was sealed. A body stored in clear (a row saved before sealing) is returned as
+// it is, one sealed before deflating as it opens; a sealed one that does not open
+// or inflate is ErrSavedResponseUnreadable.
 func (s *ResponseSealer) Open(scope IdempotencyScope, stored []byte) ([]byte, error) {
-	if !bytes.HasPrefix(stored, sealMagic) {
+	deflated := bytes.HasPrefix(stored, sealMagicDeflated)
+	if !deflated && !bytes.HasPrefix(stored, sealMagic) {
 		return stored, nil
 	}
-	rest := stored[len(sealMagic):]
+	magic, rest := stored[:len(sealMagic)], stored[len(sealMagic):] // both magics are 4 bytes
 	if len(rest) < s.aead.NonceSize() {
 		return nil, ErrSavedResponseUnreadable
 	}
-	body, err := s.aead.Open(nil, rest[:s.aead.NonceSize()], rest[s.aead.NonceSize():], scopeData(scope))
+	body, err := s.aead.Open(nil, rest[:s.aead.NonceSize()], rest[s.aead.NonceSize():], additionalData(magic, scope))
 	if err != nil {
 		return nil, ErrSavedResponseUnreadable
+	}
+	if deflated {
+		if body, err = Inflate(body); err != nil {
+			return nil, ErrSavedResponseUnreadable
+		}
 	}
 	return body, nil
 }
 
-// scopeData is the additional data of a sealed response: the key's scope, each part
-// length-prefixed so no two scopes share an encoding. Owner is not part of it: a
-// claim taken over replays the same saved response.
-func scopeData(s IdempotencyScope) []byte {
-	b := binary.AppendVarint(nil, s.MerchantID)
+// additionalData is what a sealed response is bound to besides its key: the key's
+// scope, and since responses are deflated the magic too, so a record relabelled
+// with the other magic does not open.
+func additionalData(magic []byte, scope IdempotencyScope) []byte {
+	b := make([]byte, 0, 64)
+	if !bytes.Equal(magic, sealMagic) { // responses sealed before deflating bound the scope only
+		b = append(b, magic...)
+	}
+	return appendScopeData(b, scope)
+}
+
+// appendScopeData appends the key's scope to b, each part length-prefixed so no two
+// scopes share an encoding. Owner is not part of it: a claim taken over replays
+// the same saved response.
+func appendScopeData(b []byte, s IdempotencyScope) []byte {
+	b = binary.AppendVarint(b, s.MerchantID)
 	for _, part := range []string{string(s.Environment), s.Route, s.Key} {
 		b = binary.AppendUvarint(b, uint64(len(part)))
 		b = append(b, part...)

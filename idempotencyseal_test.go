@@ -17,6 +17,10 @@ func TestResponseSealer(t *testing.T) {
 	if bytes.Contains(sealed, []byte("ps_x")) || bytes.Equal(sealed, s.Seal(scope, body)) {
 		t.Fatalf("sealed %q: clear, or the same twice", sealed)
 	}
+	// Sealed before responses were deflated: the plaintext is the body.
+	sealedV1 := sealRaw(s, sealMagic, scope, body)
+	// Sealed and authentic, but its plaintext is no Deflate frame.
+	badFrame := sealRaw(s, sealMagicDeflated, scope, []byte("\x01\x05not deflate"))
 	other := scope
 	other.MerchantID = 8
 	takenOver := scope
@@ -31,6 +35,10 @@ func TestResponseSealer(t *testing.T) {
 		{"same secret and scope", s, scope, sealed, body},
 		{"claim taken over (owner is not scope)", s, takenOver, sealed, body},
 		{"clear row from before sealing", s, scope, body, body},
+		{"sealed before deflating", s, scope, sealedV1, body},
+		{"deflated, relabelled with the old magic", s, scope, append(bytes.Clone(sealMagic), sealed[len(sealMagic):]...), nil},
+		{"old, relabelled with the new magic", s, scope, append(bytes.Clone(sealMagicDeflated), sealedV1[len(sealMagic):]...), nil},
+		{"sealed frame that does not inflate", s, scope, badFrame, nil},
 		{"another scope", s, other, sealed, nil},
 		{"another secret", NewResponseSealer([]byte("other")), scope, sealed, nil},
 		{"truncated", s, scope, sealed[:len(sealMagic)+3], nil},
@@ -49,5 +57,33 @@ func TestResponseSealer(t *testing.T) {
 				t.Errorf("got %q, %v", got, err)
 			}
 		})
+	}
+}
+
+// sealRaw seals plaintext under magic as Seal does, without deflating it: how
+// responses were sealed before, or a frame Deflate did not write.
+func sealRaw(s *ResponseSealer, magic []byte, scope IdempotencyScope, plaintext []byte) []byte {
+	nonce := make([]byte, s.aead.NonceSize())
+	out := append(bytes.Clone(magic), nonce...)
+	return s.aead.Seal(out, nonce, plaintext, additionalData(magic, scope))
+}
+
+// TestResponseSealerDeflates: a create response comes back byte for byte, sealed
+// in under a quarter of its size (so SQLite keeps its record on one page).
+func TestResponseSealerDeflates(t *testing.T) {
+	s := NewResponseSealer([]byte("secret"))
+	scope := IdempotencyScope{MerchantID: 7, Environment: Devnet, Route: "POST /api/v1/invoices", Key: NewUUID()}
+	for _, body := range [][]byte{sampleCreateResponse(t), []byte("{}"), nil} {
+		sealed := s.Seal(scope, body)
+		if !bytes.HasPrefix(sealed, sealMagicDeflated) {
+			t.Fatalf("sealed %q under another magic", sealed[:4])
+		}
+		if len(body) > 1000 && len(sealed) > len(body)/4 {
+			t.Errorf("a %d-byte response sealed to %d bytes", len(body), len(sealed))
+		}
+		got, err := s.Open(scope, sealed)
+		if err != nil || !bytes.Equal(got, body) {
+			t.Fatalf("opened %q, %v; want %q", got, err, body)
+		}
 	}
 }

@@ -13,8 +13,9 @@ import (
 var _ kassa.EventService = (*DB)(nil)
 
 // insertEvent writes an event to the outbox through q, normally the transaction of
-// the change it describes, and queues its webhook deliveries there too.
-func insertEvent(ctx context.Context, q queryer, e *kassa.Event, objectID *string) error {
+// the change it describes, and queues its webhook deliveries there too. z is its
+// data deflated (kassa.Deflate), or nil to deflate it here.
+func insertEvent(ctx context.Context, q queryer, e *kassa.Event, z []byte, objectID *string) error {
 	if objectID == nil {
 		var obj struct {
 			ID *string `json:"id"`
@@ -22,7 +23,7 @@ func insertEvent(ctx context.Context, q queryer, e *kassa.Event, objectID *strin
 		_ = json.Unmarshal(e.Data, &obj)
 		objectID = obj.ID
 	}
-	query, args := eventInsert(e, objectID)
+	query, args := eventInsert(e, z, objectID)
 	_, err := q.ExecContext(ctx, query, args...)
 	if err != nil {
 		return fmt.Errorf("store: insert event %s: %w", e.Type, err)
@@ -30,11 +31,26 @@ func insertEvent(ctx context.Context, q queryer, e *kassa.Event, objectID *strin
 	return nil
 }
 
-// eventInsert returns the statement that inserts e and its arguments.
-func eventInsert(e *kassa.Event, objectID *string) (string, []any) {
-	return `INSERT INTO events (id, merchant_id, environment, type, object_id, created_at, data)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-		[]any{e.ID, e.MerchantID, string(e.Environment), e.Type, nullString(objectID), micros(e.Created), string(e.Data)}
+// eventInsert returns the statement that inserts e and its arguments. The data is
+// stored deflated in data_z, data left empty (migration 0017): z, or deflated here
+// when z is nil. Callers outside a transaction deflate first (CreateInvoice), so
+// SQLite's single writer does not wait on it.
+func eventInsert(e *kassa.Event, z []byte, objectID *string) (string, []any) {
+	if z == nil {
+		z = kassa.Deflate(nil, e.Data)
+	}
+	return `INSERT INTO events (id, merchant_id, environment, type, object_id, created_at, data, data_z)
+		VALUES ($1, $2, $3, $4, $5, $6, '', $7)`,
+		[]any{e.ID, e.MerchantID, string(e.Environment), e.Type, nullString(objectID), micros(e.Created), z}
+}
+
+// eventData returns an event's JSON as stored: data_z inflated, or data for rows
+// written before 0017 (data_z NULL).
+func eventData(data string, z []byte) (json.RawMessage, error) {
+	if z == nil {
+		return json.RawMessage(data), nil
+	}
+	return kassa.Inflate(z)
 }
 
 // writeEvents builds events of the given types about object and writes them, with a
@@ -49,7 +65,7 @@ func writeEvents(ctx context.Context, q queryer, merchantID int64, env kassa.Env
 		if err != nil {
 			return fmt.Errorf("store: event %s: %w", typ, err)
 		}
-		if err := insertEvent(ctx, q, e, nil); err != nil {
+		if err := insertEvent(ctx, q, e, nil, nil); err != nil {
 			return err
 		}
 		for _, ep := range endpoints {
@@ -63,14 +79,15 @@ func writeEvents(ctx context.Context, q queryer, merchantID int64, env kassa.Env
 	return nil
 }
 
-// writeEvent writes a built event about object objectID, with a webhook delivery
-// for every enabled endpoint that wants it, through q.
-func writeEvent(ctx context.Context, q queryer, e *kassa.Event, objectID string) error {
+// writeEvent writes a built event about object objectID, its data deflated in z
+// (nil: deflated here), with a webhook delivery for every enabled endpoint that
+// wants it, through q.
+func writeEvent(ctx context.Context, q queryer, e *kassa.Event, z []byte, objectID string) error {
 	endpoints, err := enabledEndpoints(ctx, q, e.MerchantID, e.Environment)
 	if err != nil {
 		return err
 	}
-	if err := insertEvent(ctx, q, e, &objectID); err != nil {
+	if err := insertEvent(ctx, q, e, z, &objectID); err != nil {
 		return err
 	}
 	for _, ep := range endpoints {
@@ -89,7 +106,7 @@ func (db *DB) eventColumns() string {
 	if db.engine == EnginePostgres {
 		pos = "tx::text::bigint, seq"
 	}
-	return pos + ", id, merchant_id, environment, type, created_at, data"
+	return pos + ", id, merchant_id, environment, type, created_at, data, data_z"
 }
 
 func scanEvent(s scanner) (*kassa.Event, error) {
@@ -98,11 +115,16 @@ func scanEvent(s scanner) (*kassa.Event, error) {
 		env     string
 		created int64
 		data    string
+		z       []byte
 	)
-	if err := s.Scan(&e.Pos.Tx, &e.Pos.Seq, &e.ID, &e.MerchantID, &env, &e.Type, &created, &data); err != nil {
+	if err := s.Scan(&e.Pos.Tx, &e.Pos.Seq, &e.ID, &e.MerchantID, &env, &e.Type, &created, &data, &z); err != nil {
 		return nil, err
 	}
-	e.Environment, e.Created, e.Data = kassa.Environment(env), fromMicros(created), json.RawMessage(data)
+	var err error
+	if e.Data, err = eventData(data, z); err != nil {
+		return nil, fmt.Errorf("event %s: %w", e.ID, err)
+	}
+	e.Environment, e.Created = kassa.Environment(env), fromMicros(created)
 	return &e, nil
 }
 

@@ -60,6 +60,7 @@ func (db *DB) CreateInvoice(ctx context.Context, p kassa.Principal, c kassa.Invo
 	if err != nil {
 		return nil, "", fmt.Errorf("store: event %s: %w", kassa.EventInvoiceCreated, err)
 	}
+	z := kassa.Deflate(nil, ev.Data) // the event's data as stored: deflated here, not in the writer
 	var (
 		status       int
 		body, stored []byte
@@ -71,7 +72,7 @@ func (db *DB) CreateInvoice(ctx context.Context, p kassa.Principal, c kassa.Invo
 		stored = save.Stored(body)
 	}
 	if db.engine == EnginePostgres && (save == nil || !save.Claimed) {
-		w := pgInvoiceWrite{inv: inv, token: token, event: ev}
+		w := pgInvoiceWrite{inv: inv, token: token, event: ev, z: z}
 		if save != nil {
 			w.save = &pgSaved{scope: save.Scope, fingerprint: save.Fingerprint, status: status, stored: stored}
 		}
@@ -81,7 +82,7 @@ func (db *DB) CreateInvoice(ctx context.Context, p kassa.Principal, c kassa.Invo
 			if err := insertInvoiceRow(ctx, tx, inv, token); err != nil {
 				return err
 			}
-			if err := writeEvent(ctx, tx, ev, inv.ID); err != nil {
+			if err := writeEvent(ctx, tx, ev, z, inv.ID); err != nil {
 				return err
 			}
 			tx.note(note{kind: noteCreated})

@@ -18,6 +18,7 @@ type pgInvoiceWrite struct {
 	inv   *kassa.Invoice
 	token string
 	event *kassa.Event
+	z     []byte   // the event's data deflated
 	save  *pgSaved // nil: no idempotency key
 }
 
@@ -74,7 +75,7 @@ func pgWriteInvoice(ctx context.Context, c *pgx.Conn, w pgInvoiceWrite) error {
 	b.Queue("SELECT "+endpointColumns+" FROM webhook_endpoints WHERE merchant_id = $1 AND environment = $2 AND status = $3",
 		e.MerchantID, string(e.Environment), kassa.EndpointEnabled)
 	b.Queue(invoiceSQL, invoiceArgs...)
-	eventSQL, eventArgs := eventInsert(e, &inv.ID)
+	eventSQL, eventArgs := eventInsert(e, w.z, &inv.ID)
 	b.Queue(eventSQL, eventArgs...)
 	if w.save != nil {
 		q, args := idempotencyInsert(w.save.scope, w.save.fingerprint, w.save.status, w.save.stored, inv.CreatedAt)

@@ -1,8 +1,6 @@
 package store_test
 
 import (
-	"bytes"
-	"compress/flate"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -50,7 +48,7 @@ func TestStorageReport(t *testing.T) {
 		var stages []stage
 		stages = append(stages, stage{"created", sz.measure(t)})
 		cols := columnReport(t, sz)
-		whatIf := whatIfReport(t, sz, sealer, n)
+		whatIf := whatIfReport(t, sz, n)
 
 		f.clock.Advance(kassa.IdempotencyTTL + time.Minute)
 		pruned, err := f.db.PruneIdempotencyKeys(f.ctx)
@@ -86,16 +84,11 @@ func TestStorageReport(t *testing.T) {
 }
 
 // bodyStats adds up the create responses saved under the idempotency keys.
-type bodyStats struct {
-	n, rendered, sealed, deflated, dict int64
-	first                               []byte // the first rendered body: the dictionary of the others
-}
+type bodyStats struct{ n, rendered, sealed int64 }
 
 func (b bodyStats) String() string {
 	return "saved responses, mean bytes: rendered " + strconv.FormatInt(b.rendered/b.n, 10) +
-		", sealed (stored) " + strconv.FormatInt(b.sealed/b.n, 10) +
-		", deflated before sealing " + strconv.FormatInt(b.deflated/b.n, 10) +
-		", deflated with another response as dictionary " + strconv.FormatInt(b.dict/max(b.n-1, 1), 10)
+		", sealed (deflated, stored) " + strconv.FormatInt(b.sealed/b.n, 10)
 }
 
 // createLikeAPI creates n invoices as POST /api/v1/invoices does under kassa-load's
@@ -142,17 +135,10 @@ func createLikeAPI(t *testing.T, f *fixture, sealer *kassa.ResponseSealer, n int
 					t.Errorf("create: %v", err)
 					return
 				}
-				d := deflated(rendered)
 				mu.Lock()
 				stats.n++
 				stats.rendered += int64(len(rendered))
 				stats.sealed += int64(len(sealer.Seal(scope, rendered)))
-				stats.deflated += int64(len(sealer.Seal(scope, d)))
-				if stats.first == nil {
-					stats.first = rendered
-				} else {
-					stats.dict += int64(len(sealer.Seal(scope, deflatedDict(rendered, stats.first))))
-				}
 				mu.Unlock()
 			}
 		})
@@ -179,17 +165,4 @@ func createdResponse(signer kassa.SessionSigner, ci kassa.CreatedInvoice) any {
 	}{ci.Invoice.ID, signer.PaymentURL("https://pay.example.com", ci.Invoice.ID, ci.SessionToken),
 		kassa.FormatTime(ci.Invoice.ExpiresAt), ci.SessionToken, sig,
 		kassa.SessionHeaders{SessionToken: ci.SessionToken, Signature: sig}, ci.Invoice}
-}
-
-// deflated returns b compressed with DEFLATE at the default level.
-func deflated(b []byte) []byte { return deflatedDict(b, nil) }
-
-// deflatedDict returns b compressed with DEFLATE at the default level with a preset
-// dictionary (nil: none).
-func deflatedDict(b, dict []byte) []byte {
-	var buf bytes.Buffer
-	w, _ := flate.NewWriterDict(&buf, flate.DefaultCompression, dict)
-	_, _ = w.Write(b)
-	_ = w.Close()
-	return buf.Bytes()
 }

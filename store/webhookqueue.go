@@ -80,7 +80,7 @@ func (db *DB) ClaimWebhookJobs(ctx context.Context, limit int, lease time.Durati
 func (db *DB) loadWebhookJobs(ctx context.Context, tx txq, ids []string, token string, now time.Time) ([]*kassa.WebhookJob, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT d.id, d.endpoint_id, d.merchant_id, d.environment, d.event_id,
 		d.event_type, d.attempts, d.created_at, e.status, e.url, e.secret, e.previous_secret, e.previous_secret_until,
-		COALESCE(ev.data, ''), COALESCE(ev.created_at, 0)
+		COALESCE(ev.data, ''), ev.data_z, COALESCE(ev.created_at, 0)
 		FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
 		LEFT JOIN events ev ON ev.id = d.event_id
 		WHERE `+db.keyIn("d.id", 1)+" ORDER BY d.next_attempt_at", db.keyList(ids))
@@ -135,15 +135,16 @@ func (db *DB) scanWebhookJob(rows *sql.Rows, now time.Time) (*kassa.WebhookJob, 
 		ep                 kassa.WebhookEndpoint
 		prev               sql.Null[string]
 		prevUntil          sql.Null[int64]
+		z                  []byte
 	)
 	d := &j.Delivery
 	if err := rows.Scan(&d.ID, &d.EndpointID, &d.MerchantID, &env, &d.EventID, &d.EventType, &d.Attempts,
-		&created, &status, &j.URL, &ep.Secret, &prev, &prevUntil, &data, &evCreated); err != nil {
+		&created, &status, &j.URL, &ep.Secret, &prev, &prevUntil, &data, &z, &evCreated); err != nil {
 		return nil, "", fmt.Errorf("store: claim webhook deliveries: %w", err)
 	}
 	d.Environment, d.Status, d.CreatedAt = kassa.Environment(env), kassa.DeliveryPending, fromMicros(created)
 	ep.PreviousSecretUntil = timeOrNil(prevUntil)
-	if data == "" || status != kassa.EndpointEnabled { // the event was pruned, or nothing is sent
+	if (data == "" && z == nil) || status != kassa.EndpointEnabled { // the event was pruned, or nothing is sent
 		return &j, status, nil
 	}
 	var err error
@@ -154,7 +155,10 @@ func (db *DB) scanWebhookJob(rows *sql.Rows, now time.Time) (*kassa.WebhookJob, 
 		return nil, "", fmt.Errorf("%w: %w", errSecretUnreadable, err)
 	}
 	j.Secrets = ep.SigningSecrets(now)
-	ev := kassa.Event{ID: d.EventID, Type: d.EventType, Created: fromMicros(evCreated), Data: []byte(data)}
+	ev := kassa.Event{ID: d.EventID, Type: d.EventType, Created: fromMicros(evCreated)}
+	if ev.Data, err = eventData(data, z); err != nil {
+		return nil, "", fmt.Errorf("store: claim webhook deliveries: event %s: %w", d.EventID, err)
+	}
 	payload, err := ev.MarshalJSON()
 	j.Payload = payload
 	return &j, status, err
