@@ -15,19 +15,8 @@ work=$(mktemp -d)
 schema="steps_$$"
 trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; psql "$pg" -qc "SET client_min_messages = warning; DROP SCHEMA IF EXISTS $schema CASCADE" >/dev/null 2>&1; rm -rf "$work"' EXIT
 go build -o "$work/kassa-load" ./cmd/kassa-load
-names=()
-for b in "$@"; do # one binary per build
-  name=$(echo "$b" | tr -c 'a-zA-Z0-9\n' _)
-  if [ "$b" = . ]; then
-    name=worktree
-    go build -o "$work/kassa-$name" ./cmd/kassa
-  else
-    git worktree add -q --detach "$work/src-$name" "$b"
-    (cd "$work/src-$name" && go build -o "$work/kassa-$name" ./cmd/kassa)
-    git worktree remove --force "$work/src-$name"
-  fi
-  names+=("$name")
-done
+. scripts/lib-builds.sh
+build_revs "$work" "$@"
 unlimited=(--rate-limit 1e9 --rate-burst 1000000000 --create-rate-limit 1e9 --create-rate-burst 1000000000)
 tck=$(getconf CLK_TCK)
 cpu() { awk '{print $14+$15}' "/proc/$1/stat"; }
