@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"net"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -119,13 +120,34 @@ func (c *simChain) mine(t *testing.T) simTxs {
 	s := simTxs{alice: common.HexToAddress("0xa11ce00000000000000000000000000000000001"),
 		bob: common.HexToAddress("0xb0b0000000000000000000000000000000000002")}
 	s.native = c.send(t, &s.alice, 1e18, nil)
-	c.Commit()
+	c.commitSent(t)
 	s.token1 = c.send(t, &simToken, 0, transferData(s.alice, 5_000_000))
 	s.token2 = c.send(t, &simToken, 0, transferData(s.bob, 7_000_000))
-	c.Commit()
+	c.commitSent(t)
 	s.nft = c.send(t, &simNFT, 0, transferData(s.alice, 42))
 	s.create = c.send(t, nil, 0, nil)
 	s.revert = c.send(t, &simReverter, 0, nil)
-	c.Commit()
+	c.commitSent(t)
 	return s
+}
+
+// commitSent mines a block once every transaction sent so far is pending: the
+// simulated backend's pool takes a sent transaction in asynchronously, and on a
+// loaded machine a Commit right after SendTransaction mined a block without it.
+func (c *simChain) commitSent(t *testing.T) {
+	t.Helper()
+	for end := time.Now().Add(30 * time.Second); ; {
+		n, err := c.Client().PendingNonceAt(context.Background(), c.from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n >= c.nonce {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("pending nonce %d, want %d", n, c.nonce)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	c.Commit()
 }
