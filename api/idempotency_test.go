@@ -33,6 +33,10 @@ func TestIdempotencyReplay(t *testing.T) {
 		// Different parameters with the same key.
 		r := m.postInvoice(`{"amount_usd": 11, "description": "a"}`, key)
 		expectError(t, r, 409, "idempotency_error", "idempotency_key_reused", "Idempotency-Key")
+		// A used key with a body that fails validation: still the key's conflict, as
+		// when the key was read before the handler ran (the create reads it after).
+		r = m.postInvoice(`{"amount_usd": 0.001}`, key)
+		expectError(t, r, 409, "idempotency_error", "idempotency_key_reused", "Idempotency-Key")
 		// The same key on another merchant is another key.
 		other := e.newMerchant(false)
 		expectStatus(t, other.postInvoice(`{"amount_usd": 10, "description": "a"}`, key), 201)

@@ -46,7 +46,7 @@ func (s *server) routes() {
 	s.Handle("PATCH /api/v1/merchant", s.JWT(s.merchant.PatchMerchant))
 
 	s.Handle("POST /api/v1/invoices", s.Merchant(s.LimitCreate(
-		s.Idempotent(httpx.IdempotencyOptions{Required: true, UUID: true, SavesWithChange: true}, s.merchant.CreateInvoice))))
+		s.Idempotent(httpx.IdempotencyOptions{Required: true, UUID: true, SavesWithChange: true, StoreOnly: true}, s.merchant.CreateInvoice))))
 	s.Handle("GET /api/v1/invoices", s.Merchant(s.merchant.ListInvoices))
 	s.Handle("GET /api/v1/reports/invoices.csv", s.Merchant(s.merchant.InvoicesCSV))
 	s.Handle("GET /api/v1/reports/payments.csv", s.Merchant(s.merchant.PaymentsCSV))

@@ -17,11 +17,12 @@ const maxGroup = 64
 // one commit for many transactions multiplies write throughput; with no load a
 // transaction commits at once, alone.
 type groupCommit struct {
-	p        *pool
-	jobs     chan *writeJob
-	quit     chan struct{}
-	done     chan struct{}
-	stopOnce sync.Once
+	p         *pool
+	jobs      chan *writeJob
+	quit      chan struct{}
+	done      chan struct{}
+	stopOnce  sync.Once
+	gathering // transactions announced before they are queued (groupgather.go)
 }
 
 // writeJob is one caller's transaction, waiting for its outcome on result.
@@ -29,12 +30,14 @@ type writeJob struct {
 	ctx    context.Context
 	fn     func(txq) error
 	result chan error
-	wrote  atomic.Bool // see txq.wrote
-	notes  *txNotes    // what fn noted for the Observer; nil: none kept
+	wrote  atomic.Bool   // see txq.wrote
+	notes  *txNotes      // what fn noted for the Observer; nil: none kept
+	told   *announcement // the announcement of this job; nil: none
 }
 
 func newGroupCommit(p *pool) *groupCommit {
-	g := &groupCommit{p: p, jobs: make(chan *writeJob), quit: make(chan struct{}), done: make(chan struct{})}
+	g := &groupCommit{p: p, jobs: make(chan *writeJob), quit: make(chan struct{}), done: make(chan struct{}),
+		gathering: newGathering()}
 	go g.loop()
 	return g
 }
@@ -43,13 +46,17 @@ func newGroupCommit(p *pool) *groupCommit {
 // rolled back), and whether fn changed data (see txq.wrote). Once fn is queued do
 // waits for the outcome even if ctx ends, so a caller never reports a failure for
 // a change that was committed.
-func (g *groupCommit) do(ctx context.Context, notes *txNotes, fn func(txq) error) (wrote bool, err error) {
-	j := &writeJob{ctx: ctx, fn: fn, result: make(chan error, 1), notes: notes}
+// A job that was announced (told, from announce) is no longer coming once the
+// writer has it, or once do gives up.
+func (g *groupCommit) do(ctx context.Context, notes *txNotes, told *announcement, fn func(txq) error) (wrote bool, err error) {
+	j := &writeJob{ctx: ctx, fn: fn, result: make(chan error, 1), notes: notes, told: told}
 	select {
 	case g.jobs <- j:
 	case <-ctx.Done():
+		told.withdraw()
 		return false, ctx.Err()
 	case <-g.quit:
+		told.withdraw()
 		return false, fmt.Errorf("store: closed")
 	}
 	err = <-j.result
@@ -67,17 +74,8 @@ func (g *groupCommit) loop() {
 	for {
 		select {
 		case j := <-g.jobs:
-			group := []*writeJob{j}
-		gather:
-			for len(group) < maxGroup {
-				select {
-				case j := <-g.jobs:
-					group = append(group, j)
-				default:
-					break gather
-				}
-			}
-			g.commit(group)
+			g.commit(g.gather(j))
+			g.groups.Add(1)
 		case <-g.quit:
 			return
 		}

@@ -45,7 +45,10 @@ func (db *DB) CreateInvoice(ctx context.Context, p kassa.Principal, c kassa.Invo
 	// Everything but the writes happens before the transaction, on the caller's
 	// goroutine: on SQLite the writer runs one transaction at a time, so the
 	// merchant read, the JSON of the event and the response, and sealing it would
-	// otherwise hold up every other write.
+	// otherwise hold up every other write. The writer is told this create is
+	// coming, so the commit it is gathering can wait for it.
+	told := db.announceWrite()
+	defer told.withdraw() // a no-op once the writer has the transaction
 	token := kassa.NewSessionToken()
 	now := db.clock()
 	m, err := db.merchantFor(ctx, p.MerchantID, p.Environment)
@@ -78,7 +81,7 @@ func (db *DB) CreateInvoice(ctx context.Context, p kassa.Principal, c kassa.Invo
 		}
 		err = db.pgCreateInvoice(ctx, w)
 	} else {
-		err = db.tx(ctx, func(tx txq) error {
+		err = db.txAnnounced(ctx, told, func(tx txq) error {
 			if err := insertInvoiceRow(ctx, tx, inv, token); err != nil {
 				return err
 			}

@@ -301,7 +301,7 @@ func (db *DB) forUpdate() string {
 // commit, on PostgreSQL on the pool, each statement committing by itself.
 func (db *DB) write(ctx context.Context, fn func(q queryer) error) error {
 	if db.group != nil {
-		_, err := db.group.do(ctx, nil, func(t txq) error { return fn(t) })
+		_, err := db.group.do(ctx, nil, nil, func(t txq) error { return fn(t) })
 		return err
 	}
 	return fn(db.w)
@@ -312,8 +312,13 @@ func (db *DB) write(ctx context.Context, fn func(q queryer) error) error {
 // the followers (Commits); one that only read, such as a queue claim that found
 // nothing due, does not, or a follower would wake itself forever.
 func (db *DB) tx(ctx context.Context, fn func(tx txq) error) error {
+	return db.txAnnounced(ctx, nil, fn)
+}
+
+// txAnnounced is tx for a transaction announced by announceWrite.
+func (db *DB) txAnnounced(ctx context.Context, told *announcement, fn func(tx txq) error) error {
 	notes := db.newNotes()
-	wrote, err := db.runTx(ctx, notes, fn)
+	wrote, err := db.runTx(ctx, notes, told, fn)
 	if err == nil {
 		db.committed(wrote)
 		db.report(notes)
@@ -321,11 +326,21 @@ func (db *DB) tx(ctx context.Context, fn func(tx txq) error) error {
 	return err
 }
 
+// announceWrite tells SQLite's writer a transaction is being prepared and will be
+// queued soon (gathering.announce): pass it to txAnnounced, and withdraw it on
+// every way out that queues nothing. Nil on PostgreSQL.
+func (db *DB) announceWrite() *announcement {
+	if db.group == nil {
+		return nil
+	}
+	return db.group.announce()
+}
+
 // runTx runs fn in a transaction and reports whether it changed data; what fn
 // notes for the Observer goes to notes (nil: nowhere).
-func (db *DB) runTx(ctx context.Context, notes *txNotes, fn func(tx txq) error) (bool, error) {
+func (db *DB) runTx(ctx context.Context, notes *txNotes, told *announcement, fn func(tx txq) error) (bool, error) {
 	if db.group != nil {
-		return db.group.do(ctx, notes, fn)
+		return db.group.do(ctx, notes, told, fn)
 	}
 	tx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {

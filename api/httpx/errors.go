@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"kassa"
@@ -169,8 +170,14 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 
 // WriteRaw writes an already encoded JSON body.
 func WriteRaw(w http.ResponseWriter, status int, body []byte) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("X-Content-Type-Options", "nosniff")
+	if status != http.StatusNoContent && status != http.StatusNotModified {
+		// With its length known net/http sends the body as it is, not chunked: a
+		// 16 KB list is two socket writes instead of three.
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+	}
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }

@@ -30,6 +30,13 @@ type IdempotencyOptions struct {
 	// process, and the store's unique key stops a concurrent request on another
 	// instance. Without it the key is claimed in the store first, a write of its own.
 	SavesWithChange bool
+	// StoreOnly says, with SavesWithChange, that the handler's only effect is the
+	// store transaction that saves its response. Then the store is not read before
+	// the handler runs: inserting the record with the change is the check (a live
+	// record under the key rolls the change back, kassa.ErrClaimLost), and only a
+	// request whose response was not saved with a change (that conflict, a 4xx, a
+	// 5xx) reads the record, to replay it or refuse as a read first would have.
+	StoreOnly bool
 }
 
 // Claim is the Idempotency-Key a request holds while its handler runs.
@@ -39,6 +46,7 @@ type Claim struct {
 	durable     bool // claimed in the store (ClaimIdempotencyKey), not only in this process
 	sealer      *kassa.ResponseSealer
 	saved       bool // the store saved the response with the change
+	readAfter   bool // the store was not read first (IdempotencyOptions.StoreOnly)
 }
 
 // ClaimFunc is a handler behind Idempotent; claim is nil when the request sent no
@@ -120,10 +128,15 @@ func (s *Core) Idempotent(opts IdempotencyOptions, h ClaimFunc) Func {
 			return s.replayOrRefuse(w, r, scope, &kassa.IdempotencyRecord{Fingerprint: held}, fp)
 		}
 		defer s.claims.release(scope)
+		claim := &Claim{scope: scope, fingerprint: fp, durable: !opts.SavesWithChange, sealer: s.sealer,
+			readAfter: opts.SavesWithChange && opts.StoreOnly}
 		var rec *kassa.IdempotencyRecord
-		if opts.SavesWithChange {
+		switch {
+		case claim.readAfter:
+			return s.runClaimed(w, r, claim, h)
+		case opts.SavesWithChange:
 			rec, err = s.idempotency.IdempotencyRecord(r.Context(), scope)
-		} else {
+		default:
 			rec, err = s.idempotency.ClaimIdempotencyKey(r.Context(), scope, fp)
 		}
 		if err != nil {
@@ -132,7 +145,7 @@ func (s *Core) Idempotent(opts IdempotencyOptions, h ClaimFunc) Func {
 		if rec != nil {
 			return s.replayOrRefuse(w, r, scope, rec, fp)
 		}
-		return s.runClaimed(w, r, &Claim{scope: scope, fingerprint: fp, durable: !opts.SavesWithChange, sealer: s.sealer}, h)
+		return s.runClaimed(w, r, claim, h)
 	}
 }
 
@@ -172,6 +185,9 @@ func (s *Core) runClaimed(w http.ResponseWriter, r *http.Request, claim *Claim, 
 		if finished {
 			return
 		}
+		if s.replayHeld(w, r, claim) {
+			return // the panic goes on to the recovery layer, which logs it
+		}
 		// The handler panicked: save the 500 the client will get, then let the
 		// recovery layer answer.
 		_, env := Classify(errors.New("panic"), RequestID(r.Context()))
@@ -187,6 +203,9 @@ func (s *Core) runClaimed(w http.ResponseWriter, r *http.Request, claim *Claim, 
 		s.WriteError(rec, r, err)
 	}
 	finished = true
+	if s.replayHeld(w, r, claim) {
+		return nil
+	}
 	if claim.saved {
 		// The store saved the response in the transaction that made the change.
 	} else if rec.status >= 400 && rec.status < 500 || rec.status == http.StatusServiceUnavailable {
@@ -200,6 +219,24 @@ func (s *Core) runClaimed(w http.ResponseWriter, r *http.Request, claim *Claim, 
 	w.WriteHeader(rec.status)
 	_, _ = w.Write(rec.body)
 	return nil
+}
+
+// replayHeld answers, for a request whose key was not read before its handler
+// ran (IdempotencyOptions.StoreOnly) and whose response was not saved with a
+// change, what a live record under the key says (replay, reused or in use), as a
+// read first would have; it reports whether there was one.
+func (s *Core) replayHeld(w http.ResponseWriter, r *http.Request, claim *Claim) bool {
+	if !claim.readAfter || claim.saved {
+		return false
+	}
+	held, err := s.idempotency.IdempotencyRecord(context.WithoutCancel(r.Context()), claim.scope)
+	if err != nil || held == nil {
+		return false
+	}
+	if err := s.replayOrRefuse(w, r, claim.scope, held, claim.fingerprint); err != nil {
+		s.WriteError(w, r, err)
+	}
+	return true
 }
 
 // releaseDurable forgets the claim in the store of a request that made one.
