@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"sync"
 )
 
@@ -23,11 +22,6 @@ import (
 // deflateFormatV1 is the format of frames written with deflateDictV1.
 const deflateFormatV1 = 1
 
-// deflateLevel is the level frames are written at. Levels 2 to 9 cost the same on
-// documents this small (the writer's reset dominates) and 9 is the smallest;
-// BestSpeed (1) ignores a preset dictionary. See docs/performance.md.
-const deflateLevel = flate.BestCompression
-
 // maxInflated bounds the JSON a frame may claim, so a corrupt length never makes
 // Inflate allocate more: far above any object the store keeps.
 const maxInflated = 64 << 20
@@ -35,31 +29,10 @@ const maxInflated = 64 << 20
 // ErrInflate is returned for a frame that does not inflate to what it says.
 var ErrInflate = errors.New("kassa: compressed data is corrupt")
 
-// deflateDict is deflateDictV1 as the flate package takes it; never written to.
+// deflateDict is deflateDictV1 as bytes, the history every stream starts from: the
+// encoder indexes it once (deflateDictIndex), flate's reader takes it per frame.
+// Never written to.
 var deflateDict = []byte(deflateDictV1)
-
-// deflater is a DEFLATE writer with its dictionary preset. A flate.Writer takes
-// about 800 KB (its hash tables), so writers are reset and reused.
-type deflater struct {
-	w   *flate.Writer
-	out bytes.Buffer
-}
-
-// deflaters keeps the idle writers, at most one per CPU: a Deflate runs for tens
-// of microseconds without blocking, so more than one per CPU rarely run at once.
-// A sync.Pool empties at GCs and would make new ones (about 4 MB more heap
-// under a create load); these are kept.
-var deflaters = make(chan *deflater, runtime.GOMAXPROCS(0))
-
-func newDeflater() *deflater {
-	d := &deflater{}
-	w, err := flate.NewWriterDict(&d.out, deflateLevel, deflateDict)
-	if err != nil {
-		panic(err) // only for a level out of range
-	}
-	d.w = w
-	return d
-}
 
 // inflater is a pooled DEFLATE reader and its source.
 type inflater struct {
@@ -76,32 +49,21 @@ var inflaters = sync.Pool{New: func() any {
 }}
 
 // Deflate appends the frame of src, a JSON document, to dst and returns it. With a
-// nil dst the frame is allocated once (at most 9 bytes over its size).
+// nil dst the frame is allocated once (at most 9 bytes over its size). The stream
+// is written by the encoder in deflateenc.go, which keeps the dictionary indexed
+// (compress/flate's writer costs ~40 µs per document in set-up alone); any
+// DEFLATE reader given deflateDict decodes it, as Inflate does.
 func Deflate(dst, src []byte) []byte {
-	var d *deflater
-	select {
-	case d = <-deflaters:
-	default:
-		d = newDeflater()
-	}
-	d.out.Reset()
-	d.w.Reset(&d.out)
-	_, _ = d.w.Write(src) // writes to a bytes.Buffer do not fail
-	_ = d.w.Close()
-	n := 1 + binary.MaxVarintLen64 + d.out.Len()
+	e := getDeflateEncoder()
+	stream := e.encode(src, deflateMaxPiece)
+	n := 1 + binary.MaxVarintLen64 + len(stream)
 	if cap(dst)-len(dst) < n {
 		dst = append(make([]byte, 0, len(dst)+n), dst...)
 	}
 	dst = append(dst, deflateFormatV1)
 	dst = binary.AppendUvarint(dst, uint64(len(src)))
-	dst = append(dst, d.out.Bytes()...)
-	if d.out.Cap() > 64<<10 {
-		d.out = bytes.Buffer{} // a large document's buffer is not kept in the pool
-	}
-	select {
-	case deflaters <- d:
-	default: // as many idle as CPUs already
-	}
+	dst = append(dst, stream...)
+	putDeflateEncoder(e)
 	return dst
 }
 

@@ -163,15 +163,22 @@ func TestDeflateDictionaryFixed(t *testing.T) {
 	}
 }
 
-// FuzzDeflate: anything deflates and inflates back.
+// FuzzDeflate: anything deflates and inflates back (Inflate reads with
+// compress/flate), also when the encoder cuts the input into pieces.
 func FuzzDeflate(f *testing.F) {
 	f.Add([]byte(""))
 	f.Add(sampleInvoiceJSON(f))
 	f.Add(sampleCreateResponse(f))
+	f.Add([]byte(deflateDictV1[len(deflateDictV1)-300:]))
+	f.Add(randomBytes(500, 1))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		got, err := Inflate(Deflate(nil, src))
 		if err != nil || !bytes.Equal(got, src) {
 			t.Fatalf("round trip of %q: %q, %v", src, got, err)
+		}
+		piece := len(src)/3 + 1
+		if got := inflateRaw(t, encodeRaw(t, src, piece)); !bytes.Equal(got, src) {
+			t.Fatalf("round trip of %q in pieces of %d: %q", src, piece, got)
 		}
 	})
 }

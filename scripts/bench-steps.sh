@@ -3,8 +3,9 @@
 # the "row per step" table of issue 17 in docs/performance.md. Each round runs every
 # build in turn (fresh data dir and schema each), so drifts of a shared machine hit
 # them alike; each run prints req/s and the server's CPU per request (utime+stime of
-# /proc/PID/stat), which contention from other processes disturbs far less. A bare
-# net/http echo runs once per round for the shares.
+# /proc/PID/stat), which contention from other processes disturbs far less, and on
+# PostgreSQL also the CPU of the PostgreSQL server's processes per request (pg_us). A
+# bare net/http echo runs once per round for the shares.
 # Usage: scripts/bench-steps.sh ROUNDS SECS BUILD... where a BUILD is a git revision
 # or "." for the working tree. Needs PostgreSQL (KASSA_BENCH_POSTGRES_DSN).
 set -euo pipefail
@@ -20,6 +21,8 @@ build_revs "$work" "$@"
 unlimited=(--rate-limit 1e9 --rate-burst 1000000000 --create-rate-limit 1e9 --create-rate-burst 1000000000)
 tck=$(getconf CLK_TCK)
 cpu() { awk '{print $14+$15}' "/proc/$1/stat"; }
+# pgcpu: the CPU ticks of every PostgreSQL server process (backends and helpers).
+pgcpu() { local s=0 p; for p in $(pgrep -f '^postgres'); do s=$((s + $(awk '{print $14+$15}' "/proc/$p/stat" 2>/dev/null || echo 0))); done; echo "$s"; }
 wait_line() { for _ in $(seq 1 100); do grep -q "$2" "$1" && return; sleep 0.1; done; echo "timed out: $1" >&2; exit 1; }
 
 "$work/kassa-load" echo -addr 127.0.0.1:0 >"$work/echo.out" &
@@ -28,13 +31,14 @@ echo_url="http://$(awk '/listening on/ {print $4}' "$work/echo.out")"
 
 # load BUILD ENGINE MODE: one measured run against the started server.
 load() {
-  local c0 c1 line reqs us
-  c0=$(cpu "$pid")
+  local c0 c1 g0 g1 line reqs us pgus
+  c0=$(cpu "$pid"); g0=$(pgcpu)
   line=$("$work/kassa-load" run -mode "$3" -d "${secs}s" -c 16 -url "$url" -key "$key")
-  c1=$(cpu "$pid")
+  c1=$(cpu "$pid"); g1=$(pgcpu)
   reqs=$(grep -o 'requests=[0-9]*' <<<"$line" | cut -d= -f2)
   us=$(awk -v c=$((c1 - c0)) -v t="$tck" -v n="$reqs" 'BEGIN {printf "%.0f", c * 1e6 / t / n}')
-  echo "$1 $2-$3 $line cpu_us_per_req=$us" | tee -a "$work/figures"
+  pgus=$(awk -v c=$((g1 - g0)) -v t="$tck" -v n="$reqs" 'BEGIN {printf "%.0f", c * 1e6 / t / n}')
+  echo "$1 $2-$3 $line cpu_us_per_req=$us pg_us=$pgus" | tee -a "$work/figures"
 }
 
 for r in $(seq 1 "$rounds"); do
@@ -71,7 +75,7 @@ median() {
 }
 echo_med=$(median echo echo-echo req/s)
 echo
-echo "== medians over $rounds rounds (${secs} s, 16 connections); echo $echo_med req/s; each cell: req/s (share of the echo), server CPU µs per request"
+echo "== medians over $rounds rounds (${secs} s, 16 connections); echo $echo_med req/s; each cell: req/s (share of the echo), server CPU µs per request (+ PostgreSQL's)"
 echo "| build | SQLite create | SQLite list | PostgreSQL create | PostgreSQL list |"
 echo "|---|---|---|---|---|"
 for n in "${names[@]}"; do
@@ -79,6 +83,7 @@ for n in "${names[@]}"; do
   for l in sqlite-create sqlite-list postgres-create postgres-list; do
     m=$(median "$n" "$l" req/s)
     row="$row | $m ($(awk -v a="$m" -v b="$echo_med" 'BEGIN {printf "%.1f", 100*a/b}') %), $(median "$n" "$l" cpu_us_per_req) µs"
+    case $l in postgres-*) row="$row (+ $(median "$n" "$l" pg_us) µs)" ;; esac
   done
   echo "$row |"
 done
