@@ -25,6 +25,10 @@ type Loop struct {
 	// Wake, when not nil, ends a pause early: a signal that work may be waiting
 	// (store.DB.Commits). A signal that comes during a round ends the pause after it.
 	Wake <-chan struct{}
+	// Settle, when positive, is how long a round woken by Wake waits first, so the
+	// wake-ups of that time share one round: under a write load Wake signals for
+	// nearly every commit, and a round per commit costs a query per commit.
+	Settle time.Duration
 	// Log reports failed rounds at level Warn; nil discards.
 	Log *slog.Logger
 	// Lease, when not nil, makes the job a singleton among instances: rounds run
@@ -71,7 +75,27 @@ func (l Loop) Run(ctx context.Context, round Round) {
 			return
 		case <-l.Wake:
 			pause.Stop()
+			if l.Settle > 0 && !l.settle(ctx, pause) {
+				return
+			}
 		case <-pause.C:
 		}
 	}
+}
+
+// settle waits Settle on pause (stopped by the caller), then takes a wake-up that
+// came meanwhile, as the round about to start covers it; false when ctx ends first.
+func (l Loop) settle(ctx context.Context, pause *time.Timer) bool {
+	pause.Reset(l.Settle)
+	select {
+	case <-ctx.Done():
+		pause.Stop()
+		return false
+	case <-pause.C:
+	}
+	select {
+	case <-l.Wake:
+	default:
+	}
+	return true
 }

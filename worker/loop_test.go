@@ -34,7 +34,7 @@ type harness struct {
 // start runs a Loop of interval over rounds that follow outcomes (then report
 // nothing more and no error). A signal already queued on wake is one that came
 // during the first round.
-func start(t *testing.T, interval time.Duration, outcomes []outcome, queuedWake bool) *harness {
+func start(t *testing.T, interval, settle time.Duration, outcomes []outcome, queuedWake bool) *harness {
 	t.Helper()
 	h := &harness{t: t, wake: make(chan struct{}, 1), rounds: make(chan int, 1000), done: make(chan struct{}), outcomes: outcomes}
 	if queuedWake {
@@ -42,7 +42,7 @@ func start(t *testing.T, interval time.Duration, outcomes []outcome, queuedWake 
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	h.cancel = cancel
-	l := Loop{Name: "test job", Interval: interval, Wake: h.wake, Log: slog.New(slog.NewTextHandler(&h.log, nil))}
+	l := Loop{Name: "test job", Interval: interval, Settle: settle, Wake: h.wake, Log: slog.New(slog.NewTextHandler(&h.log, nil))}
 	go func() {
 		defer close(h.done)
 		l.Run(ctx, h.round)
@@ -132,6 +132,7 @@ func TestLoop(t *testing.T) {
 	tests := []struct {
 		name       string
 		interval   time.Duration
+		settle     time.Duration
 		outcomes   []outcome
 		queuedWake bool
 		steps      func(h *harness)
@@ -156,6 +157,18 @@ func TestLoop(t *testing.T) {
 			}, wantRounds: 2},
 		{name: "a wake during a round runs another", interval: time.Hour, queuedWake: true,
 			steps: func(h *harness) { h.waitRounds(2) }, wantRounds: 2},
+		{name: "a woken round settles first and covers the wakes meanwhile", interval: time.Hour, settle: 500 * time.Millisecond,
+			steps: func(h *harness) {
+				h.waitRounds(1)
+				h.wake <- struct{}{}
+				h.wake <- struct{}{} // taken while the first settles
+				h.waitRounds(1)
+			}, wantRounds: 2},
+		{name: "stops when its context ends while settling", interval: time.Hour, settle: time.Hour,
+			steps: func(h *harness) {
+				h.waitRounds(1)
+				h.wake <- struct{}{}
+			}, wantRounds: 1},
 		{name: "runs after each interval", interval: time.Millisecond,
 			steps: func(h *harness) { h.waitRounds(3) }, wantRounds: 3, atLeast: true},
 		{name: "stops when its context ends in a round", interval: time.Hour,
@@ -164,7 +177,7 @@ func TestLoop(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := start(t, tt.interval, tt.outcomes, tt.queuedWake)
+			h := start(t, tt.interval, tt.settle, tt.outcomes, tt.queuedWake)
 			tt.steps(h)
 			n, logged := h.stop()
 			if n != tt.wantRounds && !(tt.atLeast && n > tt.wantRounds) {
