@@ -84,9 +84,13 @@ func (db *DB) feedWhere(w *where, pos kassa.FeedPos) {
 	w.add("seq > %s", pos.Seq)
 }
 
+// feedOrder is the feed's ORDER BY. On PostgreSQL the columns are qualified: the
+// select list's tx::text::bigint is an output column named tx too, and ORDER BY tx
+// would sort by it, which the (tx, seq) indexes cannot deliver (a resumed stream's
+// replay sorted every later event of the merchant: 90 ms instead of 2 ms at 50,000).
 func (db *DB) feedOrder() string {
 	if db.engine == EnginePostgres {
-		return " ORDER BY tx, seq"
+		return " ORDER BY events.tx, events.seq"
 	}
 	return " ORDER BY seq"
 }
