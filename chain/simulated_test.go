@@ -15,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/eth/ethconfig"
 	"github.com/ethereum/go-ethereum/ethclient/simulated"
 	"github.com/ethereum/go-ethereum/node"
+	"github.com/ethereum/go-ethereum/rpc"
 )
 
 // Contracts placed in the genesis (there is no Solidity compiler here): token
@@ -46,6 +47,7 @@ type simChain struct {
 	key   *ecdsa.PrivateKey
 	from  common.Address
 	nonce uint64
+	sent  []*types.Transaction // by nonce: what commitSent resends on a stall
 }
 
 func newSimChain(t *testing.T) *simChain {
@@ -72,7 +74,7 @@ func newSimChain(t *testing.T) *simChain {
 				}
 			}()
 			return simulated.NewBackend(alloc, func(nc *node.Config, _ *ethconfig.Config) {
-				nc.HTTPHost, nc.HTTPPort, nc.HTTPModules = "127.0.0.1", port, []string{"eth", "net", "web3"}
+				nc.HTTPHost, nc.HTTPPort, nc.HTTPModules = "127.0.0.1", port, []string{"eth", "net", "web3", "txpool"}
 			}), nil
 		}()
 		if err == nil {
@@ -98,6 +100,7 @@ func (c *simChain) send(t *testing.T, to *common.Address, value int64, data []by
 	if err := c.Client().SendTransaction(context.Background(), tx); err != nil {
 		t.Fatal(err)
 	}
+	c.sent = append(c.sent, tx)
 	c.nonce++
 	return tx.Hash()
 }
@@ -134,20 +137,47 @@ func (c *simChain) mine(t *testing.T) simTxs {
 // commitSent mines a block once every transaction sent so far is pending: the
 // simulated backend's pool takes a sent transaction in asynchronously, and on a
 // loaded machine a Commit right after SendTransaction mined a block without it.
+// Once (under the race detector, with every package testing at once) two sent
+// transactions never became pending: a stall of a second resends the missing
+// ones, as a wallet rebroadcasts, and the pool's view is logged.
 func (c *simChain) commitSent(t *testing.T) {
 	t.Helper()
-	for end := time.Now().Add(30 * time.Second); ; {
-		n, err := c.Client().PendingNonceAt(context.Background(), c.from)
+	ctx := context.Background()
+	start := time.Now()
+	for resend := start.Add(time.Second); ; time.Sleep(time.Millisecond) {
+		n, err := c.Client().PendingNonceAt(ctx, c.from)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if n >= c.nonce {
 			break
 		}
-		if time.Now().After(end) {
-			t.Fatalf("pending nonce %d, want %d", n, c.nonce)
+		if time.Since(start) > 30*time.Second {
+			t.Fatalf("pending nonce %d, want %d; pool: %s", n, c.nonce, c.poolStatus())
 		}
-		time.Sleep(time.Millisecond)
+		if time.Now().After(resend) {
+			t.Logf("pending nonce %d, want %d after %v; resending; pool: %s", n, c.nonce, time.Since(start), c.poolStatus())
+			for _, tx := range c.sent[n:] {
+				if err := c.Client().SendTransaction(ctx, tx); err != nil {
+					t.Logf("resend nonce %d: %v", tx.Nonce(), err)
+				}
+			}
+			resend = time.Now().Add(time.Second)
+		}
 	}
 	c.Commit()
+}
+
+// poolStatus is the pool's pending and queued counts, for a failure message.
+func (c *simChain) poolStatus() string {
+	rc, err := rpc.Dial(c.url)
+	if err != nil {
+		return err.Error()
+	}
+	defer rc.Close()
+	var status map[string]any
+	if err := rc.Call(&status, "txpool_status"); err != nil {
+		return err.Error()
+	}
+	return fmt.Sprint(status)
 }

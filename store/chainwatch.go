@@ -20,8 +20,8 @@ const watchedColumns = `SELECT pa.address_index, pa.address, pa.invoice_id, i.me
 // watched: open ones (unpaid, underpaid) whatever their expiry, since a pending
 // payment keeps an invoice open, and any other until WatchAfterExpiry after its
 // expires_at ($3 is now - WatchAfterExpiry), so late money is seen and kept. The
-// two halves are disjoint; each starts from an index of invoices (the open ones'
-// partial index, the expiry index) and looks their addresses up by primary key,
+// two halves are disjoint; each starts from a partial index of invoices (the open
+// ones', the closed ones' expiry) and looks their addresses up by primary key,
 // rather than reading every address the network ever had.
 const watchedQuery = watchedColumns + ` AND i.status IN ('unpaid', 'underpaid')
 	UNION ALL ` + watchedColumns + ` AND i.expires_at > $3 AND i.status NOT IN ('unpaid', 'underpaid')
