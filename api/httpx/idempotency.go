@@ -20,6 +20,10 @@ import (
 // kassa.IdempotencyStale, after which another request may take the key over.
 const claimedTimeout = 30 * time.Second
 
+// replayReadTimeout bounds the read of a held record after a StoreOnly run
+// (replayHeld); past it the run's own response is sent.
+const replayReadTimeout = 5 * time.Second
+
 // IdempotencyOptions configure the idempotency layer of one route.
 type IdempotencyOptions struct {
 	Required bool // a request without Idempotency-Key is refused
@@ -179,7 +183,9 @@ func (s *Core) replayOrRefuse(w http.ResponseWriter, r *http.Request, scope kass
 // or releases a claim in the store.
 func (s *Core) runClaimed(w http.ResponseWriter, r *http.Request, claim *Claim, h ClaimFunc) error {
 	bg := context.WithoutCancel(r.Context())
-	rec := &captureWriter{header: w.Header(), status: http.StatusOK}
+	// The run's headers are its own until its response is the one sent: a replay
+	// of the held record must not carry, say, the Retry-After of the run's 503.
+	rec := &captureWriter{header: w.Header().Clone(), status: http.StatusOK}
 	finished := false
 	defer func() {
 		if finished {
@@ -216,9 +222,22 @@ func (s *Core) runClaimed(w http.ResponseWriter, r *http.Request, claim *Claim, 
 	} else {
 		s.saveOutcome(bg, claim, rec.status, rec.body)
 	}
+	replaceHeader(w.Header(), rec.header)
 	w.WriteHeader(rec.status)
 	_, _ = w.Write(rec.body)
 	return nil
+}
+
+// replaceHeader makes dst hold exactly what src holds.
+func replaceHeader(dst, src http.Header) {
+	for k := range dst {
+		if _, ok := src[k]; !ok {
+			delete(dst, k)
+		}
+	}
+	for k, v := range src {
+		dst[k] = v
+	}
 }
 
 // replayHeld answers, for a request whose key was not read before its handler
@@ -229,7 +248,11 @@ func (s *Core) replayHeld(w http.ResponseWriter, r *http.Request, claim *Claim) 
 	if !claim.readAfter || claim.saved {
 		return false
 	}
-	held, err := s.idempotency.IdempotencyRecord(context.WithoutCancel(r.Context()), claim.scope)
+	// The request's own deadline may be what failed the run (a 503): the read gets
+	// one of its own, so a store that does not answer cannot hold the key here.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), replayReadTimeout)
+	defer cancel()
+	held, err := s.idempotency.IdempotencyRecord(ctx, claim.scope)
 	if err != nil || held == nil {
 		return false
 	}
