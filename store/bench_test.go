@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -14,15 +15,21 @@ import (
 
 // benchEngines runs b once per engine with a fresh store and one merchant.
 func benchEngines(b *testing.B, fn func(b *testing.B, db *store.DB, m *kassa.Merchant)) {
+	benchEnginesConfig(b, func(b *testing.B, db *store.DB, m *kassa.Merchant, _ store.Config) { fn(b, db, m) })
+}
+
+// benchEnginesConfig is benchEngines that also hands fn the store's Config.
+func benchEnginesConfig(b *testing.B, fn func(b *testing.B, db *store.DB, m *kassa.Merchant, cfg store.Config)) {
 	configs := map[string]func(testing.TB) store.Config{"sqlite": storetest.SQLiteConfig, "postgres": storetest.PostgresConfig}
 	for _, name := range []string{"sqlite", "postgres"} {
 		b.Run(name, func(b *testing.B) {
-			db := storetest.Open(b, configs[name](b))
+			cfg := configs[name](b)
+			db := storetest.Open(b, cfg)
 			m, err := db.CreateMerchant(context.Background(), kassa.MerchantCreate{Name: "Bench", Email: "bench@example.com", Password: "correct horse"})
 			if err != nil {
 				b.Fatal(err)
 			}
-			fn(b, db, m)
+			fn(b, db, m, cfg)
 		})
 	}
 }
@@ -90,6 +97,59 @@ func BenchmarkListInvoices(b *testing.B) {
 			for pb.Next() {
 				if _, _, err := db.Invoices(context.Background(), kassa.InvoiceFilter{MerchantID: m.ID, Limit: 10}); err != nil {
 					b.Error(err)
+					return
+				}
+			}
+		})
+	})
+}
+
+// BenchmarkListInvoicesDeep measures a page of ten after a cursor 9,000 invoices
+// deep into 10,000: the cursor is a range of the list index, so a deep page costs
+// about what the first does. The tables are analyzed first, as autovacuum would
+// have done: PostgreSQL plans a table it has no statistics of as nearly empty.
+func BenchmarkListInvoicesDeep(b *testing.B) {
+	benchEnginesConfig(b, func(b *testing.B, db *store.DB, m *kassa.Merchant, cfg store.Config) {
+		const n, depth = 10_000, 9_000
+		var made atomic.Int64
+		ids := make([]string, n)
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := made.Add(1) - 1; i < n; i = made.Add(1) - 1 {
+					inv, _, err := db.CreateInvoice(context.Background(), principal(m), kassa.InvoiceCreate{Amount: 12_500}, nil)
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					ids[i] = inv.ID
+				}
+			}()
+		}
+		wg.Wait()
+		if _, err := storetest.RawDB(b, cfg).Exec("ANALYZE"); err != nil {
+			b.Fatal(err)
+		}
+		page, _, err := db.Invoices(context.Background(), kassa.InvoiceFilter{MerchantID: m.ID, Limit: 100})
+		if err != nil || len(page) != 100 {
+			b.Fatalf("first page: %d, %v", len(page), err)
+		}
+		// The cursor: the invoice depth places from the newest, found by paging once.
+		cursor := page[len(page)-1].ID
+		for seen := 100; seen < depth; seen += 100 {
+			if page, _, err = db.Invoices(context.Background(), kassa.InvoiceFilter{MerchantID: m.ID, Limit: 100, StartingAfter: cursor}); err != nil {
+				b.Fatal(err)
+			}
+			cursor = page[len(page)-1].ID
+		}
+		b.ResetTimer()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				page, _, err := db.Invoices(context.Background(), kassa.InvoiceFilter{MerchantID: m.ID, Limit: 10, StartingAfter: cursor})
+				if err != nil || len(page) != 10 {
+					b.Errorf("deep page: %d, %v", len(page), err)
 					return
 				}
 			}

@@ -2,10 +2,7 @@ package store
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -147,44 +144,13 @@ func (db *DB) Invoices(ctx context.Context, f kassa.InvoiceFilter) ([]*kassa.Inv
 	if err := checkFilterText(f.CustomerID, f.Types, f.Statuses); err != nil {
 		return nil, false, err
 	}
-	limit := f.Limit
-	if limit <= 0 {
-		limit = DefaultListLimit
-	}
-	limit = min(limit, MaxListLimit)
 	now := db.clock()
-	w, err := db.invoiceWhere(ctx, f, now)
+	pg, err := db.invoicePageQuery(ctx, f, now)
 	if err != nil {
 		return nil, false, err
 	}
-
-	order := " ORDER BY created_at DESC, id DESC"
-	cursor, param, backward := f.StartingAfter, "starting_after", false
-	if f.EndingBefore != "" {
-		cursor, param, backward = f.EndingBefore, "ending_before", true
-	}
-	if cursor != "" {
-		if !kassa.ValidUUID(cursor) {
-			return nil, false, kassa.Invalidf(param, "invalid_cursor", "%s is not an invoice id of this merchant.", param)
-		}
-		var created int64
-		err := db.r.QueryRowContext(ctx, "SELECT created_at FROM invoices WHERE id = $1 AND merchant_id = $2",
-			cursor, f.MerchantID).Scan(&created)
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil, false, kassa.Invalidf(param, "invalid_cursor", "%s is not an invoice id of this merchant.", param)
-		}
-		if err != nil {
-			return nil, false, fmt.Errorf("store: invoice cursor: %w", err)
-		}
-		if backward {
-			w.add("(created_at > %s OR (created_at = %s AND id > %s))", created, created, cursor)
-			order = " ORDER BY created_at ASC, id ASC"
-		} else {
-			w.add("(created_at < %s OR (created_at = %s AND id < %s))", created, created, cursor)
-		}
-	}
-	q := "SELECT " + invoiceColumns + " FROM invoices" + w.String() + order + " LIMIT " + strconv.Itoa(limit+1)
-	rows, err := db.r.QueryContext(ctx, q, w.args...)
+	limit, backward := pg.limit, pg.backward
+	rows, err := db.r.QueryContext(ctx, pg.query, pg.args...)
 	if err != nil {
 		return nil, false, fmt.Errorf("store: list invoices: %w", err)
 	}
@@ -281,18 +247,4 @@ func (db *DB) InvoiceTotals(ctx context.Context, f kassa.InvoiceTotalsFilter) (*
 		return nil, fmt.Errorf("store: invoice totals: %w", err)
 	}
 	return t, nil
-}
-
-// trimPage cuts a page read with one row of look-ahead down to limit rows, reports
-// whether there were more, and turns a backward page (read oldest first) back to
-// newest first.
-func trimPage[T any](out []T, limit int, backward bool) ([]T, bool) {
-	more := len(out) > limit
-	if more {
-		out = out[:limit]
-	}
-	if backward {
-		slices.Reverse(out)
-	}
-	return out, more
 }

@@ -62,10 +62,10 @@ func (db *DB) Orders(ctx context.Context, f commerce.OrderFilter) ([]*commerce.O
 			return nil, false, fmt.Errorf("store: order cursor: %w", err)
 		}
 		if backward {
-			w.add("(created_at > %s OR (created_at = %s AND id > %s))", created, created, *cursor)
+			w.add("(created_at, id) > (%s, %s)", created, *cursor)
 			order = " ORDER BY created_at ASC, id ASC"
 		} else {
-			w.add("(created_at < %s OR (created_at = %s AND id < %s))", created, created, *cursor)
+			w.add("(created_at, id) < (%s, %s)", created, *cursor)
 		}
 	}
 	rows, err := db.r.QueryContext(ctx, "SELECT data FROM orders"+w.String()+order+" LIMIT "+strconv.Itoa(limit+1), w.args...)

@@ -1,0 +1,103 @@
+package store
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"kassa"
+)
+
+// queryPlan returns SQLite's EXPLAIN QUERY PLAN of query, one step a line.
+func queryPlan(t *testing.T, db *DB, query string, args ...any) string {
+	t.Helper()
+	rows, err := db.r.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+query, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(plan, "\n")
+}
+
+// checkPlan fails t unless plan holds every want and scans no table without an index.
+func checkPlan(t *testing.T, plan string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(plan, w) {
+			t.Errorf("plan lacks %q:\n%s", w, plan)
+		}
+	}
+	for _, step := range strings.Split(plan, "\n") {
+		if strings.HasPrefix(step, "SCAN ") && !strings.Contains(step, "USING") {
+			t.Errorf("plan scans a table (%s):\n%s", step, plan)
+		}
+	}
+}
+
+func openSQLite(t *testing.T) *DB {
+	t.Helper()
+	db, err := Open(context.Background(), Config{DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// TestWatchedQueryPlan checks on SQLite that each half of watchedQuery starts from
+// its partial index of invoices, not from a scan of invoices or of every address.
+func TestWatchedQueryPlan(t *testing.T) {
+	db := openSQLite(t)
+	checkPlan(t, queryPlan(t, db, watchedQuery, "devnet", "ethereum", 0),
+		"USING INDEX invoices_open_expiry", "USING INDEX invoices_closed_expiry (expires_at>?)")
+}
+
+// TestInvoicePageQueryPlan checks on SQLite that a page after a cursor is a range
+// of a list index that starts at the cursor, in both directions and with the
+// usual filters, not a read of every newer row.
+func TestInvoicePageQueryPlan(t *testing.T) {
+	ctx := context.Background()
+	db := openSQLite(t)
+	m, err := db.CreateMerchant(ctx, kassa.MerchantCreate{Name: "Shop", Email: "plan@example.com", Password: "correct horse"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := kassa.Principal{MerchantID: m.ID, Environment: kassa.Devnet}
+	inv, _, err := db.CreateInvoice(ctx, p, kassa.InvoiceCreate{Amount: 100}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, customer := kassa.Devnet, "c1"
+	tests := []struct {
+		name string
+		f    kassa.InvoiceFilter
+		want string
+	}{
+		{"after", kassa.InvoiceFilter{StartingAfter: inv.ID}, "(created_at,id)<(?,?)"},
+		{"before", kassa.InvoiceFilter{EndingBefore: inv.ID}, "(created_at,id)>(?,?)"},
+		{"environment", kassa.InvoiceFilter{Environment: &env, StartingAfter: inv.ID}, "environment=? AND (created_at,id)<(?,?)"},
+		{"customer", kassa.InvoiceFilter{CustomerID: &customer, StartingAfter: inv.ID}, "customer_id=? AND (created_at,id)<(?,?)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.f.MerchantID = m.ID
+			pg, err := db.invoicePageQuery(ctx, tt.f, db.clock())
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkPlan(t, queryPlan(t, db, pg.query, pg.args...), tt.want)
+		})
+	}
+}
