@@ -49,6 +49,7 @@ func (h *Hub) SubscribeSink(merchantID int64, env kassa.Environment, scope kassa
 	s := &Sub{hub: h, key: subKey{merchantID, env, scope}, sink: sink}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.catchUpLocked()
 	s.start = h.pos
 	if h.stopped {
 		s.err, s.done = kassa.ErrStreamStopped, true

@@ -42,6 +42,9 @@ import (
 	"kassa/worker"
 )
 
+// catchUpTimeout bounds the read of the feed's head by a hub's first subscription.
+const catchUpTimeout = 5 * time.Second
+
 // Defaults of Options.
 const (
 	DefaultPoll   = 200 * time.Millisecond
@@ -88,6 +91,7 @@ type Hub struct {
 
 	mu      sync.Mutex
 	pos     kassa.FeedPos // everything at or before pos has been fanned out
+	behind  bool          // rounds with nobody listening skipped the feed: pos may trail its head
 	stopped bool
 	subs    map[subKey]map[*Sub]struct{}
 	sinks   map[subKey]*sinkSet
@@ -126,6 +130,7 @@ func (h *Hub) subscribe(merchantID int64, env kassa.Environment, scope kassa.Sco
 	s := &Sub{hub: h, key: subKey{merchantID, env, scope}, ch: make(chan *kassa.Event, h.opts.Buffer)}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.catchUpLocked()
 	s.start = h.pos
 	if h.stopped {
 		s.err, s.done = kassa.ErrStreamStopped, true
@@ -142,6 +147,8 @@ func (h *Hub) subscribe(merchantID int64, env kassa.Environment, scope kassa.Sco
 }
 
 // Pos returns the hub's position: every event at or before it has been fanned out.
+// While nobody listens it may trail the feed's head; the first subscription moves
+// it there.
 func (h *Hub) Pos() kassa.FeedPos {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -184,9 +191,12 @@ func (h *Hub) Run(ctx context.Context) {
 		}
 		h.mu.Lock()
 		pos, idle := h.pos, len(h.subs) == 0 && len(h.sinks) == 0
+		if idle {
+			h.behind = true
+		}
 		h.mu.Unlock()
 		if idle {
-			return false, h.skipToHead(ctx)
+			return false, nil
 		}
 		events, err := h.feed.FeedAfter(ctx, pos, PageSize)
 		if err != nil {
@@ -199,21 +209,29 @@ func (h *Hub) Run(ctx context.Context) {
 	})
 }
 
-// skipToHead moves the position of a hub nobody listens to to the feed's head,
-// instead of reading every event (a twentieth of an invoice create's CPU on
-// SQLite). It moves only if still nobody listens once it holds the lock, so a
-// subscription's start is never past an event it was not given.
-func (h *Hub) skipToHead(ctx context.Context) error {
+// catchUpLocked moves the position of a hub nobody listens to, whose rounds
+// skipped the feed, to the feed's head, so the first subscription starts there
+// and is not handed what was written while nobody listened. Idle rounds read
+// nothing: reading the head at every commit cost a twentieth of an invoice
+// create's CPU on SQLite, most of it SQLite unmapping its memory map because the
+// WAL had changed. h.mu is held, so no round and no other subscription runs
+// meanwhile; should the read fail, the subscription starts at the older position
+// (still a definite start: the hub reads and fans out from there).
+func (h *Hub) catchUpLocked() {
+	if !h.behind || h.stopped || len(h.subs) > 0 || len(h.sinks) > 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), catchUpTimeout)
+	defer cancel()
 	head, err := h.feed.FeedHead(ctx)
 	if err != nil {
-		return fmt.Errorf("reading the feed head: %w", err)
+		h.log.LogAttrs(ctx, slog.LevelWarn, "event stream: reading the feed head", slog.String("error", err.Error()))
+		return
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if len(h.subs) == 0 && len(h.sinks) == 0 && head.After(h.pos) {
+	if head.After(h.pos) {
 		h.pos = head
 	}
-	return nil
+	h.behind = false
 }
 
 // fanOut hands events to their subscribers and advances the position, under one
