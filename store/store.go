@@ -88,6 +88,8 @@ type DB struct {
 	merchants *merchantCache
 	// group batches SQLite write transactions into shared commits; nil on PostgreSQL.
 	group *groupCommit
+	// ckpt checkpoints SQLite's WAL beside the writer (checkpoint.go); nil on PostgreSQL.
+	ckpt *checkpointer
 
 	// commits wakes in-process followers after write transactions commit.
 	commits notifier
@@ -116,12 +118,12 @@ var (
 const sqlitePragmas = "_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=temp_store(MEMORY)&" +
 	sqliteCheckpoint + "&" + sqliteCache
 
-// sqliteCheckpoint lets the WAL reach 8,000 pages (32 MiB) before the writer
-// checkpoints it into the database file, instead of SQLite's 1,000: a checkpoint
-// copies each page once however often the WAL holds it, and the pages an invoice
-// create dirties (the right edges of its tables and indexes) are the same from one
-// commit to the next, so fewer, larger checkpoints copy and fsync less per create.
-const sqliteCheckpoint = "_pragma=wal_autocheckpoint(8000)"
+// sqliteCheckpoint is the writer's own checkpoint threshold, 16,000 pages (64
+// MiB) instead of SQLite's 1,000: a backstop. The checkpointer (checkpoint.go)
+// copies the WAL into the database file beside the writer every half second, so
+// the writer seldom checkpoints inside a commit, which stalled every create queued
+// behind it.
+const sqliteCheckpoint = "_pragma=wal_autocheckpoint(16000)"
 
 // sqliteCache maps the database file into memory, so pages are read from the
 // mapping instead of with a pread system call each, and leaves the page cache at
@@ -190,6 +192,9 @@ func (db *DB) openSQLite(ctx context.Context, dir string) error {
 		return err
 	}
 	db.group = newGroupCommit(db.w)
+	if db.ckpt, err = startCheckpointer(path, checkpointEvery, db.group.groups.Load, db.log); err != nil {
+		return err
+	}
 	r, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)&_pragma=query_only(1)&"+sqliteCache)
 	if err != nil {
 		return fmt.Errorf("store: open sqlite readers: %w", err)
@@ -265,6 +270,9 @@ func (db *DB) Close() error {
 	}
 	if db.group != nil {
 		db.group.stop()
+	}
+	if db.ckpt != nil {
+		errs = append(errs, db.ckpt.stop())
 	}
 	if db.r != nil && db.r != db.w {
 		errs = append(errs, db.r.Close())
