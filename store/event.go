@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"time"
 
 	"kassa"
@@ -184,47 +183,4 @@ func (db *DB) anyEvent(ctx context.Context, merchantID int64, env kassa.Environm
 		return nil, kassa.NotFound("event")
 	}
 	return es[0], nil
-}
-
-// PruneEvents deletes events created before before, and the webhook deliveries
-// (with their attempts) queued before it, in batches; it returns how many events.
-func (db *DB) PruneEvents(ctx context.Context, before time.Time) (int64, error) {
-	if _, err := db.deleteBatches(ctx, "webhook_deliveries", "id", before); err != nil {
-		return 0, fmt.Errorf("store: prune events: %w", err)
-	}
-	n, err := db.deleteBatches(ctx, "events", "seq", before)
-	if err != nil {
-		return n, fmt.Errorf("store: prune events: %w", err)
-	}
-	return n, nil
-}
-
-// pruneBatch is how many rows one pruning statement deletes, so a large backlog
-// never holds the writer for long.
-const pruneBatch = 2000
-
-// deleteBatches deletes the rows of table created before before, pruneBatch at a
-// time (key names the table's key column), and returns how many it deleted.
-func (db *DB) deleteBatches(ctx context.Context, table, key string, before time.Time) (int64, error) {
-	q := "DELETE FROM " + table + " WHERE " + key + " IN (SELECT " + key + " FROM " + table +
-		" WHERE created_at < $1 LIMIT " + strconv.Itoa(pruneBatch) + ")"
-	var total int64
-	for {
-		var n int64
-		err := db.write(ctx, func(w queryer) error {
-			res, err := w.ExecContext(ctx, q, micros(before))
-			if err != nil {
-				return err
-			}
-			n, err = res.RowsAffected()
-			return err
-		})
-		if err != nil {
-			return total, err
-		}
-		total += n
-		if n < pruneBatch || ctx.Err() != nil {
-			return total, nil
-		}
-	}
 }
