@@ -26,7 +26,7 @@ func (db *DB) PruneEvents(ctx context.Context, before time.Time) (int64, error) 
 }
 
 // pruneEventsBySeq deletes the events created before before, oldest first by key:
-// it walks windows of pruneBatch events in seq order from the oldest, deleting
+// it reads windows of pruneBatch events in seq order from the oldest, deleting
 // those of each window created before before, and stops at a window where none
 // was (the young end of the table) or at its end. Events carry no index on
 // created_at (migration 0019: every create wrote one entry to it for an hourly
@@ -42,20 +42,12 @@ func (db *DB) pruneEventsBySeq(ctx context.Context, before time.Time) (int64, er
 		var (
 			last sql.Null[int64]
 			rows int
-			n    int64
 		)
-		err := db.write(ctx, func(w queryer) error {
-			if err := w.QueryRowContext(ctx, window, after).Scan(&last, &rows); err != nil || rows == 0 {
-				return err
-			}
-			res, err := w.ExecContext(ctx, "DELETE FROM events WHERE seq > $1 AND seq <= $2 AND created_at < $3",
-				after, last.V, micros(before))
-			if err != nil {
-				return err
-			}
-			n, err = res.RowsAffected()
-			return err
-		})
+		if err := db.r.QueryRowContext(ctx, window, after).Scan(&last, &rows); err != nil || rows == 0 {
+			return total, err
+		}
+		n, err := db.execCount(ctx, "DELETE FROM events WHERE seq > $1 AND seq <= $2 AND created_at < $3",
+			after, last.V, micros(before))
 		if err != nil {
 			return total, err
 		}
@@ -76,15 +68,7 @@ func (db *DB) deleteBatches(ctx context.Context, table, key string, before time.
 		" WHERE created_at < $1 LIMIT " + strconv.Itoa(pruneBatch) + ")"
 	var total int64
 	for {
-		var n int64
-		err := db.write(ctx, func(w queryer) error {
-			res, err := w.ExecContext(ctx, q, micros(before))
-			if err != nil {
-				return err
-			}
-			n, err = res.RowsAffected()
-			return err
-		})
+		n, err := db.execCount(ctx, q, micros(before))
 		if err != nil {
 			return total, err
 		}
@@ -93,4 +77,18 @@ func (db *DB) deleteBatches(ctx context.Context, table, key string, before time.
 			return total, nil
 		}
 	}
+}
+
+// execCount runs q as one write and returns how many rows it changed.
+func (db *DB) execCount(ctx context.Context, q string, args ...any) (int64, error) {
+	var n int64
+	err := db.write(ctx, func(w queryer) error {
+		res, err := w.ExecContext(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return n, err
 }
