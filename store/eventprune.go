@@ -28,8 +28,8 @@ func (db *DB) PruneEvents(ctx context.Context, before time.Time) (int64, error) 
 // pruneEventsBySeq deletes the events created before before, oldest first by key:
 // it reads windows of pruneBatch events in seq order from the oldest, deleting
 // those of each window created before before, and stops at a window where none
-// was (the young end of the table) or at its end. Events carry no index on
-// created_at (migration 0019: every create wrote one entry to it for an hourly
+// was (the young end of the table) or at its end. On SQLite events carry no index
+// on created_at (migration 0019: every create wrote one entry to it for an hourly
 // job); seq follows creation time closely, and an event a little out of order
 // (clocks of several instances) is only kept a while longer, never deleted early.
 // Each window starts after the last, so rows deleted earlier in the run are not

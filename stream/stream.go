@@ -49,6 +49,8 @@ const catchUpTimeout = 5 * time.Second
 const (
 	DefaultPoll   = 200 * time.Millisecond
 	DefaultBuffer = 256
+	// DefaultIdleSkip is Options.IdleSkip's default.
+	DefaultIdleSkip = time.Second
 	// PageSize is how many events one feed read returns at most.
 	PageSize = 1000
 )
@@ -68,6 +70,10 @@ type Options struct {
 	// Pushers is how many goroutines push one batch of events to the sinks (when
 	// there are enough sinks to share out). Default GOMAXPROCS.
 	Pushers int
+	// IdleSkip is how often a hub nobody listens to moves its position to the
+	// feed's head; otherwise it reads nothing (a first subscription reads the head
+	// itself). Default 1 s.
+	IdleSkip time.Duration
 	// Logger reports feed read failures; nil: discard.
 	Logger *slog.Logger
 }
@@ -105,6 +111,9 @@ func New(feed kassa.EventService, opts Options) *Hub {
 	}
 	if opts.Buffer <= 0 {
 		opts.Buffer = DefaultBuffer
+	}
+	if opts.IdleSkip <= 0 {
+		opts.IdleSkip = DefaultIdleSkip
 	}
 	if opts.Pushers <= 0 {
 		opts.Pushers = runtime.GOMAXPROCS(0)
@@ -177,6 +186,7 @@ func (h *Hub) Subscribers() int {
 func (h *Hub) Run(ctx context.Context) {
 	defer h.stop()
 	started := false
+	skipped := time.Now() // the last idle move to the head
 	worker.Loop{Name: "event stream", Interval: h.opts.Poll, Wake: h.opts.Wake, Log: h.log}.Run(ctx, func(ctx context.Context) (bool, error) {
 		if !started {
 			head, err := h.feed.FeedHead(ctx)
@@ -196,7 +206,14 @@ func (h *Hub) Run(ctx context.Context) {
 		}
 		h.mu.Unlock()
 		if idle {
-			return false, nil
+			// Nobody listens: read nothing, but move to the head now and then, so a
+			// first subscription whose own read of the head fails starts at most
+			// IdleSkip behind it.
+			if time.Since(skipped) < h.opts.IdleSkip {
+				return false, nil
+			}
+			skipped = time.Now()
+			return false, h.skipToHead(ctx)
 		}
 		events, err := h.feed.FeedAfter(ctx, pos, PageSize)
 		if err != nil {
@@ -209,31 +226,6 @@ func (h *Hub) Run(ctx context.Context) {
 	})
 }
 
-// catchUpLocked moves the position of a hub nobody listens to, whose rounds
-// skipped the feed, to the feed's head, so the first subscription starts there
-// and is not handed what was written while nobody listened. Idle rounds read
-// nothing: reading the head at every commit cost a twentieth of an invoice
-// create's CPU on SQLite, most of it SQLite unmapping its memory map because the
-// WAL had changed. h.mu is held, so no round and no other subscription runs
-// meanwhile; should the read fail, the subscription starts at the older position
-// (still a definite start: the hub reads and fans out from there).
-func (h *Hub) catchUpLocked() {
-	if !h.behind || h.stopped || len(h.subs) > 0 || len(h.sinks) > 0 {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), catchUpTimeout)
-	defer cancel()
-	head, err := h.feed.FeedHead(ctx)
-	if err != nil {
-		h.log.LogAttrs(ctx, slog.LevelWarn, "event stream: reading the feed head", slog.String("error", err.Error()))
-		return
-	}
-	if head.After(h.pos) {
-		h.pos = head
-	}
-	h.behind = false
-}
-
 // fanOut hands events to their subscribers and advances the position, under one
 // lock so that Subscribe sees either none or all of a batch. A subscriber whose
 // buffer is full is dropped; the loop never blocks. Sinks get, after the loop, one
@@ -243,6 +235,9 @@ func (h *Hub) fanOut(events []*kassa.Event) {
 	defer h.mu.Unlock()
 	var jobs pushJobs
 	for _, e := range events {
+		if !e.Pos.After(h.pos) {
+			continue // the position moved past it meanwhile (a first subscription's catch-up)
+		}
 		e.Encode() // once per event, not once per subscriber
 		key := subKey{e.MerchantID, e.Environment, kassa.EventScope(e.Type)}
 		if set := h.sinks[key]; set != nil {

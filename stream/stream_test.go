@@ -577,7 +577,7 @@ func TestHubIdleReadsNothing(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
 		db := storetest.Open(t, cfg)
 		feed := &countingFeed{EventService: db}
-		hub := stream.New(feed, stream.Options{Wake: db.Commits(), Poll: 20 * time.Millisecond})
+		hub := stream.New(feed, stream.Options{Wake: db.Commits(), Poll: 20 * time.Millisecond, IdleSkip: time.Hour})
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
 		go func() { defer close(done); hub.Run(ctx) }()
@@ -609,5 +609,29 @@ func TestHubIdleReadsNothing(t *testing.T) {
 			t.Fatalf("first event %s about %s, want invoice.created of %s (idle ones: %v)", got[0].Type, objectID(t, got[0]), id, idle)
 		}
 		expectNone(t, "after the first", sub)
+	})
+}
+
+// TestHubIdleSkipsNowAndThen checks that a hub nobody listens to still moves to
+// the feed's head every Options.IdleSkip, so its position never trails by much.
+func TestHubIdleSkipsNowAndThen(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		f := newFixture(t, cfg, stream.Options{IdleSkip: 10 * time.Millisecond})
+		m := f.merchant("skip", false)
+		for range 3 {
+			f.invoice(m, kassa.Devnet)
+		}
+		events, _, err := f.db.Events(f.ctx, kassa.EventFilter{MerchantID: m.ID, Environment: kassa.Devnet,
+			Scope: kassa.ScopeMerchant, Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := events[0].Pos // newest first
+		// On PostgreSQL the head covers an event once every older transaction ended.
+		for end := time.Now().Add(deadline); last.After(f.hub.Pos()); time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(end) {
+				t.Fatalf("hub position %+v never reached the last event's %+v", f.hub.Pos(), last)
+			}
+		}
 	})
 }

@@ -172,7 +172,28 @@ func followEvents(t *testing.T, base, key string) *eventFollower {
 		}
 	}()
 	t.Cleanup(f.stop)
+	f.waitLive(t, base, key)
 	return f
+}
+
+// waitLive returns once the follower's stream is subscribed: a stream delivers only
+// what is committed after it subscribed, so an invoice created before that would
+// never reach it. It creates probe invoices until the follower sees one.
+func (f *eventFollower) waitLive(t *testing.T, base, key string) {
+	t.Helper()
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); {
+		var out struct {
+			ID string `json:"invoice_id"`
+		}
+		h := map[string]string{"x-api-key": key, "Idempotency-Key": kassa.NewUUID()}
+		wantStatus(t, call(t, "POST", base+"/api/v1/invoices", h, map[string]any{"amount_usd": 1}, &out), 201)
+		for seen := time.Now().Add(2 * time.Second); time.Now().Before(seen); time.Sleep(10 * time.Millisecond) {
+			if len(f.missing([]string{out.ID})) == 0 {
+				return
+			}
+		}
+	}
+	t.Fatal("the stream client never saw a probe invoice's invoice.created")
 }
 
 // follow reads one connection of the stream until it ends.
