@@ -121,8 +121,8 @@ const sqlitePragmas = "_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pra
 // sqliteCheckpoint is the writer's own checkpoint threshold, 16,000 pages (64
 // MiB) instead of SQLite's 1,000: a backstop. The checkpointer (checkpoint.go)
 // copies the WAL into the database file beside the writer every half second, so
-// the writer seldom checkpoints inside a commit, which stalled every create queued
-// behind it.
+// a checkpoint inside the writer's commit, which stalls every create queued behind
+// it, is rare and has little left to copy.
 const sqliteCheckpoint = "_pragma=wal_autocheckpoint(16000)"
 
 // sqliteCache maps the database file into memory, so pages are read from the
