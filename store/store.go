@@ -176,10 +176,7 @@ func (db *DB) openSQLite(ctx context.Context, dir string) error {
 	if err := privateFiles(dir, path); err != nil {
 		return err
 	}
-	w, err := sql.Open("sqlite", path+"?"+sqlitePragmas+"&_txlock=immediate")
-	if err != nil {
-		return fmt.Errorf("store: open sqlite: %w", err)
-	}
+	w := openSQLiteDB(path + "?" + sqlitePragmas + "&_txlock=immediate")
 	db.w = newPool(w, true)
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
@@ -192,13 +189,11 @@ func (db *DB) openSQLite(ctx context.Context, dir string) error {
 		return err
 	}
 	db.group = newGroupCommit(db.w)
+	var err error
 	if db.ckpt, err = startCheckpointer(path, checkpointEvery, db.group.groups.Load, db.log); err != nil {
 		return err
 	}
-	r, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)&_pragma=query_only(1)&"+sqliteCache)
-	if err != nil {
-		return fmt.Errorf("store: open sqlite readers: %w", err)
-	}
+	r := openSQLiteDB(path + "?_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)&_pragma=query_only(1)&" + sqliteCache)
 	db.r = newPool(r, true)
 	n := max(4, runtime.GOMAXPROCS(0))
 	r.SetMaxOpenConns(n)

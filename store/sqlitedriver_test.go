@@ -1,0 +1,101 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"sync"
+	"testing"
+
+	"modernc.org/libc"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// TestDropConnMutex checks that the store's SQLite connections, writer and readers,
+// run without a connection mutex (multi-thread mode), and that a connection
+// opened by modernc's own registered driver still has one: the hook reaches the
+// handle where it thinks it does.
+func TestDropConnMutex(t *testing.T) {
+	db := openSQLite(t)
+	ctx := context.Background()
+	for name, pool := range map[string]*sql.DB{"writer": db.w.DB, "reader": db.r.DB} {
+		if got := connMutex(t, ctx, pool); got != 0 {
+			t.Errorf("%s: connection mutex %#x, want none", name, got)
+		}
+	}
+	plain, err := sql.Open("sqlite", t.TempDir()+"/plain.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	if connMutex(t, ctx, plain) == 0 {
+		t.Error("a connection of the registered driver has no mutex: the test reads the wrong handle")
+	}
+}
+
+// connMutex returns sqlite3_db_mutex of one connection of pool.
+func connMutex(t *testing.T, ctx context.Context, pool *sql.DB) uintptr {
+	t.Helper()
+	conn, err := pool.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	var m uintptr
+	if err := conn.Raw(func(dc any) error {
+		h, err := sqliteHandle(dc)
+		if err != nil {
+			return err
+		}
+		tls := libc.NewTLS()
+		defer tls.Close()
+		m = sqlite3.Xsqlite3_db_mutex(tls, h)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestNoMutexReadersConcurrent runs many concurrent reads and writes through the
+// store's pools (under -race in CI): without the connection mutex, database/sql's
+// one-goroutine-per-connection rule is what keeps each connection safe.
+func TestNoMutexReadersConcurrent(t *testing.T) {
+	db := openSQLite(t)
+	ctx := context.Background()
+	if _, err := db.w.ExecContext(ctx, "CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)"); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for g := range 8 {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			for i := range 50 {
+				if _, err := db.w.ExecContext(ctx, "INSERT INTO t (v) VALUES (?)", g*1000+i); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			for range 50 {
+				var n int
+				if err := db.r.QueryRowContext(ctx, "SELECT count(*) FROM t").Scan(&n); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	var n int
+	if err := db.r.QueryRowContext(ctx, "SELECT count(*) FROM t").Scan(&n); err != nil || n != 400 {
+		t.Fatalf("rows %d (%v), want 400", n, err)
+	}
+}
