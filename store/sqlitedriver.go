@@ -29,8 +29,10 @@ func openSQLiteDB(dsn string) *sql.DB {
 
 type sqliteConnector struct{ dsn string }
 
-func (c sqliteConnector) Connect(context.Context) (driver.Conn, error) { return sqliteDriver.Open(c.dsn) }
-func (c sqliteConnector) Driver() driver.Driver                        { return sqliteDriver }
+func (c sqliteConnector) Connect(context.Context) (driver.Conn, error) {
+	return sqliteDriver.Open(c.dsn)
+}
+func (c sqliteConnector) Driver() driver.Driver { return sqliteDriver }
 
 // dropConnMutex puts a new connection in SQLite's multi-thread mode, as if it had
 // been opened with SQLITE_OPEN_NOMUTEX: it frees the connection's mutex and clears
