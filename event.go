@@ -182,19 +182,6 @@ func MatchEventType(p, typ string) bool {
 	return p == typ
 }
 
-// EventTypePatterns returns every pattern that matches event type typ: "*", each
-// "a.*" whose prefix typ starts with, and typ itself. A store can then match an
-// endpoint's patterns against an event by set membership (PostgreSQL's ?|).
-func EventTypePatterns(typ string) []string {
-	ps := []string{"*"}
-	for i := 0; i < len(typ); i++ {
-		if typ[i] == '.' {
-			ps = append(ps, typ[:i+1]+"*")
-		}
-	}
-	return append(ps, typ)
-}
-
 // MatchEventTypes reports whether typ matches any of the patterns; no patterns
 // match everything.
 func MatchEventTypes(patterns []string, typ string) bool {

@@ -207,30 +207,3 @@ func TestEventDataNotEscaped(t *testing.T) {
 		t.Fatalf("event = %s", b)
 	}
 }
-
-// TestEventTypePatterns checks EventTypePatterns against MatchEventType: for every
-// event type, a pattern is in the list exactly when it matches, over the table's
-// patterns and every pattern an event type suggests.
-func TestEventTypePatterns(t *testing.T) {
-	candidates := []string{"*", "", ".*", "invoice*", "inv*", "invoice.", "INVOICE.CREATED", "invoice.created.*", "*.created"}
-	for _, typ := range EventTypes {
-		candidates = append(candidates, typ, typ+".*", typ+"*")
-		for i := range typ {
-			candidates = append(candidates, typ[:i]+"*", typ[:i+1]+"*")
-		}
-	}
-	for _, typ := range EventTypes {
-		in := map[string]bool{}
-		for _, p := range EventTypePatterns(typ) {
-			in[p] = true
-			if !MatchEventType(p, typ) {
-				t.Errorf("EventTypePatterns(%q) lists %q, which does not match it", typ, p)
-			}
-		}
-		for _, p := range candidates {
-			if MatchEventType(p, typ) && !in[p] {
-				t.Errorf("EventTypePatterns(%q) misses %q, which matches it", typ, p)
-			}
-		}
-	}
-}
