@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -41,10 +40,7 @@ type checkpointer struct {
 // startCheckpointer opens the connection of the SQLite database at path and
 // checkpoints every interval while commits moves.
 func startCheckpointer(path string, every time.Duration, commits func() int64, log *slog.Logger) (*checkpointer, error) {
-	conn, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)")
-	if err != nil {
-		return nil, fmt.Errorf("store: open sqlite checkpointer: %w", err)
-	}
+	conn := openSQLiteDB(path + "?_pragma=busy_timeout(5000)")
 	conn.SetMaxOpenConns(1)
 	conn.SetMaxIdleConns(1)
 	conn.SetConnMaxIdleTime(0)

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"path/filepath"
 	"testing"
 	"time"
@@ -12,10 +11,7 @@ import (
 // transactions are waited for up to a minute, so a test sees who waits for whom.
 func newTestGroup(t *testing.T) *groupCommit {
 	t.Helper()
-	w, err := sql.Open("sqlite", filepath.Join(t.TempDir(), "g.db")+"?"+sqlitePragmas+"&_txlock=immediate")
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := openSQLiteDB(filepath.Join(t.TempDir(), "g.db") + "?" + sqlitePragmas + "&_txlock=immediate")
 	w.SetMaxOpenConns(1)
 	t.Cleanup(func() { w.Close() })
 	if _, err := w.Exec("CREATE TABLE t (v INTEGER)"); err != nil {

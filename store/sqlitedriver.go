@@ -5,7 +5,10 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"errors"
+	"fmt"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"unsafe"
 
 	"modernc.org/libc"
@@ -13,9 +16,12 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
-// sqliteDriver opens every SQLite connection of the store. It is modernc's driver
-// with one change (dropConnMutex): connections run in SQLite's multi-thread mode,
-// not its serialized one.
+// sqliteDriver opens every SQLite connection of the store (writer, readers,
+// checkpointer). It is modernc's driver with one change (dropConnMutex):
+// connections run in SQLite's multi-thread mode, not its serialized one. The rule
+// that makes this safe is database/sql's: one goroutine at a time per connection.
+// Code that reaches a driver connection (sql.Conn.Raw) must not keep it or use it
+// outside Raw, nor call NewBackup, Serialize or Deserialize on a busy one.
 var sqliteDriver = func() *sqlite.Driver {
 	d := &sqlite.Driver{}
 	d.RegisterConnectionHook(dropConnMutex)
@@ -48,15 +54,19 @@ func (c sqliteConnector) Driver() driver.Driver { return sqliteDriver }
 // ends, takes no mutex.
 //
 // The connection's handle is an unexported field of the driver's connection,
-// read by reflection; TestDropConnMutex fails if a new version of the driver
-// moves it.
-func dropConnMutex(c sqlite.ExecQuerierContext, _ string) error {
+// read by reflection, and checked before anything is written through it: it must
+// be an open connection to the database file the DSN names. TestDropConnMutex
+// fails if a new version of the driver moves it.
+func dropConnMutex(c sqlite.ExecQuerierContext, dsn string) error {
 	db, err := sqliteHandle(c)
 	if err != nil {
 		return err
 	}
 	tls := libc.NewTLS()
 	defer tls.Close()
+	if err := checkHandle(tls, db, dsn); err != nil {
+		return err
+	}
 	m := sqlite3.Xsqlite3_db_mutex(tls, db)
 	if m == 0 {
 		return nil // already multi-thread
@@ -77,6 +87,25 @@ func sqliteHandle(c any) (uintptr, error) {
 		return 0, errors.New("store: SQLite driver connection has no db handle")
 	}
 	return uintptr(f.Uint()), nil
+}
+
+// checkHandle makes sure db is an open SQLite connection whose main database is
+// the file dsn names.
+func checkHandle(tls *libc.TLS, db uintptr, dsn string) error {
+	if (*sqlite3.Tsqlite3)(ptr(db)).FeOpenState != sqlite3.SQLITE_STATE_OPEN {
+		return errors.New("store: SQLite driver handle is not an open connection")
+	}
+	main, err := libc.CString("main")
+	if err != nil {
+		return err
+	}
+	defer libc.Xfree(tls, main)
+	name := libc.GoString(sqlite3.Xsqlite3_db_filename(tls, db, main))
+	path, _, _ := strings.Cut(dsn, "?")
+	if filepath.Base(name) != filepath.Base(path) {
+		return fmt.Errorf("store: SQLite driver handle is of %q, not %q", name, path)
+	}
+	return nil
 }
 
 // ptr turns an address inside SQLite's C heap (modernc's libc allocator, outside

@@ -17,7 +17,7 @@ import (
 func TestDropConnMutex(t *testing.T) {
 	db := openSQLite(t)
 	ctx := context.Background()
-	for name, pool := range map[string]*sql.DB{"writer": db.w.DB, "reader": db.r.DB} {
+	for name, pool := range map[string]*sql.DB{"writer": db.w.DB, "reader": db.r.DB, "checkpointer": db.ckpt.conn} {
 		if got := connMutex(t, ctx, pool); got != 0 {
 			t.Errorf("%s: connection mutex %#x, want none", name, got)
 		}
@@ -29,6 +29,30 @@ func TestDropConnMutex(t *testing.T) {
 	defer plain.Close()
 	if connMutex(t, ctx, plain) == 0 {
 		t.Error("a connection of the registered driver has no mutex: the test reads the wrong handle")
+	}
+	// The hook writes through the handle only when it is an open connection to
+	// the file its DSN names.
+	conn, err := plain.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if err := conn.Raw(func(dc any) error {
+		h, err := sqliteHandle(dc)
+		if err != nil {
+			return err
+		}
+		tls := libc.NewTLS()
+		defer tls.Close()
+		if err := checkHandle(tls, h, "/elsewhere/plain.db?_pragma=busy_timeout(5000)"); err != nil {
+			t.Errorf("checkHandle of the right file: %v", err)
+		}
+		if err := checkHandle(tls, h, "/elsewhere/kassa.db?_pragma=busy_timeout(5000)"); err == nil {
+			t.Error("checkHandle accepted a handle of another file")
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -57,8 +81,11 @@ func connMutex(t *testing.T, ctx context.Context, pool *sql.DB) uintptr {
 }
 
 // TestNoMutexReadersConcurrent runs many concurrent reads and writes through the
-// store's pools (under -race in CI): without the connection mutex, database/sql's
-// one-goroutine-per-connection rule is what keeps each connection safe.
+// store's pools: without the connection mutex, database/sql's
+// one-goroutine-per-connection rule is what keeps each connection safe. It is a
+// smoke test: SQLite's memory is outside what the race detector watches, so a
+// connection used by two goroutines at once would show only as a failure or a
+// crash, not as a race report.
 func TestNoMutexReadersConcurrent(t *testing.T) {
 	db := openSQLite(t)
 	ctx := context.Background()
