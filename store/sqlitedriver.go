@@ -33,6 +33,7 @@ func openSQLiteDB(dsn string) *sql.DB {
 	return sql.OpenDB(sqliteConnector{dsn})
 }
 
+// sqliteConnector is a driver.Connector of sqliteDriver's connections to one DSN.
 type sqliteConnector struct{ dsn string }
 
 func (c sqliteConnector) Connect(context.Context) (driver.Conn, error) {
