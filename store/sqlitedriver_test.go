@@ -32,39 +32,32 @@ func TestDropConnMutex(t *testing.T) {
 	}
 	// The hook writes through the handle only when it is an open connection to
 	// the file its DSN names.
-	conn, err := plain.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if err := conn.Raw(func(dc any) error {
-		h, err := sqliteHandle(dc)
-		if err != nil {
-			return err
-		}
-		tls := libc.NewTLS()
-		defer tls.Close()
+	withHandle(t, ctx, plain, func(tls *libc.TLS, h uintptr) {
 		if err := checkHandle(tls, h, "/elsewhere/plain.db?_pragma=busy_timeout(5000)"); err != nil {
 			t.Errorf("checkHandle of the right file: %v", err)
 		}
 		if err := checkHandle(tls, h, "/elsewhere/kassa.db?_pragma=busy_timeout(5000)"); err == nil {
 			t.Error("checkHandle accepted a handle of another file")
 		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	})
 }
 
 // connMutex returns sqlite3_db_mutex of one connection of pool.
 func connMutex(t *testing.T, ctx context.Context, pool *sql.DB) uintptr {
+	t.Helper()
+	var m uintptr
+	withHandle(t, ctx, pool, func(tls *libc.TLS, h uintptr) { m = sqlite3.Xsqlite3_db_mutex(tls, h) })
+	return m
+}
+
+// withHandle runs fn with the sqlite3* of one connection of pool, held meanwhile.
+func withHandle(t *testing.T, ctx context.Context, pool *sql.DB, fn func(tls *libc.TLS, h uintptr)) {
 	t.Helper()
 	conn, err := pool.Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	var m uintptr
 	if err := conn.Raw(func(dc any) error {
 		h, err := sqliteHandle(dc)
 		if err != nil {
@@ -72,12 +65,11 @@ func connMutex(t *testing.T, ctx context.Context, pool *sql.DB) uintptr {
 		}
 		tls := libc.NewTLS()
 		defer tls.Close()
-		m = sqlite3.Xsqlite3_db_mutex(tls, h)
+		fn(tls, h)
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	return m
 }
 
 // TestNoMutexReadersConcurrent runs many concurrent reads and writes through the
