@@ -264,7 +264,7 @@ func newInvoice(m *kassa.Merchant, env kassa.Environment, c kassa.InvoiceCreate,
 
 // Invoice returns one of the merchant's invoices with its status as of now.
 func (db *DB) Invoice(ctx context.Context, merchantID int64, id string) (*kassa.Invoice, error) {
-	inv, err := db.invoice(ctx, db.r, merchantID, id, "")
+	inv, err := db.invoice(bounded(ctx), db.r, merchantID, id, "") // one row by its key
 	if err != nil {
 		return nil, err
 	}

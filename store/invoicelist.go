@@ -150,7 +150,11 @@ func (db *DB) Invoices(ctx context.Context, f kassa.InvoiceFilter) ([]*kassa.Inv
 		return nil, false, err
 	}
 	limit, backward := pg.limit, pg.backward
-	rows, err := db.r.QueryContext(ctx, pg.query, pg.args...)
+	qctx := ctx
+	if f.Query == "" && !f.NeedsAttention {
+		qctx = bounded(ctx) // a page of at most MaxListLimit+1 rows along an index
+	}
+	rows, err := db.r.QueryContext(qctx, pg.query, pg.args...)
 	if err != nil {
 		return nil, false, fmt.Errorf("store: list invoices: %w", err)
 	}
