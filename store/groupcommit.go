@@ -117,6 +117,7 @@ func (g *groupCommit) commit(group []*writeJob) {
 		jq.notes = j.notes
 		results[i] = runJob(j.fn, jq)
 		if results[i] != nil {
+			g.p.endpoints.reset() // what the job read or wrote is undone
 			if _, err := q.ExecContext(ctx, "ROLLBACK TO job"); err != nil {
 				broken = fmt.Errorf("store: rollback to savepoint: %w", err)
 			}
@@ -127,6 +128,7 @@ func (g *groupCommit) commit(group []*writeJob) {
 		}
 	}
 	if broken != nil {
+		g.p.endpoints.reset()
 		_ = tx.Rollback()
 		for i := range results {
 			if results[i] == nil {
@@ -134,6 +136,7 @@ func (g *groupCommit) commit(group []*writeJob) {
 			}
 		}
 	} else if err := tx.Commit(); err != nil {
+		g.p.endpoints.reset()
 		for i := range results {
 			if results[i] == nil {
 				results[i] = fmt.Errorf("store: commit: %w", err)

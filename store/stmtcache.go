@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -18,7 +17,8 @@ const maxCachedStmts = 256
 // passes queries through.
 type pool struct {
 	*sql.DB
-	cache bool
+	cache     bool
+	endpoints *endpointCache // SQLite's writer: see endpointCache; nil elsewhere
 
 	mu      sync.RWMutex
 	stmts   map[string]*sql.Stmt
@@ -95,6 +95,7 @@ func (p *pool) txStmt(query string) *sql.Stmt {
 
 // ExecContext runs a statement that returns no rows.
 func (p *pool) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	p.endpoints.statement(query)
 	if st := p.stmt(ctx, query); st != nil {
 		return st.ExecContext(ctx, args...)
 	}
@@ -152,6 +153,7 @@ func (t txq) ctx(ctx context.Context) context.Context {
 
 // ExecContext runs a statement that returns no rows inside the transaction.
 func (t txq) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	t.p.endpoints.statement(query)
 	ctx = t.ctx(ctx)
 	var (
 		res sql.Result
@@ -192,12 +194,11 @@ func (t txq) QueryRowContext(ctx context.Context, query string, args ...any) *sq
 
 // noteQuery marks the transaction as written when query may change data: anything
 // but a SELECT (an INSERT ... RETURNING, say) counts, whether or not it did.
+// A query that names webhook_endpoints and is not a SELECT empties the writer's
+// endpointCache.
 func (t txq) noteQuery(query string) {
-	if t.wrote == nil {
-		return
-	}
-	q := strings.TrimLeft(query, " \t\r\n(")
-	if len(q) < 6 || !strings.EqualFold(q[:6], "SELECT") {
+	t.p.endpoints.statement(query)
+	if t.wrote != nil && !isSelect(query) {
 		t.wrote.Store(true)
 	}
 }

@@ -178,6 +178,7 @@ func (db *DB) openSQLite(ctx context.Context, dir string) error {
 	}
 	w := openSQLiteDB(path + "?" + sqlitePragmas + "&_txlock=immediate")
 	db.w = newPool(w, true)
+	db.w.endpoints = &endpointCache{}
 	w.SetMaxOpenConns(1)
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxIdleTime(0)

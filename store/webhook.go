@@ -55,6 +55,13 @@ func scanEndpoint(s scanner, open func(value, column, id string) (string, error)
 // secrets, read through q (the transaction that writes events, so deliveries are
 // queued with them).
 func enabledEndpoints(ctx context.Context, q queryer, merchantID int64, env kassa.Environment) ([]*kassa.WebhookEndpoint, error) {
+	var cache *endpointCache // the SQLite writer's, when q is its transaction
+	if t, ok := q.(txq); ok {
+		cache = t.p.endpoints
+	}
+	if eps, ok := cache.get(merchantID, env); ok {
+		return eps, nil
+	}
 	rows, err := q.QueryContext(ctx, "SELECT "+endpointColumns+
 		" FROM webhook_endpoints WHERE merchant_id = $1 AND environment = $2 AND status = $3",
 		merchantID, string(env), kassa.EndpointEnabled)
@@ -70,7 +77,11 @@ func enabledEndpoints(ctx context.Context, q queryer, merchantID int64, env kass
 		}
 		out = append(out, e)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	cache.put(merchantID, env, out)
+	return out, nil
 }
 
 // openEndpointSecret opens a secret of endpoint id for a caller that shows or
