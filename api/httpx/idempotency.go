@@ -295,7 +295,7 @@ func (s *Core) saveOutcome(ctx context.Context, claim *Claim, status int, body [
 func fingerprint(method, path string, body []byte) string {
 	h := sha256.New()
 	h.Write([]byte(method + "\n" + path + "\n"))
-	if canon, ok := canonicalJSON(body); ok {
+	if canon, ok := canonicalBody(body); ok {
 		h.Write([]byte("json\n"))
 		h.Write(canon)
 	} else {
@@ -305,6 +305,19 @@ func fingerprint(method, path string, body []byte) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// canonicalBody is body in canonical JSON (appendCanonical); false when it is
+// not one JSON value.
+func canonicalBody(body []byte) ([]byte, bool) {
+	if utf8.Valid(body) && json.Valid(body) {
+		canon, err := appendCanonical(nil, body)
+		return canon, err == nil
+	}
+	return canonicalJSON(body)
+}
+
+// canonicalJSON is canonicalBody by encoding/json's decode and marshal: the
+// definition appendCanonical keeps to, and the reading of a body json.Valid
+// refuses (a value followed by a closing bracket, say, still has one).
 func canonicalJSON(body []byte) ([]byte, bool) {
 	if !utf8.Valid(body) {
 		return nil, false

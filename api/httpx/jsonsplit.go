@@ -15,26 +15,45 @@ func splitObject(obj []byte, path string) ([]Field, error) {
 		fields []Field
 		seen   map[string]bool // once there are more than a few members
 	)
+	ms, err := members(obj)
+	if err != nil {
+		return nil, ErrInvalidJSON("The request body is not valid JSON.")
+	}
+	for _, m := range ms {
+		p := JoinPath(path, m.key)
+		if seenKey(fields, &seen, m.key) {
+			return nil, ErrInvalid(p, "duplicate_parameter", "Parameter "+p+" appears more than once.")
+		}
+		fields = append(fields, Field{Key: m.key, Path: p, Raw: m.raw})
+	}
+	return fields, nil
+}
+
+// member is one member of a JSON object: its key unescaped, its value as written.
+type member struct {
+	key string
+	raw []byte
+}
+
+// members returns the members of obj, a valid JSON object, in order.
+func members(obj []byte) ([]member, error) {
+	var out []member
 	i := skipSpace(obj, 1)
 	for obj[i] != '}' {
 		end := stringEnd(obj, i)
 		key, err := unquoteKey(obj[i:end])
 		if err != nil {
-			return nil, ErrInvalidJSON("The request body is not valid JSON.")
-		}
-		p := JoinPath(path, key)
-		if seenKey(fields, &seen, key) {
-			return nil, ErrInvalid(p, "duplicate_parameter", "Parameter "+p+" appears more than once.")
+			return nil, err
 		}
 		start := skipSpace(obj, skipSpace(obj, end)+1) // past the colon
 		end = valueEnd(obj, start)
-		fields = append(fields, Field{Key: key, Path: p, Raw: obj[start:end]})
+		out = append(out, member{key, obj[start:end]})
 		i = skipSpace(obj, end)
 		if obj[i] == ',' {
 			i = skipSpace(obj, i+1)
 		}
 	}
-	return fields, nil
+	return out, nil
 }
 
 // seenKey reports whether key is among the fields' keys: a walk of the few
