@@ -11,9 +11,8 @@ import (
 // whitespace, object keys sorted and the last of a repeated key kept, strings
 // in encoding/json's escaping, numbers as written). Idempotency fingerprints are
 // hashes of it. With the hash it takes less than half the time of that decode
-// and marshal alone (BenchmarkFingerprint), which
-// was 2.5 % of an invoice create (issue 17); canonicalJSON stays for the
-// bodies json.Valid refuses.
+// and marshal alone (BenchmarkFingerprint), which was 2.5 % of an invoice
+// create (issue 17); canonicalJSON stays for the bodies json.Valid refuses.
 func appendCanonical(dst, v []byte) ([]byte, error) {
 	i := skipSpace(v, 0)
 	v = v[i:valueEnd(v, i)]
