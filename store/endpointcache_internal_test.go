@@ -58,12 +58,23 @@ func TestEndpointCacheRollback(t *testing.T) {
 	if cached() {
 		t.Error("the cache holds endpoints after a job rolled back")
 	}
-	if _, err := g.do(context.Background(), nil, nil, func(q txq) error {
-		fill(q)
-		_, err := q.ExecContext(context.Background(), "RELEASE job") // the savepoint gone, the group cannot release it
+	// A group of two whose second job releases its own savepoint: the group
+	// cannot release it, and rolls back.
+	told := g.announce()
+	first := make(chan error, 1)
+	go func() {
+		_, err := g.do(context.Background(), nil, nil, func(q txq) error { fill(q); return nil })
+		first <- err
+	}()
+	waitFor(t, "the writer to hold the group open", func() bool { return g.waiting.Load() == 1 })
+	if _, err := g.do(context.Background(), nil, told, func(q txq) error {
+		_, err := q.ExecContext(context.Background(), "RELEASE job")
 		return err
 	}); err == nil {
 		t.Fatal("a group without its savepoint committed")
+	}
+	if err := <-first; err == nil {
+		t.Fatal("the first job of a rolled back group succeeded")
 	}
 	if cached() {
 		t.Error("the cache holds endpoints after the group failed")

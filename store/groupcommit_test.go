@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 )
@@ -93,6 +95,86 @@ func TestGroupCommitWaitsForAnnounced(t *testing.T) {
 			}
 			if n != len(outcomes) {
 				t.Errorf("%d rows, want %d", n, len(outcomes))
+			}
+		})
+	}
+}
+
+// TestGroupCommitFailures: a job that fails leaves no row and gets its own error,
+// alone (no savepoint: the transaction rolls back) or among others (its savepoint
+// rolls back, the others commit).
+func TestGroupCommitFailures(t *testing.T) {
+	failed := errors.New("job failed")
+	tests := []struct {
+		name  string
+		fails []bool // per job of one group, in queue order
+	}{
+		{"alone, succeeds", []bool{false}},
+		{"alone, fails", []bool{true}},
+		{"the middle of three fails", []bool{false, true, false}},
+		{"the first of two fails", []bool{true, false}},
+		{"all of three fail", []bool{true, true, true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := newTestGroup(t)
+			job := func(v int) func(txq) error {
+				return func(q txq) error {
+					if _, err := q.ExecContext(context.Background(), "INSERT INTO t (v) VALUES ($1)", v); err != nil {
+						return err
+					}
+					if tt.fails[v] {
+						return failed
+					}
+					return nil
+				}
+			}
+			told := make([]*announcement, len(tt.fails)-1)
+			for i := range told {
+				told[i] = g.announce()
+			}
+			outcomes := make([]chan error, len(tt.fails))
+			for v := range tt.fails {
+				outcomes[v] = make(chan error, 1)
+				var a *announcement
+				if v > 0 {
+					a = told[v-1]
+				}
+				go func() {
+					_, err := g.do(context.Background(), nil, a, job(v))
+					outcomes[v] <- err
+				}()
+				if v == 0 && len(told) > 0 {
+					waitFor(t, "the writer to hold the group open", func() bool { return g.waiting.Load() == 1 })
+				}
+			}
+			var want []int
+			for v, fails := range tt.fails {
+				if err := <-outcomes[v]; fails != errors.Is(err, failed) || (!fails && err != nil) {
+					t.Errorf("job %d: err %v, fails %v", v, err, fails)
+				}
+				if !fails {
+					want = append(want, v)
+				}
+			}
+			if got := g.groups.Load(); got != 1 {
+				t.Errorf("%d commits, want 1", got)
+			}
+			rows, err := g.p.QueryContext(context.Background(), "SELECT v FROM t ORDER BY v")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			var got []int
+			for rows.Next() {
+				var v int
+				if err := rows.Scan(&v); err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, v)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("rows %v, want %v", got, want)
 			}
 		})
 	}
