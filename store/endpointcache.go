@@ -13,10 +13,13 @@ const maxCachedEndpointSets = 4096
 // endpointCache keeps each merchant environment's enabled webhook endpoints as
 // SQLite's writer last read them, so that writing an event does not query them
 // again: that query was 5 % of an invoice create's CPU, on the writer's path
-// (issue 17). Only the writer connection changes SQLite's data, and any of its
-// statements but a SELECT that names webhook_endpoints, and any rollback, empties
-// the cache, so what it holds is what the writer's next read would give.
-// PostgreSQL, written by several instances, has none (a nil cache caches nothing).
+// (issue 17). Any statement of the writer's but a SELECT that names
+// webhook_endpoints, and any rollback, empties the cache, so what it holds is what
+// the writer's next read would give. On SQLite only serve's writer changes which
+// endpoints are enabled and what they want (the API, the webhook worker's
+// auto-disable); `kassa secrets rotate`, from another process, re-seals their
+// secrets, which a delivery does not take from here. PostgreSQL, written by
+// several instances, has none (a nil cache caches nothing).
 type endpointCache struct {
 	mu   sync.Mutex
 	sets map[endpointSetKey][]*kassa.WebhookEndpoint
