@@ -111,11 +111,17 @@ var (
 	_ kassa.IdempotencyStore = (*DB)(nil)
 )
 
-// sqlitePragmas are applied to every SQLite writer connection. temp_store(MEMORY)
-// keeps the statement journal in memory: the group commit runs every transaction
-// in a savepoint, whose first change to each page copies that page to the
-// journal, and in a file that meant open, write and close system calls per group.
-const sqlitePragmas = "_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=temp_store(MEMORY)&" +
+// sqlitePragmas are applied to every SQLite writer connection. synchronous(FULL)
+// syncs the WAL at every commit, so an answered write (a create's 201) survives a
+// power cut or a kernel crash, not only a crash of the process; NORMAL syncs only
+// at checkpoints, and a power cut may roll back the last commits. The group commit
+// shares one sync among the transactions committed together; FULL cost 15 % of
+// SQLite creates per second under load (docs/performance.md, fifth session of
+// issue 17). temp_store(MEMORY) keeps the statement journal in memory: the group
+// commit runs transactions that share a commit in savepoints, whose first change
+// to each page copies that page to the journal, and in a file that meant open,
+// write and close system calls per group.
+const sqlitePragmas = "_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)&_pragma=temp_store(MEMORY)&" +
 	sqliteCheckpoint + "&" + sqliteCache
 
 // sqliteCheckpoint is the writer's own checkpoint threshold, 16,000 pages (64
