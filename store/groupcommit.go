@@ -76,7 +76,6 @@ func (g *groupCommit) loop() {
 		select {
 		case j := <-g.jobs:
 			g.commit(g.gather(j))
-			g.groups.Add(1)
 		case <-g.quit:
 			return
 		}
@@ -90,6 +89,7 @@ func (g *groupCommit) commit(group []*writeJob) {
 	results := make([]error, len(group))
 	tx, err := g.p.BeginTx(ctx, nil)
 	if err != nil {
+		g.groups.Add(1)
 		for _, j := range group {
 			j.result <- fmt.Errorf("store: begin: %w", err)
 		}
@@ -157,6 +157,9 @@ func (g *groupCommit) commit(group []*writeJob) {
 			}
 		}
 	}
+	// Counted before any job hears its outcome, so whoever holds an outcome
+	// also sees its group in the count (the checkpointer, tests).
+	g.groups.Add(1)
 	for i, j := range group {
 		j.result <- results[i]
 	}

@@ -20,7 +20,7 @@ type gathering struct {
 	coming    atomic.Int32  // announced, neither received by the writer nor withdrawn
 	wake      chan struct{} // a withdrawal: the writer checks coming again
 	gatherFor time.Duration // maxGather; tests lengthen it
-	// groups counts commits; waiting is 1 while the writer holds a group open
+	// groups counts groups run (committed or rolled back); waiting is 1 while the writer holds a group open
 	// for an announced transaction. Tests observe them.
 	groups  atomic.Int64
 	waiting atomic.Int32
