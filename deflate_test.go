@@ -34,7 +34,7 @@ func sampleCreateResponse(t testing.TB) []byte {
 	signer := NewSessionSigner([]byte("test secret"))
 	inv := minimalInvoice()
 	inv.ID = NewTimeUUID(time.Now())
-	token := NewSessionToken()
+	token := NewSessionToken(inv.ID)
 	sig := signer.Sign(token)
 	b, err := MarshalJSON(struct {
 		InvoiceID             string         `json:"invoice_id"`

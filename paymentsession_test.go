@@ -7,15 +7,17 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestSessionSigner(t *testing.T) {
 	s := NewSessionSigner([]byte("server-secret"))
-	token := NewSessionToken()
+	id := NewTimeUUID(time.Now())
+	token := NewSessionToken(id)
 	if !strings.HasPrefix(token, "ps_") || len(token) < 40 {
 		t.Fatalf("NewSessionToken() = %q", token)
 	}
-	if NewSessionToken() == token {
+	if NewSessionToken(id) == token {
 		t.Fatal("NewSessionToken repeated")
 	}
 	sig := s.Sign(token)
@@ -60,8 +62,8 @@ func flipHex(s string) string {
 
 func TestPaymentURL(t *testing.T) {
 	s := NewSessionSigner([]byte("k"))
-	token := NewSessionToken()
 	const id = "123e4567-e89b-42d3-a456-426614174000"
+	token := NewSessionToken(id)
 	for _, public := range []string{"https://pay.example.com", "https://pay.example.com/", "http://127.0.0.1:8080"} {
 		got := s.PaymentURL(public, id, token)
 		want := strings.TrimSuffix(public, "/") + "/pay/" + id + "?session=" + token + "&signature=" + s.Sign(token)
@@ -78,5 +80,38 @@ func TestPaymentURL(t *testing.T) {
 	u, err := url.Parse(s.PaymentURL("https://x.example", id, odd))
 	if err != nil || u.Query().Get("session") != odd || u.Path != "/pay/"+id {
 		t.Errorf("PaymentURL does not escape the token: %v %v", u, err)
+	}
+}
+
+func TestSessionInvoiceID(t *testing.T) {
+	const id = "01a21daf-ca34-7712-9201-4971c85e8ae3"
+	token := NewSessionToken(id)
+	hexID := strings.ReplaceAll(id, "-", "")
+	secret := token[len(token)-52:]
+	tests := []struct {
+		name  string
+		token string
+		want  string // "" when the token names no invoice
+	}{
+		{"new token", token, id},
+		{"legacy token", "ps_" + RandomBase32(32), ""},
+		{"upper-case id", "ps_" + strings.ToUpper(hexID) + "_" + secret, ""},
+		{"no separator", "ps_" + hexID + "-" + secret, ""},
+		{"other prefix", "px_" + hexID + "_" + secret, ""},
+		{"short secret", "ps_" + hexID + "_" + secret[1:], ""},
+		{"long secret", token + "a", ""},
+		{"not hex", "ps_" + "g" + hexID[1:] + "_" + secret, ""},
+		{"empty", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := SessionInvoiceID(tt.token)
+			if got != tt.want || ok != (tt.want != "") {
+				t.Fatalf("SessionInvoiceID(%q) = %q, %v; want %q", tt.token, got, ok, tt.want)
+			}
+		})
+	}
+	if len(secret) != 52 || token[len(token)-53] != '_' {
+		t.Fatalf("token %q: want 32 random bytes in base32 after the id", token)
 	}
 }

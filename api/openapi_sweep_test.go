@@ -209,7 +209,7 @@ func TestOpenAPIStatusSweep(t *testing.T) {
 			invoice: created["invoice_id"].(string),
 			spare: map[string]string{"merchant": s.createKey(`{"name": "spare"}`)["api_key"].(string),
 				"commerce": s.createKey(`{"name": "spare", "scope": "commerce"}`)["api_key"].(string)}}
-		token := kassa.NewSessionToken()
+		token := kassa.NewSessionToken(kassa.NewUUID()) // names no invoice
 		sw.unknown = map[string]string{"X-Session-Token": token, "X-Signature": kassa.NewSessionSigner(testSecret).Sign(token)}
 
 		for _, op := range ops {

@@ -49,7 +49,6 @@ func (db *DB) CreateInvoice(ctx context.Context, p kassa.Principal, c kassa.Invo
 	// coming, so the commit it is gathering can wait for it.
 	told := db.announceWrite()
 	defer told.withdraw() // a no-op once the writer has the transaction
-	token := kassa.NewSessionToken()
 	now := db.clock()
 	m, err := db.merchantFor(ctx, p.MerchantID, p.Environment)
 	if err != nil {
@@ -59,6 +58,7 @@ func (db *DB) CreateInvoice(ctx context.Context, p kassa.Principal, c kassa.Invo
 	if err != nil {
 		return nil, "", err
 	}
+	token := kassa.NewSessionToken(inv.ID)
 	ev, err := kassa.NewEvent(inv.MerchantID, inv.Environment, kassa.EventInvoiceCreated, inv, now)
 	if err != nil {
 		return nil, "", fmt.Errorf("store: event %s: %w", kassa.EventInvoiceCreated, err)
@@ -139,26 +139,28 @@ func saveIdempotent(ctx context.Context, tx txq, s kassa.IdempotencyScope, finge
 	return insertIdempotency(ctx, tx, s, fingerprint, status, stored, now)
 }
 
-// insertInvoice stores a new invoice of a validated request and its
-// invoice.created event through tx, checking the merchant's mainnet access.
-func (db *DB) insertInvoice(ctx context.Context, tx txq, p kassa.Principal, c kassa.InvoiceCreate, token string) (*kassa.Invoice, error) {
+// insertInvoice stores a new invoice of a validated request, with its session
+// token (returned) and invoice.created event, through tx, checking the merchant's
+// mainnet access.
+func (db *DB) insertInvoice(ctx context.Context, tx txq, p kassa.Principal, c kassa.InvoiceCreate) (*kassa.Invoice, string, error) {
 	m, err := db.merchant(ctx, tx, p.MerchantID, "")
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	now := db.clock()
 	inv, err := newInvoiceFor(m, p.Environment, c, now)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
+	token := kassa.NewSessionToken(inv.ID)
 	if err := insertInvoiceRow(ctx, tx, inv, token); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if err := writeEvents(ctx, tx, inv.MerchantID, inv.Environment, inv, now, kassa.EventInvoiceCreated); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	tx.note(note{kind: noteCreated})
-	return inv, nil
+	return inv, token, nil
 }
 
 // newInvoiceFor builds the merchant's new invoice, refusing mainnet to a merchant
@@ -203,7 +205,7 @@ func invoiceInsert(inv *kassa.Invoice, token string) (string, []any, error) {
 			nullString(inv.Description), nullString(inv.CustomerID), nullString(inv.CustomerEmail),
 			inv.InvoiceTitle, inv.InvoiceFooter, nullString(inv.PaymentReturnURL), inv.PaymentReturnURLEnabled,
 			inv.ReceiverOverrideEnabled, nullString(inv.ReceiverOverrideAddress), questions, string(inv.Metadata),
-			nullString(inv.CommerceOrderID), kassa.HashSecret(token), micros(inv.ExpiresAt), micros(inv.CreatedAt)}, nil
+			nullString(inv.CommerceOrderID), sessionHash(token), micros(inv.ExpiresAt), micros(inv.CreatedAt)}, nil
 }
 
 // checkStorable refuses text the domain validation lets through but a TEXT column

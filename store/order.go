@@ -101,11 +101,13 @@ func (db *DB) CreateOrder(ctx context.Context, p kassa.Principal, c commerce.Ord
 	}
 	o := c.Order
 	c.Invoice.CommerceOrderID = &o.ID
-	token := kassa.NewSessionToken()
-	var inv *kassa.Invoice
+	var (
+		inv   *kassa.Invoice
+		token string
+	)
 	err := idempotentTx(ctx, db, save, func(tx txq) (commerce.CreatedOrder, error) {
 		var err error
-		if inv, err = db.insertInvoice(ctx, tx, p, c.Invoice, token); err != nil {
+		if inv, token, err = db.insertInvoice(ctx, tx, p, c.Invoice); err != nil {
 			return commerce.CreatedOrder{}, err
 		}
 		o.InvoiceID, o.CreatedAt, o.UpdatedAt = inv.ID, inv.CreatedAt, inv.CreatedAt

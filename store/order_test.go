@@ -30,6 +30,9 @@ func (f *fixture) newOrder(t *testing.T, m *kassa.Merchant, customer string) (*c
 	if token == "" || inv.CommerceOrderID == nil || *inv.CommerceOrderID != o.ID || o.InvoiceID != inv.ID {
 		t.Fatalf("invoice %+v for order %s", inv, o.ID)
 	}
+	if got, err := f.db.InvoiceBySession(f.ctx, token); err != nil || got.ID != inv.ID {
+		t.Fatalf("the order's session finds %v, %v; want invoice %s", got, err, inv.ID)
+	}
 	return o, inv
 }
 

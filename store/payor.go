@@ -3,9 +3,11 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"kassa"
@@ -13,11 +15,20 @@ import (
 
 var _ kassa.PayorService = (*DB)(nil)
 
-// InvoiceBySession finds an invoice by the hash of its payment session token, with
-// its status as of now.
+// InvoiceBySession finds the invoice of a payment session token, with its status
+// as of now. A token that names its invoice (kassa.NewSessionToken) is looked up
+// by that id and its hash; an older token by its hash alone, in the index of
+// those (see sessionHash). Like the index lookup before it, the comparison is of
+// SHA-256 hashes, whose prefixes a caller cannot choose, so its timing tells
+// nothing about the stored token.
 func (db *DB) InvoiceBySession(ctx context.Context, token string) (*kassa.Invoice, error) {
-	inv, err := scanInvoice(db.r.QueryRowContext(ctx,
-		"SELECT "+invoiceColumns+" FROM invoices WHERE session_token_hash = $1", kassa.HashSecret(token)))
+	var row *sql.Row
+	if id, ok := kassa.SessionInvoiceID(token); ok {
+		row = db.r.QueryRowContext(ctx, sessionByIDQuery, id, sessionHash(token))
+	} else {
+		row = db.r.QueryRowContext(ctx, sessionByHashQuery, kassa.HashSecret(token))
+	}
+	inv, err := scanInvoice(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, kassa.ErrSessionNotFound()
 	}
@@ -30,6 +41,28 @@ func (db *DB) InvoiceBySession(ctx context.Context, token string) (*kassa.Invoic
 	}
 	inv.Status = inv.EffectiveStatus(now)
 	return inv, nil
+}
+
+// The lookups of InvoiceBySession: by the id a token names, and by the hash of an
+// older token (PostgreSQL's index of those is partial, on this length).
+const (
+	sessionByIDQuery   = "SELECT " + invoiceColumns + " FROM invoices WHERE id = $1 AND session_token_hash = $2"
+	sessionByHashQuery = "SELECT " + invoiceColumns + " FROM invoices WHERE session_token_hash = $1 AND length(session_token_hash) = 32"
+)
+
+// sessionHash is what an invoice keeps of its session token (session_token_hash):
+// for a token that names its invoice, the id's 16 bytes and then the token's
+// SHA-256, so new rows enter the column's unique index (SQLite's cannot be dropped
+// in place) in id order, at its right edge, not on a random page; for a token
+// from before, its SHA-256 alone, 32 bytes, the only length PostgreSQL's partial
+// index and the lookup by hash consider.
+func sessionHash(token string) []byte {
+	id, ok := kassa.SessionInvoiceID(token)
+	if !ok {
+		return kassa.HashSecret(token)
+	}
+	b, _ := hex.DecodeString(strings.ReplaceAll(id, "-", ""))
+	return append(b, kassa.HashSecret(token)...)
 }
 
 // payorUpdate runs change on an invoice the payor may still change (param names

@@ -64,6 +64,16 @@ func TestWatchedQueryPlan(t *testing.T) {
 		"USING INDEX invoices_open_expiry", "USING INDEX invoices_closed_expiry (expires_at>?)")
 }
 
+// TestSessionQueryPlan checks on SQLite that both lookups of a payment session
+// search a unique index, not the table: for a token that names its invoice the
+// primary key or the index of session_token_hash (SQLite takes either), for an
+// older one the latter.
+func TestSessionQueryPlan(t *testing.T) {
+	db := openSQLite(t)
+	checkPlan(t, queryPlan(t, db, sessionByIDQuery, "x", []byte{1}), "SEARCH invoices USING INDEX sqlite_autoindex_invoices_")
+	checkPlan(t, queryPlan(t, db, sessionByHashQuery, []byte{1}), "SEARCH invoices USING INDEX sqlite_autoindex_invoices_2 (session_token_hash=?)")
+}
+
 // TestInvoicePageQueryPlan checks on SQLite that a page after a cursor is a range
 // of a list index that starts at the cursor, in both directions and with the
 // usual filters, not a read of every newer row.
