@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/eth/ethconfig"
@@ -166,6 +167,34 @@ func (c *simChain) commitSent(t *testing.T) {
 		}
 	}
 	c.Commit()
+	c.awaitPoolReset(t)
+}
+
+// awaitPoolReset waits until the pool has taken in the block just mined: it
+// holds no transaction once its reset for the new head has dropped the mined
+// ones. Transactions sent while that reset still ran could stay queued for ever
+// (go-ethereum's reset promotes queued transactions before it sets the account's
+// pending nonce from those already pending): in CI a block's three transactions
+// ended as one pending and two queued, pending nonce 4 of 6, for 30 s.
+func (c *simChain) awaitPoolReset(t *testing.T) {
+	t.Helper()
+	rc, err := rpc.Dial(c.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	for start := time.Now(); ; time.Sleep(2 * time.Millisecond) {
+		var status struct{ Pending, Queued hexutil.Uint }
+		if err := rc.Call(&status, "txpool_status"); err != nil {
+			t.Fatal(err)
+		}
+		if status.Pending == 0 && status.Queued == 0 {
+			return
+		}
+		if time.Since(start) > 30*time.Second {
+			t.Fatalf("the pool still holds %d pending and %d queued transactions after a block", status.Pending, status.Queued)
+		}
+	}
 }
 
 // poolStatus is the pool's pending and queued counts, for a failure message.
