@@ -47,10 +47,10 @@ type SessionHeaders struct {
 
 // NewSessionToken returns a new payment session token for an invoice: "ps_", the
 // invoice id's 32 hex digits, "_", then 32 random bytes in base32. The id is the
-// token's selector, so the store finds the invoice by its primary key and checks
-// the hash of the whole token in constant time, instead of keeping a unique index
-// of random hashes (one random page written per create). The id is no secret (it
-// is in the payment URL); the 256 random bits are.
+// token's selector, so the store finds the invoice by its primary key and compares
+// the hash of the whole token, instead of keeping a unique index of random hashes
+// (one random page written per create). The id is no secret (it is in the payment
+// URL); the 256 random bits are.
 func NewSessionToken(invoiceID string) string {
 	return sessionPrefix + strings.ReplaceAll(invoiceID, "-", "") + "_" + RandomBase32(32)
 }

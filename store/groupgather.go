@@ -20,8 +20,9 @@ type gathering struct {
 	coming    atomic.Int32  // announced, neither received by the writer nor withdrawn
 	wake      chan struct{} // a withdrawal: the writer checks coming again
 	gatherFor time.Duration // maxGather; tests lengthen it
-	// groups counts groups run (committed or rolled back); waiting is 1 while the writer holds a group open
-	// for an announced transaction. Tests observe them.
+	// groups counts the groups run, committed or rolled back; waiting is 1 while
+	// the writer holds a group open for an announced transaction. The
+	// checkpointer and tests observe them.
 	groups  atomic.Int64
 	waiting atomic.Int32
 }
