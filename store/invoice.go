@@ -79,7 +79,7 @@ func (db *DB) CreateInvoice(ctx context.Context, p kassa.Principal, c kassa.Invo
 		if save != nil {
 			w.save = &pgSaved{scope: save.Scope, fingerprint: save.Fingerprint, status: status, stored: stored}
 		}
-		err = db.pgCreateInvoice(ctx, w)
+		err = db.creates.do(ctx, w)
 	} else {
 		err = db.txAnnounced(ctx, told, func(tx txq) error {
 			if err := insertInvoiceRow(ctx, tx, inv, token); err != nil {

@@ -37,14 +37,24 @@ type pgSaved struct {
 // generic path (CreateInvoice on SQLite): a live record under the key rolls it all
 // back with kassa.ErrClaimLost.
 func (db *DB) pgCreateInvoice(ctx context.Context, w pgInvoiceWrite) error {
+	if err := db.onPGConn(ctx, func(c *pgx.Conn) error { return pgWriteInvoice(ctx, c, w) }); err != nil {
+		return err
+	}
+	db.createsCommitted(1)
+	return nil
+}
+
+// onPGConn runs write on a connection of the pool; when write fails inside a
+// transaction, the transaction is rolled back (or the connection dropped).
+func (db *DB) onPGConn(ctx context.Context, write func(c *pgx.Conn) error) error {
 	conn, err := db.w.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("store: create invoice: %w", err)
 	}
 	defer conn.Close()
-	err = conn.Raw(func(dc any) error {
+	return conn.Raw(func(dc any) error {
 		pc := dc.(*stdlib.Conn).Conn()
-		err := pgWriteInvoice(ctx, pc, w)
+		err := write(pc)
 		if err != nil && !pc.PgConn().IsClosed() && pc.PgConn().TxStatus() != 'I' {
 			if _, rerr := pc.Exec(context.WithoutCancel(ctx), "ROLLBACK"); rerr != nil {
 				return errors.Join(err, driver.ErrBadConn) // the pool drops this connection
@@ -52,15 +62,18 @@ func (db *DB) pgCreateInvoice(ctx context.Context, w pgInvoiceWrite) error {
 		}
 		return err
 	})
-	if err != nil {
-		return err
-	}
+}
+
+// createsCommitted tells followers and the Observer that n invoices were created
+// in one committed transaction.
+func (db *DB) createsCommitted(n int) {
 	db.committed(true)
 	if notes := db.newNotes(); notes != nil {
-		notes.notes = append(notes.notes, note{kind: noteCreated})
+		for range n {
+			notes.notes = append(notes.notes, note{kind: noteCreated})
+		}
 		db.report(notes)
 	}
-	return nil
 }
 
 // pgWriteInvoice runs the two round trips on c; on an error the caller rolls back.

@@ -90,6 +90,9 @@ type DB struct {
 	group *groupCommit
 	// ckpt checkpoints SQLite's WAL beside the writer (checkpoint.go); nil on PostgreSQL.
 	ckpt *checkpointer
+	// creates batches invoice creates into shared PostgreSQL transactions
+	// (pgbatch.go); nil on SQLite.
+	creates *pgBatcher
 
 	// commits wakes in-process followers after write transactions commit.
 	commits notifier
@@ -249,6 +252,7 @@ func (db *DB) openPostgres(ctx context.Context, dsn string) error {
 	if err := db.startNotify(ctx, dsn); err != nil {
 		return fmt.Errorf("store: start listener: %w", redactErr(err, dsn))
 	}
+	db.creates = newPGBatcher(db, true)
 	return nil
 }
 
@@ -267,6 +271,9 @@ func redactErr(err error, dsn string) error {
 // Close stops the PostgreSQL listener and closes the connection pools.
 func (db *DB) Close() error {
 	var errs []error
+	if db.creates != nil {
+		db.creates.stop()
+	}
 	if db.pg != nil {
 		db.pg.stop()
 	}

@@ -1,0 +1,28 @@
+package store
+
+import (
+	"testing"
+	"time"
+)
+
+// HoldCreates stops db's PostgreSQL create writer and puts in one that waits: the
+// invoice creates made meanwhile queue up until release(n), which waits for n of
+// them and starts the writer, so they make one batch (at most maxPGBatch).
+func HoldCreates(t testing.TB, db *DB) (release func(n int)) {
+	t.Helper()
+	if db.creates == nil {
+		t.Fatal("HoldCreates: not a PostgreSQL store")
+	}
+	db.creates.stop()
+	held := newPGBatcher(db, false)
+	db.creates = held
+	return func(n int) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); held.queued() < n; time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("HoldCreates: %d creates queued, want %d", held.queued(), n)
+			}
+		}
+		held.start()
+	}
+}

@@ -1,0 +1,151 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// maxPGBatch bounds how many invoice creates share one PostgreSQL transaction.
+const maxPGBatch = 64
+
+// pgBatchTimeout bounds one batch's transaction: a database that stops answering
+// fails the batch's creates instead of holding every later create.
+const pgBatchTimeout = 30 * time.Second
+
+// pgBatcher gathers the invoice creates that arrive together on PostgreSQL into
+// shared transactions (pgCreateInvoices): one BEGIN and COMMIT, one WAL flush and
+// one multi-row INSERT per table for the lot, where each create alone cost
+// PostgreSQL all of that. One goroutine writes the batches, one after another:
+// the creates that arrive while a batch is written make the next. Each create
+// still succeeds or fails alone: a batch that one of them would fail is rolled
+// back and its creates run one by one. With no load a create finds no company
+// and runs alone at once, as before batching.
+type pgBatcher struct {
+	db                  *DB
+	mu                  sync.Mutex
+	pending             []*pgJob
+	closed              bool
+	wake                chan struct{} // a token: pending may hold work
+	quit                chan struct{}
+	done                chan struct{} // closed when the writer goroutine ends
+	startOnce, stopOnce sync.Once
+}
+
+// pgJob is one create waiting for its outcome.
+type pgJob struct {
+	w      pgInvoiceWrite
+	result chan error
+}
+
+// newPGBatcher returns a batcher for db, its writer started now or, for tests
+// that gather a known batch first, by start.
+func newPGBatcher(db *DB, started bool) *pgBatcher {
+	b := &pgBatcher{db: db, wake: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
+	if started {
+		b.start()
+	}
+	return b
+}
+
+// start starts the writer goroutine, the first time it is called.
+func (b *pgBatcher) start() { b.startOnce.Do(func() { go b.loop() }) }
+
+// do writes w in the next batch and returns its outcome once committed or rolled
+// back. Once queued it waits for the outcome even if ctx ends, so a caller never
+// reports a failure for a create that was committed.
+func (b *pgBatcher) do(ctx context.Context, w pgInvoiceWrite) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	j := &pgJob{w: w, result: make(chan error, 1)}
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return fmt.Errorf("store: closed")
+	}
+	b.pending = append(b.pending, j)
+	b.mu.Unlock()
+	select {
+	case b.wake <- struct{}{}:
+	default: // the writer is woken already
+	}
+	return <-j.result
+}
+
+// queued returns how many creates wait for the writer.
+func (b *pgBatcher) queued() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.pending)
+}
+
+// take removes up to maxPGBatch waiting creates, oldest first.
+func (b *pgBatcher) take() []*pgJob {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := min(len(b.pending), maxPGBatch)
+	if n == 0 {
+		return nil
+	}
+	batch := append([]*pgJob(nil), b.pending[:n]...)
+	b.pending = append(b.pending[:0], b.pending[n:]...)
+	return batch
+}
+
+func (b *pgBatcher) loop() {
+	defer close(b.done)
+	for {
+		if batch := b.take(); batch != nil {
+			b.run(batch)
+			continue
+		}
+		select {
+		case <-b.wake:
+		case <-b.quit: // nothing is queued after: write what is, and end
+			for batch := b.take(); batch != nil; batch = b.take() {
+				b.run(batch)
+			}
+			return
+		}
+	}
+}
+
+// run writes batch in one transaction, or its creates one by one when it is one
+// create or when the batch hit an error that is some create's own (a live
+// idempotency record, a statement the database refused).
+func (b *pgBatcher) run(batch []*pgJob) {
+	// The batch outlives any one caller's context.
+	ctx, cancel := context.WithTimeout(context.Background(), pgBatchTimeout)
+	defer cancel()
+	if len(batch) > 1 {
+		ws := make([]pgInvoiceWrite, len(batch))
+		for i, j := range batch {
+			ws[i] = j.w
+		}
+		err := b.db.pgCreateInvoices(ctx, ws)
+		if !splits(err) {
+			for _, j := range batch {
+				j.result <- err
+			}
+			return
+		}
+	}
+	for _, j := range batch {
+		j.result <- b.db.pgCreateInvoice(ctx, j.w)
+	}
+}
+
+// stop refuses new creates, has the writer finish those already queued, and waits
+// for it.
+func (b *pgBatcher) stop() {
+	b.stopOnce.Do(func() {
+		b.mu.Lock()
+		b.closed = true
+		b.mu.Unlock()
+		close(b.quit)
+	})
+	b.start() // a writer never started (a test) still writes what is queued
+	<-b.done
+}

@@ -1,0 +1,164 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"kassa"
+)
+
+// errBatchSplit says a batch of creates was rolled back for a reason that belongs
+// to one of them: a live idempotency record under a key. Its creates are then run
+// one by one, each meeting its own outcome.
+var errBatchSplit = errors.New("store: batch rolled back for one of its creates")
+
+// splits reports whether a batch that failed with err should be run again one
+// create at a time: for errBatchSplit, and for a statement the database refused
+// (its transaction is rolled back; which create it was is not known). Other errors,
+// a lost connection above all, are every create's: a commit may have happened.
+func splits(err error) bool {
+	var pe *pgconn.PgError
+	return errors.Is(err, errBatchSplit) || errors.As(err, &pe)
+}
+
+// pgCreateInvoices writes several prepared creates in one transaction, in the two
+// round trips of pgCreateInvoice: a multi-row INSERT per table for the invoices,
+// their events and the idempotency records, then their webhook deliveries and
+// COMMIT.
+func (db *DB) pgCreateInvoices(ctx context.Context, ws []pgInvoiceWrite) error {
+	if err := db.onPGConn(ctx, func(c *pgx.Conn) error { return pgWriteInvoices(ctx, c, ws) }); err != nil {
+		return err
+	}
+	db.createsCommitted(len(ws))
+	return nil
+}
+
+// endpointScope is whose webhook endpoints a batch reads: one merchant's in one
+// environment.
+type endpointScope struct {
+	merchantID int64
+	env        kassa.Environment
+}
+
+// pgWriteInvoices runs the two round trips on c; on an error the caller rolls back.
+func pgWriteInvoices(ctx context.Context, c *pgx.Conn, ws []pgInvoiceWrite) error {
+	var scopes []endpointScope
+	invoices, events, keys := make([][]any, 0, len(ws)), make([][]any, 0, len(ws)), make([][]any, 0, len(ws))
+	var invoiceSQL, eventSQL, keySQL string
+	for _, w := range ws {
+		s := endpointScope{w.event.MerchantID, w.event.Environment}
+		if !slices.Contains(scopes, s) {
+			scopes = append(scopes, s)
+		}
+		q, args, err := invoiceInsert(w.inv, w.token)
+		if err != nil {
+			return err
+		}
+		invoiceSQL, invoices = q, append(invoices, args)
+		q, args = eventInsert(w.event, w.z, &w.inv.ID)
+		eventSQL, events = q, append(events, args)
+		if w.save != nil {
+			q, args = idempotencyInsert(w.save.scope, w.save.fingerprint, w.save.status, w.save.stored, w.inv.CreatedAt)
+			keySQL, keys = q, append(keys, args)
+		}
+	}
+	b := &pgx.Batch{}
+	b.Queue("BEGIN")
+	for _, s := range scopes {
+		b.Queue("SELECT "+endpointColumns+" FROM webhook_endpoints WHERE merchant_id = $1 AND environment = $2 AND status = $3",
+			s.merchantID, string(s.env), kassa.EndpointEnabled)
+	}
+	queueRows(b, invoiceSQL, invoices)
+	queueRows(b, eventSQL, events)
+	if len(keys) > 0 {
+		// The records share the ON CONFLICT condition's times, the first
+		// create's; the batch's creates are milliseconds apart.
+		queueRows(b, keySQL, keys)
+	}
+	br := c.SendBatch(ctx, b)
+	endpoints, err := readInvoicesBatch(br, scopes, len(keys))
+	if cerr := br.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("store: create invoices: %w", err)
+	}
+	var deliveries [][]any
+	var deliverySQL string
+	for _, w := range ws {
+		e := w.event
+		for _, ep := range endpoints[slices.Index(scopes, endpointScope{e.MerchantID, e.Environment})] {
+			if ep.Wants(e.Type) {
+				var args []any
+				deliverySQL, args = deliveryInsert(newDelivery(ep, e, e.Created), e.Created)
+				deliveries = append(deliveries, args)
+			}
+		}
+	}
+	b = &pgx.Batch{}
+	if len(deliveries) > 0 {
+		queueRows(b, deliverySQL, deliveries)
+	}
+	b.Queue("COMMIT")
+	if err := c.SendBatch(ctx, b).Close(); err != nil {
+		return fmt.Errorf("store: create invoices: %w", err)
+	}
+	return nil
+}
+
+// queueRows queues the one-row statement single as one INSERT of every row of
+// args (multiRow).
+func queueRows(b *pgx.Batch, single string, rows [][]any) {
+	q, width := multiRow(single, len(rows))
+	b.Queue(q, rowArgs(width, rows)...)
+}
+
+// readInvoicesBatch reads the first batch's results in order: the endpoints of
+// each scope, and the inserts; keys idempotency records must all have been written
+// (inserted, or taken over from a dead record), or errBatchSplit.
+func readInvoicesBatch(br pgx.BatchResults, scopes []endpointScope, keys int) ([][]*kassa.WebhookEndpoint, error) {
+	if _, err := br.Exec(); err != nil { // BEGIN
+		return nil, err
+	}
+	endpoints := make([][]*kassa.WebhookEndpoint, len(scopes))
+	for i := range scopes {
+		rows, err := br.Query()
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			ep, err := scanEndpoint(rows, nil)
+			if err != nil {
+				rows.Close()
+				return nil, err
+			}
+			endpoints[i] = append(endpoints[i], ep)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := br.Exec(); err != nil { // the invoices
+		return nil, err
+	}
+	if _, err := br.Exec(); err != nil { // the events
+		return nil, err
+	}
+	if keys == 0 {
+		return endpoints, nil
+	}
+	tag, err := br.Exec()
+	if err != nil {
+		return nil, err
+	}
+	if tag.RowsAffected() != int64(keys) {
+		return nil, errBatchSplit
+	}
+	return endpoints, nil
+}
