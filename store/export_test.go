@@ -26,3 +26,10 @@ func HoldCreates(t testing.TB, db *DB) (release func(n int)) {
 		held.start()
 	}
 }
+
+// queued returns how many creates wait for the writer.
+func (b *pgBatcher) queued() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.pending)
+}

@@ -74,13 +74,6 @@ func (b *pgBatcher) do(ctx context.Context, w pgInvoiceWrite) error {
 	return <-j.result
 }
 
-// queued returns how many creates wait for the writer.
-func (b *pgBatcher) queued() int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return len(b.pending)
-}
-
 // take removes up to maxPGBatch waiting creates, oldest first.
 func (b *pgBatcher) take() []*pgJob {
 	b.mu.Lock()
