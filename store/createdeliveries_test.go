@@ -11,7 +11,7 @@ import (
 
 // TestCreateInvoiceDeliveries checks which endpoints an invoice create queues a
 // delivery for, with and without an idempotency key (PostgreSQL's create has a path
-// of its own, pgcreate.go): every enabled endpoint of the merchant's environment
+// of its own, pgcreatebatch.go): every enabled endpoint of the merchant's environment
 // whose patterns match invoice.created, and no other. A create under a live key
 // writes no invoice, event or delivery.
 func TestCreateInvoiceDeliveries(t *testing.T) {
