@@ -18,12 +18,18 @@ func HoldCreates(t testing.TB, db *DB) (release func(n int)) {
 	db.creates = held
 	return func(n int) {
 		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); held.queued() < n; time.Sleep(time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("HoldCreates: %d creates queued, want %d", held.queued(), n)
-			}
-		}
+		WaitCreatesQueued(t, db, n)
 		held.start()
+	}
+}
+
+// WaitCreatesQueued waits until n creates wait for db's PostgreSQL create writer.
+func WaitCreatesQueued(t testing.TB, db *DB, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); db.creates.queued() != n; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d creates queued, want %d", db.creates.queued(), n)
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 )
@@ -53,8 +54,9 @@ func newPGBatcher(db *DB, started bool) *pgBatcher {
 func (b *pgBatcher) start() { b.startOnce.Do(func() { go b.loop() }) }
 
 // do writes w in the next batch and returns its outcome once committed or rolled
-// back. Once queued it waits for the outcome even if ctx ends, so a caller never
-// reports a failure for a create that was committed.
+// back. When ctx ends before the writer has taken w, w is withdrawn and never
+// written; once taken, do waits for the outcome even if ctx ends, so a caller
+// never reports a failure for a create that was committed.
 func (b *pgBatcher) do(ctx context.Context, w pgInvoiceWrite) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -71,7 +73,27 @@ func (b *pgBatcher) do(ctx context.Context, w pgInvoiceWrite) error {
 	case b.wake <- struct{}{}:
 	default: // the writer is woken already
 	}
-	return <-j.result
+	select {
+	case err := <-j.result:
+		return err
+	case <-ctx.Done():
+		if b.withdraw(j) {
+			return ctx.Err()
+		}
+		return <-j.result
+	}
+}
+
+// withdraw removes j from the queue if the writer has not taken it yet.
+func (b *pgBatcher) withdraw(j *pgJob) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	i := slices.Index(b.pending, j)
+	if i < 0 {
+		return false
+	}
+	b.pending = slices.Delete(b.pending, i, i+1)
+	return true
 }
 
 // take removes up to maxPGBatch waiting creates, oldest first.
@@ -87,6 +109,8 @@ func (b *pgBatcher) take() []*pgJob {
 	return batch
 }
 
+// loop is the writer: it writes what is queued, batch after batch, and sleeps
+// until woken when nothing is.
 func (b *pgBatcher) loop() {
 	defer close(b.done)
 	for {
@@ -109,15 +133,12 @@ func (b *pgBatcher) loop() {
 // create or when the batch hit an error that is some create's own (a live
 // idempotency record, a statement the database refused).
 func (b *pgBatcher) run(batch []*pgJob) {
-	// The batch outlives any one caller's context.
-	ctx, cancel := context.WithTimeout(context.Background(), pgBatchTimeout)
-	defer cancel()
 	if len(batch) > 1 {
 		ws := make([]pgInvoiceWrite, len(batch))
 		for i, j := range batch {
 			ws[i] = j.w
 		}
-		err := b.db.pgCreateInvoices(ctx, ws)
+		err := b.write(func(ctx context.Context) error { return b.db.pgCreateInvoices(ctx, ws) })
 		if !splits(err) {
 			for _, j := range batch {
 				j.result <- err
@@ -125,9 +146,17 @@ func (b *pgBatcher) run(batch []*pgJob) {
 			return
 		}
 	}
-	for _, j := range batch {
-		j.result <- b.db.pgCreateInvoice(ctx, j.w)
+	for _, j := range batch { // each with time of its own, whatever the batch took
+		j.result <- b.write(func(ctx context.Context) error { return b.db.pgCreateInvoice(ctx, j.w) })
 	}
+}
+
+// write runs one transaction with pgBatchTimeout: it outlives any one caller's
+// context.
+func (b *pgBatcher) write(tx func(ctx context.Context) error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), pgBatchTimeout)
+	defer cancel()
+	return tx(ctx)
 }
 
 // stop refuses new creates, has the writer finish those already queued, and waits

@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"context"
 	"errors"
 	"sync"
 	"testing"
@@ -145,5 +146,31 @@ func TestPostgresCreateBatch(t *testing.T) {
 				t.Errorf("%d transactions for %d creates, want one each (the batch split)", n, made)
 			}
 		})
+	}
+}
+
+// TestPostgresCreateWithdrawn: a create whose caller gives up before the writer
+// takes it is never written.
+func TestPostgresCreateWithdrawn(t *testing.T) {
+	cfg := storetest.PostgresConfig(t)
+	f := newFixture(t, cfg)
+	release := store.HoldCreates(t, f.db)
+	ctx, cancel := context.WithCancel(f.ctx)
+	errc := make(chan error, 1)
+	go func() {
+		_, _, err := f.db.CreateInvoice(ctx, principal(f.m), kassa.InvoiceCreate{Amount: 1000}, nil)
+		errc <- err
+	}()
+	store.WaitCreatesQueued(t, f.db, 1)
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v, want context.Canceled", err)
+	}
+	release(0)
+	f.invoice(t, f.m, 2000, nil) // the writer runs, and wrote nothing before
+	invs, _, err := f.db.Invoices(f.ctx, kassa.InvoiceFilter{MerchantID: f.m.ID, Limit: 10})
+	must(t, err)
+	if len(invs) != 1 || invs[0].Amount != 2000 {
+		t.Fatalf("invoices %s, want only the later one", jsonOf(t, invs))
 	}
 }

@@ -35,8 +35,8 @@ type pgSaved struct {
 // all back with kassa.ErrClaimLost.
 func (db *DB) pgCreateInvoice(ctx context.Context, w pgInvoiceWrite) error {
 	err := db.pgCreateInvoices(ctx, []pgInvoiceWrite{w})
-	if errors.Is(err, errBatchSplit) {
-		return kassa.ErrClaimLost // the one key of the batch is live
+	if errors.Is(err, errKeyLive) {
+		return kassa.ErrClaimLost
 	}
 	return err
 }

@@ -13,17 +13,23 @@ import (
 )
 
 // errBatchSplit says a batch of creates was rolled back for a reason that belongs
-// to one of them: a live idempotency record under a key. Its creates are then run
+// to one of them: a live idempotency record under a key, or a row that could not
+// be made. Its creates are then run
 // one by one, each meeting its own outcome.
 var errBatchSplit = errors.New("store: batch rolled back for one of its creates")
 
+// errKeyLive is errBatchSplit for a live idempotency record: for a create alone,
+// kassa.ErrClaimLost.
+var errKeyLive = fmt.Errorf("%w: a live idempotency record", errBatchSplit)
+
 // splits reports whether a batch that failed with err should be run again one
 // create at a time: for errBatchSplit, and for a statement the database refused
-// (its transaction is rolled back; which create it was is not known). Other errors,
-// a lost connection above all, are every create's: a commit may have happened.
+// (severity ERROR: its transaction is rolled back; which create it was is not
+// known). Other errors are every create's: after a lost connection, or a FATAL
+// error such as a shutdown during COMMIT, the batch may have been committed.
 func splits(err error) bool {
 	var pe *pgconn.PgError
-	return errors.Is(err, errBatchSplit) || errors.As(err, &pe)
+	return errors.Is(err, errBatchSplit) || errors.As(err, &pe) && pe.Severity == "ERROR"
 }
 
 // pgCreateInvoices writes several prepared creates in one transaction, in the two
@@ -56,6 +62,9 @@ func pgWriteInvoices(ctx context.Context, c *pgx.Conn, ws []pgInvoiceWrite) erro
 			scopes = append(scopes, s)
 		}
 		q, args, err := invoiceInsert(w.inv, w.token)
+		if err != nil && len(ws) > 1 { // this create's own: alone, it fails with it
+			return fmt.Errorf("%w: %w", errBatchSplit, err)
+		}
 		if err != nil {
 			return err
 		}
@@ -120,7 +129,7 @@ func queueRows(b *pgx.Batch, single string, rows [][]any) {
 
 // readInvoicesBatch reads the first batch's results in order: the endpoints of
 // each scope, and the inserts; keys idempotency records must all have been written
-// (inserted, or taken over from a dead record), or errBatchSplit.
+// (inserted, or taken over from a dead record), or errKeyLive.
 func readInvoicesBatch(br pgx.BatchResults, scopes []endpointScope, keys int) ([][]*kassa.WebhookEndpoint, error) {
 	if _, err := br.Exec(); err != nil { // BEGIN
 		return nil, err
@@ -158,7 +167,7 @@ func readInvoicesBatch(br pgx.BatchResults, scopes []endpointScope, keys int) ([
 		return nil, err
 	}
 	if tag.RowsAffected() != int64(keys) {
-		return nil, errBatchSplit
+		return nil, errKeyLive
 	}
 	return endpoints, nil
 }

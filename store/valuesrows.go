@@ -8,9 +8,10 @@ import (
 
 // multiRow turns a one-row INSERT into one that inserts rows rows, cached per
 // statement and row count. The one-row statement has a single VALUES (...) tuple
-// whose placeholders are $1..$width, the row's own arguments; any placeholder
-// after the tuple ($width+1 and up, e.g. in ON CONFLICT ... WHERE) is shared by
-// the rows and renumbered to follow them. rowArgs lays out the arguments.
+// whose placeholders are $1..$width, the row's own arguments; the placeholders
+// after the tuple (e.g. in ON CONFLICT ... WHERE) are shared by the rows, must be
+// numbered from $width+1 on, and are renumbered to follow the rows. rowArgs lays
+// out the arguments.
 func multiRow(single string, rows int) (q string, width int) {
 	k := multiRowKey{single, rows}
 	if v, ok := multiRows.Load(k); ok {
@@ -22,20 +23,23 @@ func multiRow(single string, rows int) (q string, width int) {
 	return m.q, m.width
 }
 
+// multiRowKey is a statement of multiRow's cache: the one-row text and the rows.
 type multiRowKey struct {
 	q    string
 	rows int
 }
 
+// multiRowSQL is a cached multiRow statement and its tuple's width.
 type multiRowSQL struct {
 	q     string
 	width int
 }
 
-// multiRows caches multiRow's statements: a handful of statements times at most
-// maxPGBatch row counts.
+// multiRows caches multiRow's statements: four statements times the row counts
+// seen, at most maxPGBatch (deliveries: maxPGBatch times an event's endpoints).
 var multiRows sync.Map
 
+// buildMultiRow makes multiRow's statement.
 func buildMultiRow(single string, rows int) multiRowSQL {
 	i := strings.Index(single, "VALUES (")
 	if i < 0 {

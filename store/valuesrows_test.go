@@ -1,9 +1,13 @@
 package store
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"kassa"
 )
@@ -66,4 +70,22 @@ func idempotencyInsertSQL(t *testing.T) string {
 	t.Helper()
 	q, _ := idempotencyInsert(kassa.IdempotencyScope{}, "", 0, nil, time.Time{})
 	return q
+}
+
+// TestSplits: which errors of a batch have its creates run again one at a time.
+func TestSplits(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{fmt.Errorf("store: create invoices: %w", errBatchSplit), true},
+		{fmt.Errorf("store: create invoices: %w", &pgconn.PgError{Severity: "ERROR", Code: "21000"}), true},
+		{&pgconn.PgError{Severity: "FATAL", Code: "57P01"}, false}, // a shutdown: COMMIT may have happened
+		{errors.New("unexpected EOF"), false},
+		{nil, false},
+	} {
+		if got := splits(tc.err); got != tc.want {
+			t.Errorf("splits(%v) = %v, want %v", tc.err, got, tc.want)
+		}
+	}
 }
