@@ -32,10 +32,10 @@ func splits(err error) bool {
 	return errors.Is(err, errBatchSplit) || errors.As(err, &pe) && pe.Severity == "ERROR"
 }
 
-// pgCreateInvoices writes several prepared creates in one transaction, in the two
-// round trips of pgCreateInvoice: a multi-row INSERT per table for the invoices,
-// their events and the idempotency records, then their webhook deliveries and
-// COMMIT.
+// pgCreateInvoices writes prepared creates in one transaction of two pipelined
+// round trips: BEGIN, the webhook endpoints and a multi-row INSERT per table for
+// the invoices, their events and the idempotency records; then their webhook
+// deliveries and COMMIT.
 func (db *DB) pgCreateInvoices(ctx context.Context, ws []pgInvoiceWrite) error {
 	if err := db.onPGConn(ctx, func(c *pgx.Conn) error { return pgWriteInvoices(ctx, c, ws) }); err != nil {
 		return err
