@@ -79,8 +79,7 @@ func pgWriteInvoices(ctx context.Context, c *pgx.Conn, ws []pgInvoiceWrite) erro
 	b := &pgx.Batch{}
 	b.Queue("BEGIN")
 	for _, s := range scopes {
-		b.Queue("SELECT "+endpointColumns+" FROM webhook_endpoints WHERE merchant_id = $1 AND environment = $2 AND status = $3",
-			s.merchantID, string(s.env), kassa.EndpointEnabled)
+		b.Queue(enabledEndpointsSQL, s.merchantID, string(s.env), kassa.EndpointEnabled)
 	}
 	queueRows(b, invoiceSQL, invoices)
 	queueRows(b, eventSQL, events)

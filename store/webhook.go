@@ -17,6 +17,11 @@ var _ kassa.WebhookService = (*DB)(nil)
 const endpointColumns = `id, merchant_id, environment, url, description, enabled_events, status, disabled_reason,
 	secret, previous_secret, previous_secret_until, failing_since, created_at, updated_at`
 
+// enabledEndpointsSQL reads a merchant environment's endpoints of a status
+// ($1, $2, $3: kassa.EndpointEnabled for those that get deliveries).
+const enabledEndpointsSQL = "SELECT " + endpointColumns +
+	" FROM webhook_endpoints WHERE merchant_id = $1 AND environment = $2 AND status = $3"
+
 // scanEndpoint reads an endpoint row. open opens its secrets; nil leaves them
 // out (""), for readers that do not sign.
 func scanEndpoint(s scanner, open func(value, column, id string) (string, error)) (*kassa.WebhookEndpoint, error) {
@@ -62,9 +67,7 @@ func enabledEndpoints(ctx context.Context, q queryer, merchantID int64, env kass
 	if eps, ok := cache.get(merchantID, env); ok {
 		return eps, nil
 	}
-	rows, err := q.QueryContext(ctx, "SELECT "+endpointColumns+
-		" FROM webhook_endpoints WHERE merchant_id = $1 AND environment = $2 AND status = $3",
-		merchantID, string(env), kassa.EndpointEnabled)
+	rows, err := q.QueryContext(ctx, enabledEndpointsSQL, merchantID, string(env), kassa.EndpointEnabled)
 	if err != nil {
 		return nil, fmt.Errorf("store: webhook endpoints: %w", err)
 	}
