@@ -160,13 +160,13 @@ func (db *DB) ResetChain(ctx context.Context, network string) ([]*kassa.InvoiceP
 func (db *DB) quietTx(ctx context.Context, fn func(tx txq) (events bool, err error)) error {
 	var events bool
 	notes := db.newNotes()
-	_, err := db.runTx(ctx, notes, nil, func(tx txq) error {
+	did, err := db.runTx(ctx, notes, nil, func(tx txq) error {
 		var err error
 		events, err = fn(tx)
 		return err
 	})
 	if err == nil {
-		db.committed(events)
+		db.committed(done{data: events, deliveries: did.deliveries})
 		db.report(notes)
 	}
 	return err

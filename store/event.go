@@ -53,8 +53,8 @@ func eventData(data string, z []byte) (json.RawMessage, error) {
 }
 
 // writeEvents builds events of the given types about object and writes them, with a
-// webhook delivery for every enabled endpoint that wants each, through q.
-func writeEvents(ctx context.Context, q queryer, merchantID int64, env kassa.Environment, object any, now time.Time, types ...string) error {
+// webhook delivery for every enabled endpoint that wants each, in q.
+func writeEvents(ctx context.Context, q txq, merchantID int64, env kassa.Environment, object any, now time.Time, types ...string) error {
 	endpoints, err := enabledEndpoints(ctx, q, merchantID, env)
 	if err != nil {
 		return err
@@ -80,8 +80,8 @@ func writeEvents(ctx context.Context, q queryer, merchantID int64, env kassa.Env
 
 // writeEvent writes a built event about object objectID, its data deflated in z
 // (nil: deflated here), with a webhook delivery for every enabled endpoint that
-// wants it, through q.
-func writeEvent(ctx context.Context, q queryer, e *kassa.Event, z []byte, objectID string) error {
+// wants it, in q.
+func writeEvent(ctx context.Context, q txq, e *kassa.Event, z []byte, objectID string) error {
 	endpoints, err := enabledEndpoints(ctx, q, e.MerchantID, e.Environment)
 	if err != nil {
 		return err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"sync/atomic"
 )
 
 // maxGroup bounds how many write transactions share one SQLite commit.
@@ -31,7 +30,7 @@ type writeJob struct {
 	ctx    context.Context
 	fn     func(txq) error
 	result chan error
-	wrote  atomic.Bool   // see txq.wrote
+	did    txDid         // see txq.did
 	notes  *txNotes      // what fn noted for the Observer; nil: none kept
 	told   *announcement // the announcement of this job; nil: none
 }
@@ -44,24 +43,24 @@ func newGroupCommit(p *pool) *groupCommit {
 }
 
 // do runs fn as one transaction and returns its outcome once it is committed (or
-// rolled back), and whether fn changed data (see txq.wrote). Once fn is queued do
+// rolled back), and what fn did (see txq.did). Once fn is queued do
 // waits for the outcome even if ctx ends, so a caller never reports a failure for
 // a change that was committed.
 // A job that was announced (told, from announce) is no longer coming once the
 // writer has it, or once do gives up.
-func (g *groupCommit) do(ctx context.Context, notes *txNotes, told *announcement, fn func(txq) error) (wrote bool, err error) {
+func (g *groupCommit) do(ctx context.Context, notes *txNotes, told *announcement, fn func(txq) error) (done, error) {
 	j := &writeJob{ctx: ctx, fn: fn, result: make(chan error, 1), notes: notes, told: told}
 	select {
 	case g.jobs <- j:
 	case <-ctx.Done():
 		told.withdraw()
-		return false, ctx.Err()
+		return done{}, ctx.Err()
 	case <-g.quit:
 		told.withdraw()
-		return false, fmt.Errorf("store: closed")
+		return done{}, fmt.Errorf("store: closed")
 	}
-	err = <-j.result
-	return j.wrote.Load(), err
+	err := <-j.result
+	return j.did.load(), err
 }
 
 // stop ends the loop after the group in progress.
@@ -120,7 +119,7 @@ func (g *groupCommit) commit(group []*writeJob) {
 			}
 		}
 		jq := q
-		jq.wrote = &j.wrote // the savepoint statements above and below are not the job's
+		jq.did = &j.did // the savepoint statements above and below are not the job's
 		jq.notes = j.notes
 		results[i] = runJob(j.fn, jq)
 		if results[i] != nil {

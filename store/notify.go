@@ -1,6 +1,9 @@
 package store
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // notifier wakes in-process followers of the store (the event stream, webhook
 // workers) after a write transaction that changed data commits, so they need not
@@ -17,10 +20,25 @@ type notifier struct {
 // nothing due) send nothing. Each call returns a channel of its own; it is never
 // closed.
 func (db *DB) Commits() <-chan struct{} {
-	db.commits.mu.Lock()
-	defer db.commits.mu.Unlock()
+	return db.commits.follow()
+}
+
+// Deliveries returns a channel that receives a value after transactions that
+// queued webhook deliveries due at once commit (for this instance, and on
+// PostgreSQL after any commit of another instance, which may have): the webhook
+// worker's wake-up. Commits that queued none (a create with no endpoint, a
+// recorded attempt, a claim) do not wake it; retries that fall due later are
+// found by its poll. Each call returns a channel of its own; it is never closed.
+func (db *DB) Deliveries() <-chan struct{} {
+	return db.deliveries.follow()
+}
+
+// follow returns a new follower's channel.
+func (n *notifier) follow() <-chan struct{} {
+	n.mu.Lock()
+	defer n.mu.Unlock()
 	ch := make(chan struct{}, 1)
-	db.commits.chs = append(db.commits.chs, ch)
+	n.chs = append(n.chs, ch)
 	return ch
 }
 
@@ -50,15 +68,36 @@ func (db *DB) Stats() Stats {
 	return Stats{Transactions: db.stats.transactions.Load(), Wakes: db.stats.wakes.Load()}
 }
 
-// committed counts a committed transaction and, when it changed data, wakes the
-// followers.
-func (db *DB) committed(wrote bool) {
+// txDid records, while a transaction runs, what it did that decides whom its
+// commit wakes.
+type txDid struct {
+	data       atomic.Bool // a statement may have changed data: Commits
+	deliveries atomic.Bool // a webhook delivery was queued, due at once: Deliveries
+}
+
+// done is what a committed transaction did (txDid, read once it is over).
+type done struct{ data, deliveries bool }
+
+func (d *txDid) load() done { return done{data: d.data.Load(), deliveries: d.deliveries.Load()} }
+
+// queuedDelivery records that the transaction queued a webhook delivery due at once.
+func (t txq) queuedDelivery() {
+	if t.did != nil {
+		t.did.deliveries.Store(true)
+	}
+}
+
+// committed counts a committed transaction and wakes the followers of what it did.
+func (db *DB) committed(d done) {
 	db.stats.transactions.Add(1)
-	if wrote {
+	if d.data {
 		db.stats.wakes.Add(1)
 		db.commits.signal()
 		if db.pg != nil {
 			db.pg.committed()
 		}
+	}
+	if d.deliveries {
+		db.deliveries.signal()
 	}
 }

@@ -77,6 +77,57 @@ func TestCommitsOnlyAfterWrites(t *testing.T) {
 	})
 }
 
+// TestDeliveriesWake checks that the webhook worker's wake-up (Deliveries) follows
+// exactly the commits that queued a delivery due at once: through a create alone
+// and in a batch (PostgreSQL), writeEvents and a resend, and never a create no
+// endpoint wants, a claim or a recorded attempt, which would cost the worker a
+// claim per commit under a load that sends nothing.
+func TestDeliveriesWake(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		f := newFixture(t, cfg)
+		p := principal(f.m)
+		wake := f.db.Deliveries()
+		var (
+			inv  *kassa.Invoice
+			jobs []*kassa.WebhookJob
+		)
+		tests := []struct {
+			name  string
+			setup func(t *testing.T) // runs before the transaction that is watched
+			op    func(t *testing.T)
+			want  bool
+		}{
+			{"create, no endpoint", nil, func(t *testing.T) { inv = f.invoice(t, f.m, 1000, nil) }, false},
+			{"cancel, an endpoint wanting other events", func(t *testing.T) { f.endpoint(t, p, "paid", "invoice.paid") },
+				func(t *testing.T) { _, err := f.db.CancelInvoice(f.ctx, p, inv.ID); must(t, err) }, false},
+			{"create wanted by an endpoint", func(t *testing.T) { f.endpoint(t, p, "created", "invoice.created") },
+				func(t *testing.T) { inv = f.invoice(t, f.m, 1000, nil) }, true},
+			{"creates in one batch", nil, func(t *testing.T) { f.createBatch(t, 3) }, true},
+			{"claim that leases", nil, func(t *testing.T) { jobs = f.claim(t, time.Minute, 4) }, false},
+			{"recorded attempt, a retry planned", nil,
+				func(t *testing.T) { f.finish(t, jobs[0], kassa.WebhookResult{StatusCode: 500}) }, false},
+			{"resend", nil, func(t *testing.T) {
+				_, err := f.db.ResendEvent(f.ctx, p, jobs[1].Delivery.EventID, jobs[1].Delivery.EndpointID)
+				must(t, err)
+			}, true},
+			{"cancel wanted (writeEvents)", func(t *testing.T) { f.endpoint(t, p, "canceled", "invoice.canceled") },
+				func(t *testing.T) { _, err := f.db.CancelInvoice(f.ctx, p, inv.ID); must(t, err) }, true},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				if tt.setup != nil {
+					tt.setup(t)
+				}
+				drain(wake)
+				tt.op(t)
+				if woke := drain(wake); woke != tt.want {
+					t.Errorf("Deliveries signalled %v, want %v", woke, tt.want)
+				}
+			})
+		}
+	})
+}
+
 // drain empties ch and reports whether it held a signal.
 func drain(ch <-chan struct{}) bool {
 	select {
@@ -84,5 +135,27 @@ func drain(ch <-chan struct{}) bool {
 		return true
 	default:
 		return false
+	}
+}
+
+// createBatch creates n invoices of f.m at once: on PostgreSQL held until all are
+// queued, so they are written as one batch; on SQLite concurrently (the group
+// commit may or may not gather them). It fails t if any create fails.
+func (f *fixture) createBatch(t *testing.T, n int) {
+	t.Helper()
+	release := func(int) {}
+	if f.db.Engine() == store.EnginePostgres {
+		release = store.HoldCreates(t, f.db)
+	}
+	creates := make([]func() (*kassa.Invoice, error), n)
+	for i := range creates {
+		creates[i] = func() (*kassa.Invoice, error) {
+			inv, _, err := f.db.CreateInvoice(f.ctx, principal(f.m), kassa.InvoiceCreate{Amount: 1000}, nil)
+			return inv, err
+		}
+	}
+	_, errs := createAll(t, f, release, creates)
+	for _, err := range errs {
+		must(t, err)
 	}
 }

@@ -173,7 +173,7 @@ func scanOrder(s scanner) (*commerce.Order, error) {
 type orderRecord commerce.Order
 
 // saveOrder writes a changed order and its commerce.order.updated event through tx.
-func saveOrder(ctx context.Context, tx queryer, o *commerce.Order, now time.Time) error {
+func saveOrder(ctx context.Context, tx txq, o *commerce.Order, now time.Time) error {
 	data, err := json.Marshal((*orderRecord)(o))
 	if err != nil {
 		return fmt.Errorf("store: order: %w", err)

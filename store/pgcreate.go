@@ -62,9 +62,9 @@ func (db *DB) onPGConn(ctx context.Context, write func(c *pgx.Conn) error) error
 }
 
 // createsCommitted tells followers and the Observer that n invoices were created
-// in one committed transaction.
-func (db *DB) createsCommitted(n int) {
-	db.committed(true)
+// in one committed transaction, which queued webhook deliveries or not.
+func (db *DB) createsCommitted(n int, queued bool) {
+	db.committed(done{data: true, deliveries: queued})
 	if notes := db.newNotes(); notes != nil {
 		for range n {
 			notes.notes = append(notes.notes, note{kind: noteCreated})

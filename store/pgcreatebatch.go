@@ -37,10 +37,15 @@ func splits(err error) bool {
 // the invoices, their events and the idempotency records; then their webhook
 // deliveries and COMMIT.
 func (db *DB) pgCreateInvoices(ctx context.Context, ws []pgInvoiceWrite) error {
-	if err := db.onPGConn(ctx, func(c *pgx.Conn) error { return pgWriteInvoices(ctx, c, ws) }); err != nil {
+	var queued bool
+	err := db.onPGConn(ctx, func(c *pgx.Conn) (err error) {
+		queued, err = pgWriteInvoices(ctx, c, ws)
+		return err
+	})
+	if err != nil {
 		return err
 	}
-	db.createsCommitted(len(ws))
+	db.createsCommitted(len(ws), queued)
 	return nil
 }
 
@@ -51,8 +56,9 @@ type endpointScope struct {
 	env        kassa.Environment
 }
 
-// pgWriteInvoices runs the two round trips on c; on an error the caller rolls back.
-func pgWriteInvoices(ctx context.Context, c *pgx.Conn, ws []pgInvoiceWrite) error {
+// pgWriteInvoices runs the two round trips on c and reports whether they queued
+// webhook deliveries; on an error the caller rolls back.
+func pgWriteInvoices(ctx context.Context, c *pgx.Conn, ws []pgInvoiceWrite) (queued bool, err error) {
 	var scopes []endpointScope
 	invoices, events, keys := make([][]any, 0, len(ws)), make([][]any, 0, len(ws)), make([][]any, 0, len(ws))
 	var invoiceSQL, eventSQL, keySQL string
@@ -63,10 +69,10 @@ func pgWriteInvoices(ctx context.Context, c *pgx.Conn, ws []pgInvoiceWrite) erro
 		}
 		q, args, err := invoiceInsert(w.inv, w.token)
 		if err != nil && len(ws) > 1 { // this create's own: alone, it fails with it
-			return fmt.Errorf("%w: %w", errBatchSplit, err)
+			return false, fmt.Errorf("%w: %w", errBatchSplit, err)
 		}
 		if err != nil {
-			return err
+			return false, err
 		}
 		invoiceSQL, invoices = q, append(invoices, args)
 		q, args = eventInsert(w.event, w.z, &w.inv.ID)
@@ -94,7 +100,7 @@ func pgWriteInvoices(ctx context.Context, c *pgx.Conn, ws []pgInvoiceWrite) erro
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("store: create invoices: %w", err)
+		return false, fmt.Errorf("store: create invoices: %w", err)
 	}
 	var deliveries [][]any
 	var deliverySQL string
@@ -113,10 +119,10 @@ func pgWriteInvoices(ctx context.Context, c *pgx.Conn, ws []pgInvoiceWrite) erro
 		queueRows(b, deliverySQL, deliveries)
 	}
 	b.Queue("COMMIT")
-	if err := c.SendBatch(ctx, b).Close(); err != nil {
-		return fmt.Errorf("store: create invoices: %w", err)
+	if err = c.SendBatch(ctx, b).Close(); err != nil {
+		return false, fmt.Errorf("store: create invoices: %w", err)
 	}
-	return nil
+	return len(deliveries) > 0, nil
 }
 
 // queueRows queues the one-row statement single as one INSERT of every row of

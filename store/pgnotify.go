@@ -174,6 +174,7 @@ func (n *pgNotify) session(ctx context.Context, db *DB) error {
 	n.downSince.Store(0)
 	if n.sessions++; n.sessions > 1 {
 		db.commits.signal()
+		db.deliveries.signal()
 		db.log.Info("postgres listener back", "failed_attempts", n.down)
 	}
 	n.down = 0
@@ -200,8 +201,9 @@ func (n *pgNotify) session(ctx context.Context, db *DB) error {
 	}
 }
 
-// handle acts on one notification: another instance's commit wakes the followers;
-// a revocation drops the key from the cache.
+// handle acts on one notification: another instance's commit wakes the followers,
+// the webhook worker too (the commit may have queued deliveries; the NOTIFY does
+// not say); a revocation drops the key from the cache.
 func (n *pgNotify) handle(db *DB, payload string) {
 	id, rest, _ := strings.Cut(payload, " ")
 	kind, schema, _ := strings.Cut(rest, " ")
@@ -214,6 +216,7 @@ func (n *pgNotify) handle(db *DB, payload string) {
 	}
 	if id != n.id {
 		db.commits.signal()
+		db.deliveries.signal()
 	}
 }
 

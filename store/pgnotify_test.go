@@ -14,8 +14,8 @@ import (
 )
 
 // TestInstancesShareCommitsAndRevocations opens two stores on one PostgreSQL schema,
-// as two kassa instances would: a commit through one wakes the other's followers,
-// and a key revoked through one stops working on the other although its clock is
+// as two kassa instances would: a commit through one wakes the other's followers
+// (its webhook worker too: the commit may have queued deliveries), and a key revoked through one stops working on the other although its clock is
 // frozen, so its cached row never ages out: only the notification drops it. Both
 // hold after the listeners' connections are killed and come back.
 func TestInstancesShareCommitsAndRevocations(t *testing.T) {
@@ -25,7 +25,7 @@ func TestInstancesShareCommitsAndRevocations(t *testing.T) {
 	logs := &logBuffer{}
 	cfg.Log = slog.New(slog.NewTextHandler(logs, nil))
 	b := storetest.Open(t, cfg)
-	commits := b.Commits()
+	commits, deliveries := b.Commits(), b.Deliveries()
 
 	awaitWake := func(t *testing.T) {
 		t.Helper()
@@ -33,7 +33,12 @@ func TestInstancesShareCommitsAndRevocations(t *testing.T) {
 			f.invoice(t, f.m, 1000, nil)
 			select {
 			case <-commits:
-				return
+				select {
+				case <-deliveries: // signalled right after commits
+					return
+				case <-time.After(5 * time.Second):
+					t.Fatal("a commit through one store woke the other's Commits, not its Deliveries")
+				}
 			case <-time.After(100 * time.Millisecond):
 			}
 		}

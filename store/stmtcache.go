@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -134,10 +133,11 @@ type txq struct {
 	*sql.Tx
 	p        *pool
 	detached bool // statements ignore the caller's cancellation (group commit)
-	// wrote, when not nil, is set once a statement may have changed data: an Exec
-	// that affected rows, or a query that is not a SELECT. A transaction that never
-	// sets it wrote nothing, and its commit wakes no follower.
-	wrote *atomic.Bool
+	// did, when not nil, records what the transaction did that decides whom its
+	// commit wakes (notify.go): did.data is set once a statement may have changed
+	// data (an Exec that affected rows, or a query that is not a SELECT); a
+	// transaction that never sets it wrote nothing, and its commit wakes no follower.
+	did *txDid
 	// notes, when not nil, collects what the Observer is told once the
 	// transaction commits (observe.go).
 	notes *txNotes
@@ -164,9 +164,9 @@ func (t txq) ExecContext(ctx context.Context, query string, args ...any) (sql.Re
 	} else {
 		res, err = t.Tx.ExecContext(ctx, query, args...)
 	}
-	if err == nil && t.wrote != nil {
+	if err == nil && t.did != nil {
 		if n, rerr := res.RowsAffected(); rerr != nil || n > 0 {
-			t.wrote.Store(true)
+			t.did.data.Store(true)
 		}
 	}
 	return res, err
@@ -198,7 +198,7 @@ func (t txq) QueryRowContext(ctx context.Context, query string, args ...any) *sq
 // endpointCache.
 func (t txq) noteQuery(query string) {
 	t.p.endpoints.statement(query)
-	if t.wrote != nil && !isSelect(query) {
-		t.wrote.Store(true)
+	if t.did != nil && !isSelect(query) {
+		t.did.data.Store(true)
 	}
 }

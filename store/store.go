@@ -94,8 +94,9 @@ type DB struct {
 	// (pgbatch.go); nil on SQLite.
 	creates *pgBatcher
 
-	// commits wakes in-process followers after write transactions commit.
-	commits notifier
+	// commits wakes in-process followers after write transactions commit;
+	// deliveries, the webhook worker after those that queued deliveries.
+	commits, deliveries notifier
 	// pg carries wake-ups and key revocations to and from other instances on the
 	// same PostgreSQL database (pgnotify.go); nil on SQLite.
 	pg *pgNotify
@@ -343,9 +344,9 @@ func (db *DB) tx(ctx context.Context, fn func(tx txq) error) error {
 // txAnnounced is tx for a transaction announced by announceWrite.
 func (db *DB) txAnnounced(ctx context.Context, told *announcement, fn func(tx txq) error) error {
 	notes := db.newNotes()
-	wrote, err := db.runTx(ctx, notes, told, fn)
+	did, err := db.runTx(ctx, notes, told, fn)
 	if err == nil {
-		db.committed(wrote)
+		db.committed(did)
 		db.report(notes)
 	}
 	return err
@@ -361,23 +362,23 @@ func (db *DB) announceWrite() *announcement {
 	return db.group.announce()
 }
 
-// runTx runs fn in a transaction and reports whether it changed data; what fn
+// runTx runs fn in a transaction and reports what it did (txDid); what fn
 // notes for the Observer goes to notes (nil: nowhere).
-func (db *DB) runTx(ctx context.Context, notes *txNotes, told *announcement, fn func(tx txq) error) (bool, error) {
+func (db *DB) runTx(ctx context.Context, notes *txNotes, told *announcement, fn func(tx txq) error) (done, error) {
 	if db.group != nil {
 		return db.group.do(ctx, notes, told, fn)
 	}
 	tx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
-		return false, fmt.Errorf("store: begin: %w", err)
+		return done{}, fmt.Errorf("store: begin: %w", err)
 	}
-	var wrote atomic.Bool
-	if err := fn(txq{Tx: tx, p: db.w, wrote: &wrote, notes: notes}); err != nil {
+	var did txDid
+	if err := fn(txq{Tx: tx, p: db.w, did: &did, notes: notes}); err != nil {
 		_ = tx.Rollback()
-		return false, err
+		return done{}, err
 	}
 	if err := tx.Commit(); err != nil {
-		return false, fmt.Errorf("store: commit: %w", err)
+		return done{}, fmt.Errorf("store: commit: %w", err)
 	}
-	return wrote.Load(), nil
+	return did.load(), nil
 }

@@ -18,14 +18,16 @@ func newDeliveryID(now time.Time) string {
 	return "whd_" + strings.ReplaceAll(kassa.NewTimeUUID(now), "-", "")
 }
 
-// insertDelivery queues event e for endpoint ep, due at once, through q.
-func insertDelivery(ctx context.Context, q queryer, ep *kassa.WebhookEndpoint, e *kassa.Event, now time.Time) (*kassa.WebhookDelivery, error) {
+// insertDelivery queues event e for endpoint ep, due at once, in tx; its commit
+// wakes the webhook worker (DB.Deliveries).
+func insertDelivery(ctx context.Context, tx txq, ep *kassa.WebhookEndpoint, e *kassa.Event, now time.Time) (*kassa.WebhookDelivery, error) {
 	d := newDelivery(ep, e, now)
 	query, args := deliveryInsert(d, now)
-	_, err := q.ExecContext(ctx, query, args...)
+	_, err := tx.ExecContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: queue webhook delivery: %w", err)
 	}
+	tx.queuedDelivery()
 	return d, nil
 }
 

@@ -250,7 +250,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	wg.Go(func() { settler.Run(workers, 2*time.Second) })
 	wg.Go(func() { shop.RunPlacer(workers, 5*time.Second, log) })
 	if f.webhookWorkers > 0 {
-		deliverer := &webhook.Worker{Queue: db, Log: log, Wake: db.Commits(), Workers: f.webhookWorkers,
+		deliverer := &webhook.Worker{Queue: db, Log: log, Wake: db.Deliveries(), Workers: f.webhookWorkers,
 			Batch: 2 * f.webhookWorkers}
 		if meters != nil {
 			deliverer.Metrics = meters
