@@ -118,9 +118,10 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 
 // gcPercent is the garbage collector's target that serve sets when GOGC is not
 // set: a collection once the heap has grown by twice what the last one left, not
-// once (Go's 100). The live heap is small (under 20 MiB under load), so collections
-// came several times a second, 8 % of a list's CPU; at 200, lists ran 10-15 %
-// faster for about 15 MiB more heap at the peak (docs/performance.md, issue 17).
+// once (Go's 100). The live heap is small (about 20 MiB under load), so a list
+// load collected several times a second; at 200 a list took 10 % less CPU (SQLite
+// lists 11 % more per second, PostgreSQL's 4 %) for 12-13 MiB more anonymous
+// memory after a create load (docs/performance.md, issue 17, eighth session).
 const gcPercent = 200
 
 // openStore opens the store serve runs on; tests replace it to watch the store.
@@ -137,7 +138,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(gcPercent)
 	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: f.logLevel}))
+	logs := newLogBuffer(stderr)
+	defer logs.Flush()
+	log := slog.New(flushOnWarn{slog.NewTextHandler(logs, &slog.HandlerOptions{Level: f.logLevel}), logs})
 	if err := secureDataDir(f.dataDir); err != nil {
 		return err
 	}
