@@ -5,9 +5,10 @@ import (
 	"sync/atomic"
 )
 
-// notifier wakes in-process followers of the store (the event stream, webhook
-// workers) after a write transaction that changed data commits, so they need not
-// wait for their next poll. Signals coalesce: a follower that is busy gets one
+// notifier wakes in-process followers of the store after write transactions
+// commit, so they need not wait for their next poll: DB.Commits (the event
+// stream) after those that changed data, DB.Deliveries (the webhook worker) after
+// those that queued deliveries. Signals coalesce: a follower that is busy gets one
 // wake-up for many commits. On PostgreSQL, commits of other instances on the same
 // database signal too (pgnotify.go); polling stays the fallback.
 type notifier struct {

@@ -65,11 +65,14 @@ func (db *DB) ClaimWebhookJobs(ctx context.Context, limit int, lease time.Durati
 			order: "next_attempt_at", limit: limit,
 			lease: []assign{{"lease", token}, {"lease_until", micros(now.Add(lease))}},
 		}, func(ids []string) ([]string, error) {
-			var err error
-			jobs, err = db.loadWebhookJobs(ctx, tx, ids, token, now)
-			claimed := make([]string, len(jobs))
-			for i, j := range jobs {
-				claimed[i] = j.Delivery.ID
+			var (
+				held []string
+				err  error
+			)
+			jobs, held, err = db.loadWebhookJobs(ctx, tx, ids, token, now)
+			claimed := held
+			for _, j := range jobs {
+				claimed = append(claimed, j.Delivery.ID)
 			}
 			return claimed, err
 		})
@@ -78,8 +81,11 @@ func (db *DB) ClaimWebhookJobs(ctx context.Context, limit int, lease time.Durati
 }
 
 // loadWebhookJobs reads the claimed deliveries ids with their endpoints and events,
-// fails those that can no longer be sent and returns the others, leased by token.
-func (db *DB) loadWebhookJobs(ctx context.Context, tx txq, ids []string, token string, now time.Time) ([]*kassa.WebhookJob, error) {
+// fails those that can no longer be sent and returns the others, leased by token,
+// and apart the ids of those whose endpoint secret does not open: the claim leases
+// them too, so they wait for the lease to end instead of coming back at the head
+// of every claim ahead of the deliveries that can be sent.
+func (db *DB) loadWebhookJobs(ctx context.Context, tx txq, ids []string, token string, now time.Time) ([]*kassa.WebhookJob, []string, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT d.id, d.endpoint_id, d.merchant_id, d.environment, d.event_id,
 		d.event_type, d.attempts, d.created_at, e.status, e.url, e.secret, e.previous_secret, e.previous_secret_until,
 		COALESCE(ev.data, ''), ev.data_z, COALESCE(ev.created_at, 0)
@@ -87,22 +93,23 @@ func (db *DB) loadWebhookJobs(ctx context.Context, tx txq, ids []string, token s
 		LEFT JOIN events ev ON ev.id = d.event_id
 		WHERE `+db.keyIn("d.id", 1)+" ORDER BY d.next_attempt_at", db.keyList(ids))
 	if err != nil {
-		return nil, fmt.Errorf("store: claim webhook deliveries: %w", err)
+		return nil, nil, fmt.Errorf("store: claim webhook deliveries: %w", err)
 	}
 	defer rows.Close()
 	var (
-		jobs  []*kassa.WebhookJob
-		stale []string
+		jobs        []*kassa.WebhookJob
+		stale, held []string
 	)
 	for rows.Next() {
 		j, status, err := db.scanWebhookJob(rows, now)
 		if errors.Is(err, errSecretUnreadable) {
-			// Left leased and pending: claimed again when the lease ends, sent once
+			// Leased and left pending: claimed again when the lease ends, sent once
 			// the secrets key that opens it is given (serve logged it at start).
+			held = append(held, j.Delivery.ID)
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if status != kassa.EndpointEnabled || j.Payload == nil {
 			stale = append(stale, j.Delivery.ID)
@@ -112,19 +119,20 @@ func (db *DB) loadWebhookJobs(ctx context.Context, tx txq, ids []string, token s
 		jobs = append(jobs, j)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: claim webhook deliveries: %w", err)
+		return nil, nil, fmt.Errorf("store: claim webhook deliveries: %w", err)
 	}
 	rows.Close()
 	if len(stale) > 0 {
 		if _, err := tx.ExecContext(ctx, "UPDATE webhook_deliveries SET status = $1, next_attempt_at = NULL, updated_at = $2 WHERE "+
 			db.keyIn("id", 3), kassa.DeliveryFailed, micros(now), db.keyList(stale)); err != nil {
-			return nil, fmt.Errorf("store: fail stale webhook deliveries: %w", err)
+			return nil, nil, fmt.Errorf("store: fail stale webhook deliveries: %w", err)
 		}
 	}
-	return jobs, nil
+	return jobs, held, nil
 }
 
-// errSecretUnreadable marks a claimed delivery whose endpoint secret does not open.
+// errSecretUnreadable marks a claimed delivery whose endpoint secret does not open;
+// scanWebhookJob returns the delivery with it.
 var errSecretUnreadable = errors.New("store: webhook secret cannot be opened")
 
 // scanWebhookJob reads one claimed delivery with its endpoint's status, URL and
@@ -153,8 +161,8 @@ func (db *DB) scanWebhookJob(rows *sql.Rows, now time.Time) (*kassa.WebhookJob, 
 	if ep.Secret, err = db.openEndpointSecret(ep.Secret, "secret", d.EndpointID); err == nil {
 		ep.PreviousSecret, err = db.openEndpointSecret(prev.V, "previous_secret", d.EndpointID)
 	}
-	if err != nil {
-		return nil, "", fmt.Errorf("%w: %w", errSecretUnreadable, err)
+	if err != nil { // the delivery is returned, for its id
+		return &j, "", fmt.Errorf("%w: %w", errSecretUnreadable, err)
 	}
 	j.Secrets = ep.SigningSecrets(now)
 	ev := kassa.Event{ID: d.EventID, Type: d.EventType, Created: fromMicros(evCreated)}

@@ -198,6 +198,46 @@ func TestWebhookClaimLeaseAndFinish(t *testing.T) {
 	})
 }
 
+// TestWebhookClaimHoldsUnreadable: a delivery whose endpoint secret does not
+// open is leased by the claim that met it, not sent, so it waits for its lease
+// instead of coming back at the head of every claim ahead of deliveries that can
+// be sent (decisions.md, "Startup refuses ...").
+func TestWebhookClaimHoldsUnreadable(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		f := newFixture(t, cfg)
+		p := principal(f.m)
+		broken := f.endpoint(t, p, "broken", "invoice.created")
+		f.invoice(t, f.m, 1000, nil) // the oldest delivery: broken's
+		f.clock.Advance(time.Second)
+		ok := f.endpoint(t, p, "ok", "invoice.created")
+		f.invoice(t, f.m, 1000, nil) // one delivery each
+		// A sealed secret moved to another row does not open there.
+		if _, err := storetest.RawDB(t, cfg).ExecContext(f.ctx, `UPDATE webhook_endpoints SET secret =
+			(SELECT secret FROM webhook_endpoints WHERE id = $1) WHERE id = $2`, ok.ID, broken.ID); err != nil {
+			t.Fatal(err)
+		}
+		f.clock.Advance(time.Second)
+		var sent []*kassa.WebhookJob
+		for range 4 { // one delivery a claim: broken's two are held, ok's is sent
+			jobs, err := f.db.ClaimWebhookJobs(f.ctx, 1, time.Minute)
+			must(t, err)
+			sent = append(sent, jobs...)
+		}
+		if len(sent) != 1 || sent[0].Delivery.EndpointID != ok.ID {
+			t.Fatalf("claims of one sent %d jobs, want ok's delivery alone", len(sent))
+		}
+		f.finish(t, sent[0], kassa.WebhookResult{StatusCode: 200})
+		f.clock.Advance(time.Minute) // held until their lease ends, then met and held again
+		f.claim(t, time.Minute, 0)
+		var held int
+		must(t, storetest.RawDB(t, cfg).QueryRowContext(f.ctx, `SELECT count(*) FROM webhook_deliveries
+			WHERE endpoint_id = $1 AND status = 'pending' AND lease_until > $2`, broken.ID, f.clock.Now().UnixMicro()).Scan(&held))
+		if held != 2 {
+			t.Fatalf("%d of broken's deliveries pending and leased, want 2", held)
+		}
+	})
+}
+
 func TestWebhookRetrySchedule(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
 		f := newFixture(t, cfg)

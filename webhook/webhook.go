@@ -64,13 +64,15 @@ type Worker struct {
 	made    map[kassa.Environment]*http.Client
 }
 
-// Run sends due deliveries until ctx ends (worker.Loop): after a full batch it
-// claims again at once, otherwise it waits for Poll, Wake or the end of ctx.
+// Run sends due deliveries until ctx ends (worker.Loop): after a round that sent
+// anything it claims again at once (a batch may come back short with more due,
+// and the worker's own commits do not wake it: Wake is store.DB.Deliveries),
+// otherwise it waits for Poll, Wake or the end of ctx.
 // Attempts in flight when ctx ends finish, and are recorded, before Run returns.
 func (w *Worker) Run(ctx context.Context) {
 	worker.Loop{Name: "webhook round", Interval: w.poll(), Wake: w.Wake, Settle: wakeSettle, Log: w.log()}.Run(ctx, func(ctx context.Context) (bool, error) {
 		n, err := w.RunOnce(ctx)
-		return n >= w.batch(), err
+		return n > 0, err
 	})
 }
 

@@ -165,6 +165,31 @@ func TestRunWake(t *testing.T) {
 	<-done
 }
 
+// TestRunAgainAfterShortRound: a round that sent fewer than a batch claims again
+// at once, without a wake or Poll: a delivery queued while it sent is sent next
+// (a claim may come back short with more due, and Wake fires only for new
+// deliveries, not for the worker's own commits).
+func TestRunAgainAfterShortRound(t *testing.T) {
+	q := &fakeQueue{}
+	var once sync.Once
+	var url string
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+		once.Do(func() { q.add(testJob(t, url, 0)) })
+	}))
+	t.Cleanup(srv.Close)
+	url = srv.URL
+	q.add(testJob(t, url, 0))
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() {
+		(&Worker{Queue: q, Batch: 4, Poll: time.Hour, Wake: make(chan struct{})}).Run(ctx)
+		close(done)
+	}()
+	waitFinishes(t, q, 2)
+	cancel()
+	<-done
+}
+
 // waitFinishes waits until q has recorded n finishes.
 func waitFinishes(t *testing.T, q *fakeQueue, n int) {
 	t.Helper()

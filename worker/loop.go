@@ -23,7 +23,8 @@ type Loop struct {
 	// Interval is the pause after a round that left nothing over, or failed.
 	Interval time.Duration
 	// Wake, when not nil, ends a pause early: a signal that work may be waiting
-	// (store.DB.Commits). A signal that comes during a round ends the pause after it.
+	// (store.DB.Commits, or store.DB.Deliveries for the webhook worker). A signal
+	// that comes during a round ends the pause after it.
 	Wake <-chan struct{}
 	// Settle, when positive, is how long a round woken by Wake waits first, so the
 	// wake-ups of that time share one round: under a write load Wake signals for

@@ -32,6 +32,11 @@ func TestLogBuffer(t *testing.T) {
 			log.Info("request", "n", 1)
 			b.Flush()
 		}, []string{"msg=request n=1"}},
+		{"after close, straight through", func(log *slog.Logger, b *logBuffer) {
+			log.Info("request", "n", 1)
+			b.Close()
+			log.Info("request", "n", 2)
+		}, []string{"msg=request n=1", "msg=request n=2"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := &lockedBuffer{}

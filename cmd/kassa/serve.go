@@ -139,7 +139,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		debug.SetGCPercent(gcPercent)
 	}
 	logs := newLogBuffer(stderr)
-	defer logs.Flush()
+	defer logs.Close()
 	log := slog.New(flushOnWarn{slog.NewTextHandler(logs, &slog.HandlerOptions{Level: f.logLevel}), logs})
 	if err := secureDataDir(f.dataDir); err != nil {
 		return err
