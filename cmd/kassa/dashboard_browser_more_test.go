@@ -36,8 +36,8 @@ func TestDashboardBrowserSettingsAndOverview(t *testing.T) {
 	d := openDashboard(t)
 	d.signIn()
 	d.open("/dashboard/settings", "24-settings")
-	do(t, d.ctx, "rename the company", chromedp.SetValue(css("#company_name"), "Browser Test Shop"),
-		chromedp.Click(css(`main form[action="/dashboard/settings"] button[type=submit]`)), chromedp.WaitReady(css("main")))
+	d.follow("rename the company", chromedp.SetValue(css("#company_name"), "Browser Test Shop"),
+		chromedp.Click(css(`main form[action="/dashboard/settings"] button[type=submit]`)))
 	d.waitFor("the settings page again", `location.pathname==="/dashboard/settings"&&document.readyState==="complete"`)
 	var m struct {
 		CompanyName string `json:"company_name"`

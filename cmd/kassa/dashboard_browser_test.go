@@ -107,6 +107,16 @@ func (d *dashTab) createInvoice(amount, description string) (string, string) {
 	return payURL, id
 }
 
+// follow runs steps that leave the page (a link, a form) and waits for the
+// next page to load: a mark set on the page being left is gone and the new
+// document is complete, so no check reads the old page or a half-parsed one.
+func (d *dashTab) follow(what string, steps ...chromedp.Action[chromedp.Void]) {
+	d.t.Helper()
+	do(d.t, d.ctx, "mark the page", chromedp.Evaluate[chromedp.Void](`window.kassaLeaving=true`))
+	do(d.t, d.ctx, what, steps...)
+	d.waitFor(what, `!window.kassaLeaving&&document.readyState==="complete"`)
+}
+
 // waitFor polls a JavaScript condition for 30 s, across navigations.
 func (d *dashTab) waitFor(what, js string) {
 	d.t.Helper()
@@ -191,7 +201,7 @@ func TestDashboardBrowserWebhook(t *testing.T) {
 
 	// The API reference, from the Developers section: a page of its own (no
 	// dashboard header), held to the same contrast, width and CSP checks.
-	do(t, d.ctx, "open the API reference", chromedp.Click(css(`nav.subnav a[href="/docs"]`)), chromedp.WaitReady(css("main")))
+	d.follow("open the API reference", chromedp.Click(css(`nav.subnav a[href="/docs"]`)))
 	d.at("/docs")
 	holds(t, d.ctx, "the create-invoice operation", `document.getElementById("createInvoice")!==null`)
 	for _, b := range get(t, d.ctx, "contrast", chromedp.Evaluate[[]string](lowContrastJS)) {
