@@ -105,7 +105,7 @@ func BenchmarkOpen(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := s.Open(scope, sealed); err != nil {
+				if _, err := s.Open(scope, sealed, nil); err != nil {
 					b.Fatal(err)
 				}
 			}

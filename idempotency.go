@@ -42,7 +42,10 @@ type IdempotencyRecord struct {
 	Done        bool
 	StatusCode  int
 	Body        []byte
-	CreatedAt   time.Time
+	// Ref is the data of the event a body sealed with a reference names
+	// (SealedRef), read with the record; nil for any other body.
+	Ref       []byte
+	CreatedAt time.Time
 }
 
 // IdempotencyStore keeps idempotency keys and the responses saved under them.
@@ -113,6 +116,10 @@ type SavedResponse[T any] struct {
 	// Seal, when set, turns the rendered body into what is stored
 	// (ResponseSealer.Seal); the client gets the rendered body.
 	Seal func(body []byte) []byte
+	// SealRef, when set, is Seal for a body that holds an event's data
+	// (ResponseSealer.SealRef): the store passes the event it writes with the
+	// change.
+	SealRef func(body []byte, ref ResponseRef) []byte
 
 	status int
 	body   []byte
@@ -124,6 +131,16 @@ func (s *SavedResponse[T]) Stored(body []byte) []byte {
 		return body
 	}
 	return s.Seal(body)
+}
+
+// StoredRef is Stored for a body that holds ref's data, as a create response holds
+// its invoice.created event's: sealed with a reference to the event when SealRef
+// is set.
+func (s *SavedResponse[T]) StoredRef(body []byte, ref ResponseRef) []byte {
+	if s.SealRef == nil {
+		return s.Stored(body)
+	}
+	return s.SealRef(body, ref)
 }
 
 // Save records the response the store saved; the store calls it after its commit.

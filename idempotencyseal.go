@@ -67,10 +67,15 @@ func (s *ResponseSealer) Seal(scope IdempotencyScope, body []byte) []byte {
 }
 
 // Open returns the response stored under scope's key, byte for byte the body that
-// was sealed. A body stored in clear (a row saved before sealing) is returned as
-// it is, one sealed before deflating as it opens; a sealed one that does not open
-// or inflate is ErrSavedResponseUnreadable.
-func (s *ResponseSealer) Open(scope IdempotencyScope, stored []byte) ([]byte, error) {
+// was sealed. ref is the data of the event a response sealed with a reference
+// names (SealedRef, IdempotencyRecord.Ref), nil for any other. A body stored in
+// clear (a row saved before sealing) is returned as it is, one sealed before
+// deflating as it opens; a sealed one that does not open or inflate is
+// ErrSavedResponseUnreadable.
+func (s *ResponseSealer) Open(scope IdempotencyScope, stored, ref []byte) ([]byte, error) {
+	if bytes.HasPrefix(stored, sealMagicRef) {
+		return s.openRef(scope, stored, ref)
+	}
 	deflated := bytes.HasPrefix(stored, sealMagicDeflated)
 	if !deflated && !bytes.HasPrefix(stored, sealMagic) {
 		return stored, nil

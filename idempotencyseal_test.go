@@ -46,7 +46,7 @@ func TestResponseSealer(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := tt.sealer.Open(tt.scope, tt.stored)
+			got, err := tt.sealer.Open(tt.scope, tt.stored, nil)
 			if tt.want == nil {
 				if !errors.Is(err, ErrSavedResponseUnreadable) {
 					t.Errorf("opened %q, %v", got, err)
@@ -81,7 +81,7 @@ func TestResponseSealerDeflates(t *testing.T) {
 		if len(body) > 1000 && len(sealed) > len(body)/4 {
 			t.Errorf("a %d-byte response sealed to %d bytes", len(body), len(sealed))
 		}
-		got, err := s.Open(scope, sealed)
+		got, err := s.Open(scope, sealed, nil)
 		if err != nil || !bytes.Equal(got, body) {
 			t.Fatalf("opened %q, %v; want %q", got, err, body)
 		}

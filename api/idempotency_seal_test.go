@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"testing"
 
+	"kassa"
 	"kassa/api"
 	"kassa/store"
 	"kassa/store/storetest"
@@ -102,6 +103,23 @@ func TestIdempotentResponsesSealedAtRest(t *testing.T) {
 				if again.status != first.status || !bytes.Equal(again.body, first.body) ||
 					again.header.Get("Idempotent-Replayed") != "true" {
 					t.Fatalf("replay %d differs:\n%s\n%s", again.status, first.body, again.body)
+				}
+				// A create's response refers to its invoice.created event (whose
+				// data is the invoice it holds): without the event it is refused.
+				if id, ok := kassa.SealedRef(stored); ok != (c.name == "invoice create") {
+					t.Errorf("the saved response refers to an event: %v (%q)", ok, id)
+				} else if ok {
+					if _, err := raw.ExecContext(t.Context(), "UPDATE events SET id = $1 WHERE id = $2", id+"x", id); err != nil {
+						t.Fatal(err)
+					}
+					r := c.replay(e, key)
+					expectError(t, r, 409, "idempotency_error", "idempotency_response_unreadable", "Idempotency-Key")
+					if _, err := raw.ExecContext(t.Context(), "UPDATE events SET id = $1 WHERE id = $2", id, id+"x"); err != nil {
+						t.Fatal(err)
+					}
+					if r = c.replay(e, key); !bytes.Equal(r.body, first.body) {
+						t.Fatalf("replay with the event back: %d %s", r.status, r.body)
+					}
 				}
 				// Sealed under another server secret (the secret changed): refused.
 				r := c.replay(other, key)

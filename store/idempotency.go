@@ -88,7 +88,36 @@ func idempotencyRecord(ctx context.Context, q queryer, s kassa.IdempotencyScope)
 		return nil, fmt.Errorf("store: read idempotency key: %w", err)
 	}
 	rec.Body, rec.CreatedAt = body, fromMicros(created)
+	if id, ok := kassa.SealedRef(body); ok {
+		if rec.Ref, err = responseRef(ctx, q, s, id); err != nil {
+			return nil, err
+		}
+	}
 	return &rec, nil
+}
+
+// responseRef reads the data of the event a saved response refers to
+// (kassa.SealedRef), the key's merchant and environment's only. An event that is
+// not there leaves the reference unresolved (nil): the response then does not
+// open, and its request is answered idempotency_response_unreadable.
+func responseRef(ctx context.Context, q queryer, s kassa.IdempotencyScope, eventID string) ([]byte, error) {
+	var (
+		data string
+		z    []byte
+	)
+	err := q.QueryRowContext(ctx, "SELECT data, data_z FROM events WHERE id = $1 AND merchant_id = $2 AND environment = $3",
+		eventID, s.MerchantID, string(s.Environment)).Scan(&data, &z)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: read idempotency key's event: %w", err)
+	}
+	ref, err := eventData(data, z)
+	if err != nil {
+		return nil, nil // corrupt: unreadable, as a missing event
+	}
+	return ref, nil
 }
 
 // IdempotencyRecord returns the live record under the key, or nil: none, or one a

@@ -1,7 +1,9 @@
 package store_test
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"testing"
 
 	"kassa"
@@ -175,3 +177,71 @@ func TestCreateInvoiceInsertsIdempotencyRecord(t *testing.T) {
 		}
 	})
 }
+
+// TestCreateInvoiceSavesResponseByReference: a create response that holds its
+// invoice is saved as a reference to the invoice.created event (on PostgreSQL both
+// the batched insert and the claimed path), the record comes back with the event's
+// data, and the response opens byte for byte. The event is looked up in the key's
+// merchant only: a record moved to another merchant, or whose event is gone, comes
+// back without data (and so does not open).
+func TestCreateInvoiceSavesResponseByReference(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		f := newFixture(t, cfg)
+		sealer := kassa.NewResponseSealer([]byte("secret"))
+		raw := storetest.RawDB(t, cfg)
+		render := func(ci kassa.CreatedInvoice) (int, []byte, error) {
+			inv, err := kassa.MarshalJSON(ci.Invoice)
+			return 201, append([]byte(`{"session_token":"`+ci.SessionToken+`","invoice":`), append(inv, "}\n"...)...), err
+		}
+		for _, claimed := range []bool{false, true} {
+			s := scope(f, fmt.Sprintf("ref-%v", claimed))
+			if claimed {
+				if rec := claim(t, f, s, "fp"); rec != nil {
+					t.Fatalf("claim = %+v", rec)
+				}
+			}
+			iw := &kassa.SavedResponse[kassa.CreatedInvoice]{Scope: s, Fingerprint: "fp", Claimed: claimed, Render: render,
+				Seal:    func(body []byte) []byte { return sealer.Seal(s, body) },
+				SealRef: func(body []byte, ref kassa.ResponseRef) []byte { return sealer.SealRef(s, body, ref) }}
+			_, _, err := f.db.CreateInvoice(f.ctx, principal(f.m), kassa.InvoiceCreate{Amount: 1000}, iw)
+			must(t, err)
+			_, body, _ := iw.Saved()
+			rec, err := f.db.IdempotencyRecord(f.ctx, s)
+			must(t, err)
+			id, ok := kassa.SealedRef(rec.Body)
+			if !ok || rec.Ref == nil {
+				t.Fatalf("claimed %v: record %q refers to %q, data %q", claimed, rec.Body, id, rec.Ref)
+			}
+			if got, err := sealer.Open(s, rec.Body, rec.Ref); err != nil || !bytes.Equal(got, body) {
+				t.Fatalf("claimed %v: opened %q, %v; want %q", claimed, got, err, body)
+			}
+			if rec := claim(t, f, s, "fp"); rec == nil {
+				t.Fatalf("claimed %v: the key is free after the create", claimed)
+			} else if got, err := sealer.Open(s, rec.Body, rec.Ref); err != nil || !bytes.Equal(got, body) {
+				t.Fatalf("claimed %v: the claim's record opened %q, %v", claimed, got, err)
+			}
+
+			other := f.merchant(t, fmt.Sprintf("other-%v@example.com", claimed))
+			moved := s
+			moved.MerchantID = other.ID
+			if _, err := raw.ExecContext(f.ctx, "UPDATE idempotency_keys SET merchant_id = $1 WHERE idempotency_key = $2",
+				other.ID, s.Key); err != nil {
+				t.Fatal(err)
+			}
+			if rec, err := f.db.IdempotencyRecord(f.ctx, moved); err != nil || rec == nil || rec.Ref != nil {
+				t.Fatalf("claimed %v: under another merchant: record %v, %v; want it without the event's data", claimed, rec != nil, err)
+			}
+			if _, err := raw.ExecContext(f.ctx, "UPDATE idempotency_keys SET merchant_id = $1 WHERE idempotency_key = $2",
+				f.m.ID, s.Key); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := raw.ExecContext(f.ctx, "DELETE FROM events WHERE id = $1", id); err != nil {
+				t.Fatal(err)
+			}
+			if rec, err := f.db.IdempotencyRecord(f.ctx, s); err != nil || rec == nil || rec.Ref != nil {
+				t.Fatalf("claimed %v: without its event: record %v, %v; want it without the event's data", claimed, rec != nil, err)
+			}
+		}
+	})
+}
+

@@ -72,7 +72,8 @@ func (db *DB) CreateInvoice(ctx context.Context, p kassa.Principal, c kassa.Invo
 		if status, body, err = save.Render(kassa.CreatedInvoice{Invoice: inv, SessionToken: token}); err != nil {
 			return nil, "", err
 		}
-		stored = save.Stored(body)
+		// The response holds the invoice the event carries: saved as a reference to it.
+		stored = save.StoredRef(body, kassa.ResponseRef{EventID: ev.ID, Data: ev.Data})
 	}
 	if db.engine == EnginePostgres && (save == nil || !save.Claimed) {
 		w := pgInvoiceWrite{inv: inv, token: token, event: ev, z: z}

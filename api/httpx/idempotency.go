@@ -71,7 +71,8 @@ func SaveResponse[T any](claim *Claim, render func(T) (status int, body []byte, 
 		return nil
 	}
 	return &kassa.SavedResponse[T]{Scope: claim.scope, Fingerprint: claim.fingerprint, Claimed: claim.durable, Render: render,
-		Seal: func(body []byte) []byte { return claim.sealer.Seal(claim.scope, body) }}
+		Seal:    func(body []byte) []byte { return claim.sealer.Seal(claim.scope, body) },
+		SealRef: func(body []byte, ref kassa.ResponseRef) []byte { return claim.sealer.SealRef(claim.scope, body, ref) }}
 }
 
 // WriteSaved writes the response the store saved with the change (exactly the
@@ -161,7 +162,7 @@ func (s *Core) replayOrRefuse(w http.ResponseWriter, r *http.Request, scope kass
 	rec *kassa.IdempotencyRecord, fp string) error {
 	switch kassa.ResolveIdempotency(rec, fp) {
 	case kassa.IdempotencyReplay:
-		body, err := s.sealer.Open(scope, rec.Body)
+		body, err := s.sealer.Open(scope, rec.Body, rec.Ref)
 		if err != nil {
 			s.log.LogAttrs(r.Context(), slog.LevelWarn, "saved idempotent response does not open",
 				slog.String("request_id", RequestID(r.Context())), slog.String("route", scope.Route))
