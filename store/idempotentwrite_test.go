@@ -244,4 +244,3 @@ func TestCreateInvoiceSavesResponseByReference(t *testing.T) {
 		}
 	})
 }
-
