@@ -25,18 +25,25 @@ func (db *DB) PruneEvents(ctx context.Context, before time.Time) (int64, error) 
 	return n, nil
 }
 
-// pruneEventsBySeq deletes the events created before before, oldest first by key:
-// it reads windows of pruneBatch events in seq order from the oldest, deleting
-// those of each window created before before, and stops at a window where none
-// was (the young end of the table) or at its end. On SQLite events carry no index
-// on created_at (migration 0019: every create wrote one entry to it for an hourly
-// job); seq follows creation time closely, and an event a little out of order
-// (clocks of several instances) is only kept a while longer, never deleted early.
-// Each window starts after the last, so rows deleted earlier in the run are not
-// walked again.
+// pruneEventsBySeq deletes the events created before before, oldest first by key
+// (pruneByKey). On SQLite events carry no index on created_at (migration 0019:
+// every create wrote one entry to it for an hourly job); seq follows creation time
+// closely, and an event a little out of order (clocks of several instances) is
+// only kept a while longer, never deleted early.
 func (db *DB) pruneEventsBySeq(ctx context.Context, before time.Time) (int64, error) {
-	window := "SELECT MAX(seq), COUNT(*) FROM (SELECT seq FROM events WHERE seq > $1 ORDER BY seq LIMIT " +
-		strconv.Itoa(pruneBatch) + ") w"
+	return db.pruneByKey(ctx, "events", "seq", "created_at < $3", micros(before))
+}
+
+// pruneByKey deletes the rows of table that match cond (its $3 is arg) walking the
+// table in key order, an integer key that grows with insertion: it reads windows
+// of pruneBatch rows from the oldest, deletes those of each window that match, and
+// stops at a window where none did (the young end of the table) or at its end.
+// Each window starts after the last, so rows deleted earlier in the run are not
+// walked again, and each delete is one short write.
+func (db *DB) pruneByKey(ctx context.Context, table, key, cond string, arg any) (int64, error) {
+	window := "SELECT MAX(" + key + "), COUNT(*) FROM (SELECT " + key + " FROM " + table + " WHERE " + key +
+		" > $1 ORDER BY " + key + " LIMIT " + strconv.Itoa(pruneBatch) + ") w"
+	del := "DELETE FROM " + table + " WHERE " + key + " > $1 AND " + key + " <= $2 AND " + cond
 	var total, after int64
 	for ctx.Err() == nil {
 		var (
@@ -46,8 +53,7 @@ func (db *DB) pruneEventsBySeq(ctx context.Context, before time.Time) (int64, er
 		if err := db.r.QueryRowContext(ctx, window, after).Scan(&last, &rows); err != nil || rows == 0 {
 			return total, err
 		}
-		n, err := db.execCount(ctx, "DELETE FROM events WHERE seq > $1 AND seq <= $2 AND created_at < $3",
-			after, last.V, micros(before))
+		n, err := db.execCount(ctx, del, after, last.V, arg)
 		if err != nil {
 			return total, err
 		}

@@ -239,10 +239,20 @@ func (db *DB) ReleaseIdempotencyKey(ctx context.Context, s kassa.IdempotencyScop
 }
 
 // PruneIdempotencyKeys deletes records older than kassa.IdempotencyTTL and returns
-// how many it deleted.
+// how many it deleted. On SQLite it walks the records by rowid, the order they
+// were inserted in (their created_at index is gone: migration 0021), in short
+// writes; a record out of that order (a clock set back) is only kept a while
+// longer. PostgreSQL deletes by its index of created_at.
 func (db *DB) PruneIdempotencyKeys(ctx context.Context) (int64, error) {
-	res, err := db.w.ExecContext(ctx, "DELETE FROM idempotency_keys WHERE created_at <= $1",
-		micros(db.clock().Add(-kassa.IdempotencyTTL)))
+	cutoff := micros(db.clock().Add(-kassa.IdempotencyTTL))
+	if db.engine == EngineSQLite {
+		n, err := db.pruneByKey(ctx, "idempotency_keys", "rowid", "created_at <= $3", cutoff)
+		if err != nil {
+			return n, fmt.Errorf("store: prune idempotency keys: %w", err)
+		}
+		return n, nil
+	}
+	res, err := db.w.ExecContext(ctx, "DELETE FROM idempotency_keys WHERE created_at <= $1", cutoff)
 	if err != nil {
 		return 0, fmt.Errorf("store: prune idempotency keys: %w", err)
 	}

@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -114,6 +115,51 @@ func TestIdempotencyPrune(t *testing.T) {
 		}
 		if rec := claim(t, f, scope(f, "new"), "fp"); rec == nil || string(rec.Body) != "y" {
 			t.Fatal("unexpired record was pruned")
+		}
+	})
+}
+
+// TestIdempotencyPruneWindows: the prune deletes every record past its 24 hours
+// across several windows of the walk (SQLite walks by rowid), and keeps a young
+// record inserted before them (a clock set back) and one after.
+func TestIdempotencyPruneWindows(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		f := newFixture(t, cfg)
+		young := t0.Add(10 * 24 * time.Hour)
+		save := func(key string) error {
+			return f.db.SaveIdempotentResponse(f.ctx, scope(f, key), "fp", 201, []byte(key))
+		}
+		f.clock.Set(young)
+		must(t, save("ahead")) // first by rowid, young by its clock
+		f.clock.Set(t0)
+		const old = 4100 // two windows of 2,000 and part of a third
+		var wg sync.WaitGroup
+		for w := range 8 {
+			wg.Go(func() {
+				for i := range old / 8 {
+					if err := save(fmt.Sprintf("old-%d-%d", w, i)); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		f.clock.Set(young)
+		must(t, save("last"))
+		f.clock.Set(t0.Add(kassa.IdempotencyTTL + time.Hour))
+		n, err := f.db.PruneIdempotencyKeys(f.ctx)
+		must(t, err)
+		if n != old/8*8 {
+			t.Fatalf("pruned %d records, want %d", n, old/8*8)
+		}
+		for _, key := range []string{"ahead", "last"} {
+			if rec, err := f.db.IdempotencyRecord(f.ctx, scope(f, key)); err != nil || rec == nil || string(rec.Body) != key {
+				t.Fatalf("record %s after the prune: %v, %v", key, rec, err)
+			}
+		}
+		if n, err := f.db.PruneIdempotencyKeys(f.ctx); err != nil || n != 0 {
+			t.Fatalf("second prune: %d, %v", n, err)
 		}
 	})
 }
