@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/binary"
-	"hash/crc32"
 )
 
 // A create response holds the invoice it made, byte for byte the data of the
@@ -15,9 +14,15 @@ import (
 // EventRetention, far longer than a key lives (IdempotencyTTL), so the event is
 // there for as long as the record can be replayed.
 
-// sealMagicRef starts a response sealed with a reference (SealRef): the magic,
-// the event's id in clear, then nonce and ciphertext as under sealMagicDeflated.
-var sealMagicRef = []byte("\x00ks3")
+// sealMagicRef starts a response sealed with a reference (SealRef), then the
+// event's id in clear, nonce and ciphertext. It begins with sealMagicDeflated on
+// purpose: an instance older than references (a rolling upgrade) takes such a
+// record for a deflated one, whose additional data does not match, and answers
+// idempotency_response_unreadable instead of replaying the bytes as a body. Its
+// next four bytes stand where that format's random nonce starts, so a record of
+// the older format can begin the same way (once in 2^32, and then needs a valid
+// event id after it, 2^-128 more): Open tries it both ways.
+var sealMagicRef = []byte("\x00ks2\xffref")
 
 // eventIDLen is the length of every event id: "evt_" and 32 hex digits.
 const eventIDLen = 36
@@ -32,9 +37,11 @@ type ResponseRef struct {
 }
 
 // SealRef is Seal for a body that holds ref.Data. What is sealed is the body
-// without those bytes, preceded by where they were, their length and their CRC-32;
-// the event's id is stored in clear after the magic and bound to the ciphertext as
-// additional data, with the key's scope. A body that does not hold the data, or a
+// without those bytes, preceded by where they were; the event's id is stored in
+// clear after the magic. The additional data binds the magic, the id, the key's
+// scope and the event's data itself, so a record opens only with those very bytes
+// read back (the store cannot be made to replay an altered invoice, as it could
+// not when the body was sealed whole). A body that does not hold the data, or a
 // ref that names no event, is sealed as Seal seals it.
 func (s *ResponseSealer) SealRef(scope IdempotencyScope, body []byte, ref ResponseRef) []byte {
 	at := -1
@@ -44,10 +51,8 @@ func (s *ResponseSealer) SealRef(scope IdempotencyScope, body []byte, ref Respon
 	if at < 0 {
 		return s.Seal(scope, body)
 	}
-	rest := make([]byte, 0, len(body)-len(ref.Data)+2*binary.MaxVarintLen64+4)
+	rest := make([]byte, 0, len(body)-len(ref.Data)+binary.MaxVarintLen64)
 	rest = binary.AppendUvarint(rest, uint64(at))
-	rest = binary.AppendUvarint(rest, uint64(len(ref.Data)))
-	rest = binary.BigEndian.AppendUint32(rest, crc32.ChecksumIEEE(ref.Data))
 	rest = append(rest, body[:at]...)
 	rest = append(rest, body[at+len(ref.Data):]...)
 	frame := Deflate(nil, rest)
@@ -58,7 +63,13 @@ func (s *ResponseSealer) SealRef(scope IdempotencyScope, body []byte, ref Respon
 	nonce := out[head : head+s.aead.NonceSize()]
 	_, _ = rand.Read(nonce) // crypto/rand never fails
 	out = out[:head+len(nonce)]
-	return s.aead.Seal(out, nonce, frame, additionalData(out[:head], scope))
+	return s.aead.Seal(out, nonce, frame, refData(out[:head], scope, ref.Data))
+}
+
+// refData is the additional data of a response sealed with a reference: its
+// head (magic and event id), the key's scope and the event's data.
+func refData(head []byte, scope IdempotencyScope, data []byte) []byte {
+	return append(appendScopeData(append(make([]byte, 0, len(head)+64+len(data)), head...), scope), data...)
 }
 
 // SealedRef returns the id of the event a stored response refers to: one SealRef
@@ -73,9 +84,8 @@ func SealedRef(stored []byte) (string, bool) {
 }
 
 // openRef opens a response sealed with a reference, given ref, the data of the
-// event it names: the body comes back byte for byte. Missing or other data (its
-// length or checksum differ), like anything that does not open, is
-// ErrSavedResponseUnreadable.
+// event it names: the body comes back byte for byte. Missing or other data, like
+// anything that does not open, is ErrSavedResponseUnreadable.
 func (s *ResponseSealer) openRef(scope IdempotencyScope, stored, ref []byte) ([]byte, error) {
 	if _, ok := SealedRef(stored); !ok {
 		return nil, ErrSavedResponseUnreadable
@@ -85,7 +95,7 @@ func (s *ResponseSealer) openRef(scope IdempotencyScope, stored, ref []byte) ([]
 	if len(rest) < s.aead.NonceSize() {
 		return nil, ErrSavedResponseUnreadable
 	}
-	frame, err := s.aead.Open(nil, rest[:s.aead.NonceSize()], rest[s.aead.NonceSize():], additionalData(stored[:head], scope))
+	frame, err := s.aead.Open(nil, rest[:s.aead.NonceSize()], rest[s.aead.NonceSize():], refData(stored[:head], scope, ref))
 	if err != nil {
 		return nil, ErrSavedResponseUnreadable
 	}
@@ -94,17 +104,10 @@ func (s *ResponseSealer) openRef(scope IdempotencyScope, stored, ref []byte) ([]
 		return nil, ErrSavedResponseUnreadable
 	}
 	at, k := binary.Uvarint(plain)
-	if k <= 0 {
+	if k <= 0 || at > uint64(len(plain)-k) {
 		return nil, ErrSavedResponseUnreadable
 	}
-	n, m := binary.Uvarint(plain[k:])
-	if m <= 0 || len(plain) < k+m+4 {
-		return nil, ErrSavedResponseUnreadable
-	}
-	sum, plain := binary.BigEndian.Uint32(plain[k+m:]), plain[k+m+4:]
-	if n != uint64(len(ref)) || sum != crc32.ChecksumIEEE(ref) || at > uint64(len(plain)) {
-		return nil, ErrSavedResponseUnreadable
-	}
+	plain = plain[k:]
 	body := make([]byte, 0, len(plain)+len(ref))
 	body = append(body, plain[:at]...)
 	body = append(body, ref...)

@@ -38,9 +38,8 @@ func sampleCreated(t testing.TB) (body []byte, ref ResponseRef) {
 
 // TestResponseSealerRef: a create response sealed with a reference to its event
 // stores the event's id and neither the invoice nor the token in clear, is
-// smaller than sealed whole, and opens byte for byte only with that event's data,
-// under the same secret and scope; a body that does not hold the data is sealed
-// whole.
+// smaller than sealed whole, and opens byte for byte only with that event's very
+// data, under the same secret and scope.
 func TestResponseSealerRef(t *testing.T) {
 	body, ref := sampleCreated(t)
 	scope := IdempotencyScope{MerchantID: 7, Environment: Devnet, Route: "POST /api/v1/invoices", Key: NewUUID()}
@@ -60,6 +59,9 @@ func TestResponseSealerRef(t *testing.T) {
 
 	changed := bytes.Clone(ref.Data)
 	changed[len(changed)/2] ^= 1
+	// An amount changed in the event's data, and two bytes after it changed
+	// too (as a forger keeping a checksum would): still refused.
+	forged := bytes.Replace(bytes.Clone(ref.Data), []byte(`"amount":`), []byte(`"amount":9`), 1)[:len(ref.Data)]
 	otherEvent := NewEventID(time.Now().Add(time.Second))
 	repointed := append(append(bytes.Clone(sealMagicRef), otherEvent...), sealed[len(sealMagicRef)+eventIDLen:]...)
 	other := scope
@@ -75,6 +77,7 @@ func TestResponseSealerRef(t *testing.T) {
 		{"the event's data", s, scope, sealed, ref.Data, body},
 		{"no data (the event is gone)", s, scope, sealed, nil, nil},
 		{"other data of the same length", s, scope, sealed, changed, nil},
+		{"an altered amount", s, scope, sealed, forged, nil},
 		{"shorter data", s, scope, sealed, ref.Data[:len(ref.Data)-1], nil},
 		{"pointed at another event", s, scope, repointed, ref.Data, nil},
 		{"another scope", s, other, sealed, ref.Data, nil},
@@ -82,6 +85,15 @@ func TestResponseSealerRef(t *testing.T) {
 		{"truncated", s, scope, sealed[:len(sealMagicRef)+eventIDLen+3], ref.Data, nil},
 		{"cut in the id", s, scope, sealed[:len(sealMagicRef)+10], ref.Data, nil},
 		{"altered", s, scope, append(bytes.Clone(sealed[:len(sealed)-1]), sealed[len(sealed)-1]^1), ref.Data, nil},
+	}
+	// An instance older than references takes the record for a deflated one
+	// (its magic begins so) and cannot open it: 409, never the bytes as a body.
+	if !bytes.HasPrefix(sealed, sealMagicDeflated) {
+		t.Fatalf("sealed under %q, not beginning with %q", sealed[:len(sealMagicRef)], sealMagicDeflated)
+	}
+	rest := sealed[len(sealMagicDeflated):]
+	if _, err := s.aead.Open(nil, rest[:s.aead.NonceSize()], rest[s.aead.NonceSize():], additionalData(sealMagicDeflated, scope)); err == nil {
+		t.Error("a record sealed with a reference opens as a deflated one")
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -119,11 +131,8 @@ func TestResponseSealerRefFallsBack(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			sealed := s.SealRef(scope, tt.body, tt.ref)
-			if !bytes.HasPrefix(sealed, sealMagicDeflated) {
-				t.Fatalf("sealed under %q", sealed[:4])
-			}
-			if _, ok := SealedRef(sealed); ok {
-				t.Error("SealedRef names an event")
+			if _, ok := SealedRef(sealed); ok || !bytes.HasPrefix(sealed, sealMagicDeflated) {
+				t.Errorf("sealed %q: not whole", sealed)
 			}
 			got, err := s.Open(scope, sealed, nil)
 			if err != nil || !bytes.Equal(got, tt.body) {

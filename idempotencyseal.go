@@ -70,14 +70,23 @@ func (s *ResponseSealer) Seal(scope IdempotencyScope, body []byte) []byte {
 // was sealed. ref is the data of the event a response sealed with a reference
 // names (SealedRef, IdempotencyRecord.Ref), nil for any other. A body stored in
 // clear (a row saved before sealing) is returned as it is, one sealed before
-// deflating as it opens; a sealed one that does not open or inflate is
-// ErrSavedResponseUnreadable.
+// deflating as it opens; a sealed one that does not open or inflate, or one
+// under a magic this build does not know, is ErrSavedResponseUnreadable.
 func (s *ResponseSealer) Open(scope IdempotencyScope, stored, ref []byte) ([]byte, error) {
-	if bytes.HasPrefix(stored, sealMagicRef) {
-		return s.openRef(scope, stored, ref)
+	if _, ok := SealedRef(stored); ok {
+		if body, err := s.openRef(scope, stored, ref); err == nil {
+			return body, nil
+		}
+		// Else it may be a deflated record whose random nonce begins as a
+		// reference does (sealMagicRef): it is opened as one below.
 	}
 	deflated := bytes.HasPrefix(stored, sealMagicDeflated)
 	if !deflated && !bytes.HasPrefix(stored, sealMagic) {
+		if len(stored) > 0 && stored[0] == 0 {
+			// A format this build does not know (a newer instance's, during a
+			// rolling upgrade): refused, never replayed as if it were a body.
+			return nil, ErrSavedResponseUnreadable
+		}
 		return stored, nil
 	}
 	magic, rest := stored[:len(sealMagic)], stored[len(sealMagic):] // both magics are 4 bytes

@@ -39,6 +39,7 @@ func TestResponseSealer(t *testing.T) {
 		{"deflated, relabelled with the old magic", s, scope, append(bytes.Clone(sealMagic), sealed[len(sealMagic):]...), nil},
 		{"old, relabelled with the new magic", s, scope, append(bytes.Clone(sealMagicDeflated), sealedV1[len(sealMagic):]...), nil},
 		{"sealed frame that does not inflate", s, scope, badFrame, nil},
+		{"a format newer than this build", s, scope, append([]byte("\x00ks9"), sealed[len(sealMagic):]...), nil},
 		{"another scope", s, other, sealed, nil},
 		{"another secret", NewResponseSealer([]byte("other")), scope, sealed, nil},
 		{"truncated", s, scope, sealed[:len(sealMagic)+3], nil},

@@ -241,8 +241,9 @@ func (db *DB) ReleaseIdempotencyKey(ctx context.Context, s kassa.IdempotencyScop
 // PruneIdempotencyKeys deletes records older than kassa.IdempotencyTTL and returns
 // how many it deleted. On SQLite it walks the records by rowid, the order they
 // were inserted in (their created_at index is gone: migration 0021), in short
-// writes; a record out of that order (a clock set back) is only kept a while
-// longer. PostgreSQL deletes by its index of created_at.
+// writes; a record whose created_at is out of that order (a clock set back, or a
+// claim taken over in place, which keeps its rowid) is only kept a while longer.
+// PostgreSQL deletes by its index of created_at.
 func (db *DB) PruneIdempotencyKeys(ctx context.Context) (int64, error) {
 	cutoff := micros(db.clock().Add(-kassa.IdempotencyTTL))
 	if db.engine == EngineSQLite {

@@ -182,8 +182,9 @@ func TestCreateInvoiceInsertsIdempotencyRecord(t *testing.T) {
 // invoice is saved as a reference to the invoice.created event (on PostgreSQL both
 // the batched insert and the claimed path), the record comes back with the event's
 // data, and the response opens byte for byte. The event is looked up in the key's
-// merchant only: a record moved to another merchant, or whose event is gone, comes
-// back without data (and so does not open).
+// merchant and environment only: a record moved to another merchant or
+// environment, or whose event is gone, comes back without data (and so does not
+// open).
 func TestCreateInvoiceSavesResponseByReference(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
 		f := newFixture(t, cfg)
@@ -233,6 +234,19 @@ func TestCreateInvoiceSavesResponseByReference(t *testing.T) {
 			}
 			if _, err := raw.ExecContext(f.ctx, "UPDATE idempotency_keys SET merchant_id = $1 WHERE idempotency_key = $2",
 				f.m.ID, s.Key); err != nil {
+				t.Fatal(err)
+			}
+			moved = s
+			moved.Environment = kassa.Mainnet
+			if _, err := raw.ExecContext(f.ctx, "UPDATE idempotency_keys SET environment = $1 WHERE idempotency_key = $2",
+				string(kassa.Mainnet), s.Key); err != nil {
+				t.Fatal(err)
+			}
+			if rec, err := f.db.IdempotencyRecord(f.ctx, moved); err != nil || rec == nil || rec.Ref != nil {
+				t.Fatalf("claimed %v: in the other environment: record %v, %v; want it without the event's data", claimed, rec != nil, err)
+			}
+			if _, err := raw.ExecContext(f.ctx, "UPDATE idempotency_keys SET environment = $1 WHERE idempotency_key = $2",
+				string(kassa.Devnet), s.Key); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := raw.ExecContext(f.ctx, "DELETE FROM events WHERE id = $1", id); err != nil {
