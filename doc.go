@@ -15,7 +15,10 @@
 //     rules that compute an invoice's status from its receipts.
 //   - network.go, evm.go: networks, tokens and EVM addresses.
 //   - event*.go, webhook*.go: the events every change writes and their delivery.
-//   - settlement.go, idempotency.go, environment.go, id.go: the rest.
+//   - idempotency*.go: idempotency records and how saved responses are sealed
+//     (idempotencyref.go: a create's response by reference to its event);
+//     deflate*.go: the compression of what is kept at rest.
+//   - settlement.go, environment.go, id.go: the rest.
 //
 // The commerce area (orders, checkout, retailers) is a domain of its own in
 // package commerce, beside its service.
