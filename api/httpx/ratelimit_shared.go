@@ -38,8 +38,9 @@ type SharedLimiter struct {
 	maxLease  int
 	now       func() time.Time
 
-	mu     sync.Mutex
-	leases map[string]*lease
+	mu      sync.Mutex
+	leases  map[string]*lease
+	refills map[string]chan struct{} // keys whose next lease is being taken: closed once it is in place
 }
 
 // maxLease bounds the tokens of one lease; leaseLife is how long unspent tokens
@@ -60,6 +61,11 @@ type lease struct {
 	reset  int       // seconds until the shared bucket was full again, then
 }
 
+// spendable reports whether le, which may be nil, has a token left to spend at now.
+func (le *lease) spendable(now time.Time) bool {
+	return le != nil && le.left > 0 && now.Sub(le.taken) < leaseLife
+}
+
 // NewSharedLimiter returns the budget name ("general", "create", "login") of rate
 // requests per second up to burst, kept in s.
 func NewSharedLimiter(s RateStore, name string, rate float64, burst int) *SharedLimiter {
@@ -67,17 +73,31 @@ func NewSharedLimiter(s RateStore, name string, rate float64, burst int) *Shared
 	interval := max(time.Duration(float64(time.Second)/rate), time.Microsecond)
 	return &SharedLimiter{store: s, name: name, rate: rate, burst: burst,
 		interval: interval, tolerance: interval * time.Duration(burst),
-		maxLease: min(maxLease, max(1, burst/16)), now: time.Now, leases: map[string]*lease{}}
+		maxLease: min(maxLease, max(1, burst/16)), now: time.Now, leases: map[string]*lease{},
+		refills: map[string]chan struct{}{}}
 }
 
 func (l *SharedLimiter) take(ctx context.Context, key string) (decision, error) {
 	if l.maxLease == 1 {
 		return l.takeN(ctx, key, 1)
 	}
-	now := l.now()
 	l.mu.Lock()
-	le := l.leases[key]
-	if le != nil && le.left > 0 && now.Sub(le.taken) < leaseLife {
+	le, now := l.leases[key], l.now()
+	// While a request of this key takes its next lease, the others wait for it and
+	// spend from it rather than each take a lease more: all but the last of leases
+	// taken at once would be lost from the shared budget.
+	for !le.spendable(now) && l.refills[key] != nil {
+		refill := l.refills[key]
+		l.mu.Unlock()
+		select {
+		case <-refill:
+		case <-ctx.Done():
+			return decision{}, ctx.Err()
+		}
+		l.mu.Lock()
+		le, now = l.leases[key], l.now()
+	}
+	if le.spendable(now) {
 		le.left--
 		d := decision{allowed: true, limit: l.burst, remaining: le.global + le.left, reset: le.reset}
 		l.mu.Unlock()
@@ -86,6 +106,16 @@ func (l *SharedLimiter) take(ctx context.Context, key string) (decision, error) 
 	n := 1
 	if le != nil && now.Sub(le.taken) < leaseBusy {
 		n = min(l.maxLease, max(2, le.size*2))
+	}
+	if n > 1 { // a lease to share: the key's other requests wait for it
+		refill := make(chan struct{})
+		l.refills[key] = refill
+		defer func() {
+			l.mu.Lock()
+			delete(l.refills, key)
+			l.mu.Unlock()
+			close(refill)
+		}()
 	}
 	l.mu.Unlock()
 	d, err := l.takeN(ctx, key, n)
@@ -105,7 +135,11 @@ func (l *SharedLimiter) take(ctx context.Context, key string) (decision, error) 
 	if len(l.leases) >= 10_000 {
 		l.leases = map[string]*lease{}
 	}
-	l.leases[key] = &lease{left: n - 1, size: n, taken: now, global: d.remaining, reset: d.reset}
+	// A single token taken while a lease is being taken, or with one to spend
+	// (requests of a key not yet busy, arriving together), leaves that lease be.
+	if n > 1 || l.refills[key] == nil && !l.leases[key].spendable(now) {
+		l.leases[key] = &lease{left: n - 1, size: n, taken: now, global: d.remaining, reset: d.reset}
+	}
 	l.mu.Unlock()
 	d.remaining += n - 1
 	return d, nil

@@ -89,3 +89,72 @@ func TestSharedLimiterLeases(t *testing.T) {
 		})
 	}
 }
+
+// slowStore is a gcraStore whose calls take a while, as a database round trip does.
+type slowStore struct{ gcraStore }
+
+func (s *slowStore) TakeRate(ctx context.Context, key string, interval, tolerance time.Duration) (bool, time.Duration, error) {
+	time.Sleep(200 * time.Microsecond)
+	return s.gcraStore.TakeRate(ctx, key, interval, tolerance)
+}
+
+// TestSharedLimiterConcurrentLeases: requests of one key arriving together when
+// its lease runs out take one new lease between them, not one each (each would
+// take a lease's tokens from the shared budget, and all but the last be lost): a
+// busy key's admitted requests stay near its budget, and its store calls near one
+// per lease.
+func TestSharedLimiterConcurrentLeases(t *testing.T) {
+	tests := []struct {
+		name        string
+		rate        float64
+		burst       int
+		wantAtLeast int
+		maxCalls    int
+	}{
+		// Leases of 1 (the 16 first requests), 2, 4, ..., then 64s: about 45.
+		{name: "lifted limits", rate: 1e9, burst: 1e9, wantAtLeast: 1600, maxCalls: 60},
+		// Every token of the burst spent, none lost; each refusal asks the store.
+		{name: "busy key past its burst", rate: 1, burst: 640, wantAtLeast: 640, maxCalls: 1100},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clock := time.Unix(1_700_000_000, 0)
+			now := func() time.Time { return clock }
+			st := &slowStore{gcraStore{now: now, tat: map[string]time.Time{}}}
+			l := NewSharedLimiter(st, "general", tt.rate, tt.burst)
+			l.now = now
+			var (
+				mu       sync.Mutex
+				admitted int
+				wg       sync.WaitGroup
+			)
+			for range 16 {
+				wg.Go(func() {
+					for range 100 {
+						d, err := l.take(context.Background(), "key")
+						if err != nil {
+							t.Error(err)
+							return
+						}
+						if d.allowed {
+							mu.Lock()
+							admitted++
+							mu.Unlock()
+						}
+					}
+				})
+			}
+			wg.Wait()
+			st.mu.Lock()
+			calls := st.calls
+			st.mu.Unlock()
+			t.Logf("1,600 requests from 16 goroutines: %d admitted, %d store calls", admitted, calls)
+			if admitted < tt.wantAtLeast || admitted > max(tt.burst, 1600) {
+				t.Errorf("admitted %d, want at least %d (and no more than the burst)", admitted, tt.wantAtLeast)
+			}
+			if calls > tt.maxCalls {
+				t.Errorf("%d store calls, want at most %d", calls, tt.maxCalls)
+			}
+		})
+	}
+}
