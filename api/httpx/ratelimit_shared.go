@@ -2,6 +2,7 @@ package httpx
 
 import (
 	"context"
+	"errors"
 	"math"
 	"sync"
 	"time"
@@ -40,7 +41,16 @@ type SharedLimiter struct {
 
 	mu      sync.Mutex
 	leases  map[string]*lease
-	refills map[string]chan struct{} // keys whose next lease is being taken: closed once it is in place
+	refills map[string]*refill // keys whose next lease is being taken
+}
+
+// refill is a lease being taken for a key's waiting requests: done is closed once
+// it is in place, or err says why it is not. A store failure is the waiting
+// requests' answer too, rather than each waiting in turn for a store call of its
+// own; the taker's context ending (its client gone) makes them try again.
+type refill struct {
+	done chan struct{}
+	err  error
 }
 
 // maxLease bounds the tokens of one lease; leaseLife is how long unspent tokens
@@ -74,7 +84,7 @@ func NewSharedLimiter(s RateStore, name string, rate float64, burst int) *Shared
 	return &SharedLimiter{store: s, name: name, rate: rate, burst: burst,
 		interval: interval, tolerance: interval * time.Duration(burst),
 		maxLease: min(maxLease, max(1, burst/16)), now: time.Now, leases: map[string]*lease{},
-		refills: map[string]chan struct{}{}}
+		refills: map[string]*refill{}}
 }
 
 func (l *SharedLimiter) take(ctx context.Context, key string) (decision, error) {
@@ -87,12 +97,15 @@ func (l *SharedLimiter) take(ctx context.Context, key string) (decision, error) 
 	// spend from it rather than each take a lease more: all but the last of leases
 	// taken at once would be lost from the shared budget.
 	for !le.spendable(now) && l.refills[key] != nil {
-		refill := l.refills[key]
+		r := l.refills[key]
 		l.mu.Unlock()
 		select {
-		case <-refill:
+		case <-r.done:
 		case <-ctx.Done():
 			return decision{}, ctx.Err()
+		}
+		if r.err != nil && !errors.Is(r.err, context.Canceled) && !errors.Is(r.err, context.DeadlineExceeded) {
+			return decision{}, r.err // the store's failure; one of the taker's own context is not this request's
 		}
 		l.mu.Lock()
 		le, now = l.leases[key], l.now()
@@ -107,18 +120,21 @@ func (l *SharedLimiter) take(ctx context.Context, key string) (decision, error) 
 	if le != nil && now.Sub(le.taken) < leaseBusy {
 		n = min(l.maxLease, max(2, le.size*2))
 	}
+	var err error
 	if n > 1 { // a lease to share: the key's other requests wait for it
-		refill := make(chan struct{})
-		l.refills[key] = refill
+		r := &refill{done: make(chan struct{})}
+		l.refills[key] = r
 		defer func() {
 			l.mu.Lock()
 			delete(l.refills, key)
 			l.mu.Unlock()
-			close(refill)
+			r.err = err
+			close(r.done)
 		}()
 	}
 	l.mu.Unlock()
-	d, err := l.takeN(ctx, key, n)
+	var d decision
+	d, err = l.takeN(ctx, key, n)
 	if err == nil && !d.allowed && n > 1 {
 		// Not enough left for a lease: from now on the key's last tokens go one
 		// at a time, until a lease is spent quickly again.

@@ -2,6 +2,7 @@ package httpx
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -157,4 +158,62 @@ func TestSharedLimiterConcurrentLeases(t *testing.T) {
 			}
 		})
 	}
+}
+
+// failingStore is a slowStore that fails once told to, as a database down.
+type failingStore struct {
+	slowStore
+	fail bool
+}
+
+func (s *failingStore) TakeRate(ctx context.Context, key string, interval, tolerance time.Duration) (bool, time.Duration, error) {
+	s.mu.Lock()
+	fail := s.fail
+	s.mu.Unlock()
+	if fail {
+		time.Sleep(time.Millisecond)
+		s.mu.Lock()
+		s.calls++
+		s.mu.Unlock()
+		return false, 0, errors.New("store down")
+	}
+	return s.slowStore.TakeRate(ctx, key, interval, tolerance)
+}
+
+// TestSharedLimiterRefillFails: when the store fails while a busy key's next lease
+// is taken, the requests waiting for it get the failure at once rather than each
+// try the store in turn.
+func TestSharedLimiterRefillFails(t *testing.T) {
+	clock := time.Unix(1_700_000_000, 0)
+	now := func() time.Time { return clock }
+	st := &failingStore{slowStore: slowStore{gcraStore{now: now, tat: map[string]time.Time{}}}}
+	l := NewSharedLimiter(st, "general", 1e9, 1e9)
+	l.now = now
+	for range 3 { // leases of 1 and 2, both spent: the key is busy, its next lease to share
+		if _, err := l.take(context.Background(), "key"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.mu.Lock()
+	st.fail, st.calls = true, 0
+	st.mu.Unlock()
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for range 16 {
+		wg.Go(func() {
+			_, err := l.take(context.Background(), "key")
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err == nil || err.Error() != "store down" {
+			t.Fatalf("a request during the outage: %v, want the store's error", err)
+		}
+	}
+	if st.calls > 4 {
+		t.Errorf("%d store calls for 16 requests waiting on one lease, want about one", st.calls)
+	}
+	t.Logf("16 requests, %d store calls", st.calls)
 }
