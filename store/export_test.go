@@ -39,3 +39,73 @@ func (b *pgBatcher) queued() int {
 	defer b.mu.Unlock()
 	return len(b.pending)
 }
+
+// HoldReads takes every runner of db's PostgreSQL page reads: the pages of
+// invoices asked for meanwhile queue up until release(n), which waits for n of
+// them and runs the queue, so they share one round trip (at most maxPGReads).
+// rounds reports the round trips made so far.
+func HoldReads(t testing.TB, db *DB) (release func(n int), rounds func() int64) {
+	t.Helper()
+	p := db.reads
+	if p == nil {
+		t.Fatal("HoldReads: not a PostgreSQL store")
+	}
+	p.mu.Lock()
+	held := p.runners - p.running
+	p.running = p.runners
+	p.mu.Unlock()
+	return func(n int) {
+			t.Helper()
+			WaitReadsQueued(t, db, n)
+			p.mu.Lock()
+			p.running -= held - 1 // the runners held but the one that drains the queue
+			p.mu.Unlock()
+			go p.drain(p.take())
+		}, func() int64 {
+			return p.rounds.Load()
+		}
+}
+
+// WaitReadsQueued waits until n pages of invoices wait for a runner of db's
+// PostgreSQL reads.
+func WaitReadsQueued(t testing.TB, db *DB, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); db.reads.queued() != n; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d pages queued, want %d", db.reads.queued(), n)
+		}
+	}
+}
+
+// queued returns how many pages wait for a runner.
+func (p *pgReads) queued() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.pending)
+}
+
+// ReadPages reads, in one PostgreSQL round trip, a page of merchantID's invoices
+// for each condition (SQL over the invoices' columns, or "" for none); it returns
+// each page's invoice ids and error, and the round trips made.
+func ReadPages(t testing.TB, db *DB, merchantID int64, conds []string) ([][]string, []error, int64) {
+	t.Helper()
+	batch := make([]*pageRead, len(conds))
+	for i, c := range conds {
+		if c != "" {
+			c = " AND " + c
+		}
+		q := "SELECT " + invoiceColumns + " FROM invoices WHERE merchant_id = $1" + c + " ORDER BY created_at DESC, id DESC LIMIT 11"
+		batch[i] = &pageRead{q: invoicePage{query: q, args: []any{merchantID}, limit: 10}, now: time.Now(), done: make(chan struct{})}
+	}
+	before := db.reads.rounds.Load()
+	db.reads.run(batch)
+	ids, errs := make([][]string, len(batch)), make([]error, len(batch))
+	for i, r := range batch {
+		<-r.done
+		errs[i] = r.err
+		for _, inv := range r.out {
+			ids[i] = append(ids[i], inv.ID)
+		}
+	}
+	return ids, errs, db.reads.rounds.Load() - before
+}

@@ -41,12 +41,13 @@ func (db *DB) pgCreateInvoice(ctx context.Context, w pgInvoiceWrite) error {
 	return err
 }
 
-// onPGConn runs write on a connection of the pool; when write fails inside a
-// transaction, the transaction is rolled back (or the connection dropped).
+// onPGConn runs write on a connection of the pool, as pgx's own (for its
+// batches); when write fails inside a transaction, the transaction is rolled back
+// (or the connection dropped).
 func (db *DB) onPGConn(ctx context.Context, write func(c *pgx.Conn) error) error {
 	conn, err := db.w.Conn(ctx)
 	if err != nil {
-		return fmt.Errorf("store: create invoice: %w", err)
+		return fmt.Errorf("store: connection: %w", err)
 	}
 	defer conn.Close()
 	return conn.Raw(func(dc any) error {

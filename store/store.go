@@ -93,6 +93,9 @@ type DB struct {
 	// creates batches invoice creates into shared PostgreSQL transactions
 	// (pgbatch.go); nil on SQLite.
 	creates *pgBatcher
+	// reads sends the pages of invoices asked for together in one PostgreSQL
+	// round trip (pgreads.go); nil on SQLite.
+	reads *pgReads
 
 	// commits wakes in-process followers after write transactions commit;
 	// deliveries, the webhook worker after those that queued deliveries.
@@ -254,6 +257,7 @@ func (db *DB) openPostgres(ctx context.Context, dsn string) error {
 		return fmt.Errorf("store: start listener: %w", redactErr(err, dsn))
 	}
 	db.creates = newPGBatcher(db, true)
+	db.reads = newPGReads(db)
 	return nil
 }
 
