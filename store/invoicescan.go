@@ -41,6 +41,14 @@ func scanInvoice(s scanner) (*kassa.Invoice, error) {
 // scan reads one row of invoiceColumns into a new invoice. An integer column that
 // is NOT NULL must not be NULL, as when it was scanned into an int64.
 func (sc *invoiceScan) scan(s scanner) (*kassa.Invoice, error) {
+	if err := s.Scan(sc.destinations()...); err != nil {
+		return nil, err
+	}
+	return sc.invoice()
+}
+
+// destinations returns the scan destinations, one per column of invoiceColumns.
+func (sc *invoiceScan) destinations() []any {
 	if sc.dests == nil {
 		sc.dests = []any{&sc.id, &sc.merchantID, &sc.env, &sc.status, &sc.typ, &sc.currency, &sc.amount, &sc.paid,
 			&sc.pending, &sc.desc, &sc.customer, &sc.email, &sc.title, &sc.footer,
@@ -48,9 +56,11 @@ func (sc *invoiceScan) scan(s scanner) (*kassa.Invoice, error) {
 			&sc.questions, &sc.metadata, &sc.wallet, &sc.network, &sc.order,
 			&sc.expires, &sc.created, &sc.paidAt, &sc.lastPayment, &sc.canceled, &sc.locked, &sc.responses}
 	}
-	if err := s.Scan(sc.dests...); err != nil {
-		return nil, err
-	}
+	return sc.dests
+}
+
+// invoice builds a new invoice of the scanned row.
+func (sc *invoiceScan) invoice() (*kassa.Invoice, error) {
 	if !sc.merchantID.Valid || !sc.amount.Valid || !sc.paid.Valid || !sc.pending.Valid || !sc.expires.Valid || !sc.created.Valid {
 		return nil, fmt.Errorf("store: invoice %s: a NOT NULL integer is NULL", sc.id)
 	}

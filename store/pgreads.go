@@ -185,7 +185,10 @@ func (r *pageRead) scan(rows pgx.Rows) error {
 	out := make([]*kassa.Invoice, 0, r.q.limit+1)
 	var sc invoiceScan
 	for rows.Next() {
-		inv, err := sc.scan(rows)
+		if err := scanRaw(rows.FieldDescriptions(), rows.RawValues(), sc.destinations()); err != nil {
+			return err
+		}
+		inv, err := sc.invoice()
 		if err != nil {
 			return err
 		}

@@ -130,3 +130,41 @@ func TestPostgresPageWithdrawn(t *testing.T) {
 		t.Errorf("a page after: %+v", p)
 	}
 }
+
+// TestPostgresPageEveryColumn: a page read from PostgreSQL's raw values holds
+// every column as the single-invoice read (pgx's scan through database/sql) does,
+// with every optional column set and with none.
+func TestPostgresPageEveryColumn(t *testing.T) {
+	cfg := storetest.PostgresConfig(t)
+	f := newFixture(t, cfg)
+	bare := f.invoice(t, f.m, 1000, nil)
+	f.clock.Advance(time.Second)
+	full := f.invoice(t, f.m, 123456, func(c *kassa.InvoiceCreate) {
+		c.Description, c.CustomerID, c.CustomerEmail = ptr("Tea, 2 kg — ünïcode"), ptr("cus_1"), ptr("a@example.com")
+		c.Metadata = []byte(`{"order":"42"}`)
+	})
+	_, err := storetest.RawDB(t, cfg).Exec(`UPDATE invoices SET amount_paid = 5, amount_pending = -7,
+		payment_return_url = 'https://example.com/back', payment_return_url_enabled = TRUE,
+		receiver_override_enabled = TRUE, receiver_override_address = '0x00000000000000000000000000000000000000aa',
+		questions = '[{"id":"q1","question":"Size?","type":"text","validation":{}}]',
+		form_responses = '[{"question_id":"q1","response":"L"}]',
+		payer_wallet_address = '0x00000000000000000000000000000000000000bb', payer_wallet_network = 'ethereum',
+		commerce_order_id = 'ord_1', paid_at = 1700000000000001, last_payment_at = -1,
+		canceled_at = 9007199254740993, locked_token_id = 4294967296 WHERE id = $1`, full.ID)
+	must(t, err)
+	invs, _, err := f.db.Invoices(f.ctx, kassa.InvoiceFilter{MerchantID: f.m.ID})
+	must(t, err)
+	if len(invs) != 2 {
+		t.Fatalf("%d invoices listed, want 2", len(invs))
+	}
+	for i, id := range []string{full.ID, bare.ID} {
+		one, err := f.db.Invoice(f.ctx, f.m.ID, id)
+		must(t, err)
+		if got, want := jsonOf(t, invs[i]), jsonOf(t, one); got != want {
+			t.Errorf("listed:\n%s\nread alone:\n%s", got, want)
+		}
+	}
+	if invs[0].LockedTokenID == nil || *invs[0].LockedTokenID != 4294967296 || invs[0].FormResponses == nil || invs[1].Description != nil {
+		t.Errorf("optional columns: %s", jsonOf(t, invs))
+	}
+}
