@@ -23,6 +23,23 @@ func HoldCreates(t testing.TB, db *DB) (release func(n int)) {
 	}
 }
 
+// PinCreates replaces db's PostgreSQL create writer with one that gives its
+// pinned connection back after idle, and returns how many connections it has
+// taken from the pool, the pinned one's backend (0: none) and how many of the
+// pool's connections are in use.
+func PinCreates(t testing.TB, db *DB, idle time.Duration) (taken func() int64, pid func() uint32, inUse func() int) {
+	t.Helper()
+	if db.creates == nil {
+		t.Fatal("PinCreates: not a PostgreSQL store")
+	}
+	db.creates.stop()
+	b := newPGBatcher(db, false)
+	b.pinIdle = idle
+	b.start()
+	db.creates = b
+	return b.pin.taken.Load, b.pin.pid.Load, func() int { return db.w.Stats().InUse }
+}
+
 // WaitCreatesQueued waits until n creates wait for db's PostgreSQL create writer.
 func WaitCreatesQueued(t testing.TB, db *DB, n int) {
 	t.Helper()

@@ -32,6 +32,11 @@ type pgBatcher struct {
 	quit                chan struct{}
 	done                chan struct{} // closed when the writer goroutine ends
 	startOnce, stopOnce sync.Once
+	// pin is the writer's connection while creates keep coming (pgpin.go); only
+	// the writer goroutine uses it. It goes back to the pool after pinIdle
+	// without creates (tests shorten it).
+	pin     pgPin
+	pinIdle time.Duration
 }
 
 // pgJob is one create waiting for its outcome.
@@ -43,7 +48,8 @@ type pgJob struct {
 // newPGBatcher returns a batcher for db, its writer started now or, for tests
 // that gather a known batch first, by start.
 func newPGBatcher(db *DB, started bool) *pgBatcher {
-	b := &pgBatcher{db: db, wake: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
+	b := &pgBatcher{db: db, wake: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{}),
+		pin: pgPin{db: db}, pinIdle: pinIdle}
 	if started {
 		b.start()
 	}
@@ -110,16 +116,25 @@ func (b *pgBatcher) take() []*pgJob {
 }
 
 // loop is the writer: it writes what is queued, batch after batch, and sleeps
-// until woken when nothing is.
+// until woken when nothing is. Its pinned connection goes back to the pool after
+// b.pinIdle without creates.
 func (b *pgBatcher) loop() {
 	defer close(b.done)
+	defer b.pin.release()
+	idle := time.NewTimer(b.pinIdle)
+	defer idle.Stop()
 	for {
 		if batch := b.take(); batch != nil {
 			b.run(batch)
 			continue
 		}
+		idle.Reset(b.pinIdle)
 		select {
 		case <-b.wake:
+		case <-idle.C:
+			if b.pin.idleFor() >= b.pinIdle {
+				b.pin.release()
+			}
 		case <-b.quit: // nothing is queued after: write what is, and end
 			for batch := b.take(); batch != nil; batch = b.take() {
 				b.run(batch)
@@ -138,7 +153,7 @@ func (b *pgBatcher) run(batch []*pgJob) {
 		for i, j := range batch {
 			ws[i] = j.w
 		}
-		err := b.write(func(ctx context.Context) error { return b.db.pgCreateInvoices(ctx, ws) })
+		err := b.write(func(ctx context.Context) error { return b.db.pgCreateInvoices(ctx, b.pin.run, ws) })
 		if !splits(err) {
 			for _, j := range batch {
 				j.result <- err
@@ -147,7 +162,7 @@ func (b *pgBatcher) run(batch []*pgJob) {
 		}
 	}
 	for _, j := range batch { // each with time of its own, whatever the batch took
-		j.result <- b.write(func(ctx context.Context) error { return b.db.pgCreateInvoice(ctx, j.w) })
+		j.result <- b.write(func(ctx context.Context) error { return b.db.pgCreateInvoice(ctx, b.pin.run, j.w) })
 	}
 }
 

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql/driver"
 	"errors"
 	"fmt"
 
@@ -30,11 +29,11 @@ type pgSaved struct {
 	stored      []byte
 }
 
-// pgCreateInvoice writes one prepared create on PostgreSQL: a batch of one
-// (pgCreateInvoices), in two round trips. A live record under its key rolls it
-// all back with kassa.ErrClaimLost.
-func (db *DB) pgCreateInvoice(ctx context.Context, w pgInvoiceWrite) error {
-	err := db.pgCreateInvoices(ctx, []pgInvoiceWrite{w})
+// pgCreateInvoice writes one prepared create on PostgreSQL through on: a batch
+// of one (pgCreateInvoices), in two round trips. A live record under its key
+// rolls it all back with kassa.ErrClaimLost.
+func (db *DB) pgCreateInvoice(ctx context.Context, on connRunner, w pgInvoiceWrite) error {
+	err := db.pgCreateInvoices(ctx, on, []pgInvoiceWrite{w})
 	if errors.Is(err, errKeyLive) {
 		return kassa.ErrClaimLost
 	}
@@ -50,16 +49,7 @@ func (db *DB) onPGConn(ctx context.Context, write func(c *pgx.Conn) error) error
 		return fmt.Errorf("store: connection: %w", err)
 	}
 	defer conn.Close()
-	return conn.Raw(func(dc any) error {
-		pc := dc.(*stdlib.Conn).Conn()
-		err := write(pc)
-		if err != nil && !pc.PgConn().IsClosed() && pc.PgConn().TxStatus() != 'I' {
-			if _, rerr := pc.Exec(context.WithoutCancel(ctx), "ROLLBACK"); rerr != nil {
-				return errors.Join(err, driver.ErrBadConn) // the pool drops this connection
-			}
-		}
-		return err
-	})
+	return conn.Raw(func(dc any) error { return writeOn(ctx, dc.(*stdlib.Conn).Conn(), write) })
 }
 
 // createsCommitted tells followers and the Observer that n invoices were created

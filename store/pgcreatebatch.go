@@ -32,13 +32,16 @@ func splits(err error) bool {
 	return errors.Is(err, errBatchSplit) || errors.As(err, &pe) && pe.Severity == "ERROR"
 }
 
-// pgCreateInvoices writes prepared creates in one transaction of two pipelined
-// round trips: BEGIN, the webhook endpoints and a multi-row INSERT per table for
-// the invoices, their events and the idempotency records; then their webhook
-// deliveries and COMMIT.
-func (db *DB) pgCreateInvoices(ctx context.Context, ws []pgInvoiceWrite) error {
+// connRunner runs write on a PostgreSQL connection: db.onPGConn, or a pin's run.
+type connRunner func(ctx context.Context, write func(c *pgx.Conn) error) error
+
+// pgCreateInvoices writes prepared creates through on in one transaction of two
+// pipelined round trips: BEGIN, the webhook endpoints and a multi-row INSERT per
+// table for the invoices, their events and the idempotency records; then their
+// webhook deliveries and COMMIT.
+func (db *DB) pgCreateInvoices(ctx context.Context, on connRunner, ws []pgInvoiceWrite) error {
 	var queued bool
-	err := db.onPGConn(ctx, func(c *pgx.Conn) (err error) {
+	err := on(ctx, func(c *pgx.Conn) (err error) {
 		queued, err = pgWriteInvoices(ctx, c, ws)
 		return err
 	})

@@ -62,8 +62,8 @@ func newPGReads(db *DB) *pgReads {
 }
 
 // page returns the rows of q, each with its status effective at now. When ctx
-// ends first the page is withdrawn if no runner has taken it; a page already
-// sent is read and dropped.
+// ends first the page is withdrawn if no runner has taken it; a page a runner
+// has is a bounded read (bounded.go), so page waits for it and returns it.
 func (p *pgReads) page(ctx context.Context, q invoicePage, now time.Time) ([]*kassa.Invoice, error) {
 	r := &pageRead{q: q, now: now, done: make(chan struct{})}
 	p.mu.Lock()
@@ -80,8 +80,11 @@ func (p *pgReads) page(ctx context.Context, q invoicePage, now time.Time) ([]*ka
 	case <-r.done:
 		return r.out, r.err
 	case <-ctx.Done():
-		p.withdraw(r)
-		return nil, ctx.Err()
+		if p.withdraw(r) {
+			return nil, ctx.Err()
+		}
+		<-r.done
+		return r.out, r.err
 	}
 }
 
@@ -120,13 +123,16 @@ func (p *pgReads) take() []*pageRead {
 	return batch
 }
 
-// withdraw removes r from the queue if no runner has taken it.
-func (p *pgReads) withdraw(r *pageRead) {
+// withdraw removes r from the queue if no runner has taken it, and reports
+// whether it did.
+func (p *pgReads) withdraw(r *pageRead) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if i := slices.Index(p.pending, r); i >= 0 {
+	i := slices.Index(p.pending, r)
+	if i >= 0 {
 		p.pending = slices.Delete(p.pending, i, i+1)
 	}
+	return i >= 0
 }
 
 // run reads batch in one round trip. The queries of a pipeline share its
