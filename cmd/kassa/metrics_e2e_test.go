@@ -61,7 +61,12 @@ func TestMetricsEndToEnd(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		open := metricstest.Scrape(t, url)
+		// The handshake's 101 can reach the client before the server counts the
+		// stream: wait for the count (it must be exactly one, never more).
+		open := waitMetric(t, k, "the stream to be counted open", func(f metricstest.Families) bool {
+			n, _ := f.Lookup("kassa_websocket_streams_open", "scope", "merchant")
+			return n >= 1
+		})
 		if n := open.Value(t, "kassa_websocket_streams_open", "scope", "merchant"); n != 1 {
 			t.Errorf("%v merchant streams open, want 1", n)
 		}
