@@ -15,6 +15,7 @@ func HoldCreates(t testing.TB, db *DB) (release func(n int)) {
 	}
 	db.creates.stop()
 	held := newPGBatcher(db, false)
+	held.memo = db.creates.memo
 	db.creates = held
 	return func(n int) {
 		t.Helper()
@@ -34,10 +35,22 @@ func PinCreates(t testing.TB, db *DB, idle time.Duration) (taken func() int64, p
 	}
 	db.creates.stop()
 	b := newPGBatcher(db, false)
+	b.memo = db.creates.memo
 	b.pinIdle = idle
 	b.start()
 	db.creates = b
 	return b.pin.taken.Load, b.pin.pid.Load, func() int { return db.w.Stats().InUse }
+}
+
+// CreateTrips returns how many create batches db's PostgreSQL create writer has
+// sent in one round trip, and how many of those found their webhook endpoints
+// changed (and were sent again in two).
+func CreateTrips(t testing.TB, db *DB) (oneTrip, stale int64) {
+	t.Helper()
+	if db.creates == nil {
+		t.Fatal("CreateTrips: not a PostgreSQL store")
+	}
+	return db.creates.memo.oneTrip.Load(), db.creates.memo.stale.Load()
 }
 
 // WaitCreatesQueued waits until n creates wait for db's PostgreSQL create writer.

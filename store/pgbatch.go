@@ -37,6 +37,8 @@ type pgBatcher struct {
 	// without creates (tests shorten it).
 	pin     pgPin
 	pinIdle time.Duration
+	// memo holds the webhook endpoints the writer last read (pgendpoints.go).
+	memo *endpointMemo
 }
 
 // pgJob is one create waiting for its outcome.
@@ -49,7 +51,7 @@ type pgJob struct {
 // that gather a known batch first, by start.
 func newPGBatcher(db *DB, started bool) *pgBatcher {
 	b := &pgBatcher{db: db, wake: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{}),
-		pin: pgPin{db: db}, pinIdle: pinIdle}
+		pin: pgPin{db: db}, pinIdle: pinIdle, memo: &endpointMemo{}}
 	if started {
 		b.start()
 	}
@@ -117,7 +119,7 @@ func (b *pgBatcher) take() []*pgJob {
 
 // loop is the writer: it writes what is queued, batch after batch, and sleeps
 // until woken when nothing is. Its pinned connection goes back to the pool after
-// b.pinIdle without creates.
+// b.pinIdle without creates; with none pinned it sleeps without a timer.
 func (b *pgBatcher) loop() {
 	defer close(b.done)
 	defer b.pin.release()
@@ -128,10 +130,14 @@ func (b *pgBatcher) loop() {
 			b.run(batch)
 			continue
 		}
-		idle.Reset(b.pinIdle)
+		var idleC <-chan time.Time // nil: no pin to give back
+		if b.pin.conn != nil {
+			idle.Reset(b.pinIdle)
+			idleC = idle.C
+		}
 		select {
 		case <-b.wake:
-		case <-idle.C:
+		case <-idleC:
 			if b.pin.idleFor() >= b.pinIdle {
 				b.pin.release()
 			}
@@ -153,7 +159,7 @@ func (b *pgBatcher) run(batch []*pgJob) {
 		for i, j := range batch {
 			ws[i] = j.w
 		}
-		err := b.write(func(ctx context.Context) error { return b.db.pgCreateInvoices(ctx, b.pin.run, ws) })
+		err := b.write(func(ctx context.Context) error { return b.db.pgCreateInvoices(ctx, b.pin.run, b.memo, ws) })
 		if !splits(err) {
 			for _, j := range batch {
 				j.result <- err
@@ -162,7 +168,7 @@ func (b *pgBatcher) run(batch []*pgJob) {
 		}
 	}
 	for _, j := range batch { // each with time of its own, whatever the batch took
-		j.result <- b.write(func(ctx context.Context) error { return b.db.pgCreateInvoice(ctx, b.pin.run, j.w) })
+		j.result <- b.write(func(ctx context.Context) error { return b.db.pgCreateInvoice(ctx, b.pin.run, b.memo, j.w) })
 	}
 }
 

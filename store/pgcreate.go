@@ -30,10 +30,10 @@ type pgSaved struct {
 }
 
 // pgCreateInvoice writes one prepared create on PostgreSQL through on: a batch
-// of one (pgCreateInvoices), in two round trips. A live record under its key
-// rolls it all back with kassa.ErrClaimLost.
-func (db *DB) pgCreateInvoice(ctx context.Context, on connRunner, w pgInvoiceWrite) error {
-	err := db.pgCreateInvoices(ctx, on, []pgInvoiceWrite{w})
+// of one (pgCreateInvoices). A live record under its key rolls it all back with
+// kassa.ErrClaimLost.
+func (db *DB) pgCreateInvoice(ctx context.Context, on connRunner, memo *endpointMemo, w pgInvoiceWrite) error {
+	err := db.pgCreateInvoices(ctx, on, memo, []pgInvoiceWrite{w})
 	if errors.Is(err, errKeyLive) {
 		return kassa.ErrClaimLost
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -35,18 +36,45 @@ func splits(err error) bool {
 // connRunner runs write on a PostgreSQL connection: db.onPGConn, or a pin's run.
 type connRunner func(ctx context.Context, write func(c *pgx.Conn) error) error
 
-// pgCreateInvoices writes prepared creates through on in one transaction of two
-// pipelined round trips: BEGIN, the webhook endpoints and a multi-row INSERT per
-// table for the invoices, their events and the idempotency records; then their
-// webhook deliveries and COMMIT.
-func (db *DB) pgCreateInvoices(ctx context.Context, on connRunner, ws []pgInvoiceWrite) error {
-	var queued bool
-	err := on(ctx, func(c *pgx.Conn) (err error) {
-		queued, err = pgWriteInvoices(ctx, c, ws)
-		return err
-	})
+// pgCreateInvoices writes prepared creates through on in one transaction. When
+// memo knows the webhook endpoints of every merchant environment of the batch, it
+// is one pipelined round trip: BEGIN, a check that those endpoints are unchanged,
+// a multi-row INSERT per table (invoices, events, idempotency records,
+// deliveries), COMMIT. Otherwise, or when the check fails, two: BEGIN, the
+// endpoints (remembered in memo) and the inserts; then the deliveries and COMMIT.
+// A live idempotency record under a key of the batch fails it with errKeyLive.
+func (db *DB) pgCreateInvoices(ctx context.Context, on connRunner, memo *endpointMemo, ws []pgInvoiceWrite) error {
+	st, err := pgBatchStatements(ws)
 	if err != nil {
 		return err
+	}
+	var queued bool
+	sets, known := memo.lookup(st.scopes)
+	if known {
+		err = on(ctx, func(c *pgx.Conn) (err error) {
+			queued, err = st.writeOneTrip(ctx, c, sets)
+			return err
+		})
+		switch {
+		case err == nil:
+			memo.oneTrip.Add(1)
+		case hasCode(err, codeEndpointsChanged): // rolled back: read them again
+			memo.stale.Add(1)
+			memo.forget(st.scopes)
+			known = false
+		}
+	}
+	if !known {
+		err = on(ctx, func(c *pgx.Conn) (err error) {
+			queued, err = st.writeTwoTrips(ctx, c, memo)
+			return err
+		})
+	}
+	if hasCode(err, codeKeyLive) {
+		return errKeyLive
+	}
+	if err != nil {
+		return fmt.Errorf("store: create invoices: %w", err)
 	}
 	db.createsCommitted(len(ws), queued)
 	return nil
@@ -59,57 +87,125 @@ type endpointScope struct {
 	env        kassa.Environment
 }
 
-// pgWriteInvoices runs the two round trips on c and reports whether they queued
-// webhook deliveries; on an error the caller rolls back.
-func pgWriteInvoices(ctx context.Context, c *pgx.Conn, ws []pgInvoiceWrite) (queued bool, err error) {
-	var scopes []endpointScope
-	invoices, events, keys := make([][]any, 0, len(ws)), make([][]any, 0, len(ws)), make([][]any, 0, len(ws))
-	var invoiceSQL, eventSQL, keySQL string
+// pgBatch is a batch of creates as statements, built before its transaction: the
+// merchant environments it writes events for, and the rows of each table.
+type pgBatch struct {
+	ws                        []pgInvoiceWrite
+	scopes                    []endpointScope
+	invoiceSQL, eventSQL      string
+	keySQL                    string // "" when no create has a key
+	invoices, events, keyRows [][]any
+}
+
+// pgBatchStatements builds the statements of ws.
+func pgBatchStatements(ws []pgInvoiceWrite) (*pgBatch, error) {
+	st := &pgBatch{ws: ws, invoices: make([][]any, 0, len(ws)), events: make([][]any, 0, len(ws))}
 	for _, w := range ws {
 		s := endpointScope{w.event.MerchantID, w.event.Environment}
-		if !slices.Contains(scopes, s) {
-			scopes = append(scopes, s)
+		if !slices.Contains(st.scopes, s) {
+			st.scopes = append(st.scopes, s)
 		}
 		q, args, err := invoiceInsert(w.inv, w.token)
 		if err != nil && len(ws) > 1 { // this create's own: alone, it fails with it
-			return false, fmt.Errorf("%w: %w", errBatchSplit, err)
+			return nil, fmt.Errorf("%w: %w", errBatchSplit, err)
 		}
 		if err != nil {
-			return false, err
+			return nil, err
 		}
-		invoiceSQL, invoices = q, append(invoices, args)
+		st.invoiceSQL, st.invoices = q, append(st.invoices, args)
 		q, args = eventInsert(w.event, w.z, &w.inv.ID)
-		eventSQL, events = q, append(events, args)
+		st.eventSQL, st.events = q, append(st.events, args)
 		if w.save != nil {
 			q, args = idempotencyInsert(w.save.scope, w.save.fingerprint, w.save.status, w.save.stored, w.inv.CreatedAt)
-			keySQL, keys = q, append(keys, args)
+			st.keySQL, st.keyRows = q, append(st.keyRows, args)
 		}
 	}
+	return st, nil
+}
+
+// queueInserts queues the inserts of the invoices, their events and their
+// idempotency records. The records share the ON CONFLICT condition's times, the
+// first create's (the batch's creates are milliseconds apart); every record must
+// be written, inserted or taken over from a dead one, or the transaction aborts
+// (KA002).
+func (st *pgBatch) queueInserts(b *pgx.Batch) {
+	queueRows(b, st.invoiceSQL, st.invoices)
+	queueRows(b, st.eventSQL, st.events)
+	if len(st.keyRows) > 0 {
+		q, width := multiRow(st.keySQL, len(st.keyRows))
+		b.Queue("WITH written AS ("+q+" RETURNING 1) SELECT kassa_check(count(*) = "+strconv.Itoa(len(st.keyRows))+
+			", '"+codeKeyLive+"', 'kassa: a live idempotency record') FROM written", rowArgs(width, st.keyRows)...)
+	}
+}
+
+// writeOneTrip sends the batch, its deliveries to the endpoints of sets (one per
+// scope) and COMMIT at once; the transaction aborts (KA001) unless each scope's
+// endpoints still have their set's print. It reports whether deliveries were
+// queued; on an error the transaction was rolled back.
+func (st *pgBatch) writeOneTrip(ctx context.Context, c *pgx.Conn, sets []endpointSet) (queued bool, err error) {
 	b := &pgx.Batch{}
 	b.Queue("BEGIN")
-	for _, s := range scopes {
-		b.Queue(enabledEndpointsSQL, s.merchantID, string(s.env), kassa.EndpointEnabled)
+	for i, s := range st.scopes {
+		b.Queue(endpointsUnchangedSQL, s.merchantID, string(s.env), kassa.EndpointEnabled, sets[i].print)
 	}
-	queueRows(b, invoiceSQL, invoices)
-	queueRows(b, eventSQL, events)
-	if len(keys) > 0 {
-		// The records share the ON CONFLICT condition's times, the first
-		// create's; the batch's creates are milliseconds apart.
-		queueRows(b, keySQL, keys)
+	st.queueInserts(b)
+	queued = st.queueDeliveries(b, sets)
+	b.Queue("COMMIT")
+	return queued, execAll(c.SendBatch(ctx, b), b.Len(), true)
+}
+
+// writeTwoTrips reads the endpoints with the inserts, remembers them in memo,
+// then sends the deliveries and COMMIT.
+func (st *pgBatch) writeTwoTrips(ctx context.Context, c *pgx.Conn, memo *endpointMemo) (queued bool, err error) {
+	b := &pgx.Batch{}
+	b.Queue("BEGIN")
+	for _, s := range st.scopes {
+		b.Queue(enabledEndpointsPrintSQL, s.merchantID, string(s.env), kassa.EndpointEnabled)
 	}
+	st.queueInserts(b)
 	br := c.SendBatch(ctx, b)
-	endpoints, err := readInvoicesBatch(br, scopes, len(keys))
-	if cerr := br.Close(); err == nil && cerr != nil {
-		err = cerr
+	sets, err := st.readEndpoints(br)
+	if err == nil {
+		err = execAll(br, b.Len()-1-len(st.scopes), false)
+	} else {
+		_ = br.Close()
 	}
 	if err != nil {
-		return false, fmt.Errorf("store: create invoices: %w", err)
+		return false, err
 	}
+	for i, s := range st.scopes {
+		memo.put(s, sets[i])
+	}
+	b = &pgx.Batch{}
+	queued = st.queueDeliveries(b, sets)
+	b.Queue("COMMIT")
+	return queued, execAll(c.SendBatch(ctx, b), b.Len(), true)
+}
+
+// readEndpoints reads the results of BEGIN and of each scope's endpoints.
+func (st *pgBatch) readEndpoints(br pgx.BatchResults) ([]endpointSet, error) {
+	if _, err := br.Exec(); err != nil { // BEGIN
+		return nil, err
+	}
+	sets := make([]endpointSet, len(st.scopes))
+	for i := range st.scopes {
+		var err error
+		if sets[i], err = readEndpointSet(br); err != nil {
+			return nil, err
+		}
+	}
+	return sets, nil
+}
+
+// queueDeliveries queues one INSERT of the deliveries of every event of the batch
+// to the endpoints of sets that want it, if there are any, and reports whether
+// there were.
+func (st *pgBatch) queueDeliveries(b *pgx.Batch, sets []endpointSet) bool {
 	var deliveries [][]any
 	var deliverySQL string
-	for _, w := range ws {
+	for _, w := range st.ws {
 		e := w.event
-		for _, ep := range endpoints[slices.Index(scopes, endpointScope{e.MerchantID, e.Environment})] {
+		for _, ep := range sets[slices.Index(st.scopes, endpointScope{e.MerchantID, e.Environment})].eps {
 			if ep.Wants(e.Type) {
 				var args []any
 				deliverySQL, args = deliveryInsert(newDelivery(ep, e, e.Created), e.Created)
@@ -117,15 +213,30 @@ func pgWriteInvoices(ctx context.Context, c *pgx.Conn, ws []pgInvoiceWrite) (que
 			}
 		}
 	}
-	b = &pgx.Batch{}
 	if len(deliveries) > 0 {
 		queueRows(b, deliverySQL, deliveries)
 	}
-	b.Queue("COMMIT")
-	if err = c.SendBatch(ctx, b).Close(); err != nil {
-		return false, fmt.Errorf("store: create invoices: %w", err)
+	return len(deliveries) > 0
+}
+
+// execAll reads n results of br and closes it, returning the first error. When
+// the last is a COMMIT's (commits), its answering anything but COMMIT is an
+// error too.
+func execAll(br pgx.BatchResults, n int, commits bool) error {
+	var first error
+	for i := range n {
+		tag, err := br.Exec()
+		if err != nil && first == nil {
+			first = err
+		}
+		if commits && i == n-1 && first == nil && tag.String() != "COMMIT" {
+			first = fmt.Errorf("COMMIT answered %q", tag.String())
+		}
 	}
-	return len(deliveries) > 0, nil
+	if err := br.Close(); first == nil {
+		first = err
+	}
+	return first
 }
 
 // queueRows queues the one-row statement single as one INSERT of every row of
@@ -133,49 +244,4 @@ func pgWriteInvoices(ctx context.Context, c *pgx.Conn, ws []pgInvoiceWrite) (que
 func queueRows(b *pgx.Batch, single string, rows [][]any) {
 	q, width := multiRow(single, len(rows))
 	b.Queue(q, rowArgs(width, rows)...)
-}
-
-// readInvoicesBatch reads the first batch's results in order: the endpoints of
-// each scope, and the inserts; keys idempotency records must all have been written
-// (inserted, or taken over from a dead record), or errKeyLive.
-func readInvoicesBatch(br pgx.BatchResults, scopes []endpointScope, keys int) ([][]*kassa.WebhookEndpoint, error) {
-	if _, err := br.Exec(); err != nil { // BEGIN
-		return nil, err
-	}
-	endpoints := make([][]*kassa.WebhookEndpoint, len(scopes))
-	for i := range scopes {
-		rows, err := br.Query()
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			ep, err := scanEndpoint(rows, nil)
-			if err != nil {
-				rows.Close()
-				return nil, err
-			}
-			endpoints[i] = append(endpoints[i], ep)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
-		}
-	}
-	if _, err := br.Exec(); err != nil { // the invoices
-		return nil, err
-	}
-	if _, err := br.Exec(); err != nil { // the events
-		return nil, err
-	}
-	if keys == 0 {
-		return endpoints, nil
-	}
-	tag, err := br.Exec()
-	if err != nil {
-		return nil, err
-	}
-	if tag.RowsAffected() != int64(keys) {
-		return nil, errKeyLive
-	}
-	return endpoints, nil
 }

@@ -14,9 +14,9 @@ import (
 )
 
 // pinIdle is how long a pinned connection stays out of the pool with nothing to
-// do. It matches pgx's check on reuse: the pool pings a connection idle for more
-// than a second before handing it out, so the pin is given back before it would
-// need one.
+// do. It matches pgx's check on reuse: its database/sql driver pings a connection
+// handed out more than a second after it was last handed out, so a pin given back
+// after a second's rest is checked before its next use.
 const pinIdle = time.Second
 
 // pgPin keeps one connection of the pool for a goroutine that writes on
@@ -38,8 +38,10 @@ type pgPin struct {
 
 // run runs write on the pinned connection, taking one from the pool first if
 // none is pinned. When write fails inside a transaction, the transaction is
-// rolled back (or the connection dropped); after any failure the connection goes
-// back to the pool, and the next write takes one the pool has checked.
+// rolled back (or the connection dropped). A failure that leaves the connection
+// closed or inside a transaction gives it back to the pool, and the next write
+// takes one the pool has checked; after one that PostgreSQL answered and rolled
+// back (a live idempotency key, changed webhook endpoints) it stays pinned.
 func (p *pgPin) run(ctx context.Context, write func(c *pgx.Conn) error) error {
 	if p.conn == nil {
 		c, err := p.db.w.Conn(ctx)
@@ -49,13 +51,16 @@ func (p *pgPin) run(ctx context.Context, write func(c *pgx.Conn) error) error {
 		p.conn = c
 		p.taken.Add(1)
 	}
+	reusable := false
 	err := p.conn.Raw(func(dc any) error {
 		pc := dc.(*stdlib.Conn).Conn()
 		p.pid.Store(pc.PgConn().PID())
-		return writeOn(ctx, pc, write)
+		err := writeOn(ctx, pc, write)
+		reusable = !pc.PgConn().IsClosed() && pc.PgConn().TxStatus() == 'I'
+		return err
 	})
 	p.used = time.Now()
-	if err != nil {
+	if err != nil && (!reusable || errors.Is(err, driver.ErrBadConn)) {
 		p.release()
 	}
 	return err
