@@ -54,7 +54,7 @@ func (a *API) writeList(ctx context.Context, w http.ResponseWriter, invs []*kass
 		listBuffers.Put(buf)
 		return err
 	}
-	httpx.WriteRawOnce(ctx, w, http.StatusOK, body)
+	httpx.WriteRaw(w, http.StatusOK, body)
 	if cap(body) <= maxPooledList {
 		*buf = body
 		listBuffers.Put(buf)

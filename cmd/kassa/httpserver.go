@@ -4,8 +4,6 @@ import (
 	"log/slog"
 	"net/http"
 	"time"
-
-	"kassa/api/httpx"
 )
 
 // httpLimits are the HTTP server's time limits (decisions.md "Running in
@@ -25,6 +23,6 @@ var serverLimits = httpLimits{Header: 10 * time.Second, Request: 60 * time.Secon
 // slowly, reads slowly or idles holds a connection for a bounded time.
 func newHTTPServer(handler http.Handler, limits httpLimits, log *slog.Logger) *http.Server {
 	return &http.Server{Handler: handler, ReadHeaderTimeout: limits.Header, ReadTimeout: limits.Request,
-		WriteTimeout: limits.Write, IdleTimeout: limits.Idle, ConnContext: httpx.ConnContext,
+		WriteTimeout: limits.Write, IdleTimeout: limits.Idle,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 }
