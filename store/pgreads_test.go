@@ -131,6 +131,44 @@ func TestPostgresPageWithdrawn(t *testing.T) {
 	}
 }
 
+// TestPostgresPageTakenOutlivesCaller: a page whose caller goes away after a
+// runner took it is still returned: the read is bounded and under way, and a
+// caller told "canceled" might retry what it already has. The page's query is
+// held on a lock while the caller's context ends.
+func TestPostgresPageTakenOutlivesCaller(t *testing.T) {
+	cfg := storetest.PostgresConfig(t)
+	f := newFixture(t, cfg)
+	inv := f.invoice(t, f.m, 1000, nil)
+	raw := storetest.RawDB(t, cfg)
+	lock, err := raw.BeginTx(f.ctx, nil)
+	must(t, err)
+	defer lock.Rollback()
+	_, err = lock.Exec("LOCK TABLE invoices IN ACCESS EXCLUSIVE MODE")
+	must(t, err)
+
+	ctx, cancel := context.WithCancel(f.ctx)
+	type result struct {
+		invs []*kassa.Invoice
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		invs, _, err := f.db.Invoices(ctx, kassa.InvoiceFilter{MerchantID: f.m.ID})
+		done <- result{invs, err}
+	}()
+	waitUntil(t, "the page's query to wait on the lock", func() bool {
+		var n int
+		must(t, raw.QueryRow("SELECT count(*) FROM pg_locks WHERE NOT granted AND relation = 'invoices'::regclass").Scan(&n))
+		return n > 0
+	})
+	cancel()
+	must(t, lock.Commit())
+	r := <-done
+	if r.err != nil || len(r.invs) != 1 || r.invs[0].ID != inv.ID {
+		t.Fatalf("page taken before its caller went away: %d invoices, error %v; want the one invoice", len(r.invs), r.err)
+	}
+}
+
 // TestPostgresPageEveryColumn: a page read from PostgreSQL's raw values holds
 // every column as the single-invoice read (pgx's scan through database/sql) does,
 // with every optional column set and with none.
