@@ -94,11 +94,13 @@ func TestPostgresCreateForeignKeys(t *testing.T) {
 	cfg := storetest.PostgresConfig(t)
 	newFixture(t, cfg)
 	raw := storetest.RawDB(t, cfg)
-	for table, want := range map[string]int{"invoices": 0, "events": 0, "webhook_endpoints": 1, "idempotency_keys": 0} {
+	for table, want := range map[string]int{"invoices": 0, "events": 0, "api_keys": 1, "webhook_endpoints": 1,
+		"orders": 1, "checkout_estimates": 1, "checkout_addresses": 1, "dashboard_sessions": 1} {
 		var n int
-		must(t, raw.QueryRow("SELECT count(*) FROM pg_constraint WHERE contype = 'f' AND conrelid = $1::regclass", table).Scan(&n))
+		must(t, raw.QueryRow(`SELECT count(*) FROM pg_constraint
+			WHERE contype = 'f' AND conrelid = $1::regclass AND confrelid = 'merchants'::regclass`, table).Scan(&n))
 		if n != want {
-			t.Errorf("%s: %d foreign keys, want %d", table, n, want)
+			t.Errorf("%s: %d foreign keys to merchants, want %d", table, n, want)
 		}
 	}
 }

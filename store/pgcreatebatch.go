@@ -38,7 +38,8 @@ type connRunner func(ctx context.Context, write func(c *pgx.Conn) error) error
 
 // pgCreateInvoices writes prepared creates through on in one transaction. When
 // memo knows the webhook endpoints of every merchant environment of the batch, it
-// is one pipelined round trip: BEGIN, a check that those endpoints are unchanged,
+// is one pipelined round trip (once its statements are prepared on the
+// connection): BEGIN, a check that those endpoints are unchanged,
 // a multi-row INSERT per table (invoices, events, idempotency records,
 // deliveries), COMMIT. Otherwise, or when the check fails, two: BEGIN, the
 // endpoints (remembered in memo) and the inserts; then the deliveries and COMMIT.
@@ -141,7 +142,8 @@ func (st *pgBatch) queueInserts(b *pgx.Batch) {
 // writeOneTrip sends the batch, its deliveries to the endpoints of sets (one per
 // scope) and COMMIT at once; the transaction aborts (KA001) unless each scope's
 // endpoints still have their set's print. It reports whether deliveries were
-// queued; on an error the transaction was rolled back.
+// queued. On an error PostgreSQL skipped the rest, COMMIT included: the
+// transaction is left aborted, and the caller (writeOn) rolls it back.
 func (st *pgBatch) writeOneTrip(ctx context.Context, c *pgx.Conn, sets []endpointSet) (queued bool, err error) {
 	b := &pgx.Batch{}
 	b.Queue("BEGIN")
@@ -165,16 +167,15 @@ func (st *pgBatch) writeTwoTrips(ctx context.Context, c *pgx.Conn, memo *endpoin
 	st.queueInserts(b)
 	br := c.SendBatch(ctx, b)
 	sets, err := st.readEndpoints(br)
-	if err == nil {
-		err = execAll(br, b.Len()-1-len(st.scopes), false)
-	} else {
-		_ = br.Close()
-	}
 	if err != nil {
+		_ = br.Close()
 		return false, err
 	}
-	for i, s := range st.scopes {
+	for i, s := range st.scopes { // a snapshot, whatever the inserts meet
 		memo.put(s, sets[i])
+	}
+	if err = execAll(br, b.Len()-1-len(st.scopes), false); err != nil {
+		return false, err
 	}
 	b = &pgx.Batch{}
 	queued = st.queueDeliveries(b, sets)

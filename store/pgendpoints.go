@@ -19,7 +19,7 @@ const (
 
 // endpointPrint is what of an enabled endpoint its deliveries depend on: which it
 // is and which events it wants. A merchant environment's print is its enabled
-// endpoints' prints in id order, one a line (” for none).
+// endpoints' prints in id order, one a line (empty for none).
 const endpointPrint = `id || ' ' || enabled_events`
 
 // enabledEndpointsPrintSQL reads a merchant environment's enabled endpoints, as
@@ -46,7 +46,10 @@ type endpointSet struct {
 // trip: the batch's transaction first checks that each set's print is unchanged
 // (endpointsUnchangedSQL), else it rolls back and the writer reads the endpoints
 // again, in two round trips. Other instances may change endpoints at any time:
-// what the memo holds is a guess the transaction checks, never trusted as is.
+// what the memo holds is a guess the transaction checks, never trusted as is. A
+// failed check costs more than the read it saves (pgx forgets the prepared
+// statements of a batch that met an error, so the retry prepares them again);
+// endpoints change rarely beside creates.
 type endpointMemo struct {
 	mu   sync.Mutex
 	sets map[endpointScope]endpointSet

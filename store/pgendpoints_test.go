@@ -11,7 +11,7 @@ import (
 // TestPostgresCreateEndpointsChecked: once PostgreSQL's create writer has read a
 // merchant environment's webhook endpoints, its batches go in one round trip with
 // the deliveries to the endpoints it remembers; an endpoint added, disabled or
-// changed since (by any instance) fails the transaction's check, and the batch is
+// changed or deleted since (by any instance) fails the transaction's check, and the batch is
 // written again after a fresh read, so every create queues exactly the deliveries
 // a read would have given.
 func TestPostgresCreateEndpointsChecked(t *testing.T) {
@@ -57,6 +57,14 @@ func TestPostgresCreateEndpointsChecked(t *testing.T) {
 			must(t, err)
 		}, 6, 4, 0, 1},
 		{"unchanged again", func(*testing.T) {}, 6, 4, 1, 0},
+		{"endpoint enabled again", func(t *testing.T) {
+			_, err := f.db.UpdateWebhookEndpoint(f.ctx, p, a.ID, kassa.WebhookEndpointInput{Disabled: ptr(false)})
+			must(t, err)
+		}, 8, 4, 0, 1},
+		{"endpoint deleted", func(t *testing.T) {
+			must(t, f.db.DeleteWebhookEndpoint(f.ctx, p, b.ID))
+			b = nil
+		}, 10, 0, 0, 1},
 	} {
 		t.Run(step.name, func(t *testing.T) {
 			step.change(t)

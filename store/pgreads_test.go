@@ -133,8 +133,9 @@ func TestPostgresPageWithdrawn(t *testing.T) {
 
 // TestPostgresPageTakenOutlivesCaller: a page whose caller goes away after a
 // runner took it is still returned: the read is bounded and under way, and a
-// caller told "canceled" might retry what it already has. The page's query is
-// held on a lock while the caller's context ends.
+// caller told "canceled" might retry what it already has. The runner is another
+// goroutine (the readers are held until the page is queued), and the page's
+// query waits on a lock while the caller's context ends.
 func TestPostgresPageTakenOutlivesCaller(t *testing.T) {
 	cfg := storetest.PostgresConfig(t)
 	f := newFixture(t, cfg)
@@ -146,6 +147,7 @@ func TestPostgresPageTakenOutlivesCaller(t *testing.T) {
 	_, err = lock.Exec("LOCK TABLE invoices IN ACCESS EXCLUSIVE MODE")
 	must(t, err)
 
+	release, _ := store.HoldReads(t, f.db)
 	ctx, cancel := context.WithCancel(f.ctx)
 	type result struct {
 		invs []*kassa.Invoice
@@ -156,6 +158,7 @@ func TestPostgresPageTakenOutlivesCaller(t *testing.T) {
 		invs, _, err := f.db.Invoices(ctx, kassa.InvoiceFilter{MerchantID: f.m.ID})
 		done <- result{invs, err}
 	}()
+	release(1)
 	waitUntil(t, "the page's query to wait on the lock", func() bool {
 		var n int
 		must(t, raw.QueryRow("SELECT count(*) FROM pg_locks WHERE NOT granted AND relation = 'invoices'::regclass").Scan(&n))

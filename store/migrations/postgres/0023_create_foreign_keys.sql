@@ -6,5 +6,17 @@
 -- of both comes from the request's authenticated key, whose merchant exists, and
 -- merchants are never deleted; SQLite, whose check is a lookup in the writer,
 -- keeps its foreign keys (docs/decisions.md).
-ALTER TABLE invoices DROP CONSTRAINT IF EXISTS invoices_merchant_id_fkey;
-ALTER TABLE events DROP CONSTRAINT IF EXISTS events_merchant_id_fkey;
+-- The keys are found by what they are, not by name, so a database restored or made
+-- with other names loses them too.
+DO $$
+DECLARE
+    fk record;
+BEGIN
+    FOR fk IN SELECT conrelid::regclass AS tbl, conname FROM pg_constraint
+        WHERE contype = 'f' AND confrelid = 'merchants'::regclass
+          AND conrelid IN ('invoices'::regclass, 'events'::regclass)
+    LOOP
+        EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', fk.tbl, fk.conname);
+    END LOOP;
+END
+$$;
