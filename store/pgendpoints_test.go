@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"errors"
 	"testing"
 
 	"kassa"
@@ -82,5 +83,61 @@ func TestPostgresCreateEndpointsChecked(t *testing.T) {
 				t.Fatalf("deliveries to a: %d, to b: %d; want %d, %d", got, gotB, step.wantA, step.wantB)
 			}
 		})
+	}
+}
+
+// TestPostgresCreateStaleEndpointsAndLiveKey: a batch across two merchants, one of
+// whose endpoints changed since the writer read them, and one of whose creates
+// meets a live claim on its key: the check fails first, the batch goes again with
+// a fresh read, the live key splits it, and only that create fails; the others
+// queue their deliveries to the endpoints as they now are.
+func TestPostgresCreateStaleEndpointsAndLiveKey(t *testing.T) {
+	cfg := storetest.PostgresConfig(t)
+	f := newFixture(t, cfg)
+	other := f.merchant(t, "other@example.com")
+	p := principal(f.m)
+	a, err := f.db.CreateWebhookEndpoint(f.ctx, p, kassa.WebhookEndpointInput{
+		URL: ptr("https://example.com/a"), EnabledEvents: []string{"invoice.created"}})
+	must(t, err)
+	create := func(m *kassa.Merchant, key string) func() (*kassa.Invoice, error) {
+		return func() (*kassa.Invoice, error) {
+			var save *kassa.SavedResponse[kassa.CreatedInvoice]
+			if key != "" {
+				s := kassa.IdempotencyScope{MerchantID: m.ID, Environment: kassa.Devnet, Route: "POST /api/v1/invoices", Key: key}
+				save = &kassa.SavedResponse[kassa.CreatedInvoice]{Scope: s, Fingerprint: "fp-" + key,
+					Render: func(kassa.CreatedInvoice) (int, []byte, error) { return 201, []byte(`{}`), nil }}
+			}
+			inv, _, err := f.db.CreateInvoice(f.ctx, principal(m), kassa.InvoiceCreate{Amount: 1000}, save)
+			return inv, err
+		}
+	}
+	// Both merchants' endpoints are read and remembered.
+	_, errs := createAll(t, f, store.HoldCreates(t, f.db), []func() (*kassa.Invoice, error){create(f.m, ""), create(other, "")})
+	for _, err := range errs {
+		must(t, err)
+	}
+	b, err := f.db.CreateWebhookEndpoint(f.ctx, p, kassa.WebhookEndpointInput{
+		URL: ptr("https://example.com/b"), EnabledEvents: []string{"invoice.*"}})
+	must(t, err)
+	claim(t, f, scope(f, "held"), "fp-other")
+	_, stale0 := store.CreateTrips(t, f.db)
+
+	invs, errs := createAll(t, f, store.HoldCreates(t, f.db), []func() (*kassa.Invoice, error){
+		create(f.m, "held"), create(f.m, "fresh"), create(other, "")})
+	if !errors.Is(errs[0], kassa.ErrClaimLost) || errs[1] != nil || errs[2] != nil || invs[1] == nil || invs[2] == nil {
+		t.Fatalf("errors %v; want ErrClaimLost for the held key only", errs)
+	}
+	if _, stale := store.CreateTrips(t, f.db); stale-stale0 != 1 {
+		t.Errorf("%d batches found their endpoints changed, want 1", stale-stale0)
+	}
+	for _, c := range []struct {
+		ep   *kassa.WebhookEndpoint
+		want int
+	}{{a, 2}, {b, 1}} {
+		ds, _, err := f.db.WebhookDeliveries(f.ctx, p, kassa.DeliveryFilter{EndpointID: c.ep.ID, Limit: 100})
+		must(t, err)
+		if len(ds) != c.want {
+			t.Errorf("endpoint %s: %d deliveries, want %d", c.ep.URL, len(ds), c.want)
+		}
 	}
 }
