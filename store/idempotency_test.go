@@ -206,3 +206,21 @@ func TestIdempotencyConcurrentClaims(t *testing.T) {
 		}
 	})
 }
+
+// keyedCreate returns a create of an invoice for m, under idempotency key key
+// (fingerprint "fp-"+key) when it is not "", for 1 USD, its response {"id": ...}: the creates
+// the batch and pin tests hold, release and count.
+func keyedCreate(f *fixture, m *kassa.Merchant, key string) func() (*kassa.Invoice, error) {
+	return func() (*kassa.Invoice, error) {
+		var save *kassa.SavedResponse[kassa.CreatedInvoice]
+		if key != "" {
+			s := kassa.IdempotencyScope{MerchantID: m.ID, Environment: kassa.Devnet, Route: "POST /api/v1/invoices", Key: key}
+			save = &kassa.SavedResponse[kassa.CreatedInvoice]{Scope: s, Fingerprint: "fp-" + key,
+				Render: func(c kassa.CreatedInvoice) (int, []byte, error) {
+					return 201, []byte(`{"id":"` + c.Invoice.ID + `"}`), nil
+				}}
+		}
+		inv, _, err := f.db.CreateInvoice(f.ctx, principal(m), kassa.InvoiceCreate{Amount: 1000}, save)
+		return inv, err
+	}
+}

@@ -53,20 +53,7 @@ func TestPostgresCreateBatch(t *testing.T) {
 	ep, err := f.db.CreateWebhookEndpoint(f.ctx, principal(f.m), kassa.WebhookEndpointInput{
 		URL: ptr("https://example.com/hook"), EnabledEvents: []string{"invoice.created"}})
 	must(t, err)
-	render := func(c kassa.CreatedInvoice) (int, []byte, error) {
-		return 201, []byte(`{"id":"` + c.Invoice.ID + `"}`), nil
-	}
-	create := func(m *kassa.Merchant, key string) func() (*kassa.Invoice, error) {
-		return func() (*kassa.Invoice, error) {
-			var save *kassa.SavedResponse[kassa.CreatedInvoice]
-			if key != "" {
-				s := kassa.IdempotencyScope{MerchantID: m.ID, Environment: kassa.Devnet, Route: "POST /api/v1/invoices", Key: key}
-				save = &kassa.SavedResponse[kassa.CreatedInvoice]{Scope: s, Fingerprint: "fp-" + key, Render: render}
-			}
-			inv, _, err := f.db.CreateInvoice(f.ctx, principal(m), kassa.InvoiceCreate{Amount: 1000}, save)
-			return inv, err
-		}
-	}
+	create := func(m *kassa.Merchant, key string) func() (*kassa.Invoice, error) { return keyedCreate(f, m, key) }
 
 	t.Run("one transaction", func(t *testing.T) {
 		invs, errs := createAll(t, f, store.HoldCreates(t, f.db), []func() (*kassa.Invoice, error){

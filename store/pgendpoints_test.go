@@ -99,18 +99,7 @@ func TestPostgresCreateStaleEndpointsAndLiveKey(t *testing.T) {
 	a, err := f.db.CreateWebhookEndpoint(f.ctx, p, kassa.WebhookEndpointInput{
 		URL: ptr("https://example.com/a"), EnabledEvents: []string{"invoice.created"}})
 	must(t, err)
-	create := func(m *kassa.Merchant, key string) func() (*kassa.Invoice, error) {
-		return func() (*kassa.Invoice, error) {
-			var save *kassa.SavedResponse[kassa.CreatedInvoice]
-			if key != "" {
-				s := kassa.IdempotencyScope{MerchantID: m.ID, Environment: kassa.Devnet, Route: "POST /api/v1/invoices", Key: key}
-				save = &kassa.SavedResponse[kassa.CreatedInvoice]{Scope: s, Fingerprint: "fp-" + key,
-					Render: func(kassa.CreatedInvoice) (int, []byte, error) { return 201, []byte(`{}`), nil }}
-			}
-			inv, _, err := f.db.CreateInvoice(f.ctx, principal(m), kassa.InvoiceCreate{Amount: 1000}, save)
-			return inv, err
-		}
-	}
+	create := func(m *kassa.Merchant, key string) func() (*kassa.Invoice, error) { return keyedCreate(f, m, key) }
 	// Both merchants' endpoints are read and remembered.
 	_, errs := createAll(t, f, store.HoldCreates(t, f.db), []func() (*kassa.Invoice, error){create(f.m, ""), create(other, "")})
 	for _, err := range errs {

@@ -80,12 +80,7 @@ func TestPostgresCreatesPinLost(t *testing.T) {
 
 // pinCreate creates an invoice for f's merchant, under key when it is not "".
 func pinCreate(f *fixture, key string) error {
-	var save *kassa.SavedResponse[kassa.CreatedInvoice]
-	if key != "" {
-		save = &kassa.SavedResponse[kassa.CreatedInvoice]{Scope: scope(f, key), Fingerprint: "fp-" + key,
-			Render: func(c kassa.CreatedInvoice) (int, []byte, error) { return 201, []byte(`{}`), nil }}
-	}
-	_, _, err := f.db.CreateInvoice(f.ctx, principal(f.m), kassa.InvoiceCreate{Amount: 12_500}, save)
+	_, err := keyedCreate(f, f.m, key)()
 	return err
 }
 
