@@ -1,9 +1,18 @@
 package store
 
 import (
+	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // privateFiles makes dir 0700 and the database at path 0600, whatever existed
@@ -29,4 +38,94 @@ func privateFiles(dir, path string) error {
 		}
 	}
 	return nil
+}
+
+// sqlitePragmas are applied to every SQLite writer connection. synchronous(FULL)
+// syncs the WAL at every commit, so an answered write (a create's 201) survives a
+// power cut or a kernel crash, not only a crash of the process; NORMAL syncs only
+// at checkpoints, and a power cut may roll back the last commits. The group commit
+// shares one sync among the transactions committed together; FULL cost 15 % of
+// SQLite creates per second under load (docs/performance.md, fifth session of
+// issue 17). temp_store(MEMORY) keeps the statement journal in memory: the group
+// commit runs transactions that share a commit in savepoints, whose first change
+// to each page copies that page to the journal, and in a file that meant open,
+// write and close system calls per group.
+const sqlitePragmas = "_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)&_pragma=temp_store(MEMORY)&" +
+	sqliteCheckpoint + "&" + sqliteCache
+
+// sqliteCheckpoint is the writer's own checkpoint threshold, 16,000 pages (64
+// MiB) instead of SQLite's 1,000: a backstop. The checkpointer (checkpoint.go)
+// copies the WAL into the database file beside the writer every half second, so
+// a checkpoint inside the writer's commit, which stalls every create queued behind
+// it, is rare and has little left to copy.
+const sqliteCheckpoint = "_pragma=wal_autocheckpoint(16000)"
+
+// sqliteCache maps the database file into memory, so pages are read from the
+// mapping instead of with a pread system call each, and leaves the page cache at
+// SQLite's default (2 MiB). A larger cache cost more than it saved: SQLite walks
+// the whole cache at the end of every write transaction (a tenth of a create's CPU
+// with 64 MiB), and a reader's cache is emptied whenever another connection wrote
+// (docs/performance.md, "Profile of a create (issue 17)").
+const sqliteCache = "_pragma=mmap_size(268435456)"
+
+// openSQLite opens the SQLite database kassa.db in dir: the writer's connection and
+// its group commit, the checkpointer, and the pool of read-only connections.
+func (db *DB) openSQLite(ctx context.Context, dir string) error {
+	db.engine = EngineSQLite
+	if dir == "" {
+		return errors.New("store: DataDir is required for SQLite")
+	}
+	path := filepath.Join(dir, "kassa.db")
+	// A '?' in the path would be taken for the start of the DSN's parameters.
+	if strings.ContainsRune(path, '?') {
+		return fmt.Errorf("store: data dir path must not contain '?'")
+	}
+	if err := privateFiles(dir, path); err != nil {
+		return err
+	}
+	w := openSQLiteDB(path + "?" + sqlitePragmas + "&_txlock=immediate")
+	db.w = newPool(w, true)
+	db.w.endpoints = &endpointCache{}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxIdleTime(0)
+	w.SetConnMaxLifetime(0)
+	if err := pingBusy(ctx, w); err != nil {
+		return fmt.Errorf("store: open sqlite: %w", err)
+	}
+	if err := db.migrate(ctx); err != nil {
+		return err
+	}
+	db.group = newGroupCommit(db.w)
+	var err error
+	if db.ckpt, err = startCheckpointer(path, checkpointEvery, db.group.groups.Load, db.log); err != nil {
+		return err
+	}
+	r := openSQLiteDB(path + "?_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)&_pragma=query_only(1)&" + sqliteCache)
+	db.r = newPool(r, true)
+	n := max(4, runtime.GOMAXPROCS(0))
+	r.SetMaxOpenConns(n)
+	r.SetMaxIdleConns(n)
+	if err := r.PingContext(ctx); err != nil {
+		return fmt.Errorf("store: open sqlite readers: %w", err)
+	}
+	return nil
+}
+
+// pingBusy opens the first connection, retrying while SQLite answers SQLITE_BUSY:
+// switching a new database file to WAL takes an exclusive lock and does not wait
+// for busy_timeout, so processes opening one new file together collide there.
+func pingBusy(ctx context.Context, w *sql.DB) error {
+	for attempt := 0; ; attempt++ {
+		err := w.PingContext(ctx)
+		var se *sqlite.Error
+		if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY || attempt == 100 {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+
+	"kassa/api/httpx"
+	"kassa/commerce"
+	"kassa/webhook"
+)
+
+// serveFlags are the flags of `kassa serve`, as parseServeFlags reads them.
+type serveFlags struct {
+	storeFlags
+	chainFlags
+	secrets   secretsFlags
+	addr      string
+	publicURL string
+	secret    string
+	dev       bool
+	limits    httpx.RateLimits
+	// rateStore is where rate budgets live: auto, memory or database.
+	rateStore string
+	registry  string
+	rates     rateFlags
+	// webhookWorkers is how many webhook deliveries this instance sends at once;
+	// 0 leaves delivery to other instances.
+	webhookWorkers int
+	// retailerURL and retailerKey configure the mainnet upstream retailer API.
+	retailerURL, retailerKey, retailerName string
+	// logLevel is the least level logged; access is how requests are logged.
+	logLevel slog.Level
+	access   httpx.AccessLog
+	// drain is how long a stopping instance reports not ready while still serving.
+	drain   drainFlag
+	metrics metricsFlags
+	// pprofAddr, when set, serves net/http/pprof there (loopback only).
+	pprofAddr string
+}
+
+func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
+	var err error
+	f := &serveFlags{}
+	d := httpx.DefaultRateLimits()
+	fs := newFlagSet("kassa serve", stderr)
+	f.storeFlags.register(fs)
+	f.chainFlags.register(fs)
+	f.secrets.register(fs)
+	fs.StringVar(&f.addr, "addr", envOr("KASSA_ADDR", "127.0.0.1:8080"), "listen address; port 0 picks a free port (env KASSA_ADDR)")
+	fs.StringVar(&f.publicURL, "public-url", envOr("KASSA_PUBLIC_URL", ""), "base URL payors and clients reach; default http://<addr> (env KASSA_PUBLIC_URL)")
+	fs.StringVar(&f.secret, "secret", envOr("KASSA_SECRET", ""), "server secret for JWT and session signatures; default: generated and kept in the data dir (env KASSA_SECRET)")
+	fs.StringVar(&f.registry, "registry-file", envOr("KASSA_REGISTRY_FILE", ""), "JSON file of networks and tokens replacing the built-in registry (env KASSA_REGISTRY_FILE)")
+	f.rates.register(fs)
+	f.metrics.register(fs)
+	fs.StringVar(&f.pprofAddr, "pprof-addr", envOr("KASSA_PPROF_ADDR", ""), "serve Go's profiler (/debug/pprof/) on this loopback address, e.g. 127.0.0.1:6060; empty: off (env KASSA_PPROF_ADDR)")
+	fs.BoolVar(&f.dev, "dev", envBool("KASSA_DEV"), "seed a demo merchant and print its login and keys (env KASSA_DEV)")
+	fs.Float64Var(&f.limits.Rate, "rate-limit", envFloat("KASSA_RATE_LIMIT", d.Rate), "requests per second per API key (env KASSA_RATE_LIMIT)")
+	fs.IntVar(&f.limits.Burst, "rate-burst", envInt("KASSA_RATE_BURST", d.Burst), "burst per API key (env KASSA_RATE_BURST)")
+	fs.Float64Var(&f.limits.CreateRate, "create-rate-limit", envFloat("KASSA_CREATE_RATE_LIMIT", d.CreateRate), "invoice creates per second per API key (env KASSA_CREATE_RATE_LIMIT)")
+	fs.IntVar(&f.limits.CreateBurst, "create-rate-burst", envInt("KASSA_CREATE_RATE_BURST", d.CreateBurst), "invoice create burst per API key (env KASSA_CREATE_RATE_BURST)")
+	fs.StringVar(&f.rateStore, "rate-limit-store", envOr("KASSA_RATE_LIMIT_STORE", "auto"), "where rate budgets live: database (shared by every instance), memory (this instance's own), or auto: database on PostgreSQL, memory on SQLite (env KASSA_RATE_LIMIT_STORE)")
+	fs.IntVar(&f.webhookWorkers, "webhook-workers", envInt("KASSA_WEBHOOK_WORKERS", webhook.DefaultWorkers), "concurrent webhook deliveries of this instance; 0 sends none (env KASSA_WEBHOOK_WORKERS)")
+	fs.StringVar(&f.retailerURL, "retailer-url", envOr("KASSA_RETAILER_URL", ""), "base URL of the upstream retailer API serving mainnet commerce; empty: no mainnet retailer (env KASSA_RETAILER_URL)")
+	fs.StringVar(&f.retailerKey, "retailer-key", envOr("KASSA_RETAILER_KEY", ""), "API key of the upstream retailer (env KASSA_RETAILER_KEY)")
+	fs.StringVar(&f.retailerName, "retailer-name", envOr("KASSA_RETAILER_NAME", commerce.DefaultRetailer), "which retailer the upstream API is (env KASSA_RETAILER_NAME)")
+	logLevel := fs.String("log-level", envOr("KASSA_LOG_LEVEL", "info"), "least level logged: debug, info, warn or error (env KASSA_LOG_LEVEL)")
+	accessLog := fs.String("access-log", envOr("KASSA_ACCESS_LOG", "on"), "a line per request: on (at info), off, or the level to log them at (env KASSA_ACCESS_LOG)")
+	fs.Var(&f.drain, "drain-delay", "on SIGTERM/SIGINT, how long /readyz answers 503 while requests are still served, before the graceful shutdown: a duration, or auto: 5s on PostgreSQL, 0 on SQLite; a second signal stops at once (env KASSA_DRAIN_DELAY)")
+	if err := f.drain.Set(envOr("KASSA_DRAIN_DELAY", "auto")); err != nil {
+		return nil, fmt.Errorf("KASSA_DRAIN_DELAY: %w", err)
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if f.logLevel, err = httpx.ParseLevel(*logLevel); err != nil {
+		return nil, fmt.Errorf("--log-level: %w", err)
+	}
+	if f.access, err = httpx.ParseAccessLog(*accessLog); err != nil {
+		return nil, fmt.Errorf("--access-log: %w", err)
+	}
+	if err := f.metrics.parse(); err != nil {
+		return nil, err
+	}
+	if err := commerce.CheckRetailer("--retailer-name", f.retailerName); err != nil {
+		return nil, err
+	}
+	if f.rateStore != "auto" && f.rateStore != "memory" && f.rateStore != "database" {
+		return nil, fmt.Errorf("--rate-limit-store must be auto, memory or database")
+	}
+	if f.webhookWorkers < 0 {
+		return nil, fmt.Errorf("--webhook-workers must be 0 or more")
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	return f, nil
+}
