@@ -10,7 +10,8 @@ import (
 )
 
 // checkpointEvery is how often the checkpointer copies the WAL's committed pages
-// into the SQLite database file, when anything was committed since its last run:
+// into the SQLite database file, when anything was committed since its last run
+// or that run left frames behind (a reader's snapshot still needed them):
 // under a create load the frames of half a second, each page copied once however
 // often the WAL holds it. The log restarts from its beginning only when a copy
 // ends between two of the writer's commits, so it can still grow to the writer's
@@ -38,7 +39,7 @@ type checkpointer struct {
 }
 
 // startCheckpointer opens the connection of the SQLite database at path and
-// checkpoints every interval while commits moves.
+// checkpoints every interval while commits moves or frames are left behind.
 func startCheckpointer(path string, every time.Duration, commits func() int64, log *slog.Logger) (*checkpointer, error) {
 	conn := openSQLiteDB(path + "?_pragma=busy_timeout(5000)")
 	conn.SetMaxOpenConns(1)
@@ -60,12 +61,18 @@ func (c *checkpointer) loop() {
 			return
 		case <-t.C:
 		}
-		if n := c.commits(); n != last {
+		if n := c.commits(); n != last || c.behind() {
 			last = n
 			c.checkpoint()
 		}
 	}
 }
+
+// behind reports whether the last checkpoint left frames uncopied because a
+// reader's snapshot still needed them. The next tick then tries again, so the
+// frames of the last commits before a quiet spell are copied once the reader ends
+// and not only after the next commit; when every frame is copied the loop rests.
+func (c *checkpointer) behind() bool { return c.copied.Load() < c.frames.Load() }
 
 // checkpoint runs one PASSIVE checkpoint: as many committed frames as no reader
 // still needs are copied; the rest wait for the next run.

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"path/filepath"
 	"testing"
 	"time"
@@ -51,5 +52,78 @@ func TestCheckpointer(t *testing.T) {
 		if time.Now().After(end) {
 			t.Fatalf("after %d checkpoints the WAL holds %d frames, %d copied", c.runs.Load(), c.frames.Load(), c.copied.Load())
 		}
+	}
+}
+
+// TestCheckpointerCatchesUp checks that frames a reader's snapshot kept from a
+// checkpoint are copied once the reader ends, with nothing committed after: a run
+// that left frames behind is tried again at the next tick.
+func TestCheckpointerCatchesUp(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db, err := Open(ctx, Config{DataDir: dir, PasswordCost: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	m, err := db.CreateMerchant(ctx, kassa.MerchantCreate{Name: "Shop", Email: "catchup@example.com", Password: "correct horse"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := kassa.Principal{MerchantID: m.ID, Environment: kassa.Devnet}
+	create := func(n int) {
+		t.Helper()
+		for range n {
+			if _, _, err := db.CreateInvoice(ctx, p, kassa.InvoiceCreate{Amount: 100}, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	create(5)
+	// A reader whose snapshot is taken now, before the next commits.
+	path := filepath.Join(dir, "kassa.db")
+	rdb := openSQLiteDB(path + "?_pragma=busy_timeout(5000)&_pragma=query_only(1)")
+	defer rdb.Close()
+	rtx, err := rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rtx.Rollback()
+	var before int
+	if err := rtx.QueryRowContext(ctx, "SELECT COUNT(*) FROM invoices").Scan(&before); err != nil {
+		t.Fatal(err)
+	}
+	c, err := startCheckpointer(path, 10*time.Millisecond, db.group.groups.Load, db.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.stop()
+	create(20)
+	// Runs after the last commit cannot copy what the reader may still read, and
+	// go on while they cannot.
+	runs := c.runs.Load()
+	for end := time.Now().Add(10 * time.Second); c.runs.Load() < runs+2; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("%d checkpoints in 10 s after the last commit, with frames left behind", c.runs.Load()-runs)
+		}
+	}
+	if !c.behind() {
+		t.Fatalf("with a reader's snapshot held the WAL's %d frames were all copied (%d)", c.frames.Load(), c.copied.Load())
+	}
+	var still int
+	if err := rtx.QueryRowContext(ctx, "SELECT COUNT(*) FROM invoices").Scan(&still); err != nil || still != before {
+		t.Fatalf("reader saw %d invoices, then %d (%v)", before, still, err)
+	}
+	if err := rtx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	groups := db.group.groups.Load()
+	for end := time.Now().Add(10 * time.Second); c.behind(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("after %d checkpoints the WAL holds %d frames, %d copied", c.runs.Load(), c.frames.Load(), c.copied.Load())
+		}
+	}
+	if g := db.group.groups.Load(); g != groups {
+		t.Fatalf("%d commits while the checkpointer caught up; the test needs none", g-groups)
 	}
 }
