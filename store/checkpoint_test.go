@@ -14,37 +14,15 @@ import (
 // file beside the writer: the checkpointer runs only after commits, and a run
 // copies every frame no reader holds (here: all of them).
 func TestCheckpointer(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	db, err := Open(ctx, Config{DataDir: dir, PasswordCost: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db, c, _ := checkpointFixture(t)
 	if db.ckpt == nil || db.ckpt.every != checkpointEvery {
 		t.Fatalf("Open started checkpointer %+v", db.ckpt)
 	}
-	// A second checkpointer on the same file, at a test's pace, whose runs this
-	// test can tell apart from the store's own.
-	c, err := startCheckpointer(filepath.Join(dir, "kassa.db"), 10*time.Millisecond, db.group.groups.Load, db.log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.stop()
 	time.Sleep(50 * time.Millisecond)
 	if n := c.runs.Load(); n != 0 {
 		t.Fatalf("%d checkpoints with nothing committed", n)
 	}
-	m, err := db.CreateMerchant(ctx, kassa.MerchantCreate{Name: "Shop", Email: "ckpt@example.com", Password: "correct horse"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := kassa.Principal{MerchantID: m.ID, Environment: kassa.Devnet}
-	for range 20 {
-		if _, _, err := db.CreateInvoice(ctx, p, kassa.InvoiceCreate{Amount: 100}, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
+	createInvoices(t, db, checkpointMerchant(t, db), 20)
 	for end := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 		if c.runs.Load() > 0 && c.frames.Load() > 0 && c.copied.Load() == c.frames.Load() {
 			break
@@ -60,28 +38,10 @@ func TestCheckpointer(t *testing.T) {
 // that left frames behind is tried again at the next tick.
 func TestCheckpointerCatchesUp(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	db, err := Open(ctx, Config{DataDir: dir, PasswordCost: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	m, err := db.CreateMerchant(ctx, kassa.MerchantCreate{Name: "Shop", Email: "catchup@example.com", Password: "correct horse"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := kassa.Principal{MerchantID: m.ID, Environment: kassa.Devnet}
-	create := func(n int) {
-		t.Helper()
-		for range n {
-			if _, _, err := db.CreateInvoice(ctx, p, kassa.InvoiceCreate{Amount: 100}, nil); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	create(5)
+	db, c, path := checkpointFixture(t)
+	p := checkpointMerchant(t, db)
+	createInvoices(t, db, p, 5)
 	// A reader whose snapshot is taken now, before the next commits.
-	path := filepath.Join(dir, "kassa.db")
 	rdb := openSQLiteDB(path + "?_pragma=busy_timeout(5000)&_pragma=query_only(1)")
 	defer rdb.Close()
 	rtx, err := rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
@@ -93,12 +53,7 @@ func TestCheckpointerCatchesUp(t *testing.T) {
 	if err := rtx.QueryRowContext(ctx, "SELECT COUNT(*) FROM invoices").Scan(&before); err != nil {
 		t.Fatal(err)
 	}
-	c, err := startCheckpointer(path, 10*time.Millisecond, db.group.groups.Load, db.log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.stop()
-	create(20)
+	createInvoices(t, db, p, 20)
 	// Runs after the last commit cannot copy what the reader may still read, and
 	// go on while they cannot.
 	runs := c.runs.Load()
@@ -125,5 +80,45 @@ func TestCheckpointerCatchesUp(t *testing.T) {
 	}
 	if g := db.group.groups.Load(); g != groups {
 		t.Fatalf("%d commits while the checkpointer caught up; the test needs none", g-groups)
+	}
+}
+
+// checkpointFixture opens a SQLite store in a new temporary dir and starts a
+// second checkpointer on its file at a test's pace (10 ms), whose runs a test can
+// tell apart from the store's own. It returns both and the database file's path.
+func checkpointFixture(t *testing.T) (*DB, *checkpointer, string) {
+	t.Helper()
+	dir := t.TempDir()
+	db, err := Open(context.Background(), Config{DataDir: dir, PasswordCost: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	path := filepath.Join(dir, "kassa.db")
+	c, err := startCheckpointer(path, 10*time.Millisecond, db.group.groups.Load, db.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.stop() })
+	return db, c, path
+}
+
+// checkpointMerchant creates a merchant and returns its devnet principal.
+func checkpointMerchant(t *testing.T, db *DB) kassa.Principal {
+	t.Helper()
+	m, err := db.CreateMerchant(context.Background(), kassa.MerchantCreate{Name: "Shop", Email: "ckpt@example.com", Password: "correct horse"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kassa.Principal{MerchantID: m.ID, Environment: kassa.Devnet}
+}
+
+// createInvoices creates n invoices, each its own commit when nothing else writes.
+func createInvoices(t *testing.T, db *DB, p kassa.Principal, n int) {
+	t.Helper()
+	for range n {
+		if _, _, err := db.CreateInvoice(context.Background(), p, kassa.InvoiceCreate{Amount: 100}, nil); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
