@@ -2,8 +2,12 @@
 # Measures invoice create and list over HTTP on SQLite and PostgreSQL, beside a bare
 # net/http JSON echo, all on loopback with the load generator in its own process.
 # Usage: scripts/bench.sh [seconds] [connections] [rounds]. Each round runs the echo,
-# then create and list on each engine; the end prints each figure's median over the
-# rounds and its share of the echo's median (issue 17's goals are such shares).
+# then create and list on each engine, then the echo again; the end prints each
+# figure's median over the rounds and its share of the echo (issue 17's goals are
+# such shares): the median of the rounds' shares, each against the mean of its own
+# round's two echoes, so a machine whose speed drifts between rounds (this one's
+# echo moved by a third within minutes) compares each figure with the echo measured
+# beside it; the share of the medians is printed too.
 # Figures go to docs/performance.md.
 # Metrics are on, as serve's default; KASSA_METRICS=false scripts/bench.sh measures
 # without them (serve reads the variable), for the cost of counting requests.
@@ -18,13 +22,14 @@ trap 'kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
 
 go build -o "$work/kassa" ./cmd/kassa
 go build -o "$work/kassa-load" ./cmd/kassa-load
-# load KEY ARGS...: one load run, printed, its req/s kept under KEY for the summary.
+# load KEY ARGS...: one load run, printed, its req/s kept under KEY and the round
+# ($round) for the summary.
 load() {
   local key=$1; shift
   local line
   line=$("$work/kassa-load" run -d "${secs}s" -c "$conc" "$@")
   echo "$line"
-  echo "$key $(grep -o 'req/s=[0-9]*' <<<"$line" | cut -d= -f2)" >>"$work/figures"
+  echo "$key $round $(grep -o 'req/s=[0-9]*' <<<"$line" | cut -d= -f2)" >>"$work/figures"
 }
 unlimited=(--rate-limit 1e9 --rate-burst 1000000000 --create-rate-limit 1e9 --create-rate-burst 1000000000)
 
@@ -70,15 +75,25 @@ for round in $(seq 1 "$rounds"); do
   psql "$pg" -qc "CREATE SCHEMA $schema" >/dev/null
   run_engine postgres --database-url "$pg&search_path=$schema"
   psql "$pg" -qc "SET client_min_messages = warning; DROP SCHEMA $schema CASCADE" >/dev/null
+  echo "== round $round of $rounds: the echo again"
+  load echo -mode echo -url "$echo_url"
 done
 
 # median KEY: the median req/s of KEY's runs.
-median() { awk -v k="$1" '$1 == k {print $2}' "$work/figures" | sort -n | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : int((v[NR/2]+v[NR/2+1])/2))}'; }
+median() { awk -v k="$1" '$1 == k {print $3}' "$work/figures" | sort -n | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : int((v[NR/2]+v[NR/2+1])/2))}'; }
+# share KEY: the median over the rounds of KEY's req/s against the mean of its
+# round's echoes, in per cent.
+share() {
+  awk -v k="$1" '$1 == "echo" {e[$2] += $3; n[$2]++} $1 == k {r[$2] = $3}
+    END {for (i in r) printf "%.1f\n", 100 * r[i] / (e[i] / n[i])}' "$work/figures" |
+    sort -n | awk '{v[NR]=$1} END {printf "%.1f", (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'
+}
 echo_med=$(median echo)
 echo
-echo "== medians over $rounds rounds (${secs} s, $conc connections), and the share of the echo's $echo_med req/s"
-printf '| %-16s | %8s | %6s |\n' load "req/s" share
+echo "== medians over $rounds rounds (${secs} s, $conc connections); share: the median of the rounds' shares"
+echo "== of their own echo (two runs a round), and the share of the echo's median, $echo_med req/s"
+printf '| %-16s | %8s | %6s | %16s |\n' load "req/s" share "of echo's median"
 for k in sqlite-create sqlite-list postgres-create postgres-list; do
   m=$(median "$k")
-  printf '| %-16s | %8s | %5.1f%% |\n' "$k" "$m" "$(awk -v a="$m" -v b="$echo_med" 'BEGIN {print 100*a/b}')"
+  printf '| %-16s | %8s | %5s%% | %15.1f%% |\n' "$k" "$m" "$(share "$k")" "$(awk -v a="$m" -v b="$echo_med" 'BEGIN {print 100*a/b}')"
 done
