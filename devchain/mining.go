@@ -122,7 +122,31 @@ func (c *Chain) seal() (*types.Header, error) {
 	if head.ParentHash != parent.Hash() {
 		return nil, fmt.Errorf("devchain: no block was sealed on block %d (see the warnings)", parent.Number)
 	}
-	return head, c.persist()
+	if err := c.persist(); err != nil {
+		return nil, err
+	}
+	c.awaitIndex()
+	return head, nil
+}
+
+// maxIndexWait bounds how long awaitIndex waits for the transaction indexer.
+const maxIndexWait = 2 * time.Second
+
+// awaitIndex waits for go-ethereum's transaction indexer to take in the new head.
+// Until it has, the node answers a look-up of any transaction it cannot find
+// (eth_getTransactionReceipt, eth_getTransactionByHash) with the error
+// "transaction indexing is in progress" instead of none: after a reorganisation,
+// a dropped transaction's receipt. Waiting here makes the answer right as soon
+// as Mine, ReorgTo or Revert returns; it takes a millisecond or so on a dev
+// chain. The caller holds mu.
+func (c *Chain) awaitIndex() {
+	chain := c.backend.BlockChain()
+	for deadline := time.Now().Add(maxIndexWait); !chain.TxIndexDone(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			c.log.Warn("devchain: the transaction index is still behind the head", "waited", maxIndexWait)
+			return
+		}
+	}
 }
 
 // persist flushes the database's write-ahead log to disk. Without it the
@@ -244,5 +268,9 @@ func (c *Chain) setHead(hash common.Hash, keepTxs bool) error {
 	if !keepTxs {
 		pool.Clear()
 	}
-	return c.persist()
+	if err := c.persist(); err != nil {
+		return err
+	}
+	c.awaitIndex()
+	return nil
 }
