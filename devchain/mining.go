@@ -122,28 +122,32 @@ func (c *Chain) seal() (*types.Header, error) {
 	if head.ParentHash != parent.Hash() {
 		return nil, fmt.Errorf("devchain: no block was sealed on block %d (see the warnings)", parent.Number)
 	}
+	c.awaitIndex() // before persist, so the indexer's progress is flushed too
 	if err := c.persist(); err != nil {
 		return nil, err
 	}
-	c.awaitIndex()
 	return head, nil
 }
 
 // maxIndexWait bounds how long awaitIndex waits for the transaction indexer.
 const maxIndexWait = 2 * time.Second
 
-// awaitIndex waits for go-ethereum's transaction indexer to take in the new head.
-// Until it has, the node answers a look-up of any transaction it cannot find
-// (eth_getTransactionReceipt, eth_getTransactionByHash) with the error
-// "transaction indexing is in progress" instead of none: after a reorganisation,
-// a dropped transaction's receipt. Waiting here makes the answer right as soon
-// as Mine, ReorgTo or Revert returns; it takes a millisecond or so on a dev
-// chain. The caller holds mu.
+// awaitIndex waits for go-ethereum's transaction indexer to finish its first
+// pass, which starts with the first block mined on a fresh data dir (or the first
+// after a restart). Until it has, the node answers a look-up of any transaction it
+// cannot find (eth_getTransactionReceipt, eth_getTransactionByHash) with the error
+// "transaction indexing is in progress" instead of none. After that pass the
+// look-ups of a new head are written with it, so the wait ends at once. At
+// genesis the indexer does not run, so there is nothing to wait for. The caller
+// holds mu.
 func (c *Chain) awaitIndex() {
 	chain := c.backend.BlockChain()
+	if chain.CurrentBlock().Number.Sign() == 0 {
+		return
+	}
 	for deadline := time.Now().Add(maxIndexWait); !chain.TxIndexDone(); time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
-			c.log.Warn("devchain: the transaction index is still behind the head", "waited", maxIndexWait)
+			c.log.Warn("devchain: the transaction indexer's first pass is still running", "waited", maxIndexWait)
 			return
 		}
 	}
@@ -268,9 +272,6 @@ func (c *Chain) setHead(hash common.Hash, keepTxs bool) error {
 	if !keepTxs {
 		pool.Clear()
 	}
-	if err := c.persist(); err != nil {
-		return err
-	}
 	c.awaitIndex()
-	return nil
+	return c.persist()
 }

@@ -2,7 +2,6 @@ package devchain_test
 
 import (
 	"context"
-	"fmt"
 	"math/big"
 	"testing"
 	"time"
@@ -135,31 +134,19 @@ func TestReorgToWithTransactionsWaiting(t *testing.T) {
 	}
 }
 
-// TestUnknownTransactionAnsweredAfterHeadChanges asks for a receipt no block holds
-// as soon as Mine, ReorgTo and Revert return: the answer must be "none", never
-// go-ethereum's "transaction indexing is in progress", which it gives while its
-// indexer has not yet taken in the new head (a flake of the reorg test above).
-func TestUnknownTransactionAnsweredAfterHeadChanges(t *testing.T) {
-	c := startChain(t, "", time.Hour)
+// TestUnknownTransactionAnsweredAfterFirstBlock asks, on fresh chains, for a
+// receipt no block holds as soon as the first Mine returns: the answer must be
+// "none", never go-ethereum's "transaction indexing is in progress", which it gives
+// until its indexer's first pass (started by the first block) is done. The reorg
+// test above met it when it reorganised straight after its first block.
+func TestUnknownTransactionAnsweredAfterFirstBlock(t *testing.T) {
 	unknown := types.NewTx(&types.LegacyTx{Nonce: 1 << 40, To: &common.Address{}, Gas: 21_000, GasPrice: big.NewInt(1)})
-	for i := range 20 {
-		base := c.head()
-		snap := rpcCall[string](t, c.rpc, "evm_snapshot")
-		for range 3 {
-			if err := c.Mine(); err != nil {
-				t.Fatal(err)
-			}
-			c.noReceipt(unknown)
-		}
-		var err error
-		if i%2 == 0 {
-			err = c.ReorgTo(base.Hash().Hex(), false)
-		} else if ok, rerr := c.Revert(snap); !ok || rerr != nil {
-			err = fmt.Errorf("Revert(%s) = %v, %v", snap, ok, rerr)
-		}
-		if err != nil {
+	for range 8 {
+		c := startChain(t, "", time.Hour)
+		if err := c.Mine(); err != nil {
 			t.Fatal(err)
 		}
 		c.noReceipt(unknown)
+		c.close()
 	}
 }
