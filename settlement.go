@@ -3,6 +3,7 @@ package kassa
 import (
 	"context"
 	"math/big"
+	"time"
 )
 
 // SettlementJob is one receipt's money to pass on to the merchant.
@@ -34,8 +35,10 @@ type SettlementExecutor interface {
 // SettlementService hands out receipts due for settlement and records outcomes.
 type SettlementService interface {
 	// ClaimSettlements moves up to limit confirmed receipts from pending to
-	// processing and returns them; several workers never claim the same receipt.
-	ClaimSettlements(ctx context.Context, limit int) ([]SettlementJob, error)
+	// processing for lease and returns them; several workers never claim the same
+	// receipt. A receipt still processing, and not in a sweep, once its lease has
+	// run out (its worker died) is claimed again.
+	ClaimSettlements(ctx context.Context, limit int, lease time.Duration) ([]SettlementJob, error)
 	// FinishSettlement records a processing receipt's outcome (settled, failed or
 	// manual) with its transaction hash or error, and its invoice_payment.updated event.
 	FinishSettlement(ctx context.Context, receiptID string, status SettlementStatus, txHash, reason string) error

@@ -4,6 +4,7 @@
 package settlement
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -18,6 +19,13 @@ import (
 // batchSize is how many receipts one round claims.
 const batchSize = 100
 
+// DefaultLease is how long a round's claim on its receipts lasts when
+// Worker.Lease is zero. A receipt claimed by an instance that then died (claimed,
+// not yet settled or put into a sweep) is claimed again by another once it has
+// run out, so it bounds how late a crash makes a settlement; a round needs
+// milliseconds a receipt.
+const DefaultLease = time.Minute
+
 // Worker settles receipts.
 type Worker struct {
 	Store    kassa.SettlementService
@@ -29,17 +37,30 @@ type Worker struct {
 	OnChain func(env kassa.Environment, network string) bool
 	Payouts kassa.PayoutStore
 	Log     *slog.Logger
+	// Lease is how long a claim lasts, DefaultLease when 0. A round hands out no
+	// receipt once half of it has passed: those left are claimed again when it runs
+	// out, so two workers never hold one receipt at once.
+	Lease time.Duration
+	// Now is the clock, time.Now when nil.
+	Now func() time.Time
 }
 
 // RunOnce claims due receipts and settles each: manual without a route or
 // destination, settled or failed by the executor. It returns how many it handled.
 func (w *Worker) RunOnce(ctx context.Context) (int, error) {
-	jobs, err := w.Store.ClaimSettlements(ctx, batchSize)
+	lease := cmp.Or(w.Lease, DefaultLease)
+	handOut := w.now().Add(lease / 2) // read before the claim, so never later than half its lease
+	jobs, err := w.Store.ClaimSettlements(ctx, batchSize, lease)
 	if err != nil {
 		return 0, err
 	}
 	var errs []error
-	for _, job := range jobs {
+	for i, job := range jobs {
+		if w.now().After(handOut) {
+			w.Log.Warn("settlement round too slow: the rest of its receipts wait for their claim to run out",
+				"left", len(jobs)-i, "lease", lease)
+			return i, errors.Join(errs...)
+		}
 		if w.OnChain != nil && w.OnChain(job.Environment, job.Network) {
 			if err := w.sweep(ctx, job); err != nil {
 				errs = append(errs, err)
@@ -52,6 +73,13 @@ func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 		}
 	}
 	return len(jobs), errors.Join(errs...)
+}
+
+func (w *Worker) now() time.Time {
+	if w.Now != nil {
+		return w.Now()
+	}
+	return time.Now()
 }
 
 func (w *Worker) settle(ctx context.Context, job kassa.SettlementJob) (kassa.SettlementStatus, string, string) {

@@ -31,32 +31,63 @@ func (f flaky) Settle(ctx context.Context, job kassa.SettlementJob) (string, err
 	return settlement.Devnet{}.Settle(ctx, job)
 }
 
+// shop is a merchant with a devnet settlement target, ready to be paid.
+type shop struct {
+	db     *store.DB
+	m      *kassa.Merchant
+	target *kassa.Settlement
+	n      int
+}
+
+// newShop opens a store on cfg with a merchant settling devnet to a USDT address.
+func newShop(t *testing.T, cfg store.Config) *shop {
+	t.Helper()
+	ctx := context.Background()
+	db := storetest.Open(t, cfg)
+	m, err := db.CreateMerchant(ctx, kassa.MerchantCreate{Name: "Shop", Email: "s@example.com", Password: "correct horse"})
+	must(t, err)
+	target := &kassa.Settlement{Network: "bsc-testnet", TokenSymbol: "USDT", Address: "0x52908400098527886E0F7030069857D2E4169EE7"}
+	_, err = db.UpdateMerchant(ctx, m.ID, kassa.MerchantUpdate{Settlement: map[kassa.Environment]*kassa.Settlement{kassa.Devnet: target}})
+	must(t, err)
+	return &shop{db: db, m: m, target: target}
+}
+
+// pay creates an invoice (changed by mod) and pays it with token, confirmed or not.
+func (s *shop) pay(t *testing.T, token int64, confirmed bool, mod ...func(*kassa.InvoiceCreate)) *kassa.InvoicePayment {
+	t.Helper()
+	ctx := context.Background()
+	s.n++
+	c := kassa.InvoiceCreate{Amount: 1000}
+	for _, f := range mod {
+		f(&c)
+	}
+	p := kassa.Principal{MerchantID: s.m.ID, Environment: kassa.Devnet, Scope: kassa.ScopeMerchant}
+	inv, _, err := s.db.CreateInvoice(ctx, p, c, nil)
+	must(t, err)
+	r, _, err := s.db.IngestPayment(ctx, kassa.PaymentInput{MerchantID: s.m.ID, InvoiceID: inv.ID, Network: "bsc-testnet",
+		TxHash: fmt.Sprintf("0x%064d", s.n), TokenID: token, FromAddress: s.target.Address,
+		AmountUnits: big.NewInt(1000), AmountUSD: 1000, Confirmations: 3, Confirmed: confirmed})
+	must(t, err)
+	return r
+}
+
+// settlementOf is a receipt's settlement status as the API reads it.
+func (s *shop) settlementOf(t *testing.T, receiptID string) kassa.SettlementStatus {
+	t.Helper()
+	rs, err := s.db.InvoicePayments(context.Background(), s.m.ID, invoiceOf(t, s.db, s.m.ID, receiptID), 10)
+	must(t, err)
+	return rs[0].Settlement
+}
+
 func TestWorker(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
 		ctx := context.Background()
-		db := storetest.Open(t, cfg)
-		m, err := db.CreateMerchant(ctx, kassa.MerchantCreate{Name: "Shop", Email: "s@example.com", Password: "correct horse"})
-		must(t, err)
-		target := &kassa.Settlement{Network: "bsc-testnet", TokenSymbol: "USDT", Address: "0x52908400098527886E0F7030069857D2E4169EE7"}
-		_, err = db.UpdateMerchant(ctx, m.ID, kassa.MerchantUpdate{Settlement: map[kassa.Environment]*kassa.Settlement{kassa.Devnet: target}})
-		must(t, err)
-		p := kassa.Principal{MerchantID: m.ID, Environment: kassa.Devnet, Scope: kassa.ScopeMerchant}
-		n := 0
+		s := newShop(t, cfg)
+		db, m, target := s.db, s.m, s.target
 		override := "0x0000000000000000000000000000000000000001"
 		pay := func(token int64, confirmed bool, mod ...func(*kassa.InvoiceCreate)) *kassa.InvoicePayment {
 			t.Helper()
-			n++
-			c := kassa.InvoiceCreate{Amount: 1000}
-			for _, f := range mod {
-				f(&c)
-			}
-			inv, _, err := db.CreateInvoice(ctx, p, c, nil)
-			must(t, err)
-			r, _, err := db.IngestPayment(ctx, kassa.PaymentInput{MerchantID: m.ID, InvoiceID: inv.ID, Network: "bsc-testnet",
-				TxHash: fmt.Sprintf("0x%064d", n), TokenID: token, FromAddress: target.Address,
-				AmountUnits: big.NewInt(1000), AmountUSD: 1000, Confirmations: 3, Confirmed: confirmed})
-			must(t, err)
-			return r
+			return s.pay(t, token, confirmed, mod...)
 		}
 		ok1, ok2, bad, pending, native := pay(1, true), pay(2, true), pay(1, true), pay(1, false), pay(3, true)
 		routed := pay(1, true, func(c *kassa.InvoiceCreate) { c.ReceiverOverrideEnable, c.ReceiverOverrideAddress = true, &override })

@@ -39,7 +39,7 @@ func leasedQueues() []queue {
 				}
 				return ids, err
 			}},
-		{name: "settlements", lease: 10 * time.Minute,
+		{name: "settlements", lease: time.Minute,
 			fill: func(t *testing.T, f *fixture, n int) {
 				t.Helper()
 				for i := range n {
@@ -47,7 +47,7 @@ func leasedQueues() []queue {
 				}
 			},
 			claim: func(f *fixture, limit int) ([]string, error) {
-				jobs, err := f.db.ClaimSettlements(f.ctx, limit)
+				jobs, err := f.db.ClaimSettlements(f.ctx, limit, time.Minute)
 				ids := make([]string, len(jobs))
 				for i, j := range jobs {
 					ids[i] = j.ReceiptID

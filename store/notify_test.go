@@ -27,7 +27,7 @@ func TestCommitsOnlyAfterWrites(t *testing.T) {
 		}{
 			{"empty webhook claim", nil, func(t *testing.T) { f.claim(t, time.Minute, 0) }, false},
 			{"empty settlement claim", nil, func(t *testing.T) {
-				jobs, err := f.db.ClaimSettlements(f.ctx, 10)
+				jobs, err := f.db.ClaimSettlements(f.ctx, 10, time.Minute)
 				must(t, err)
 				if len(jobs) != 0 {
 					t.Fatalf("claimed %d settlements, want none", len(jobs))

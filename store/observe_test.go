@@ -87,7 +87,7 @@ func TestObserverSeesCommittedChanges(t *testing.T) {
 		}
 		expect("expiry", "moved unpaid>expired")
 
-		jobs, err := f.db.ClaimSettlements(f.ctx, 10)
+		jobs, err := f.db.ClaimSettlements(f.ctx, 10, time.Minute)
 		must(t, err)
 		if len(jobs) != 2 {
 			t.Fatalf("claimed %d settlements, want 2", len(jobs))

@@ -112,7 +112,7 @@ func TestOrderFollowsItsInvoice(t *testing.T) {
 		}
 
 		// Settled: once every receipt is.
-		jobs, err := f.db.ClaimSettlements(f.ctx, 10)
+		jobs, err := f.db.ClaimSettlements(f.ctx, 10, time.Minute)
 		must(t, err)
 		if len(jobs) != 2 {
 			t.Fatalf("%d settlement jobs", len(jobs))

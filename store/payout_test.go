@@ -16,7 +16,7 @@ import (
 func (f *fixture) queuedSweep(t *testing.T, hash, deposit string) (*kassa.Payout, *kassa.InvoicePayment) {
 	t.Helper()
 	r, _ := f.pay(t, f.invoice(t, f.m, 1000, nil), hash, 1000, true)
-	jobs, err := f.db.ClaimSettlements(f.ctx, 10)
+	jobs, err := f.db.ClaimSettlements(f.ctx, 10, time.Minute)
 	must(t, err)
 	for _, j := range jobs {
 		if j.ReceiptID == r.ID {

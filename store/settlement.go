@@ -13,24 +13,20 @@ import (
 
 var _ kassa.SettlementService = (*DB)(nil)
 
-// settlementLease is how long a claimed receipt stays with its worker. A receipt
-// still processing after it (the worker's process died) is claimed again, so
-// executors must be idempotent per receipt id.
-const settlementLease = 10 * time.Minute
-
 // ClaimSettlements moves up to limit confirmed receipts from pending to processing
 // in one transaction (DB.claim: several workers and instances never claim the same
 // receipt) and returns them with their destination. A receipt still processing
-// after settlementLease is claimed again, unless a payout holds it: a sweep on
-// chain finishes it (RecordTx).
-func (db *DB) ClaimSettlements(ctx context.Context, limit int) ([]kassa.SettlementJob, error) {
+// after lease (its worker's process died) is claimed again, unless a payout holds
+// it: a sweep on chain finishes it (RecordTx). Executors must therefore be
+// idempotent per receipt id.
+func (db *DB) ClaimSettlements(ctx context.Context, limit int, lease time.Duration) ([]kassa.SettlementJob, error) {
 	var jobs []kassa.SettlementJob
 	now := db.clock()
 	err := db.tx(ctx, func(tx txq) error {
 		jobs = nil
 		return db.claim(ctx, tx, claimSpec{table: "receipts", key: "id",
 			due: "(settlement_status = $1 OR (settlement_status = $2 AND settlement_claimed_at <= $3 AND payout_id IS NULL)) AND status IN ($4, $5)",
-			args: []any{string(kassa.SettlementPending), string(kassa.SettlementProcessing), micros(now.Add(-settlementLease)),
+			args: []any{string(kassa.SettlementPending), string(kassa.SettlementProcessing), micros(now.Add(-lease)),
 				string(kassa.PaymentConfirmed), string(kassa.PaymentUnderpaid)},
 			order: "seen_at", limit: limit,
 			lease: []assign{{"settlement_status", string(kassa.SettlementProcessing)}, {"settlement_claimed_at", micros(now)}},

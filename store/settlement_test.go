@@ -28,7 +28,7 @@ func TestClaimSettlementsConcurrent(t *testing.T) {
 		for range 2 {
 			wg.Go(func() {
 				for {
-					jobs, err := f.db.ClaimSettlements(f.ctx, 3)
+					jobs, err := f.db.ClaimSettlements(f.ctx, 3, time.Minute)
 					if err != nil {
 						t.Error(err)
 						return
@@ -49,11 +49,11 @@ func TestClaimSettlementsConcurrent(t *testing.T) {
 			t.Fatalf("claimed %d receipts, want %d", len(seen), n)
 		}
 		// A claim whose worker died is taken again after the lease.
-		if jobs, err := f.db.ClaimSettlements(f.ctx, 100); err != nil || len(jobs) != 0 {
+		if jobs, err := f.db.ClaimSettlements(f.ctx, 100, time.Minute); err != nil || len(jobs) != 0 {
 			t.Fatalf("claimed %d (%v) within the lease, want 0", len(jobs), err)
 		}
-		f.clock.Advance(10 * time.Minute)
-		if jobs, err := f.db.ClaimSettlements(f.ctx, 100); err != nil || len(jobs) != n {
+		f.clock.Advance(time.Minute)
+		if jobs, err := f.db.ClaimSettlements(f.ctx, 100, time.Minute); err != nil || len(jobs) != n {
 			t.Fatalf("claimed %d (%v) after the lease, want %d", len(jobs), err, n)
 		}
 		for id, c := range seen {

@@ -1,0 +1,78 @@
+package settlement_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"kassa"
+	"kassa/registry"
+	"kassa/settlement"
+	"kassa/store"
+	"kassa/store/storetest"
+)
+
+// stalling settles by itself (settlement.Devnet) and counts each receipt it is
+// handed; its first settlement takes stall on the shared clock.
+type stalling struct {
+	clock *storetest.Clock
+	stall time.Duration
+	seen  map[string]int
+}
+
+func (s *stalling) Settle(ctx context.Context, job kassa.SettlementJob) (string, error) {
+	if len(s.seen) == 0 {
+		s.clock.Advance(s.stall)
+	}
+	s.seen[job.ReceiptID]++
+	return settlement.Devnet{}.Settle(ctx, job)
+}
+
+// TestWorkerLeavesReceiptsPastHalfTheLease: a round whose first settlement takes
+// past half its lease hands out no more receipts; they stay processing, no other
+// worker takes them while the claim holds, and one does once it has run out (as
+// after a crash of the claiming instance). Each receipt is settled once.
+func TestWorkerLeavesReceiptsPastHalfTheLease(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		const lease = time.Minute
+		ctx := context.Background()
+		clock := storetest.NewClock(time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC))
+		cfg.Now = clock.Now
+		s := newShop(t, cfg)
+		receipts := []*kassa.InvoicePayment{s.pay(t, 1, true), s.pay(t, 1, true), s.pay(t, 1, true)}
+		exec := &stalling{clock: clock, stall: lease/2 + time.Second, seen: map[string]int{}}
+		worker := func() *settlement.Worker {
+			return &settlement.Worker{Store: s.db, Registry: registry.Default(), Lease: lease, Now: clock.Now,
+				Log:       slog.New(slog.NewTextHandler(io.Discard, nil)),
+				Executors: map[kassa.Environment]kassa.SettlementExecutor{kassa.Devnet: exec}}
+		}
+		first, second := worker(), worker()
+
+		if n, err := first.RunOnce(ctx); err != nil || n != 1 {
+			t.Fatalf("the stalled round handled %d (%v), want 1", n, err)
+		}
+		processing := 0
+		for _, r := range receipts {
+			if s.settlementOf(t, r.ID) == kassa.SettlementProcessing {
+				processing++
+			}
+		}
+		if processing != 2 {
+			t.Fatalf("%d receipts processing after the stalled round, want 2", processing)
+		}
+		if n, err := second.RunOnce(ctx); err != nil || n != 0 {
+			t.Fatalf("another worker handled %d (%v) while the claim holds, want 0", n, err)
+		}
+		clock.Advance(lease)
+		if n, err := second.RunOnce(ctx); err != nil || n != 2 {
+			t.Fatalf("another worker handled %d (%v) once the claim ran out, want 2", n, err)
+		}
+		for _, r := range receipts {
+			if st := s.settlementOf(t, r.ID); st != kassa.SettlementSettled || exec.seen[r.ID] != 1 {
+				t.Errorf("receipt %s: %s, settled %d times; want settled once", r.ID, st, exec.seen[r.ID])
+			}
+		}
+	})
+}
