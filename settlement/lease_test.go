@@ -2,6 +2,7 @@ package settlement_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"testing"
@@ -73,6 +74,47 @@ func TestWorkerLeavesReceiptsPastHalfTheLease(t *testing.T) {
 			if st := s.settlementOf(t, r.ID); st != kassa.SettlementSettled || exec.seen[r.ID] != 1 {
 				t.Errorf("receipt %s: %s, settled %d times; want settled once", r.ID, st, exec.seen[r.ID])
 			}
+		}
+	})
+}
+
+// hanging never answers: it waits for its context to end.
+type hanging struct{}
+
+func (hanging) Settle(ctx context.Context, _ kassa.SettlementJob) (string, error) {
+	<-ctx.Done()
+	return "", ctx.Err()
+}
+
+// TestWorkerGivesUpAHungSettlement: an executor that never answers is given up at
+// three quarters of the lease; the receipt is not marked failed but stays
+// processing, and is settled by another worker once the claim has run out.
+func TestWorkerGivesUpAHungSettlement(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		const lease = 400 * time.Millisecond // on the real clock too: the round's deadline
+		ctx := context.Background()
+		clock := storetest.NewClock(time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC))
+		cfg.Now = clock.Now
+		s := newShop(t, cfg)
+		r := s.pay(t, 1, true)
+		worker := func(exec kassa.SettlementExecutor) *settlement.Worker {
+			return &settlement.Worker{Store: s.db, Registry: registry.Default(), Lease: lease, Now: clock.Now,
+				Log:       slog.New(slog.NewTextHandler(io.Discard, nil)),
+				Executors: map[kassa.Environment]kassa.SettlementExecutor{kassa.Devnet: exec}}
+		}
+		if _, err := worker(hanging{}).RunOnce(ctx); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("the hung round ended with %v, want its deadline", err)
+		}
+		if st := s.settlementOf(t, r.ID); st != kassa.SettlementProcessing {
+			t.Fatalf("after the hung round the receipt is %s, want processing", st)
+		}
+		clock.Advance(lease)
+		exec := &stalling{clock: clock, seen: map[string]int{}}
+		if n, err := worker(exec).RunOnce(ctx); err != nil || n != 1 {
+			t.Fatalf("another worker handled %d (%v) once the claim ran out, want 1", n, err)
+		}
+		if st := s.settlementOf(t, r.ID); st != kassa.SettlementSettled || exec.seen[r.ID] != 1 {
+			t.Fatalf("receipt %s, settled %d times; want settled once", st, exec.seen[r.ID])
 		}
 	})
 }

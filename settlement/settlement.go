@@ -38,7 +38,8 @@ type Worker struct {
 	Payouts kassa.PayoutStore
 	Log     *slog.Logger
 	// Lease is how long a claim lasts, DefaultLease when 0. A round hands out no
-	// receipt once half of it has passed: those left are claimed again when it runs
+	// receipt once half of it has passed and gives up on the one in hand at three
+	// quarters (its context's deadline): those left are claimed again when it runs
 	// out, so two workers never hold one receipt at once.
 	Lease time.Duration
 	// Now is the clock, time.Now when nil.
@@ -49,7 +50,10 @@ type Worker struct {
 // destination, settled or failed by the executor. It returns how many it handled.
 func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 	lease := cmp.Or(w.Lease, DefaultLease)
-	handOut := w.now().Add(lease / 2) // read before the claim, so never later than half its lease
+	start := w.now() // read before the claim, so the times below fall within its lease
+	handOut := start.Add(lease / 2)
+	ctx, cancel := context.WithTimeout(ctx, lease*3/4) // a hung executor or store gives up first
+	defer cancel()
 	jobs, err := w.Store.ClaimSettlements(ctx, batchSize, lease)
 	if err != nil {
 		return 0, err
