@@ -44,12 +44,7 @@ func TestWorkerLeavesReceiptsPastHalfTheLease(t *testing.T) {
 		s := newShop(t, cfg)
 		receipts := []*kassa.InvoicePayment{s.pay(t, 1, true), s.pay(t, 1, true), s.pay(t, 1, true)}
 		exec := &stalling{clock: clock, stall: lease/2 + time.Second, seen: map[string]int{}}
-		worker := func() *settlement.Worker {
-			return &settlement.Worker{Store: s.db, Registry: registry.Default(), Lease: lease, Now: clock.Now,
-				Log:       slog.New(slog.NewTextHandler(io.Discard, nil)),
-				Executors: map[kassa.Environment]kassa.SettlementExecutor{kassa.Devnet: exec}}
-		}
-		first, second := worker(), worker()
+		first, second := s.worker(clock, lease, exec), s.worker(clock, lease, exec)
 
 		if n, err := first.RunOnce(ctx); err != nil || n != 1 {
 			t.Fatalf("the stalled round handled %d (%v), want 1", n, err)
@@ -78,6 +73,14 @@ func TestWorkerLeavesReceiptsPastHalfTheLease(t *testing.T) {
 	})
 }
 
+// worker is a settlement worker of the shop's store on clock with lease, settling
+// devnet through exec.
+func (s *shop) worker(clock *storetest.Clock, lease time.Duration, exec kassa.SettlementExecutor) *settlement.Worker {
+	return &settlement.Worker{Store: s.db, Registry: registry.Default(), Lease: lease, Now: clock.Now,
+		Log:       slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Executors: map[kassa.Environment]kassa.SettlementExecutor{kassa.Devnet: exec}}
+}
+
 // hanging never answers: it waits for its context to end.
 type hanging struct{}
 
@@ -97,12 +100,7 @@ func TestWorkerGivesUpAHungSettlement(t *testing.T) {
 		cfg.Now = clock.Now
 		s := newShop(t, cfg)
 		r := s.pay(t, 1, true)
-		worker := func(exec kassa.SettlementExecutor) *settlement.Worker {
-			return &settlement.Worker{Store: s.db, Registry: registry.Default(), Lease: lease, Now: clock.Now,
-				Log:       slog.New(slog.NewTextHandler(io.Discard, nil)),
-				Executors: map[kassa.Environment]kassa.SettlementExecutor{kassa.Devnet: exec}}
-		}
-		if _, err := worker(hanging{}).RunOnce(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		if _, err := s.worker(clock, lease, hanging{}).RunOnce(ctx); !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("the hung round ended with %v, want its deadline", err)
 		}
 		if st := s.settlementOf(t, r.ID); st != kassa.SettlementProcessing {
@@ -110,11 +108,11 @@ func TestWorkerGivesUpAHungSettlement(t *testing.T) {
 		}
 		clock.Advance(lease)
 		exec := &stalling{clock: clock, seen: map[string]int{}}
-		if n, err := worker(exec).RunOnce(ctx); err != nil || n != 1 {
+		if n, err := s.worker(clock, lease, exec).RunOnce(ctx); err != nil || n != 1 {
 			t.Fatalf("another worker handled %d (%v) once the claim ran out, want 1", n, err)
 		}
 		if st := s.settlementOf(t, r.ID); st != kassa.SettlementSettled || exec.seen[r.ID] != 1 {
-			t.Fatalf("receipt %s, settled %d times; want settled once", st, exec.seen[r.ID])
+			t.Fatalf("receipt %s: %s, settled %d times; want settled once", r.ID, st, exec.seen[r.ID])
 		}
 	})
 }
