@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 	"syscall"
 	"time"
@@ -117,4 +118,17 @@ func (g *guard) dialTLS(ctx context.Context, network, addr string) (net.Conn, er
 		return nil, err
 	}
 	return conn, nil
+}
+
+// public reports whether a delivery's connection went to a public address, whose
+// answer the delivery log may keep. An answer from anywhere else (loopback or a
+// private network, reached because the operator allows it) is the host's or its
+// network's, and the merchant reads the log: it keeps no body of it. An address
+// that cannot be read counts as not public.
+func public(remote net.Addr) bool {
+	if remote == nil {
+		return false
+	}
+	ap, err := netip.ParseAddrPort(remote.String())
+	return err == nil && kassa.PublicIP(net.IP(ap.Addr().Unmap().AsSlice()))
 }

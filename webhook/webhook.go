@@ -13,7 +13,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptrace"
-	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -215,19 +214,6 @@ func describe(err error, timeout time.Duration) string {
 		return "timeout: " + err.Error()
 	}
 	return err.Error()
-}
-
-// public reports whether a delivery's connection went to a public address, whose
-// answer the delivery log may keep. An answer from anywhere else (loopback or a
-// private network, reached because the operator allows it) is the host's or its
-// network's, and the merchant reads the log: it keeps no body of it. An address
-// that cannot be read counts as not public.
-func public(remote net.Addr) bool {
-	if remote == nil {
-		return false
-	}
-	ap, err := netip.ParseAddrPort(remote.String())
-	return err == nil && kassa.PublicIP(net.IP(ap.Addr().Unmap().AsSlice()))
 }
 
 // excerpt makes the start of a response body storable text: valid UTF-8 without
