@@ -433,6 +433,7 @@ const (
 	ErrorCodeOrderNotCancelable             ErrorCode = "order_not_cancelable"
 	ErrorCodePaymentInProgress              ErrorCode = "payment_in_progress"
 	ErrorCodePaymentsUnavailable            ErrorCode = "payments_unavailable"
+	ErrorCodePrivateUrlNotAllowed           ErrorCode = "private_url_not_allowed"
 	ErrorCodeProductNotFound                ErrorCode = "product_not_found"
 	ErrorCodeQuestionTooLong                ErrorCode = "question_too_long"
 	ErrorCodeQuestionsTooLarge              ErrorCode = "questions_too_large"
@@ -734,6 +735,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodePaymentInProgress:
 		return true
 	case ErrorCodePaymentsUnavailable:
+		return true
+	case ErrorCodePrivateUrlNotAllowed:
 		return true
 	case ErrorCodeProductNotFound:
 		return true
@@ -3692,10 +3695,12 @@ type WSTokenRequest struct {
 
 // WebhookAttempt defines model for WebhookAttempt.
 type WebhookAttempt struct {
-	Attempt             int                  `json:"attempt"`
-	CreatedAt           time.Time            `json:"created_at"`
-	Error               *string              `json:"error"`
-	LatencyMs           int                  `json:"latency_ms"`
+	Attempt   int       `json:"attempt"`
+	CreatedAt time.Time `json:"created_at"`
+	Error     *string   `json:"error"`
+	LatencyMs int       `json:"latency_ms"`
+
+	// ResponseBodyExcerpt The first 1 KiB of the response body from a public address. From an endpoint at a loopback or private address (reachable only when the operator allows private targets) the body is not kept: this holds `(response body not kept: the endpoint is not at a public address)`.
 	ResponseBodyExcerpt string               `json:"response_body_excerpt"`
 	ResponseStatus      *int                 `json:"response_status"`
 	Status              WebhookAttemptStatus `json:"status"`
@@ -3773,7 +3778,7 @@ type WebhookEndpointCreate struct {
 	// EnabledEvents Event types, families such as `invoice.*`, or `["*"]` for all.
 	EnabledEvents []string `json:"enabled_events"`
 
-	// Url HTTPS; on devnet also plain http:// to a loopback host. Checked against private addresses on mainnet.
+	// Url HTTPS. A host that is a loopback, private or carrier-grade NAT address (or localhost) is refused unless the operator allows private targets (`--webhook-allow-private`, on with `serve --dev`); then a devnet endpoint may also use plain http:// to a loopback host. Link-local, unspecified, multicast and reserved addresses are always refused. Every delivery checks the address a name resolves to again.
 	Url string `json:"url"`
 }
 
@@ -5615,7 +5620,7 @@ type ClientInterface interface {
 	//
 	// The answer alone shows the signing secret. Deliveries follow Standard Webhooks (see `webhooks`).
 	//
-	// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`; 403 `endpoint_limit_reached`.
+	// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed` (the url's host is a loopback, private or link-local address, or localhost; loopback and private ones only when the operator allows private targets); 403 `endpoint_limit_reached`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -5626,7 +5631,7 @@ type ClientInterface interface {
 	//
 	// The answer alone shows the signing secret. Deliveries follow Standard Webhooks (see `webhooks`).
 	//
-	// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`; 403 `endpoint_limit_reached`.
+	// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed` (the url's host is a loopback, private or link-local address, or localhost; loopback and private ones only when the operator allows private targets); 403 `endpoint_limit_reached`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -5653,7 +5658,7 @@ type ClientInterface interface {
 	//
 	// Changes `url`, `enabled_events`, `description`; `disabled` disables or re-enables it.
 	//
-	// Errors of its own: 400 `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`; 404 `resource_missing`.
+	// Errors of its own: 400 `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed`; 404 `resource_missing`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -5664,7 +5669,7 @@ type ClientInterface interface {
 	//
 	// Changes `url`, `enabled_events`, `description`; `disabled` disables or re-enables it.
 	//
-	// Errors of its own: 400 `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`; 404 `resource_missing`.
+	// Errors of its own: 400 `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed`; 404 `resource_missing`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -6876,7 +6881,7 @@ func (c *Client) ListWebhookEndpoints(ctx context.Context, params *ListWebhookEn
 //
 // The answer alone shows the signing secret. Deliveries follow Standard Webhooks (see `webhooks`).
 //
-// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`; 403 `endpoint_limit_reached`.
+// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed` (the url's host is a loopback, private or link-local address, or localhost; loopback and private ones only when the operator allows private targets); 403 `endpoint_limit_reached`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -6897,7 +6902,7 @@ func (c *Client) CreateWebhookEndpointWithBody(ctx context.Context, params *Crea
 //
 // The answer alone shows the signing secret. Deliveries follow Standard Webhooks (see `webhooks`).
 //
-// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`; 403 `endpoint_limit_reached`.
+// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed` (the url's host is a loopback, private or link-local address, or localhost; loopback and private ones only when the operator allows private targets); 403 `endpoint_limit_reached`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -6954,7 +6959,7 @@ func (c *Client) GetWebhookEndpoint(ctx context.Context, endpointId EndpointIdPa
 //
 // Changes `url`, `enabled_events`, `description`; `disabled` disables or re-enables it.
 //
-// Errors of its own: 400 `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`; 404 `resource_missing`.
+// Errors of its own: 400 `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed`; 404 `resource_missing`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -6975,7 +6980,7 @@ func (c *Client) UpdateWebhookEndpointWithBody(ctx context.Context, endpointId E
 //
 // Changes `url`, `enabled_events`, `description`; `disabled` disables or re-enables it.
 //
-// Errors of its own: 400 `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`; 404 `resource_missing`.
+// Errors of its own: 400 `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed`; 404 `resource_missing`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -11103,7 +11108,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// The answer alone shows the signing secret. Deliveries follow Standard Webhooks (see `webhooks`).
 	//
-	// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`; 403 `endpoint_limit_reached`.
+	// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed` (the url's host is a loopback, private or link-local address, or localhost; loopback and private ones only when the operator allows private targets); 403 `endpoint_limit_reached`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11114,7 +11119,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// The answer alone shows the signing secret. Deliveries follow Standard Webhooks (see `webhooks`).
 	//
-	// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`; 403 `endpoint_limit_reached`.
+	// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed` (the url's host is a loopback, private or link-local address, or localhost; loopback and private ones only when the operator allows private targets); 403 `endpoint_limit_reached`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11145,7 +11150,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Changes `url`, `enabled_events`, `description`; `disabled` disables or re-enables it.
 	//
-	// Errors of its own: 400 `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`; 404 `resource_missing`.
+	// Errors of its own: 400 `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed`; 404 `resource_missing`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11156,7 +11161,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Changes `url`, `enabled_events`, `description`; `disabled` disables or re-enables it.
 	//
-	// Errors of its own: 400 `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`; 404 `resource_missing`.
+	// Errors of its own: 400 `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed`; 404 `resource_missing`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -20658,7 +20663,7 @@ func (c *ClientWithResponses) ListWebhookEndpointsWithResponse(ctx context.Conte
 //
 // The answer alone shows the signing secret. Deliveries follow Standard Webhooks (see `webhooks`).
 //
-// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`; 403 `endpoint_limit_reached`.
+// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed` (the url's host is a loopback, private or link-local address, or localhost; loopback and private ones only when the operator allows private targets); 403 `endpoint_limit_reached`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -20675,7 +20680,7 @@ func (c *ClientWithResponses) CreateWebhookEndpointWithBodyWithResponse(ctx cont
 //
 // The answer alone shows the signing secret. Deliveries follow Standard Webhooks (see `webhooks`).
 //
-// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`; 403 `endpoint_limit_reached`.
+// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed` (the url's host is a loopback, private or link-local address, or localhost; loopback and private ones only when the operator allows private targets); 403 `endpoint_limit_reached`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -20724,7 +20729,7 @@ func (c *ClientWithResponses) GetWebhookEndpointWithResponse(ctx context.Context
 //
 // Changes `url`, `enabled_events`, `description`; `disabled` disables or re-enables it.
 //
-// Errors of its own: 400 `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`; 404 `resource_missing`.
+// Errors of its own: 400 `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed`; 404 `resource_missing`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -20741,7 +20746,7 @@ func (c *ClientWithResponses) UpdateWebhookEndpointWithBodyWithResponse(ctx cont
 //
 // Changes `url`, `enabled_events`, `description`; `disabled` disables or re-enables it.
 //
-// Errors of its own: 400 `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`; 404 `resource_missing`.
+// Errors of its own: 400 `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed`; 404 `resource_missing`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
