@@ -79,5 +79,5 @@ type SignInThrottle interface {
 // without the code of a merchant whose two-step sign-in is on.
 func ErrSecondFactorRequired(kind ErrorKind) error {
 	return &Error{Kind: kind, Code: "second_factor_required", Param: "code",
-		Message: "Two-step sign-in is on for this account: send the current code from your authenticator app as code."}
+		Message: "Two-step sign-in is on for this account: enter the current code from your authenticator app."}
 }
