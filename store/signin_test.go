@@ -129,12 +129,11 @@ func TestCredentialVersion(t *testing.T) {
 		if _, err := f.db.CreateDashboardSession(f.ctx, theirs, bystander.ID, kassa.Devnet); err != nil {
 			t.Fatal(err)
 		}
-		password := "correct horse"
 		for _, tc := range []struct {
 			name string
 			bump func() error
 		}{
-			{"password change", func() error { err := f.db.ChangePassword(f.ctx, f.m.ID, password, "battery staple"); password = "battery staple"; return err }},
+			{"password change", func() error { return f.db.ChangePassword(f.ctx, f.m.ID, "correct horse", "battery staple") }},
 			{"two-step on", func() error { return f.db.EnableTOTP(f.ctx, f.m.ID, "JBSWY3DPEHPK3PXP", 1) }},
 			{"two-step off", func() error { return f.db.DisableTOTP(f.ctx, f.m.ID) }},
 			{"sign out everywhere", func() error { return f.db.SignOutEverywhere(f.ctx, f.m.ID) }},
