@@ -87,3 +87,22 @@ func (db *DB) signInFailure(ctx context.Context, account []byte, count func(now,
 		return err
 	})
 }
+
+// PruneSignInFailures deletes the rows of accounts no longer held whose last
+// failure is kassa.SignInForget old: BeginSignIn treats them as no row.
+func (db *DB) PruneSignInFailures(ctx context.Context) (int64, error) {
+	now := db.clock()
+	var n int64
+	err := db.write(ctx, func(q queryer) error {
+		res, err := q.ExecContext(ctx, "DELETE FROM sign_in_failures WHERE held_until <= $1 AND updated_at <= $2",
+			micros(now), micros(now.Add(-kassa.SignInForget)))
+		if err == nil {
+			n, err = res.RowsAffected()
+		}
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("store: prune sign-in failures: %w", err)
+	}
+	return n, nil
+}

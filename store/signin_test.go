@@ -81,6 +81,18 @@ func TestSignInThrottle(t *testing.T) {
 		if d := held(t, f.db.BeginSignIn(f.ctx, account)); d != 0 {
 			t.Fatalf("after a quiet day: held %s", d)
 		}
+		// The prune deletes the rows a quiet day made moot, and only those.
+		if n, err := f.db.PruneSignInFailures(f.ctx); err != nil || n != 1 { // other's
+			t.Fatalf("prune after a day: %d, %v; want 1", n, err)
+		}
+		f.clock.Advance(kassa.SignInForget - time.Second)
+		if n, err := f.db.PruneSignInFailures(f.ctx); err != nil || n != 0 {
+			t.Fatalf("prune within a day of a failure: %d, %v; want 0", n, err)
+		}
+		f.clock.Advance(time.Second)
+		if n, err := f.db.PruneSignInFailures(f.ctx); err != nil || n != 1 {
+			t.Fatalf("prune a day after the last failure: %d, %v; want 1", n, err)
+		}
 	})
 }
 
