@@ -53,7 +53,8 @@ func TestInstanceKilledMidWork(t *testing.T) {
 	}
 	fundGasWallet(t, dev, cl.masterKeys[kassa.Devnet])
 	wantStatus(t, call(t, "PATCH", cl.a.url+"/api/v1/merchant", cl.jwt, map[string]any{"settlement": map[string]any{
-		"devnet": map[string]string{"network": devNetwork, "token_symbol": "USDT", "address": killMerchantAddress}}}, nil), 200)
+		"devnet": map[string]string{"network": devNetwork, "token_symbol": "USDT", "address": killMerchantAddress}},
+		"current_password": "correct horse"}, nil), 200)
 	rcv := newSlowReceiver(t)
 	var ep struct{ ID, Secret string }
 	wantStatus(t, call(t, "POST", cl.b.url+"/api/v1/webhook-endpoints", map[string]string{"x-api-key": cl.key.APIKey},
