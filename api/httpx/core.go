@@ -33,6 +33,7 @@ type Core struct {
 	general, create, login RateLimiter
 
 	surfaces []surface // path prefixes whose errors take another envelope
+	hsts     bool      // answers carry Strict-Transport-Security (the public URL is https)
 
 	metrics   Metrics                             // nil: nothing is counted
 	recorders map[string]func(int, time.Duration) // by registered pattern; written only while routes are registered
@@ -57,14 +58,21 @@ type CoreConfig struct {
 	AccessLog   AccessLog        // the zero value logs each request at INFO
 	Now         func() time.Time // nil: time.Now
 	Metrics     Metrics          // requests and streams counted; nil: none
+	// HSTS makes every answer carry Strict-Transport-Security (HSTSValue): set it
+	// when the public URL is https, never over plain http.
+	HSTS bool
 }
+
+// HSTSValue is the Strict-Transport-Security of a service whose public URL is
+// https: two years, subdomains included.
+const HSTSValue = "max-age=63072000; includeSubDomains"
 
 // NewCore returns the plumbing with no routes yet.
 func NewCore(cfg CoreConfig) *Core {
 	c := &Core{log: cfg.Logger, access: cfg.AccessLog, now: cfg.Now, mux: http.NewServeMux(), touched: map[string]time.Time{},
 		secret: cfg.Secret, merchants: cfg.Merchants, keys: cfg.Keys, idempotency: cfg.Idempotency, claims: newRunningClaims(),
 		healthCheck: cfg.Health, warnings: cfg.Warnings, draining: cfg.Draining, sealer: kassa.NewResponseSealer(cfg.Secret),
-		metrics: cfg.Metrics, recorders: map[string]func(int, time.Duration){}}
+		metrics: cfg.Metrics, recorders: map[string]func(int, time.Duration){}, hsts: cfg.HSTS}
 	if c.metrics != nil {
 		c.unmatched = c.metrics.Route(UnmatchedRoute)
 	}
