@@ -5,6 +5,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"sync"
 	"time"
@@ -157,6 +158,24 @@ func ClientIP(r *http.Request) string {
 	return host
 }
 
+// AddrKey names the bucket of the request's client address: its IPv4 address (an
+// IPv4 address mapped into IPv6 by a dual-stack listener is taken as IPv4), or
+// the /64 of its IPv6 address. One IPv6 client usually holds a whole /64 (it is
+// the smallest prefix a subnet gets), so keying by the address would give it 2^64
+// buckets to rotate through.
+func AddrKey(r *http.Request) string {
+	host := ClientIP(r)
+	a, err := netip.ParseAddr(host)
+	if err != nil {
+		return "ip:" + host
+	}
+	a = a.Unmap().WithZone("")
+	if a.Is6() {
+		return "ip6:" + netip.PrefixFrom(a, 64).Masked().String()
+	}
+	return "ip:" + a.String()
+}
+
 // RateLimits are the per-credential token buckets. Rate is tokens per second, Burst
 // the bucket size. Zero fields take the defaults of DefaultRateLimits.
 type RateLimits struct {
@@ -197,9 +216,10 @@ func (l RateLimits) withDefaults() RateLimits {
 	return l
 }
 
-// LimitLogin takes a token from the login bucket of the request's client IP.
+// LimitLogin takes a token from the login bucket of the request's client
+// address (AddrKey).
 func (s *Core) LimitLogin(w http.ResponseWriter, r *http.Request) error {
-	return Apply(r.Context(), w, s.login, "ip:"+ClientIP(r))
+	return Apply(r.Context(), w, s.login, AddrKey(r))
 }
 
 // LimitGeneral takes a token from p's general bucket, the one every
