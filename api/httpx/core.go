@@ -31,6 +31,7 @@ type Core struct {
 	mux         *http.ServeMux
 
 	general, create, login RateLimiter
+	payor                  payorLimiters
 
 	surfaces []surface // path prefixes whose errors take another envelope
 	hsts     bool      // answers carry Strict-Transport-Security (the public URL is https)
@@ -83,18 +84,21 @@ func NewCore(cfg CoreConfig) *Core {
 		c.now = time.Now
 	}
 	l := cfg.Limits.withDefaults()
-	if cfg.RateStore != nil {
-		c.general = NewSharedLimiter(cfg.RateStore, "general", l.Rate, l.Burst)
-		c.create = NewSharedLimiter(cfg.RateStore, "create", l.CreateRate, l.CreateBurst)
-		c.login = NewSharedLimiter(cfg.RateStore, "login", l.LoginRate, l.LoginBurst)
-		for _, sl := range []RateLimiter{c.general, c.create, c.login} {
-			sl.(*SharedLimiter).now = c.now
+	limiter := func(name string, rate float64, burst int) RateLimiter {
+		if cfg.RateStore == nil {
+			return NewLimiter(rate, burst, c.now)
 		}
-	} else {
-		c.general = NewLimiter(l.Rate, l.Burst, c.now)
-		c.create = NewLimiter(l.CreateRate, l.CreateBurst, c.now)
-		c.login = NewLimiter(l.LoginRate, l.LoginBurst, c.now)
+		sl := NewSharedLimiter(cfg.RateStore, name, rate, burst)
+		sl.now = c.now
+		return sl
 	}
+	c.general = limiter("general", l.Rate, l.Burst)
+	c.create = limiter("create", l.CreateRate, l.CreateBurst)
+	c.login = limiter("login", l.LoginRate, l.LoginBurst)
+	c.payor = payorLimiters{session: limiter("payor", l.PayorRate, l.PayorBurst),
+		addr:       limiter("payor_addr", l.PayorAddrRate, l.PayorAddrBurst),
+		verify:     limiter("verify", l.VerifyRate, l.VerifyBurst),
+		verifyAddr: limiter("verify_addr", l.VerifyAddrRate, l.VerifyAddrBurst)}
 	return c
 }
 

@@ -185,12 +185,30 @@ type RateLimits struct {
 	CreateBurst int
 	LoginRate   float64 // POST /api/v1/auth/login, per client IP
 	LoginBurst  int
+	// The payor API (/api/v1/payments/* and verify with a payment session): per
+	// session, and per client address (AddrKey) across sessions.
+	PayorRate      float64
+	PayorBurst     int
+	PayorAddrRate  float64
+	PayorAddrBurst int
+	// POST verify (an RPC look-up each), on top: per session or credential, and
+	// per client address for sessions.
+	VerifyRate      float64
+	VerifyBurst     int
+	VerifyAddrRate  float64
+	VerifyAddrBurst int
 }
 
 // DefaultRateLimits returns 100 req/s (burst 200) per credential, 25 invoice creates
-// per second (burst 50), and 10 logins per second (burst 20) per client IP.
+// per second (burst 50), 10 logins per second (burst 20) per client IP; for the
+// payor API 2 req/s (burst 20) per session and 20 req/s (burst 200) per client
+// address, and for verify's POST one every 5 s (burst 5) per session and 1 a
+// second (burst 20) per client address. A payment page polls its status every
+// few seconds and verify is a button: these leave a payor room, a script none.
 func DefaultRateLimits() RateLimits {
-	return RateLimits{Rate: 100, Burst: 200, CreateRate: 25, CreateBurst: 50, LoginRate: 10, LoginBurst: 20}
+	return RateLimits{Rate: 100, Burst: 200, CreateRate: 25, CreateBurst: 50, LoginRate: 10, LoginBurst: 20,
+		PayorRate: 2, PayorBurst: 20, PayorAddrRate: 20, PayorAddrBurst: 200,
+		VerifyRate: 0.2, VerifyBurst: 5, VerifyAddrRate: 1, VerifyAddrBurst: 20}
 }
 
 func (l RateLimits) withDefaults() RateLimits {
@@ -213,7 +231,21 @@ func (l RateLimits) withDefaults() RateLimits {
 	if l.LoginBurst <= 0 {
 		l.LoginBurst = d.LoginBurst
 	}
+	orDefault(&l.PayorRate, &l.PayorBurst, d.PayorRate, d.PayorBurst)
+	orDefault(&l.PayorAddrRate, &l.PayorAddrBurst, d.PayorAddrRate, d.PayorAddrBurst)
+	orDefault(&l.VerifyRate, &l.VerifyBurst, d.VerifyRate, d.VerifyBurst)
+	orDefault(&l.VerifyAddrRate, &l.VerifyAddrBurst, d.VerifyAddrRate, d.VerifyAddrBurst)
 	return l
+}
+
+// orDefault gives a rate or burst that is not set its default.
+func orDefault(rate *float64, burst *int, defRate float64, defBurst int) {
+	if *rate <= 0 {
+		*rate = defRate
+	}
+	if *burst <= 0 {
+		*burst = defBurst
+	}
 }
 
 // LimitLogin takes a token from the login bucket of the request's client
