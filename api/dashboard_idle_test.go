@@ -45,8 +45,8 @@ func TestDashboardIdleTimeout(t *testing.T) {
 		}
 		first, err := bufio.NewReader(resp.Body).ReadString('\n')
 		resp.Body.Close()
-		if resp.StatusCode != 200 || !strings.HasPrefix(first, "retry:") && !strings.HasPrefix(first, "data:") {
-			t.Fatalf("the live stream: %d %q", resp.StatusCode, first)
+		if err != nil || resp.StatusCode != 200 || !strings.HasPrefix(first, "retry:") && !strings.HasPrefix(first, "data:") {
+			t.Fatalf("the live stream: %d %q, %v", resp.StatusCode, first, err)
 		}
 		cancel()
 		busy.get("/dashboard").want(t, 200)
