@@ -28,8 +28,8 @@ func payorLimits(set func(l *httpx.RateLimits)) envOption {
 // TestPayorRateLimits: the payor API's buckets, in memory and shared, on both
 // engines. A session's requests empty its bucket (429 with Retry-After and the
 // RateLimit headers) while another session's go on; a client address's empty its
-// bucket whatever the session, bad signatures included; verify's POST has a
-// tighter bucket per session, per address and per merchant key. Every test
+// bucket whatever the session, bad signatures included; verify's POST has
+// tighter buckets per session and per client (an address, or a merchant key). Every test
 // request comes from 127.0.0.1.
 func TestPayorRateLimits(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
@@ -91,24 +91,33 @@ func testPayorRateLimits(t *testing.T, cfg store.Config, opt envOption) {
 			// routes go on.
 			expectStatus(t, e.do(request{method: "GET", path: path, headers: ps}), 200)
 			expectStatus(t, e.do(request{method: "GET", path: "/api/v1/payments/payment-status", headers: ps}), 200)
-			// A merchant key has verify's bucket of its own.
-			for range 2 {
-				expectStatus(t, e.do(request{method: "POST", path: path, body: verifyBody, headers: withKey(m.key)}), 200)
-			}
-			expect429(t, e.do(request{method: "POST", path: path, body: verifyBody, headers: withKey(m.key)}))
+			// A merchant key is not a session: its verify goes on.
+			expectStatus(t, e.do(request{method: "POST", path: path, body: verifyBody, headers: withKey(m.key)}), 200)
 			e.clock.Advance(5 * time.Second)
 			expectStatus(t, e.do(request{method: "POST", path: path, body: verifyBody, headers: ps}), 200)
 		}},
-		{"verify per address", func(l *httpx.RateLimits) { l.VerifyAddrRate, l.VerifyAddrBurst = 1, 3 }, func(t *testing.T, e *testEnv, m *merchant) {
-			post := func() *response {
+		{"verify per client", func(l *httpx.RateLimits) { l.VerifyAddrRate, l.VerifyAddrBurst = 1, 3 }, func(t *testing.T, e *testEnv, m *merchant) {
+			post := func(key bool) *response {
 				created := m.createInvoice(`{"amount_usd": 5}`)
+				h := session(created)
+				if key {
+					h = withKey(m.key)
+				}
 				return e.do(request{method: "POST", path: "/api/v1/invoice/" + created["invoice_id"].(string) + "/verify",
-					body: verifyBody, headers: session(created)})
+					body: verifyBody, headers: h})
 			}
+			// A client address's sessions share its bucket...
 			for range 3 {
-				expectStatus(t, post(), 200)
+				expectStatus(t, post(false), 200)
 			}
-			expect429(t, post())
+			expect429(t, post(false))
+			// ...and a merchant key, for whatever invoices, has its own.
+			for range 3 {
+				expectStatus(t, post(true), 200)
+			}
+			expect429(t, post(true))
+			e.clock.Advance(time.Second)
+			expectStatus(t, post(true), 200)
 		}},
 	}
 	// The subtests may share a database, and with it the shared budgets of

@@ -12,7 +12,7 @@ import (
 // sessions it holds.
 type payorLimiters struct {
 	session, addr      RateLimiter // every payor request
-	verify, verifyAddr RateLimiter // POST verify, on top
+	verify, verifyAddr RateLimiter // POST verify, on top; verifyAddr also per merchant credential
 }
 
 // sessionKey names a payment session's bucket by a hash of its token: the token
@@ -44,8 +44,9 @@ func (s *Core) LimitVerifySession(w http.ResponseWriter, r *http.Request, token 
 	return Apply(r.Context(), w, s.payor.verify, sessionKey(token))
 }
 
-// LimitVerifyPrincipal takes a token from verify's bucket of an authenticated
-// request's credential (a merchant's own server calling verify).
+// LimitVerifyPrincipal takes a token from verify's per-client bucket of an
+// authenticated request's credential: a merchant's own server, which may verify
+// for many invoices, is one client as a payor's address is.
 func (s *Core) LimitVerifyPrincipal(w http.ResponseWriter, r *http.Request) error {
-	return Apply(r.Context(), w, s.payor.verify, LimitKey(Principal(r.Context())))
+	return Apply(r.Context(), w, s.payor.verifyAddr, LimitKey(Principal(r.Context())))
 }

@@ -191,8 +191,8 @@ type RateLimits struct {
 	PayorBurst     int
 	PayorAddrRate  float64
 	PayorAddrBurst int
-	// POST verify (an RPC look-up each), on top: per session or credential, and
-	// per client address for sessions.
+	// POST verify (an RPC look-up each), on top: per session, and per client
+	// (a session's client address, or a merchant credential).
 	VerifyRate      float64
 	VerifyBurst     int
 	VerifyAddrRate  float64
@@ -203,7 +203,7 @@ type RateLimits struct {
 // per second (burst 50), 10 logins per second (burst 20) per client IP; for the
 // payor API 2 req/s (burst 20) per session and 20 req/s (burst 200) per client
 // address, and for verify's POST one every 5 s (burst 5) per session and 1 a
-// second (burst 20) per client address. A payment page polls its status every
+// second (burst 20) per client address or merchant credential. A payment page polls its status every
 // few seconds and verify is a button: these leave a payor room, a script none.
 func DefaultRateLimits() RateLimits {
 	return RateLimits{Rate: 100, Burst: 200, CreateRate: 25, CreateBurst: 50, LoginRate: 10, LoginBurst: 20,

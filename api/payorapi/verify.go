@@ -17,7 +17,7 @@ import (
 // every payment of the invoice was seen on chain (none yet: when its locked
 // network is watched). With a session, a request is limited as the payor API's
 // (per client address and per session) and a POST by verify's tighter buckets too;
-// with a merchant credential a POST takes verify's bucket of that credential.
+// with a merchant credential a POST takes verify's per-client bucket of it.
 // See docs/decisions.md.
 func (a *API) Verify(w http.ResponseWriter, r *http.Request) error {
 	id, err := httpx.InvoiceID(r, "invoiceId")
