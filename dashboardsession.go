@@ -8,6 +8,16 @@ import (
 // DashboardSessionTTL is how long a dashboard sign-in lasts without signing in again.
 const DashboardSessionTTL = 12 * time.Hour
 
+// DashboardIdleTimeout ends a dashboard session that made no request for this
+// long, within its DashboardSessionTTL: a browser left signed in unattended.
+const DashboardIdleTimeout = 30 * time.Minute
+
+// DashboardTouchEvery is how stale a session's recorded last use may get: a
+// request writes it only when it is older than this, so a busy session costs one
+// store write a minute, not one a request, and its idle time is counted at most
+// this much early.
+const DashboardTouchEvery = time.Minute
+
 // DashboardSession is a merchant signed in to the dashboard in one browser. The
 // browser holds a random token in an HttpOnly cookie; only its hash is stored,
 // so a copy of the database signs nobody in.
@@ -16,6 +26,25 @@ type DashboardSession struct {
 	Environment Environment // the environment switch: which money the pages show
 	CreatedAt   time.Time
 	ExpiresAt   time.Time
+	LastSeenAt  time.Time // its last request, as last recorded (DashboardTouchEvery)
+}
+
+// Idle reports whether the session has gone DashboardIdleTimeout without a
+// request at now: it has ended, whatever its ExpiresAt.
+func (s *DashboardSession) Idle(now time.Time) bool {
+	return now.Sub(s.LastSeenAt) >= DashboardIdleTimeout
+}
+
+// NeedsTouch reports whether a request at now should record itself as the
+// session's last use (DashboardTouchEvery).
+func (s *DashboardSession) NeedsTouch(now time.Time) bool {
+	return now.Sub(s.LastSeenAt) >= DashboardTouchEvery
+}
+
+// ErrDashboardIdle is the answer for a session ended by DashboardIdleTimeout;
+// the sign-in page says why.
+func ErrDashboardIdle() error {
+	return Errorf(KindUnauthenticated, "session_idle", "You were signed out after 30 minutes without activity; sign in again.")
 }
 
 // Principal is who the session acts as: the merchant, in its environment, with
@@ -35,8 +64,11 @@ type DashboardSessionStore interface {
 	// store keeps only hashed, ending DashboardSessionTTL from now.
 	CreateDashboardSession(ctx context.Context, token string, merchantID int64, env Environment) (*DashboardSession, error)
 	// DashboardSession returns the session of token; an unknown or ended one is
-	// KindUnauthenticated.
+	// KindUnauthenticated, ErrDashboardIdle for one ended by DashboardIdleTimeout.
+	// It writes nothing.
 	DashboardSession(ctx context.Context, token string) (*DashboardSession, error)
+	// TouchDashboardSession records now as the live session's last use.
+	TouchDashboardSession(ctx context.Context, token string) error
 	// SetDashboardEnvironment switches the session's environment.
 	SetDashboardEnvironment(ctx context.Context, token string, env Environment) error
 	// DeleteDashboardSession ends the session (sign out), or a half sign-in; an

@@ -9,6 +9,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"kassa"
@@ -82,7 +83,7 @@ type server struct {
 func New(cfg Config) http.Handler {
 	core := httpx.NewCore(httpx.CoreConfig{Secret: cfg.Secret, Merchants: cfg.Merchants, Keys: cfg.Keys,
 		Idempotency: cfg.Idempotency, Health: cfg.Health, Warnings: cfg.Warnings, Draining: cfg.Draining, Limits: cfg.Limits, RateStore: cfg.RateStore, Logger: cfg.Logger, AccessLog: cfg.AccessLog, Now: cfg.Now,
-		Metrics: cfg.Metrics})
+		Metrics: cfg.Metrics, HSTS: strings.HasPrefix(strings.ToLower(cfg.PublicURL), "https://")})
 	s := &server{Core: core, cfg: cfg, signer: kassa.NewSessionSigner(cfg.Secret),
 		payments: cfg.Pay}
 	if s.payments == nil { // quotes need wallets and addresses: none without them

@@ -243,12 +243,14 @@ func TestOpenAPIStatusSweep(t *testing.T) {
 
 		// 429: an API over the same store whose buckets hold one token each.
 		tight := newEnvOn(t, db, nil, withCommerce(db, nil), withLimits(httpx.RateLimits{Rate: 0.001, Burst: 1,
-			CreateRate: 0.001, CreateBurst: 1, LoginRate: 0.001, LoginBurst: 1}))
+			CreateRate: 0.001, CreateBurst: 1, LoginRate: 0.001, LoginBurst: 1,
+			PayorRate: 0.001, PayorBurst: 1, PayorAddrRate: 0.001, PayorAddrBurst: 1}))
 		for _, prime := range []request{
 			{method: "GET", path: "/api/v1/merchant", headers: s.jwt()},
 			{method: "GET", path: "/api/v1/invoices", headers: withKey(s.key)},
 			{method: "GET", path: "/api/commerce/status", headers: map[string]string{"X-Commerce-Api-Key": s.ckey}},
 			{method: "POST", path: "/api/v1/auth/login", body: `{"email": "nobody@example.com", "password": "x"}`},
+			{method: "GET", path: "/api/v1/payments/invoice", headers: sw.session}, // the client address's payor bucket
 		} {
 			if r := tight.do(prime); r.status == 429 {
 				t.Fatalf("priming %s: %d", prime.path, r.status)

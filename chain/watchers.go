@@ -16,6 +16,7 @@ import (
 type Watchers struct {
 	mu      sync.RWMutex
 	entries map[string]*entry // by environment + "/" + network
+	lookups lookupCache       // verify's recent look-ups
 }
 
 type entry struct {
@@ -79,14 +80,60 @@ func (ws *Watchers) Run(ctx context.Context, log *slog.Logger) {
 // it to one of the invoice's deposit addresses, as the watcher would: a mined,
 // successful transaction in a canonical block, its confirmations counted at the
 // node's head. A transaction the node does not know is not an error: it may not
-// be mined yet.
+// be mined yet. The look-up is remembered for LookupTTL, "not found" included:
+// the same hash again within it makes no RPC call, and no store scan unless the
+// transaction has transfers for an invoice not yet given them.
 func (ws *Watchers) VerifyTransaction(ctx context.Context, inv *kassa.Invoice, network, txHash string) error {
 	e := ws.get(inv.Environment, network)
 	if e == nil {
 		return kassa.Invalidf("network", "network_not_watched", "Kassa does not watch network %s: no RPC endpoint is configured.", network)
 	}
 	w := e.w
-	all, err := w.Store.WatchedAddresses(ctx, inv.Environment, network, w.now())
+	l, err := ws.lookups.get(ctx, key(inv.Environment, network)+"/"+lower(txHash), w.now(), func() (*lookup, error) {
+		return w.lookUp(ctx, txHash)
+	})
+	if err != nil || !l.transfers || !ws.lookups.firstIngest(l, inv.ID) {
+		return err
+	}
+	if err := w.ingestTx(ctx, inv, l); err != nil {
+		ws.lookups.forget(l, inv.ID)
+		return err
+	}
+	return nil
+}
+
+// lookUp asks a node for txHash: the transaction, its block if canonical, and
+// the head. A transaction that is not known, not mined, failed or not in a
+// canonical block has no transfers to ingest.
+func (w *Watcher) lookUp(ctx context.Context, txHash string) (*lookup, error) {
+	var out *lookup
+	err := w.Nodes.Step(ctx, func(n Node) error {
+		out = &lookup{}
+		tx, err := n.Transaction(ctx, lower(txHash))
+		if errors.Is(err, ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		head, err := n.Head(ctx)
+		if err != nil {
+			return err
+		}
+		hs, err := n.Headers(ctx, tx.Block.Number, tx.Block.Number)
+		if err != nil || len(hs) != 1 || hs[0].Hash != tx.Block.Hash || !tx.Succeeded {
+			return err // not in a canonical block (or failed): nothing to ingest
+		}
+		out.transfers, out.tx, out.block, out.head = true, tx, hs[0], head.Number
+		return nil
+	})
+	return out, err
+}
+
+// ingestTx ingests the transfers of a looked-up transaction to the invoice's
+// deposit addresses.
+func (w *Watcher) ingestTx(ctx context.Context, inv *kassa.Invoice, l *lookup) error {
+	all, err := w.Store.WatchedAddresses(ctx, inv.Environment, w.Network.Name, w.now())
 	if err != nil {
 		return err
 	}
@@ -101,32 +148,8 @@ func (ws *Watchers) VerifyTransaction(ctx context.Context, inv *kassa.Invoice, n
 	}
 	set := newAddressSet(mine, w.Tokens, w.Own)
 	set.native = set.nativeTok != nil
-	var found []kassa.Transfer
-	var head kassa.BlockRef
-	err = w.Nodes.Step(ctx, func(n Node) error {
-		found = nil
-		tx, err := n.Transaction(ctx, lower(txHash))
-		if errors.Is(err, ErrNotFound) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if head, err = n.Head(ctx); err != nil {
-			return err
-		}
-		hs, err := n.Headers(ctx, tx.Block.Number, tx.Block.Number)
-		if err != nil || len(hs) != 1 || hs[0].Hash != tx.Block.Hash || !tx.Succeeded {
-			return err // not in a canonical block (or failed): nothing to ingest
-		}
-		found = txTransfers(w.Network.Name, set, tx, hs[0])
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	for _, t := range found {
-		if err := w.ingest(ctx, set, t, head.Number); err != nil {
+	for _, t := range txTransfers(w.Network.Name, set, l.tx, l.block) {
+		if err := w.ingest(ctx, set, t, l.head); err != nil {
 			return err
 		}
 	}

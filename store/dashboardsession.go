@@ -38,12 +38,12 @@ func (db *DB) createDashboardSession(ctx context.Context, token string, merchant
 	if awaiting {
 		ttl = kassa.DashboardCodeTTL
 	}
-	s := &kassa.DashboardSession{MerchantID: merchantID, Environment: env, CreatedAt: now, ExpiresAt: now.Add(ttl)}
+	s := &kassa.DashboardSession{MerchantID: merchantID, Environment: env, CreatedAt: now, ExpiresAt: now.Add(ttl), LastSeenAt: now}
 	err := db.write(ctx, func(q queryer) error {
 		// The session records the merchant's credential version: a bump ends it.
 		res, err := q.ExecContext(ctx, `INSERT INTO dashboard_sessions (token_hash, merchant_id, environment, created_at, expires_at,
-			awaiting_code, credential_version)
-			SELECT $1, id, $2, $3, $4, $5, credential_version FROM merchants WHERE id = $6`,
+			awaiting_code, credential_version, last_seen_at)
+			SELECT $1, id, $2, $3, $4, $5, credential_version, $3 FROM merchants WHERE id = $6`,
 			kassa.HashSecret(token), string(env), micros(now), micros(s.ExpiresAt), awaiting, merchantID)
 		if err != nil {
 			return err
@@ -59,23 +59,45 @@ func (db *DB) createDashboardSession(ctx context.Context, token string, merchant
 	return s, nil
 }
 
-// DashboardSession returns the live session of token.
+// DashboardSession returns the live session of token; one that went
+// kassa.DashboardIdleTimeout without a request is kassa.ErrDashboardIdle.
 func (db *DB) DashboardSession(ctx context.Context, token string) (*kassa.DashboardSession, error) {
-	return db.dashboardSession(ctx, token, false)
+	s, err := db.dashboardSession(ctx, token, false)
+	if err == nil && s.Idle(db.clock()) {
+		return nil, kassa.ErrDashboardIdle()
+	}
+	return s, err
 }
 
-// dashboardSession returns the live session of token: a signed-in one, or a
+// TouchDashboardSession records now as the last use of the live session of token
+// (the dashboard calls it at most once a minute a session, kassa.DashboardTouchEvery).
+// A session already idle stays ended: it is not brought back.
+func (db *DB) TouchDashboardSession(ctx context.Context, token string) error {
+	now := db.clock()
+	err := db.write(ctx, func(q queryer) error {
+		_, err := q.ExecContext(ctx, `UPDATE dashboard_sessions SET last_seen_at = $1 WHERE token_hash = $2 AND expires_at > $1
+			AND awaiting_code = $3 AND last_seen_at > $4`, micros(now), kassa.HashSecret(token), false,
+			micros(now.Add(-kassa.DashboardIdleTimeout)))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store: touch dashboard session: %w", err)
+	}
+	return nil
+}
+
+// dashboardSession returns the unexpired session of token: a signed-in one, or a
 // half sign-in when awaiting; one of an older credential version is ended.
 func (db *DB) dashboardSession(ctx context.Context, token string, awaiting bool) (*kassa.DashboardSession, error) {
 	var (
-		s                kassa.DashboardSession
-		env              string
-		created, expires int64
+		s                          kassa.DashboardSession
+		env                        string
+		created, expires, lastSeen int64
 	)
-	err := db.r.QueryRowContext(ctx, `SELECT s.merchant_id, s.environment, s.created_at, s.expires_at
+	err := db.r.QueryRowContext(ctx, `SELECT s.merchant_id, s.environment, s.created_at, s.expires_at, s.last_seen_at
 		FROM dashboard_sessions s JOIN merchants m ON m.id = s.merchant_id AND m.credential_version = s.credential_version
 		WHERE s.token_hash = $1 AND s.expires_at > $2 AND s.awaiting_code = $3`, kassa.HashSecret(token), micros(db.clock()), awaiting).
-		Scan(&s.MerchantID, &env, &created, &expires)
+		Scan(&s.MerchantID, &env, &created, &expires, &lastSeen)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errSignedOut()
 	}
@@ -83,6 +105,7 @@ func (db *DB) dashboardSession(ctx context.Context, token string, awaiting bool)
 		return nil, fmt.Errorf("store: dashboard session: %w", err)
 	}
 	s.Environment, s.CreatedAt, s.ExpiresAt = kassa.Environment(env), fromMicros(created), fromMicros(expires)
+	s.LastSeenAt = fromMicros(lastSeen)
 	return &s, nil
 }
 
@@ -106,11 +129,14 @@ func (db *DB) SetDashboardEnvironment(ctx context.Context, token string, env kas
 	return nil
 }
 
-// DeleteDashboardSession ends the session of token, and every ended session.
+// DeleteDashboardSession ends the session of token, and every ended session
+// (expired, or idle past kassa.DashboardIdleTimeout).
 func (db *DB) DeleteDashboardSession(ctx context.Context, token string) error {
+	now := db.clock()
 	err := db.write(ctx, func(q queryer) error {
-		_, err := q.ExecContext(ctx, `DELETE FROM dashboard_sessions WHERE token_hash = $1 OR expires_at <= $2`,
-			kassa.HashSecret(token), micros(db.clock()))
+		_, err := q.ExecContext(ctx, `DELETE FROM dashboard_sessions WHERE token_hash = $1 OR expires_at <= $2
+			OR (awaiting_code = $3 AND last_seen_at <= $4)`,
+			kassa.HashSecret(token), micros(now), false, micros(now.Add(-kassa.DashboardIdleTimeout)))
 		return err
 	})
 	if err != nil {

@@ -79,7 +79,7 @@ func (d *Dashboard) Routes(handle func(pattern string, h http.HandlerFunc)) {
 	handle("POST /dashboard/settings/two-step/disable", d.post(d.signedIn(d.disableTwoStep)))
 	handle("POST /dashboard/settings/sign-out-everywhere", d.post(d.signedIn(d.signOutEverywhere)))
 	handle("POST /dashboard/invoices/{id}/resend", d.post(d.signedIn(d.resendDelivery)))
-	handle("GET /dashboard/invoices/{id}/live", d.signedIn(d.invoiceLive))
+	handle("GET /dashboard/invoices/{id}/live", d.watching(d.invoiceLive))
 	handle("GET /dashboard/developers/api-keys", d.signedIn(d.apiKeys))
 	handle("POST /dashboard/developers/api-keys", d.post(d.signedIn(d.createAPIKey)))
 	handle("POST /dashboard/developers/api-keys/{id}/revoke", d.post(d.signedIn(d.revokeAPIKey)))

@@ -28,8 +28,16 @@ func (v *visit) env() kassa.Environment { return v.s.Environment }
 type pageFunc func(w http.ResponseWriter, r *http.Request, v *visit) error
 
 // signedIn runs h for a signed-in merchant; without a live session a GET is sent
-// to the sign-in page (303) with the page to come back to, a POST too.
-func (d *Dashboard) signedIn(h pageFunc) http.HandlerFunc {
+// to the sign-in page (303) with the page to come back to, a POST too. The
+// request counts as the session's use (its idle timeout starts again).
+func (d *Dashboard) signedIn(h pageFunc) http.HandlerFunc { return d.guard(h, true) }
+
+// watching is signedIn for a page's live updates: an open page's stream is not
+// the merchant's use of the session, so it does not keep an unattended browser
+// signed in.
+func (d *Dashboard) watching(h pageFunc) http.HandlerFunc { return d.guard(h, false) }
+
+func (d *Dashboard) guard(h pageFunc, use bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		v, err := d.session(r)
 		if err != nil {
@@ -41,8 +49,19 @@ func (d *Dashboard) signedIn(h pageFunc) http.HandlerFunc {
 			if r.Method != http.MethodGet {
 				next = "/dashboard"
 			}
-			redirect(w, r, "/dashboard/login?next="+url.QueryEscape(next))
+			to := "/dashboard/login?next=" + url.QueryEscape(next)
+			if kassa.AsError(err).Code == "session_idle" {
+				d.setCookie(w, "", -1)
+				to += "&idle=1"
+			}
+			redirect(w, r, to)
 			return
+		}
+		if use && v.s.NeedsTouch(d.cfg.Core.Now()) {
+			if err := d.cfg.Sessions.TouchDashboardSession(r.Context(), v.token); err != nil {
+				d.fail(w, r, v, err)
+				return
+			}
 		}
 		if err := h(w, r, v); err != nil {
 			d.fail(w, r, v, err)
@@ -90,6 +109,8 @@ func (d *Dashboard) loginForm(w http.ResponseWriter, r *http.Request) {
 		view.Note = "Too many wrong codes: sign in again with your password."
 	case r.FormValue("signed_out") == "1":
 		view.Note = "Every session of your account was signed out, this one too: sign in again."
+	case r.FormValue("idle") == "1":
+		view.Note = "You were signed out after 30 minutes without activity: sign in again."
 	}
 	d.render(w, r, http.StatusOK, "login.html", nil, view)
 }

@@ -31,8 +31,10 @@ type Core struct {
 	mux         *http.ServeMux
 
 	general, create, login RateLimiter
+	payor                  payorLimiters
 
 	surfaces []surface // path prefixes whose errors take another envelope
+	hsts     bool      // answers carry Strict-Transport-Security (the public URL is https)
 
 	metrics   Metrics                             // nil: nothing is counted
 	recorders map[string]func(int, time.Duration) // by registered pattern; written only while routes are registered
@@ -57,14 +59,21 @@ type CoreConfig struct {
 	AccessLog   AccessLog        // the zero value logs each request at INFO
 	Now         func() time.Time // nil: time.Now
 	Metrics     Metrics          // requests and streams counted; nil: none
+	// HSTS makes every answer carry Strict-Transport-Security (HSTSValue): set it
+	// when the public URL is https, never over plain http.
+	HSTS bool
 }
+
+// HSTSValue is the Strict-Transport-Security of a service whose public URL is
+// https: two years, subdomains included.
+const HSTSValue = "max-age=63072000; includeSubDomains"
 
 // NewCore returns the plumbing with no routes yet.
 func NewCore(cfg CoreConfig) *Core {
 	c := &Core{log: cfg.Logger, access: cfg.AccessLog, now: cfg.Now, mux: http.NewServeMux(), touched: map[string]time.Time{},
 		secret: cfg.Secret, merchants: cfg.Merchants, keys: cfg.Keys, idempotency: cfg.Idempotency, claims: newRunningClaims(),
 		healthCheck: cfg.Health, warnings: cfg.Warnings, draining: cfg.Draining, sealer: kassa.NewResponseSealer(cfg.Secret),
-		metrics: cfg.Metrics, recorders: map[string]func(int, time.Duration){}}
+		metrics: cfg.Metrics, recorders: map[string]func(int, time.Duration){}, hsts: cfg.HSTS}
 	if c.metrics != nil {
 		c.unmatched = c.metrics.Route(UnmatchedRoute)
 	}
@@ -75,18 +84,21 @@ func NewCore(cfg CoreConfig) *Core {
 		c.now = time.Now
 	}
 	l := cfg.Limits.withDefaults()
-	if cfg.RateStore != nil {
-		c.general = NewSharedLimiter(cfg.RateStore, "general", l.Rate, l.Burst)
-		c.create = NewSharedLimiter(cfg.RateStore, "create", l.CreateRate, l.CreateBurst)
-		c.login = NewSharedLimiter(cfg.RateStore, "login", l.LoginRate, l.LoginBurst)
-		for _, sl := range []RateLimiter{c.general, c.create, c.login} {
-			sl.(*SharedLimiter).now = c.now
+	limiter := func(name string, rate float64, burst int) RateLimiter {
+		if cfg.RateStore == nil {
+			return NewLimiter(rate, burst, c.now)
 		}
-	} else {
-		c.general = NewLimiter(l.Rate, l.Burst, c.now)
-		c.create = NewLimiter(l.CreateRate, l.CreateBurst, c.now)
-		c.login = NewLimiter(l.LoginRate, l.LoginBurst, c.now)
+		sl := NewSharedLimiter(cfg.RateStore, name, rate, burst)
+		sl.now = c.now
+		return sl
 	}
+	c.general = limiter("general", l.Rate, l.Burst)
+	c.create = limiter("create", l.CreateRate, l.CreateBurst)
+	c.login = limiter("login", l.LoginRate, l.LoginBurst)
+	c.payor = payorLimiters{session: limiter("payor", l.PayorRate, l.PayorBurst),
+		addr:       limiter("payor_addr", l.PayorAddrRate, l.PayorAddrBurst),
+		verify:     limiter("verify", l.VerifyRate, l.VerifyBurst),
+		verifyAddr: limiter("verify_addr", l.VerifyAddrRate, l.VerifyAddrBurst)}
 	return c
 }
 

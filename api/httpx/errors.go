@@ -171,11 +171,17 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 	WriteRaw(w, status, body)
 }
 
-// WriteRaw writes an already encoded JSON body.
+// WriteRaw writes an already encoded JSON body. It is not to be cached, by the
+// browser or anything between (Cache-Control: no-store), unless the handler set a
+// Cache-Control of its own: JSON answers carry session tokens, API keys, webhook
+// secrets and merchants' figures, and the few that may be cached say so.
 func WriteRaw(w http.ResponseWriter, status int, body []byte) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("X-Content-Type-Options", "nosniff")
+	if h.Get("Cache-Control") == "" {
+		h.Set("Cache-Control", "no-store")
+	}
 	if status != http.StatusNoContent && status != http.StatusNotModified {
 		// With its length known net/http sends the body as it is, not chunked: a
 		// 16 KB list is two socket writes instead of three.

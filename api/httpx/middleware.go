@@ -58,6 +58,9 @@ func (s *Core) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	id := newRequestID()
 	w.Header().Set("Request-Id", id)
+	if s.hsts {
+		w.Header().Set("Strict-Transport-Security", HSTSValue)
+	}
 	sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 	r = s.withEnvelope(r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id)))
 

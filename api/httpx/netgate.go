@@ -65,16 +65,20 @@ func (n Networks) Contains(a netip.Addr) bool {
 	return false
 }
 
-// forwardingHeaders are set by reverse proxies: a request carrying one came
-// through a proxy on behalf of some other client.
-// Via and the X-Forwarded-Proto/Host pair are in the list because some proxies
-// set only those (and open-source nginx sets none by default: docs/operations.md
-// tells its users to keep /metrics out of the proxy).
-var forwardingHeaders = []string{"Forwarded", "X-Forwarded-For", "X-Real-Ip", "Via", "X-Forwarded-Proto", "X-Forwarded-Host"}
+// forwardingHeaders are set by reverse proxies and CDNs: a request carrying one
+// came through a proxy on behalf of some other client. Besides the standard ones
+// the list has the client-IP headers of CDNs and load balancers (Cloudflare's
+// CF-Connecting-IP, Akamai's and Cloudflare's True-Client-IP, Fastly's, and the
+// generic X-Client-IP, X-Cluster-Client-IP and Client-IP). Via and the
+// X-Forwarded-Proto/Host pair are in it because some proxies set only those (and
+// open-source nginx sets none by default: docs/operations.md tells its users to
+// keep /metrics out of the proxy, or to serve it on --metrics-addr).
+var forwardingHeaders = []string{"Forwarded", "X-Forwarded-For", "X-Real-Ip", "Via", "X-Forwarded-Proto", "X-Forwarded-Host",
+	"Cf-Connecting-Ip", "True-Client-Ip", "X-Client-Ip", "Fastly-Client-Ip", "X-Cluster-Client-Ip", "Client-Ip"}
 
 // OnlyFrom serves h to clients whose TCP peer address (r.RemoteAddr) is in nets
 // and whose request did not come through a reverse proxy (no Forwarded,
-// X-Forwarded-For or X-Real-IP header); every other client gets NotFound, the
+// X-Forwarded-For, X-Real-IP or other client-IP header); every other client gets NotFound, the
 // answer of an unknown URL, so the route's existence is not revealed. The peer
 // address is used, never a forwarding header: those are written by the client
 // unless a trusted proxy rewrites them, and anyone could claim 127.0.0.1. A
@@ -103,7 +107,7 @@ func OnlyFrom(nets Networks, h http.Handler) http.HandlerFunc {
 // allowedPeer reports whether r comes straight from an address in nets.
 func allowedPeer(nets Networks, r *http.Request) bool {
 	for _, h := range forwardingHeaders {
-		if _, ok := r.Header[h]; ok {
+		if len(r.Header.Values(h)) > 0 {
 			return false
 		}
 	}

@@ -44,12 +44,13 @@ func TestOnlyFrom(t *testing.T) {
 	h := OnlyFrom(nets, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = w.Write([]byte("secret figures"))
 	}))
-	tests := []struct {
+	type gateCase struct {
 		name    string
 		remote  string
 		headers map[string]string
 		allowed bool
-	}{
+	}
+	tests := []gateCase{
 		{"loopback v4", "127.0.0.1:5000", nil, true},
 		{"loopback v4 elsewhere in 8", "127.9.9.9:5000", nil, true},
 		{"loopback v6", "[::1]:5000", nil, true},
@@ -65,6 +66,12 @@ func TestOnlyFrom(t *testing.T) {
 		{"through a local proxy (X-Forwarded-For)", "127.0.0.1:5000", map[string]string{"X-Forwarded-For": "203.0.113.9"}, false},
 		{"through a local proxy (Forwarded)", "127.0.0.1:5000", map[string]string{"Forwarded": "for=203.0.113.9"}, false},
 		{"through a local proxy (X-Real-IP)", "127.0.0.1:5000", map[string]string{"X-Real-IP": "203.0.113.9"}, false},
+	}
+	// Every client-IP header a proxy or CDN may add refuses the request, whatever
+	// its peer (issue 36: CF-Connecting-IP, True-Client-IP, X-Client-IP passed).
+	for _, h := range []string{"Forwarded", "X-Forwarded-For", "X-Real-IP", "CF-Connecting-IP", "True-Client-IP",
+		"X-Client-IP", "Fastly-Client-IP", "X-Cluster-Client-IP", "Client-IP"} {
+		tests = append(tests, gateCase{"proxy header " + h, "127.0.0.1:5000", map[string]string{h: "203.0.113.9"}, false})
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"sync"
 	"time"
@@ -157,6 +158,24 @@ func ClientIP(r *http.Request) string {
 	return host
 }
 
+// AddrKey names the bucket of the request's client address: its IPv4 address (an
+// IPv4 address mapped into IPv6 by a dual-stack listener is taken as IPv4), or
+// the /64 of its IPv6 address. One IPv6 client usually holds a whole /64 (it is
+// the smallest prefix a subnet gets), so keying by the address would give it 2^64
+// buckets to rotate through.
+func AddrKey(r *http.Request) string {
+	host := ClientIP(r)
+	a, err := netip.ParseAddr(host)
+	if err != nil {
+		return "ip:" + host
+	}
+	a = a.Unmap().WithZone("")
+	if a.Is6() {
+		return "ip6:" + netip.PrefixFrom(a, 64).Masked().String()
+	}
+	return "ip:" + a.String()
+}
+
 // RateLimits are the per-credential token buckets. Rate is tokens per second, Burst
 // the bucket size. Zero fields take the defaults of DefaultRateLimits.
 type RateLimits struct {
@@ -166,12 +185,30 @@ type RateLimits struct {
 	CreateBurst int
 	LoginRate   float64 // POST /api/v1/auth/login, per client IP
 	LoginBurst  int
+	// The payor API (/api/v1/payments/* and verify with a payment session): per
+	// session, and per client address (AddrKey) across sessions.
+	PayorRate      float64
+	PayorBurst     int
+	PayorAddrRate  float64
+	PayorAddrBurst int
+	// POST verify (an RPC look-up each), on top: per session, and per client
+	// (a session's client address, or a merchant credential).
+	VerifyRate      float64
+	VerifyBurst     int
+	VerifyAddrRate  float64
+	VerifyAddrBurst int
 }
 
 // DefaultRateLimits returns 100 req/s (burst 200) per credential, 25 invoice creates
-// per second (burst 50), and 10 logins per second (burst 20) per client IP.
+// per second (burst 50), 10 logins per second (burst 20) per client IP; for the
+// payor API 2 req/s (burst 20) per session and 20 req/s (burst 200) per client
+// address, and for verify's POST one every 5 s (burst 5) per session and 1 a
+// second (burst 20) per client address or merchant credential. A payment page polls its status every
+// few seconds and verify is a button: these leave a payor room, a script none.
 func DefaultRateLimits() RateLimits {
-	return RateLimits{Rate: 100, Burst: 200, CreateRate: 25, CreateBurst: 50, LoginRate: 10, LoginBurst: 20}
+	return RateLimits{Rate: 100, Burst: 200, CreateRate: 25, CreateBurst: 50, LoginRate: 10, LoginBurst: 20,
+		PayorRate: 2, PayorBurst: 20, PayorAddrRate: 20, PayorAddrBurst: 200,
+		VerifyRate: 0.2, VerifyBurst: 5, VerifyAddrRate: 1, VerifyAddrBurst: 20}
 }
 
 func (l RateLimits) withDefaults() RateLimits {
@@ -194,12 +231,27 @@ func (l RateLimits) withDefaults() RateLimits {
 	if l.LoginBurst <= 0 {
 		l.LoginBurst = d.LoginBurst
 	}
+	orDefault(&l.PayorRate, &l.PayorBurst, d.PayorRate, d.PayorBurst)
+	orDefault(&l.PayorAddrRate, &l.PayorAddrBurst, d.PayorAddrRate, d.PayorAddrBurst)
+	orDefault(&l.VerifyRate, &l.VerifyBurst, d.VerifyRate, d.VerifyBurst)
+	orDefault(&l.VerifyAddrRate, &l.VerifyAddrBurst, d.VerifyAddrRate, d.VerifyAddrBurst)
 	return l
 }
 
-// LimitLogin takes a token from the login bucket of the request's client IP.
+// orDefault gives a rate or burst that is not set its default.
+func orDefault(rate *float64, burst *int, defRate float64, defBurst int) {
+	if *rate <= 0 {
+		*rate = defRate
+	}
+	if *burst <= 0 {
+		*burst = defBurst
+	}
+}
+
+// LimitLogin takes a token from the login bucket of the request's client
+// address (AddrKey).
 func (s *Core) LimitLogin(w http.ResponseWriter, r *http.Request) error {
-	return Apply(r.Context(), w, s.login, "ip:"+ClientIP(r))
+	return Apply(r.Context(), w, s.login, AddrKey(r))
 }
 
 // LimitGeneral takes a token from p's general bucket, the one every

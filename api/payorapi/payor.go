@@ -50,10 +50,11 @@ func sessionInvoice(ctx context.Context) *kassa.Invoice {
 // Session checks the payment session headers (PS): x-session-token and its
 // x-signature, HMAC-SHA256 of the token under the server secret, compared in
 // constant time. A bad or missing pair is 401; a session that names no invoice or
-// has ended is 404. h finds the session's invoice in its request's context.
+// has ended is 404. Requests are limited per client address and per session
+// (429). h finds the session's invoice in its request's context.
 func (a *API) Session(h httpx.Func) httpx.Func {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		inv, err := a.session(r)
+		inv, err := a.session(w, r, false)
 		if err != nil {
 			return err
 		}
@@ -61,14 +62,27 @@ func (a *API) Session(h httpx.Func) httpx.Func {
 	}
 }
 
-// session finds the invoice of the request's payment session headers.
-func (a *API) session(r *http.Request) (*kassa.Invoice, error) {
+// session finds the invoice of the request's payment session headers, once the
+// client address's bucket and then the session's have a token for it (and
+// verify's buckets too, for a look-up on chain).
+func (a *API) session(w http.ResponseWriter, r *http.Request, lookUp bool) (*kassa.Invoice, error) {
+	if err := a.cfg.Core.LimitPayorAddr(w, r); err != nil {
+		return nil, err
+	}
 	token, sig := r.Header.Get("X-Session-Token"), r.Header.Get("X-Signature")
 	if token == "" || sig == "" {
 		return nil, httpx.ErrUnauthenticated("missing_session", "Send the payment session in x-session-token and x-signature.")
 	}
 	if !a.cfg.Signer.Verify(token, sig) {
 		return nil, httpx.ErrUnauthenticated("invalid_session", "The payment session token or signature is invalid.")
+	}
+	if err := a.cfg.Core.LimitPayorSession(w, r, token); err != nil {
+		return nil, err
+	}
+	if lookUp {
+		if err := a.cfg.Core.LimitVerifySession(w, r, token); err != nil {
+			return nil, err
+		}
 	}
 	if a.cfg.Payor == nil {
 		return nil, kassa.ErrSessionNotFound()

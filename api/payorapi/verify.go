@@ -15,7 +15,10 @@ import (
 // ingested as the watcher would ("checked": true); on a network without a watcher
 // it is only checked for form ("checked": false). GET answers "checked": true when
 // every payment of the invoice was seen on chain (none yet: when its locked
-// network is watched). See docs/decisions.md.
+// network is watched). With a session, a request is limited as the payor API's
+// (per client address and per session) and a POST by verify's tighter buckets too;
+// with a merchant credential a POST takes verify's per-client bucket of it.
+// See docs/decisions.md.
 func (a *API) Verify(w http.ResponseWriter, r *http.Request) error {
 	id, err := httpx.InvoiceID(r, "invoiceId")
 	if err != nil {
@@ -23,12 +26,17 @@ func (a *API) Verify(w http.ResponseWriter, r *http.Request) error {
 	}
 	var inv *kassa.Invoice
 	if r.Header.Get("X-Session-Token") != "" || r.Header.Get("X-Signature") != "" {
-		inv, err = a.session(r)
+		inv, err = a.session(w, r, r.Method == http.MethodPost) // a POST takes verify's buckets too
 		if err == nil && inv.ID != id {
 			err = kassa.NotFound("invoice") // a session opens its own invoice only
 		}
 	} else {
-		err = a.cfg.Core.Merchant(func(_ http.ResponseWriter, r *http.Request) error {
+		err = a.cfg.Core.Merchant(func(w http.ResponseWriter, r *http.Request) error {
+			if r.Method == http.MethodPost {
+				if err := a.cfg.Core.LimitVerifyPrincipal(w, r); err != nil {
+					return err
+				}
+			}
 			inv, err = a.cfg.Invoices.Invoice(r.Context(), httpx.Principal(r.Context()).MerchantID, id)
 			return err
 		})(w, r)

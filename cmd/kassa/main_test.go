@@ -52,6 +52,7 @@ type instance struct {
 	email       string
 	password    string
 	chainURL    string // the dev chain's JSON-RPC
+	metricsAddr string // the --metrics-addr listener's address, when there is one
 	gasWallet   string // the dev chain's gas wallet, from the banner
 	exited      chan error
 	args, env   []string // what it was started with, to start it again
@@ -116,6 +117,7 @@ func startServe(t *testing.T, env []string, args ...string) *instance {
 	fields := map[string]*string{
 		"merchant key:": &in.merchantKey, "commerce key:": &in.commerceKey,
 		"login email:": &in.email, "login password:": &in.password, "gas wallet:": &in.gasWallet,
+		"metrics listening on": &in.metricsAddr,
 	}
 	listening := regexp.MustCompile(`^kassa listening on (\S+)`)
 	devChain := regexp.MustCompile(`^Dev chain .*JSON-RPC (\S+),`)

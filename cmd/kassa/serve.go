@@ -109,6 +109,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "pprof listening on %s\n", addr)
 	}
+	if addr, err := f.metrics.listen(ctx, meters, log); err != nil {
+		return err
+	} else if addr != nil {
+		fmt.Fprintf(stdout, "metrics listening on %s\n", addr)
+	}
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
 		return err

@@ -74,8 +74,8 @@ func New(doc []byte) (*Checker, error) {
 	}
 	strict := validator.NewValidatorFromV3Model(&m.Model, config.WithFormatAssertions(), config.WithStrictMode(),
 		config.WithStrictIgnorePaths(strictIgnore...),
-		// On every response; says nothing about the API.
-		config.WithStrictIgnoredHeadersExtra("X-Content-Type-Options"))
+		// On every response (HSTS: when the public URL is https); say nothing about the API.
+		config.WithStrictIgnoredHeadersExtra("X-Content-Type-Options", "Strict-Transport-Security"))
 	return &Checker{model: &m.Model, requests: validator.NewValidatorFromV3Model(&m.Model, config.WithFormatAssertions()),
 		strict: strict, router: router.NewRouter(&m.Model, router.WithPathOnlyMatching()), seen: map[Pair]int{}}, nil
 }
