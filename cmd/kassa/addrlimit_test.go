@@ -1,0 +1,121 @@
+package main
+
+import (
+	"io"
+	"log/slog"
+	"net"
+	"testing"
+	"time"
+)
+
+// capServer accepts from a per-address listener with a cap of max on host and,
+// for each connection it is given, writes "k" and keeps it until the client
+// closes it; closed receives one value each time it has closed one.
+type capServer struct {
+	addr   string
+	closed chan struct{}
+}
+
+func startCapServer(t *testing.T, network, host string, max int) capServer {
+	t.Helper()
+	ln, err := net.Listen(network, net.JoinHostPort(host, "0"))
+	if err != nil {
+		t.Skipf("no %s loopback: %v", network, err)
+	}
+	ln = limitPerAddress(ln, max, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	t.Cleanup(func() { ln.Close() })
+	s := capServer{addr: ln.Addr().String(), closed: make(chan struct{}, 100)}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				c.Write([]byte("k"))
+				io.Copy(io.Discard, c)
+				c.Close()
+				s.closed <- struct{}{}
+			}()
+		}
+	}()
+	return s
+}
+
+// dialFrom connects to s from the local address from and reports whether the
+// server took the connection (it wrote "k") rather than closing it at once.
+func (s capServer) dialFrom(t *testing.T, from string) (net.Conn, bool) {
+	t.Helper()
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}}
+	c, err := d.Dial("tcp", s.addr)
+	if err != nil {
+		t.Fatalf("dial from %s: %v", from, err)
+	}
+	t.Cleanup(func() { c.Close() })
+	c.SetReadDeadline(time.Now().Add(time.Minute))
+	b := make([]byte, 1)
+	_, err = io.ReadFull(c, b)
+	return c, err == nil
+}
+
+// TestPerAddressCap: a client address holds at most the cap of connections; the
+// next one is closed at once while other addresses are not affected, and a
+// closed connection frees its place. Real TCP on loopback (127.0.0.0/8 and ::1).
+func TestPerAddressCap(t *testing.T) {
+	for _, tt := range []struct {
+		name, network, host, from, other string
+	}{
+		{"IPv4", "tcp4", "127.0.0.1", "127.0.0.2", "127.0.0.3"},
+		{"IPv6", "tcp6", "::1", "::1", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			const max = 3
+			s := startCapServer(t, tt.network, tt.host, max)
+			var first net.Conn
+			for i := range max {
+				c, ok := s.dialFrom(t, tt.from)
+				if !ok {
+					t.Fatalf("connection %d of %d from %s was closed", i+1, max, tt.from)
+				}
+				if i == 0 {
+					first = c
+				}
+			}
+			if _, ok := s.dialFrom(t, tt.from); ok {
+				t.Fatalf("connection %d from %s was taken; the cap is %d", max+1, tt.from, max)
+			}
+			if tt.other != "" {
+				if _, ok := s.dialFrom(t, tt.other); !ok {
+					t.Fatalf("a connection from %s was closed: %s's cap counted it", tt.other, tt.from)
+				}
+			}
+			first.Close()
+			<-s.closed
+			if _, ok := s.dialFrom(t, tt.from); !ok {
+				t.Fatalf("after one of its connections closed, %s still had no place", tt.from)
+			}
+		})
+	}
+}
+
+// TestAddressKey: IPv4 addresses count one by one (an IPv4-mapped IPv6 address
+// as its IPv4 one), IPv6 addresses by their /64.
+func TestAddressKey(t *testing.T) {
+	for _, tt := range []struct{ a, b string }{
+		{"2001:db8:1:2::1", "2001:db8:1:2:ffff:ffff:ffff:ffff"},
+		{"::ffff:192.0.2.7", "192.0.2.7"},
+		{"::1", "::2"},
+	} {
+		if ka, kb := addressKey(&net.TCPAddr{IP: net.ParseIP(tt.a)}), addressKey(&net.TCPAddr{IP: net.ParseIP(tt.b)}); ka != kb {
+			t.Errorf("%s counts as %s, %s as %s: want the same", tt.a, ka, tt.b, kb)
+		}
+	}
+	for _, tt := range []struct{ a, b string }{
+		{"2001:db8:1:2::1", "2001:db8:1:3::1"},
+		{"192.0.2.7", "192.0.2.8"},
+	} {
+		if ka, kb := addressKey(&net.TCPAddr{IP: net.ParseIP(tt.a)}), addressKey(&net.TCPAddr{IP: net.ParseIP(tt.b)}); ka == kb {
+			t.Errorf("%s and %s both count as %s: want apart", tt.a, tt.b, ka)
+		}
+	}
+}
