@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// capServer accepts from a per-address listener with a cap of max on host and,
+// capServer accepts from serve's listener with a cap of max a client address on host and,
 // for each connection it is given, writes "k" and keeps it until the client
 // closes it; closed receives one value each time it has closed one.
 type capServer struct {
@@ -22,7 +22,7 @@ func startCapServer(t *testing.T, network, host string, max int) capServer {
 	if err != nil {
 		t.Skipf("no %s loopback: %v", network, err)
 	}
-	ln = limitPerAddress(ln, max, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	ln = serverListener(ln, httpLimits{}, max, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	t.Cleanup(func() { ln.Close() })
 	s := capServer{addr: ln.Addr().String(), closed: make(chan struct{}, 100)}
 	go func() {

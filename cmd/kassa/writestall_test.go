@@ -122,7 +122,6 @@ func readSlowly(br *bufio.Reader) (int64, error) {
 	}
 }
 
-
 // smallSendBuffers gives each accepted connection a 16 KiB send buffer.
 type smallSendBuffers struct{ net.Listener }
 
