@@ -1,16 +1,40 @@
 package main
 
 import (
+	"fmt"
 	"log/slog"
 	"net"
+	"strconv"
 	"sync"
 	"time"
 )
 
-// defaultMaxConnsPerAddress is --max-conns-per-address's default: far above what
-// one browser or merchant backend opens (a browser keeps 6 a host; a backend's
-// pool is tens), far below what a slow-reader attack needs to hurt.
+// defaultMaxConnsPerAddress is the cap of --max-conns-per-address auto: far
+// above what one browser or merchant backend opens (a browser keeps 6 a host; a
+// backend's pool is tens), far below what a slow-reader attack needs to hurt.
 const defaultMaxConnsPerAddress = 256
+
+// connCap is --max-conns-per-address: how many connections one client address
+// may hold, and whether loopback clients count.
+type connCap struct {
+	max          int  // 0: no cap
+	skipLoopback bool // loopback clients (a local proxy) are not counted
+}
+
+// parseConnCap reads --max-conns-per-address: auto is 256 for every client but
+// a loopback one (a local reverse proxy is every client at once: capping it would
+// cap the service; the proxy must cap its own clients); a number caps every
+// client address, loopback included; 0 is no cap.
+func parseConnCap(s string) (connCap, error) {
+	if s == "auto" {
+		return connCap{max: defaultMaxConnsPerAddress, skipLoopback: true}, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return connCap{}, fmt.Errorf("--max-conns-per-address must be auto, 0 (no limit) or a number of connections, not %q", s)
+	}
+	return connCap{max: n}, nil
+}
 
 // perAddressListener caps the connections one client address holds at once: a
 // connection over the cap is closed as soon as it is accepted, before the server
@@ -18,7 +42,7 @@ const defaultMaxConnsPerAddress = 256
 // (one host's usual allocation, in which it can pick any address).
 type perAddressListener struct {
 	net.Listener
-	max int
+	connCap
 	log *slog.Logger
 
 	mu      sync.Mutex
@@ -27,13 +51,12 @@ type perAddressListener struct {
 	warned  time.Time // when the last warning was logged
 }
 
-// limitPerAddress wraps ln with a cap of max connections per client address;
-// max 0 is no cap (ln itself).
-func limitPerAddress(ln net.Listener, max int, log *slog.Logger) net.Listener {
-	if max <= 0 {
+// limitPerAddress wraps ln with the cap per client address; no cap is ln itself.
+func limitPerAddress(ln net.Listener, limit connCap, log *slog.Logger) net.Listener {
+	if limit.max <= 0 {
 		return ln
 	}
-	return &perAddressListener{Listener: ln, max: max, log: log, open: map[string]int{}}
+	return &perAddressListener{Listener: ln, connCap: limit, log: log, open: map[string]int{}}
 }
 
 // refusalWarnEvery is how often, at most, refused connections are logged: an
@@ -47,6 +70,9 @@ func (l *perAddressListener) Accept() (net.Conn, error) {
 		c, err := l.Listener.Accept()
 		if err != nil {
 			return nil, err
+		}
+		if l.skipLoopback && isLoopback(c.RemoteAddr()) {
+			return c, nil
 		}
 		key := addressKey(c.RemoteAddr())
 		if l.admit(key) {
@@ -101,6 +127,12 @@ func addressKey(addr net.Addr) string {
 		return v4.String()
 	}
 	return ta.IP.Mask(net.CIDRMask(64, 128)).String() + "/64"
+}
+
+// isLoopback reports whether addr is a loopback address (127.0.0.0/8, ::1).
+func isLoopback(addr net.Addr) bool {
+	ta, ok := addr.(*net.TCPAddr)
+	return ok && ta.IP.IsLoopback()
 }
 
 // countedConn is a connection perAddressListener counts until it is closed

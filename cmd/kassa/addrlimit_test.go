@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// capServer accepts from serve's listener with a cap of max a client address on host and,
+// capServer accepts from serve's listener with limit on host and,
 // for each connection it is given, writes "k" and keeps it until the client
 // closes it; closed receives one value each time it has closed one.
 type capServer struct {
@@ -16,13 +16,13 @@ type capServer struct {
 	closed chan struct{}
 }
 
-func startCapServer(t *testing.T, network, host string, max int) capServer {
+func startCapServer(t *testing.T, network, host string, limit connCap) capServer {
 	t.Helper()
 	ln, err := net.Listen(network, net.JoinHostPort(host, "0"))
 	if err != nil {
 		t.Skipf("no %s loopback: %v", network, err)
 	}
-	ln = serverListener(ln, httpLimits{}, max, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	ln = serverListener(ln, httpLimits{}, limit, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	t.Cleanup(func() { ln.Close() })
 	s := capServer{addr: ln.Addr().String(), closed: make(chan struct{}, 100)}
 	go func() {
@@ -60,29 +60,35 @@ func (s capServer) dialFrom(t *testing.T, from string) (net.Conn, bool) {
 
 // TestPerAddressCap: a client address holds at most the cap of connections; the
 // next one is closed at once while other addresses are not affected, and a
-// closed connection frees its place. Real TCP on loopback (127.0.0.0/8 and ::1).
+// closed connection frees its place. Under auto, loopback clients (a local
+// proxy) are not counted. Real TCP on loopback (127.0.0.0/8 and ::1).
 func TestPerAddressCap(t *testing.T) {
+	const limit = 3
 	for _, tt := range []struct {
 		name, network, host, from, other string
+		skipLoopback                     bool
 	}{
-		{"IPv4", "tcp4", "127.0.0.1", "127.0.0.2", "127.0.0.3"},
-		{"IPv6", "tcp6", "::1", "::1", ""},
+		{name: "IPv4", network: "tcp4", host: "127.0.0.1", from: "127.0.0.2", other: "127.0.0.3"},
+		{name: "IPv6", network: "tcp6", host: "::1", from: "::1"},
+		{name: "loopback under auto", network: "tcp4", host: "127.0.0.1", from: "127.0.0.2", skipLoopback: true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			const max = 3
-			s := startCapServer(t, tt.network, tt.host, max)
+			s := startCapServer(t, tt.network, tt.host, connCap{max: limit, skipLoopback: tt.skipLoopback})
 			var first net.Conn
-			for i := range max {
+			for i := range limit {
 				c, ok := s.dialFrom(t, tt.from)
 				if !ok {
-					t.Fatalf("connection %d of %d from %s was closed", i+1, max, tt.from)
+					t.Fatalf("connection %d of %d from %s was closed", i+1, limit, tt.from)
 				}
 				if i == 0 {
 					first = c
 				}
 			}
-			if _, ok := s.dialFrom(t, tt.from); ok {
-				t.Fatalf("connection %d from %s was taken; the cap is %d", max+1, tt.from, max)
+			if _, ok := s.dialFrom(t, tt.from); ok != tt.skipLoopback {
+				t.Fatalf("connection %d from %s taken: %v; the cap is %d, loopback skipped: %v", limit+1, tt.from, ok, limit, tt.skipLoopback)
+			}
+			if tt.skipLoopback {
+				return
 			}
 			if tt.other != "" {
 				if _, ok := s.dialFrom(t, tt.other); !ok {
@@ -95,6 +101,26 @@ func TestPerAddressCap(t *testing.T) {
 				t.Fatalf("after one of its connections closed, %s still had no place", tt.from)
 			}
 		})
+	}
+}
+
+// TestParseConnCap: --max-conns-per-address takes auto, 0 or a number.
+func TestParseConnCap(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want connCap
+		err  bool
+	}{
+		{in: "auto", want: connCap{max: 256, skipLoopback: true}},
+		{in: "0", want: connCap{}},
+		{in: "64", want: connCap{max: 64}},
+		{in: "-1", err: true},
+		{in: "many", err: true},
+	} {
+		got, err := parseConnCap(tt.in)
+		if (err != nil) != tt.err || got != tt.want {
+			t.Errorf("parseConnCap(%q) = %+v, %v; want %+v, error %v", tt.in, got, err, tt.want, tt.err)
+		}
 	}
 }
 

@@ -33,9 +33,9 @@ func newHTTPServer(handler http.Handler, limits httpLimits, log *slog.Logger) *h
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
 }
 
-// serverListener is ln as the server accepts from it: at most perAddress
-// connections a client address (0: no cap), each of whose response writes fails
-// after limits.Stall without progress.
-func serverListener(ln net.Listener, limits httpLimits, perAddress int, log *slog.Logger) net.Listener {
+// serverListener is ln as the server accepts from it: connections capped per
+// client address, each of whose response writes fails after limits.Stall
+// without progress.
+func serverListener(ln net.Listener, limits httpLimits, perAddress connCap, log *slog.Logger) net.Listener {
 	return limitStalls(limitPerAddress(ln, perAddress, log), limits.Stall)
 }

@@ -94,7 +94,7 @@ func stallServer(t *testing.T) (string, chan error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go srv.Serve(serverListener(smallSendBuffers{ln}, stallLimits, 0, log))
+	go srv.Serve(serverListener(smallSendBuffers{ln}, stallLimits, connCap{}, log))
 	t.Cleanup(func() { srv.Close() })
 	return ln.Addr().String(), wrote
 }
