@@ -25,11 +25,14 @@ import (
 // read it, from KASSA_SLOW_READERS_FROM other loopback addresses (127.0.0.2 on;
 // default 2, so 500 a address), against the server's RSS and memory statistics
 // and the p99 latency of other requests (from 127.0.0.1), then whether the server
-// dropped them, and the RSS once they have left. It runs only with
-// KASSA_SLOW_READERS=1, on the binary KASSA_BIN names (another build, to compare)
-// or the one TestMain built:
+// dropped them, and the RSS once they have left. serve runs without the dev chain
+// (its own memory grows as it makes blocks) and with the flags of
+// KASSA_SLOW_READERS_ARGS (--max-conns-per-address 256: loopback clients count,
+// as remote ones do by default). It runs only with KASSA_SLOW_READERS=1, on the
+// binary KASSA_BIN names (another build, to compare) or the one TestMain built:
 //
-//	KASSA_SLOW_READERS=1 go test ./cmd/kassa -run TestSlowReadersFigure -v -timeout 10m
+//	KASSA_SLOW_READERS=1 KASSA_SLOW_READERS_ARGS="--max-conns-per-address 256" \
+//	  go test ./cmd/kassa -run TestSlowReadersFigure -v -timeout 10m
 func TestSlowReadersFigure(t *testing.T) {
 	if os.Getenv("KASSA_SLOW_READERS") == "" {
 		t.Skip("set KASSA_SLOW_READERS=1 to measure")
@@ -43,8 +46,9 @@ func TestSlowReadersFigure(t *testing.T) {
 	}
 	const readers, watch, idleCheck, gone = 1000, 90 * time.Second, 130 * time.Second, 190 * time.Second
 	pprofAddr := freeAddr(t)
-	k := startKassa(t, store.Config{}, "--rate-limit", "100000", "--rate-burst", "100000",
-		"--create-rate-limit", "1000", "--create-rate-burst", "1000", "--pprof-addr", pprofAddr)
+	k := startKassa(t, store.Config{}, append([]string{"--devchain=false", "--rate-limit", "100000", "--rate-burst", "100000",
+		"--create-rate-limit", "1000", "--create-rate-burst", "1000", "--pprof-addr", pprofAddr},
+		strings.Fields(os.Getenv("KASSA_SLOW_READERS_ARGS"))...)...)
 	auth := map[string]string{"x-api-key": k.merchantKey}
 	var id string
 	for range 100 {
