@@ -159,6 +159,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	srv.RegisterOnShutdown(stopStreams)
 	var wg sync.WaitGroup
 	wg.Go(func() { hub.Run(streams) })
+	wg.Go(func() { returnMemory(workers, memoryCheckEvery, log) })
 	if refreshRates != nil {
 		wg.Go(func() { refreshRates(workers) })
 	}
