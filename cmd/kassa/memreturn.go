@@ -18,9 +18,12 @@ const (
 	// memoryCheckEvery is how often serve looks at its heap.
 	memoryCheckEvery = 30 * time.Second
 	// quietAllocs is what the server may allocate between two checks and still
-	// count as quiet: a few requests a second, not a load (a list load allocates
-	// hundreds of MiB a second).
-	quietAllocs = 64 << 20
+	// count as quiet: 8.5 MiB a second, a light load (the figure's 20 requests a
+	// second allocated more than 64 MiB in 30 s), where the runtime collects every
+	// few seconds anyway and one more collection costs nothing; a list load
+	// allocates over 100 MiB a second (8,000 lists a second of 14-20 KB each,
+	// docs/performance.md), and is never slowed.
+	quietAllocs = 256 << 20
 	// freeToReturn is the free heap worth returning: below it, the cost of a
 	// collection buys too little.
 	freeToReturn = 32 << 20
