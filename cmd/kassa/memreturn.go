@@ -11,22 +11,22 @@ import (
 // Giving freed heap back to the system after a burst. At serve's GC target
 // (gcPercent, 200) the runtime keeps freed pages up to three times the live heap
 // for the next allocations, and only collects again once the heap grows or two
-// minutes pass: after 1,000 slow readers left, 27 MiB of free heap stayed
+// minutes pass: after 1,000 slow readers left, 27-29 MiB of free heap stayed
 // resident (docs/performance.md, "Slow readers (issue 36)"). Once the server is
 // quiet, holding them buys nothing.
 const (
 	// memoryCheckEvery is how often serve looks at its heap.
 	memoryCheckEvery = 30 * time.Second
 	// quietAllocs is what the server may allocate between two checks and still
-	// count as quiet: 8.5 MiB a second, a light load (the figure's 20 requests a
-	// second allocated more than 64 MiB in 30 s), where the runtime collects every
-	// few seconds anyway and one more collection costs nothing; a list load
-	// allocates over 100 MiB a second (8,000 lists a second of 14-20 KB each,
-	// docs/performance.md), and is never slowed.
+	// count as quiet: 8.5 MiB a second, a light load, where the runtime collects
+	// every few seconds anyway and one more collection in 30 s costs nothing; a
+	// list load allocates over 100 MiB a second (8,000 lists a second of 14-20 KB
+	// each, docs/performance.md), and is never slowed.
 	quietAllocs = 256 << 20
 	// freeToReturn is the free heap worth returning: below it, the cost of a
-	// collection buys too little.
-	freeToReturn = 32 << 20
+	// collection buys too little. After the figure's readers left, 29 MiB were
+	// free, a third of the RSS over the start.
+	freeToReturn = 16 << 20
 )
 
 // heapSample is what decides whether to return memory.

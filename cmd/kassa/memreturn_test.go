@@ -18,7 +18,7 @@ func TestShouldReturn(t *testing.T) {
 	}{
 		{"quiet after a burst", 10 * mib, 60 * mib, 20 * mib, true},
 		{"under load", 500 * mib, 60 * mib, 20 * mib, false},
-		{"little free", 10 * mib, 20 * mib, 5 * mib, false},
+		{"little free", 10 * mib, 12 * mib, 5 * mib, false},
 		{"free below live", 10 * mib, 60 * mib, 80 * mib, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
