@@ -15,11 +15,14 @@ import (
 const NativeLogIndex = -1
 
 // BlockRef names one block: its height, its hash and its parent's hash (hashes
-// 0x-prefixed lower-case hex).
+// 0x-prefixed lower-case hex), and when it was made as a node answered it.
 type BlockRef struct {
 	Number uint64
 	Hash   string
 	Parent string
+	// Time is the block's timestamp; zero when unknown (the store keeps none,
+	// and a log names its block by number and hash only).
+	Time time.Time
 }
 
 // ChainCursor is how far a network's watcher got: the last block it processed
@@ -52,6 +55,8 @@ type WatchedAddress struct {
 	Environment Environment
 	TokenID     int64    // the token quoted for this address
 	USDPerToken *big.Rat // the quote's locked rate
+	// QuoteExpiresAt is when that rate stops holding (QuoteHolds).
+	QuoteExpiresAt time.Time
 }
 
 // ChainStore keeps what a chain watcher needs across restarts: the cursor and the

@@ -54,6 +54,9 @@ type DashboardSessionStore interface {
 	SetDashboardTOTPPending(ctx context.Context, token, secret string) error
 	// DashboardTOTPPending returns the secret being enrolled; "" when none.
 	DashboardTOTPPending(ctx context.Context, token string) (string, error)
+	// DashboardCodeFailed counts a wrong code on the live half sign-in of token;
+	// at DashboardCodeTries it deletes it and reports void.
+	DashboardCodeFailed(ctx context.Context, token string) (void bool, err error)
 }
 
 // DashboardCodeTTL is how long a half sign-in (the password was right, the
@@ -68,7 +71,8 @@ type SecondFactorStore interface {
 	// is off.
 	TOTPSecret(ctx context.Context, merchantID int64) (string, error)
 	// EnableTOTP turns the factor on with secret; step is the time step of the
-	// code that proved it, so that code cannot sign in afterwards.
+	// code that proved it, so that code cannot sign in afterwards. It bumps the
+	// merchant's credential version, as DisableTOTP does.
 	EnableTOTP(ctx context.Context, merchantID int64, secret string, step int64) error
 	// DisableTOTP turns the factor off.
 	DisableTOTP(ctx context.Context, merchantID int64) error

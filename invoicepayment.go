@@ -118,7 +118,9 @@ type Arrival struct {
 	// Wanted is what the locked quote asked for in USD at this point: the invoice's
 	// remaining amount when the payment was seen.
 	Wanted Millis
-	Amount Millis // the transfer's USD value at the locked rate
+	Amount Millis // the transfer's USD value (PaymentInput.AmountUSD)
+	// Unpriced says no rate could value the transfer (PaymentInput.Unpriced).
+	Unpriced bool
 }
 
 // ClassifyPayment is the receipt half of the lifecycle as a pure function: the
@@ -129,6 +131,7 @@ type Arrival struct {
 //     and never flips the invoice by itself.
 //   - A token other than the one locked gets manual_retry (while underpaid, only
 //     the locked token on the original network may pay the rest).
+//   - A transfer no rate could value (Unpriced) gets manual_retry.
 //   - Unconfirmed: pending. Confirmed: confirmed, or underpaid when below what
 //     was still wanted (beyond the merchant's tolerance).
 func ClassifyPayment(current InvoiceStatus, lockedToken int64, a Arrival, tolerance Millis) InvoicePaymentStatus {
@@ -136,6 +139,8 @@ func ClassifyPayment(current InvoiceStatus, lockedToken int64, a Arrival, tolera
 	case current.Final():
 		return PaymentManualRetry
 	case lockedToken != 0 && a.TokenID != lockedToken:
+		return PaymentManualRetry
+	case a.Unpriced:
 		return PaymentManualRetry
 	case !a.Confirmed:
 		return PaymentPending

@@ -32,6 +32,8 @@ func TestClassifyReceipt(t *testing.T) {
 		{"late: paid", StatusPaid, 1, arrival(true, 1, 1000, 0), 0, PaymentManualRetry},
 		{"late: expired", StatusExpired, 1, arrival(false, 1, 1000, 1000), 0, PaymentManualRetry},
 		{"late: canceled", StatusCanceled, 1, arrival(true, 1, 1000, 1000), 0, PaymentManualRetry},
+		{"no rate could value it", StatusUnpaid, 1, Arrival{Confirmed: true, TokenID: 1, SeenAt: seen, Wanted: 1000, Unpriced: true}, 0, PaymentManualRetry},
+		{"unpriced and unconfirmed", StatusUnpaid, 1, Arrival{TokenID: 1, SeenAt: seen, Wanted: 1000, Unpriced: true}, 0, PaymentManualRetry},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -21,6 +21,10 @@ type Merchant struct {
 	UnderpaymentToleranceMillis Millis
 	MainnetEnabled              bool
 	CreatedAt                   time.Time
+	// CredentialVersion is bumped by a password change, a two-step change and
+	// "sign out everywhere": dashboard tokens and sessions of another version
+	// are refused.
+	CredentialVersion int64
 }
 
 // Settlement is where a merchant's money is sent in one environment.
@@ -117,6 +121,13 @@ func (u *MerchantUpdate) Validate() error {
 	return nil
 }
 
+// Sensitive reports whether the update changes what a stolen session could turn
+// into money or into the account: the login email or a settlement target. Such an
+// update needs the password again (and the code when two-step is on).
+func (u *MerchantUpdate) Sensitive() bool {
+	return u.Email != nil || len(u.Settlement) > 0
+}
+
 var (
 	networkName = regexp.MustCompile(`^[a-z][a-z0-9-]{0,31}$`)
 	tokenSymbol = regexp.MustCompile(`^[A-Za-z0-9.]{1,16}$`)
@@ -124,6 +135,8 @@ var (
 
 // MerchantService manages merchant accounts and dashboard logins.
 type MerchantService interface {
+	SecondFactorStore
+	SignInThrottle
 	// CreateMerchant stores a new merchant; the password is kept only as a slow hash.
 	CreateMerchant(ctx context.Context, c MerchantCreate) (*Merchant, error)
 	Merchant(ctx context.Context, id int64) (*Merchant, error)
@@ -138,6 +151,9 @@ type MerchantService interface {
 	// KindUnauthenticated error as Login) and ends every dashboard session of the
 	// merchant, so a stolen session dies with the old password.
 	ChangePassword(ctx context.Context, merchantID int64, current, next string) error
+	// SignOutEverywhere bumps the merchant's credential version: every dashboard
+	// token and session issued before ends, on every instance.
+	SignOutEverywhere(ctx context.Context, merchantID int64) error
 }
 
 // CheckEmail checks that s is a plain email address of at most 255 characters.

@@ -82,6 +82,22 @@ type RateSource interface {
 	Rate(ctx context.Context, t Token) (Rate, error)
 }
 
+// RateHistory is a RateSource that remembers the rates it gave.
+type RateHistory interface {
+	// RateAt returns the rate of t as the source knew it at time at: the last
+	// one it had at or before at. Errors as Rate's.
+	RateAt(ctx context.Context, t Token, at time.Time) (Rate, error)
+}
+
+// RateAt returns src's rate of t at time at when src remembers its rates
+// (RateHistory), else its current rate.
+func RateAt(ctx context.Context, src RateSource, t Token, at time.Time) (Rate, error) {
+	if h, ok := src.(RateHistory); ok {
+		return h.RateAt(ctx, t, at)
+	}
+	return src.Rate(ctx, t)
+}
+
 // TokenUnits returns ceil(amount / 1000 / usdPerToken × 10^decimals): the smallest
 // token amount, in base units, worth at least amount usd_millis, computed exactly.
 // Rounding up means the merchant is never short. usdPerToken must be positive and

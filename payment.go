@@ -16,15 +16,18 @@ const (
 // or the devnet simulation reports it. Reporting the same (network, tx hash, log
 // index) again updates that receipt (more confirmations); it never adds money twice.
 type PaymentInput struct {
-	MerchantID    int64
-	InvoiceID     string
-	Network       string
-	TxHash        string
-	LogIndex      int64
-	TokenID       int64
-	FromAddress   string
-	AmountUnits   *big.Int
-	AmountUSD     Millis // at the invoice's locked rate
+	MerchantID  int64
+	InvoiceID   string
+	Network     string
+	TxHash      string
+	LogIndex    int64
+	TokenID     int64
+	FromAddress string
+	AmountUnits *big.Int
+	AmountUSD   Millis // at the quote's locked rate while it held (kassa.QuoteHolds), else kassa.LateRate
+	// Unpriced says no rate could value the transfer (its quote had run out and
+	// no market rate was known): it is kept for a person (manual_retry).
+	Unpriced      bool
 	Confirmations int
 	Confirmed     bool // the network's confirmation depth is reached
 	// BlockNumber and BlockHash name the canonical block the transfer is in; zero

@@ -2,9 +2,6 @@ package kassa
 
 import (
 	"context"
-	"net"
-	"net/url"
-	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -74,14 +71,14 @@ const (
 	MaxWebhookEnabledEvents = 64
 )
 
-// Validate checks the input for an endpoint in env; create says whether url and
-// enabled_events are required.
-func (in *WebhookEndpointInput) Validate(env Environment, create bool) error {
+// Validate checks the input for an endpoint in env, its url under the operator's
+// targets; create says whether url and enabled_events are required.
+func (in *WebhookEndpointInput) Validate(env Environment, create bool, targets WebhookTargets) error {
 	switch {
 	case in.URL == nil && create:
 		return Invalidf("url", "missing_param", "url is required.")
 	case in.URL != nil:
-		if err := ValidateWebhookURL(*in.URL, env); err != nil {
+		if err := targets.ValidateURL(*in.URL, env); err != nil {
 			return err
 		}
 	}
@@ -114,85 +111,6 @@ func (in *WebhookEndpointInput) Validate(env Environment, create bool) error {
 	return nil
 }
 
-// ValidateWebhookURL checks a webhook URL for env: absolute, HTTPS (plain HTTP only
-// to a loopback host on devnet), no fragment, at most MaxWebhookURLLength bytes. On
-// mainnet a host that is or names a private, loopback or link-local address is
-// refused; the sender checks the resolved address again on every delivery.
-func ValidateWebhookURL(raw string, env Environment) error {
-	bad := func(format string, args ...any) error {
-		return Invalidf("url", "invalid_url", format, args...)
-	}
-	if len(raw) > MaxWebhookURLLength {
-		return bad("url must be at most %d characters.", MaxWebhookURLLength)
-	}
-	u, err := url.Parse(raw)
-	if err != nil || !u.IsAbs() || u.Host == "" || u.Opaque != "" {
-		return bad("url must be an absolute http(s) URL.")
-	}
-	if u.Fragment != "" || strings.Contains(raw, "#") {
-		return bad("url must not have a fragment.")
-	}
-	host := u.Hostname()
-	loopback := IsLoopbackHost(host)
-	switch {
-	case u.Scheme == "https":
-	case u.Scheme == "http" && loopback && env == Devnet:
-	case u.Scheme == "http" && loopback:
-		return bad("Plain http is allowed only for loopback URLs on devnet.")
-	case u.Scheme == "http":
-		return bad("url must use https (plain http only for loopback URLs on devnet).")
-	default:
-		return bad("url must use https.")
-	}
-	if env == Devnet {
-		return nil
-	}
-	if loopback {
-		return bad("Mainnet webhooks cannot target loopback addresses.")
-	}
-	// An IPv6 zone ("fe80::1%eth0") hides the address from net.ParseIP.
-	addr, _, _ := strings.Cut(host, "%")
-	if ip := net.ParseIP(addr); ip != nil && !PublicIP(ip) {
-		return bad("Mainnet webhooks cannot target private, loopback or link-local addresses.")
-	}
-	return nil
-}
-
-// IsLoopbackHost reports whether host is "localhost" (or a name under it) or a
-// loopback IP address.
-func IsLoopbackHost(host string) bool {
-	h := strings.TrimSuffix(strings.ToLower(host), ".")
-	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
-}
-
-// PublicIP reports whether ip is a globally routable unicast address: not loopback,
-// private (RFC 1918, IPv6 ULA), link-local, unspecified, multicast, carrier-grade
-// NAT (100.64.0.0/10), reserved (240.0.0.0/4), or an IPv4-mapped, NAT64 or 6to4 form
-// of those.
-func PublicIP(ip net.IP) bool {
-	if len(ip) == net.IPv6len && ip.To4() == nil {
-		// NAT64 (64:ff9b::/96) and 6to4 (2002::/16) carry an IPv4 address inside.
-		switch {
-		case ip[0] == 0 && ip[1] == 0x64 && ip[2] == 0xff && ip[3] == 0x9b && allZero(ip[4:12]):
-			return PublicIP(net.IP(ip[12:16]))
-		case ip[0] == 0x20 && ip[1] == 0x02:
-			return PublicIP(net.IP(ip[2:6]))
-		}
-	}
-	if v4 := ip.To4(); v4 != nil {
-		ip = v4
-		if v4[0] == 0 || (v4[0] == 100 && v4[1]&0xc0 == 64) || v4[0] >= 240 {
-			return false
-		}
-	}
-	return !(ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified())
-}
-
 // WebhookService manages a merchant's webhook endpoints and reads their delivery log.
 type WebhookService interface {
 	CreateWebhookEndpoint(ctx context.Context, p Principal, in WebhookEndpointInput) (*WebhookEndpoint, error)
@@ -219,13 +137,4 @@ type DeliveryFilter struct {
 	StartingAfter string
 	EndingBefore  string
 	Limit         int
-}
-
-func allZero(b []byte) bool {
-	for _, c := range b {
-		if c != 0 {
-			return false
-		}
-	}
-	return true
 }

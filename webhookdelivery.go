@@ -31,6 +31,11 @@ const (
 	WebhookExcerptBytes = 1024               // response body kept in the delivery log
 )
 
+// WebhookBodyNotKept stands in the delivery log for the response body of an
+// endpoint that is not at a public address (loopback or a private network, which
+// the operator allows): the log, which the merchant reads, keeps only its status.
+const WebhookBodyNotKept = "(response body not kept: the endpoint is not at a public address)"
+
 // WebhookDelivery is one event queued for one endpoint, with its attempts.
 type WebhookDelivery struct {
 	ID            string // "whd_" + random
@@ -53,7 +58,7 @@ type WebhookAttempt struct {
 	At              time.Time
 	StatusCode      int // 0 when no response came
 	LatencyMS       int64
-	ResponseExcerpt string // first WebhookExcerptBytes of the body
+	ResponseExcerpt string // first WebhookExcerptBytes of the body; WebhookBodyNotKept from a non-public address
 	Error           string // transport error, "" when a response came
 	Succeeded       bool
 }

@@ -21,6 +21,7 @@ import (
 	"kassa/api/paypage"
 	"kassa/commerce"
 	"kassa/payment"
+	"kassa/signin"
 )
 
 // Config holds what the API needs: the public address, the server secret and the
@@ -90,8 +91,9 @@ func New(cfg Config) http.Handler {
 	if s.payments.Now == nil {
 		s.payments.Now = core.Now
 	}
+	signIn := signin.New(cfg.Merchants, cfg.Sessions, core.Now) // both surfaces' one sign-in rule
 	s.merchant = merchantapi.New(merchantapi.Config{Core: core, PublicURL: cfg.PublicURL, Signer: s.signer,
-		Merchants: cfg.Merchants, Keys: cfg.Keys, Invoices: cfg.Invoices, Payments: cfg.Payments, Events: cfg.Events,
+		SignIn: signIn, Merchants: cfg.Merchants, Keys: cfg.Keys, Invoices: cfg.Invoices, Payments: cfg.Payments, Events: cfg.Events,
 		Webhooks: cfg.Webhooks, Pay: s.payments})
 	if cfg.Commerce != nil {
 		s.commerce = commerceapi.New(commerceapi.Config{Shop: cfg.Commerce, Catalog: cfg.Catalog,
@@ -111,7 +113,7 @@ func New(cfg Config) http.Handler {
 	s.page = paypage.New(paypage.Config{Signer: s.signer, Payor: cfg.Payor, Registry: cfg.Registry, Rates: rates,
 		Pay: s.payments, Tracker: tracker, Stream: cfg.Stream, Logger: core.Log(), Now: core.Now})
 	if cfg.Sessions != nil {
-		s.board = dashboard.New(dashboard.Config{Core: core, Merchants: cfg.Merchants, Sessions: cfg.Sessions,
+		s.board = dashboard.New(dashboard.Config{Core: core, SignIn: signIn, Merchants: cfg.Merchants, Sessions: cfg.Sessions,
 			Invoices: cfg.Invoices, Keys: cfg.Keys, Webhooks: cfg.Webhooks, Payments: cfg.Payments, Events: cfg.Events,
 			Registry: cfg.Registry, Signer: s.signer, Commerce: cfg.Commerce, Idempotency: cfg.Idempotency,
 			Stats: cfg.Overview, Stream: cfg.Stream,

@@ -126,8 +126,16 @@ func TestBadTokens(t *testing.T) {
 		}
 		r := e.do(request{method: "GET", path: "/api/v1/merchant", headers: map[string]string{"Authorization": "Basic abc"}})
 		expectError(t, r, 401, "authentication_error", "invalid_token", "")
+		// A token without the credential version (cv) is one issued before it existed.
 		r = e.do(request{method: "GET", path: "/api/v1/merchant", headers: map[string]string{
 			"Authorization": "Bearer " + sign(testSecret, good, jwt.SigningMethodHS256)}})
+		expectError(t, r, 401, "authentication_error", "token_revoked", "")
+		withVersion, err := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{"sub": good.Subject, "iss": good.Issuer,
+			"iat": good.IssuedAt.Unix(), "exp": good.ExpiresAt.Unix(), "cv": m.m.CredentialVersion}).SignedString(testSecret)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = e.do(request{method: "GET", path: "/api/v1/merchant", headers: map[string]string{"Authorization": "Bearer " + withVersion}})
 		expectStatus(t, r, 200)
 	})
 }

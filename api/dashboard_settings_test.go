@@ -15,7 +15,8 @@ func settingsForm() url.Values {
 	return url.Values{"company_name": {"Mug Co"}, "default_return_url": {"https://shop.example/thanks"},
 		"underpayment_tolerance_usd": {"0.50"}, "settlement.devnet.network": {"bsc"},
 		"settlement.devnet.token_symbol": {"USDT"}, "settlement.devnet.address": {wallet},
-		"settlement.mainnet.network": {""}, "settlement.mainnet.token_symbol": {""}, "settlement.mainnet.address": {""}}
+		"settlement.mainnet.network": {""}, "settlement.mainnet.token_symbol": {""}, "settlement.mainnet.address": {""},
+		"current_password": {"correct horse"}}
 }
 
 // TestDashboardSettings: the account form saves through the API's update (the
@@ -87,7 +88,8 @@ func TestDashboardSettings(t *testing.T) {
 	})
 }
 
-// TestDashboardPasswordChange: mistakes come back by their field (400); a change
+// TestDashboardPasswordChange: mistakes come back by their field (400, a wrong
+// current password 403); a change
 // ends every session and sends the browser to sign in again with a note.
 func TestDashboardPasswordChange(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
@@ -96,13 +98,16 @@ func TestDashboardPasswordChange(t *testing.T) {
 		b, other := e.browser(), e.browser()
 		b.signIn(m)
 		other.signIn(m)
-		for _, tc := range []struct{ current, next, confirm, field, msg string }{
-			{"correct horse", "battery staple", "battery stapler", "confirm_password", "The new passwords do not match."},
-			{"wrong horse", "battery staple", "battery staple", "current_password", "The current password is incorrect."},
-			{"correct horse", "short", "short", "new_password", "new_password must be 8 characters"},
+		for _, tc := range []struct {
+			current, next, confirm, field, msg string
+			status                             int
+		}{
+			{"correct horse", "battery staple", "battery stapler", "confirm_password", "The new passwords do not match.", 400},
+			{"wrong horse", "battery staple", "battery staple", "current_password", "The current password is incorrect.", 403},
+			{"correct horse", "short", "short", "new_password", "new_password must be 8 characters", 400},
 		} {
 			b.post("/dashboard/settings/password", url.Values{"current_password": {tc.current}, "new_password": {tc.next},
-				"confirm_password": {tc.confirm}}).want(t, 400, tc.msg, `id="`+tc.field+`-note"`, `aria-invalid="true"`)
+				"confirm_password": {tc.confirm}}).want(t, tc.status, tc.msg, `id="`+tc.field+`-note"`, `aria-invalid="true"`)
 		}
 		p := b.post("/dashboard/settings/password", url.Values{"current_password": {"correct horse"},
 			"new_password": {"battery staple"}, "confirm_password": {"battery staple"}})

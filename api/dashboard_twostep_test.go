@@ -52,9 +52,9 @@ func (b *browser) enrol(t *testing.T) string {
 		`autocomplete="one-time-code"`, `inputmode="numeric"`)
 	secret := regexp.MustCompile(`<code class="secret">([A-Z2-7]+)</code>`).FindStringSubmatch(p.body)[1]
 	now := b.e.clock.Now()
-	b.post("/dashboard/settings/two-step/enable", url.Values{"code": {wrongCode(t, secret, now)}}).
+	b.post("/dashboard/settings/two-step/enable", url.Values{"password": {"correct horse"}, "code": {wrongCode(t, secret, now)}}).
 		want(t, 400, "The code is incorrect", `aria-invalid="true"`, secret)
-	seeOther(t, b.post("/dashboard/settings/two-step/enable", url.Values{"code": {code(t, secret, now)}}),
+	seeOther(t, b.post("/dashboard/settings/two-step/enable", url.Values{"password": {"correct horse"}, "code": {code(t, secret, now)}}),
 		"/dashboard/settings?two_step=on#two-step")
 	return secret
 }
@@ -130,10 +130,10 @@ func TestDashboardTwoStep(t *testing.T) {
 		for _, tc := range []struct{ password, code, msg string }{
 			{"wrong horse", now, "The current password is incorrect."},
 			{"correct horse", wrongCode(t, secret, clock.Now()), "incorrect"},
-			{"correct horse", "", "incorrect"},
+			{"correct horse", "", "Two-step sign-in is on"},
 		} {
 			b.post("/dashboard/settings/two-step/disable", url.Values{"password": {tc.password}, "code": {tc.code}}).
-				want(t, 400, tc.msg, `aria-invalid="true"`, `badge enabled">on`)
+				want(t, 403, tc.msg, `aria-invalid="true"`, `badge enabled">on`)
 		}
 		seeOther(t, b.post("/dashboard/settings/two-step/disable", url.Values{"password": {"correct horse"}, "code": {now}}),
 			"/dashboard/settings?two_step=off#two-step")

@@ -31,7 +31,7 @@ func TestMerchantSettings(t *testing.T) {
 
 		r = patch(`{"company_name": "Acme Ltd", "default_return_url": "https://acme.example/thanks",
 			"settlement": {"devnet": {"network": "bsc", "token_symbol": "USDT", "address": "0x52908400098527886E0F7030069857D2E4169EE7"}},
-			"underpayment_tolerance_usd_millis": 250}`)
+			"underpayment_tolerance_usd_millis": 250, "current_password": "correct horse"}`)
 		expectStatus(t, r, 200)
 		got = r.obj(t)
 		dev, _ := got["settlement"].(map[string]any)["devnet"].(map[string]any)
@@ -45,7 +45,7 @@ func TestMerchantSettings(t *testing.T) {
 			t.Errorf("invoice defaults %v / %v", inv["invoice_title"], inv["invoice_footer"])
 		}
 
-		r = patch(`{"default_return_url": null, "settlement": {"devnet": null}}`)
+		r = patch(`{"default_return_url": null, "settlement": {"devnet": null}, "current_password": "correct horse"}`)
 		expectStatus(t, r, 200)
 		got = r.obj(t)
 		if got["default_return_url"] != nil || got["settlement"].(map[string]any)["devnet"] != nil || got["company_name"] != "Acme Ltd" {
@@ -55,8 +55,8 @@ func TestMerchantSettings(t *testing.T) {
 
 		// Name and email can change; the new email is the login and must stay unique.
 		other := e.newMerchant(false)
-		expectError(t, patch(`{"email": "`+other.m.Email+`"}`), 409, "conflict_error", "email_taken", "email")
-		r = patch(`{"name": "Acme", "email": "New-Owner@Acme.example"}`)
+		expectError(t, patch(`{"email": "`+other.m.Email+`", "current_password": "correct horse"}`), 409, "conflict_error", "email_taken", "email")
+		r = patch(`{"name": "Acme", "email": "New-Owner@Acme.example", "current_password": "correct horse"}`)
 		expectStatus(t, r, 200)
 		if got = r.obj(t); got["name"] != "Acme" || got["email"] != "new-owner@acme.example" {
 			t.Errorf("renamed %s", r.body)

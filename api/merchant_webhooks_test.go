@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"kassa"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -76,6 +77,45 @@ func TestWebhookEndpointsAPI(t *testing.T) {
 	})
 }
 
+// TestWebhookEndpointsPrivateTargets: endpoints at loopback or private addresses
+// are refused on devnet and mainnet (400 private_url_not_allowed on url) unless the
+// operator allowed private targets; then a devnet endpoint may use plain http to
+// loopback, a mainnet one still may not, and link-local stays refused.
+func TestWebhookEndpointsPrivateTargets(t *testing.T) {
+	urls := []string{"http://127.0.0.1:9000/hook", "https://127.0.0.1/hook", "https://10.0.0.8/hook",
+		"https://localhost/x", "https://[::1]/x"}
+	create := func(e *testEnv, key, url string) *response {
+		return e.do(request{method: "POST", path: "/api/v1/webhook-endpoints", headers: withKey(key),
+			body: `{"url":"` + url + `","enabled_events":["*"]}`})
+	}
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		e := newEnv(t, cfg)
+		m := e.newMerchant(true)
+		mainnet := m.createKey(`{"name":"live","environment":"mainnet"}`)["api_key"].(string)
+		for _, u := range urls {
+			for _, key := range []string{m.key, mainnet} {
+				expectError(t, create(e, key, u), 400, "invalid_request_error", "private_url_not_allowed", "url")
+			}
+		}
+		id := m.send("POST", "/api/v1/webhook-endpoints", `{"url":"https://hooks.example.com/k","enabled_events":["*"]}`)
+		expectStatus(t, id, 201)
+		expectError(t, m.send("PATCH", "/api/v1/webhook-endpoints/"+id.obj(t)["id"].(string), `{"url":"https://[::1]/x"}`),
+			400, "invalid_request_error", "private_url_not_allowed", "url")
+	})
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		cfg.WebhookTargets = kassa.WebhookTargets{AllowPrivate: true}
+		e := newEnv(t, cfg)
+		m := e.newMerchant(true)
+		mainnet := m.createKey(`{"name":"live","environment":"mainnet"}`)["api_key"].(string)
+		for _, u := range urls {
+			expectStatus(t, create(e, m.key, u), 201)
+		}
+		expectError(t, create(e, mainnet, "http://127.0.0.1:9000/hook"), 400, "invalid_request_error", "invalid_url", "url")
+		expectStatus(t, create(e, mainnet, "https://127.0.0.1/hook"), 201)
+		expectError(t, create(e, m.key, "https://169.254.169.254/latest"), 400, "invalid_request_error", "private_url_not_allowed", "url")
+	})
+}
+
 func TestWebhookEndpointsAPIErrors(t *testing.T) {
 	e := newEnv(t, storetest.SQLiteConfig(t))
 	m := e.newMerchant(true)
@@ -99,14 +139,6 @@ func TestWebhookEndpointsAPIErrors(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			expectError(t, m.send("POST", "/api/v1/webhook-endpoints", c.body), 400, "invalid_request_error", c.code, c.param)
 		})
-	}
-	// Loopback over plain HTTP is for local work on devnet only.
-	expectStatus(t, m.send("POST", "/api/v1/webhook-endpoints", `{"url":"http://127.0.0.1:9000/hook","enabled_events":["*"]}`), 201)
-	mainnet := m.createKey(`{"name":"live","environment":"mainnet"}`)["api_key"].(string)
-	for _, u := range []string{"http://127.0.0.1:9000/hook", "https://127.0.0.1/hook", "https://10.0.0.8/hook", "https://localhost/x", "https://[::1]/x"} {
-		r := e.do(request{method: "POST", path: "/api/v1/webhook-endpoints", headers: withKey(mainnet),
-			body: `{"url":"` + u + `","enabled_events":["*"]}`})
-		expectError(t, r, 400, "invalid_request_error", "invalid_url", "url")
 	}
 	ck := m.createKey(`{"name":"c","scope":"commerce"}`)["api_key"].(string)
 	expectError(t, e.do(request{method: "GET", path: "/api/v1/webhook-endpoints", headers: withKey(ck)}),

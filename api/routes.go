@@ -37,6 +37,7 @@ func (s *server) routes() {
 	// Merchant API (/api/v1): dashboard login, keys, settings, invoices, events,
 	// webhook endpoints, devnet payments.
 	s.Handle("POST /api/v1/auth/login", s.merchant.Login)
+	s.Handle("POST /api/v1/auth/sign-out-everywhere", s.JWT(s.merchant.SignOutEverywhere))
 
 	s.Handle("GET /api/v1/api-keys", s.JWT(s.merchant.ListKeys))
 	s.Handle("POST /api/v1/api-keys", s.JWT(s.merchant.CreateKey))

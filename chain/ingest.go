@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"time"
 
 	"kassa"
 )
@@ -85,6 +86,7 @@ func (w *Watcher) transfers(ctx context.Context, n Node, set *addressSet, blocks
 			if t.Block.Number < from || t.Block.Number > to || blocks[t.Block.Number-from].Hash != t.Block.Hash {
 				return nil, errViewChanged
 			}
+			t.Block = blocks[t.Block.Number-from].BlockRef // with its time, which a log lacks
 			if _, ok := set.byAddress[lower(t.To)]; ok {
 				out = append(out, t)
 			}
@@ -120,9 +122,7 @@ func (w *Watcher) ingest(ctx context.Context, set *addressSet, t kassa.Transfer,
 }
 
 // input turns a transfer into the ingestion path's input: the invoice of its
-// recipient, the token, the USD value (at the quote's locked rate in the quoted
-// token, else at today's rate: such money is kept for a person anyway), and the
-// confirmations at head.
+// recipient, the token, the USD value (value), and the confirmations at head.
 func (w *Watcher) input(ctx context.Context, set *addressSet, t kassa.Transfer, head uint64) (kassa.PaymentInput, bool, error) {
 	addr, ok := set.byAddress[lower(t.To)]
 	if !ok || t.Amount == nil || t.Amount.Sign() <= 0 {
@@ -137,21 +137,50 @@ func (w *Watcher) input(ctx context.Context, set *addressSet, t kassa.Transfer, 
 	} else if tok, ok = set.tokens[lower(t.TokenAddress)]; !ok {
 		return kassa.PaymentInput{}, false, nil
 	}
-	rate := addr.USDPerToken
-	if tok.ID != addr.TokenID {
-		rate = nil
-		if w.Rates != nil {
-			if r, err := w.Rates.Rate(ctx, tok); err == nil {
-				rate = r.USDPerToken
-			}
-		}
-	}
+	rate := w.value(ctx, addr, tok, t.Block.Time)
 	conf := kassa.Confirmations(head, t.Block.Number)
 	return kassa.PaymentInput{MerchantID: addr.MerchantID, InvoiceID: addr.InvoiceID, Network: w.Network.Name,
 		TxHash: lower(t.TxHash), LogIndex: t.LogIndex, TokenID: tok.ID, FromAddress: kassa.ChecksumAddress(t.From),
 		AmountUnits: new(big.Int).Set(t.Amount), AmountUSD: kassa.TokenMillis(t.Amount, tok.Decimals, rate),
-		Confirmations: conf, Confirmed: conf >= w.Network.Confirmations,
+		Unpriced: rate == nil && tok.ID == addr.TokenID, Confirmations: conf, Confirmed: conf >= w.Network.Confirmations,
 		BlockNumber: t.Block.Number, BlockHash: t.Block.Hash}, true, nil
+}
+
+// value is the rate a transfer of tok to addr, in a block made at blockTime
+// (zero: unknown, taken as now), is valued at: the quote's locked rate while it
+// holds (kassa.QuoteHolds); in the quoted token after that, the market rate at
+// the block's time but never better for the payor than the locked one
+// (kassa.LateRate); in another token, the market rate (such money is kept for a
+// person anyway). Nil when no rate is known.
+func (w *Watcher) value(ctx context.Context, addr kassa.WatchedAddress, tok kassa.Token, blockTime time.Time) *big.Rat {
+	if blockTime.IsZero() {
+		blockTime = w.now()
+	}
+	if tok.ID == addr.TokenID && kassa.QuoteHolds(addr.QuoteExpiresAt, blockTime) {
+		return addr.USDPerToken
+	}
+	var market *big.Rat
+	if w.Rates != nil {
+		if r, err := kassa.RateAt(ctx, w.Rates, tok, blockTime); err == nil {
+			market = r.USDPerToken
+		}
+	}
+	if tok.ID != addr.TokenID {
+		return market
+	}
+	rate := kassa.LateRate(addr.USDPerToken, market)
+	w.log().Warn("a transfer came after its quote ran out: valued at the market rate of its block's time, at most the locked one",
+		"invoice", addr.InvoiceID, "quote_expired", kassa.FormatTime(addr.QuoteExpiresAt), "block_time", kassa.FormatTime(blockTime),
+		"locked", addr.USDPerToken.FloatString(8), "rate", ratString(rate))
+	return rate
+}
+
+// ratString renders a rate for a log line; "none" when nil.
+func ratString(r *big.Rat) string {
+	if r == nil {
+		return "none"
+	}
+	return r.FloatString(8)
 }
 
 // confirm recounts the confirmations of the network's pending payments at head

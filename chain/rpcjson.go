@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"strings"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -22,6 +24,7 @@ type rpcHeader struct {
 	Number     *hexutil.Uint64 `json:"number"`
 	Hash       *common.Hash    `json:"hash"`
 	ParentHash *common.Hash    `json:"parentHash"`
+	Timestamp  *hexutil.Uint64 `json:"timestamp"` // optional: zero Time without it
 }
 
 // ref checks h (of block want, when not nil) and returns its BlockRef.
@@ -32,7 +35,11 @@ func (h *rpcHeader) ref(want *uint64) (kassa.BlockRef, error) {
 	case want != nil && uint64(*h.Number) != *want:
 		return kassa.BlockRef{}, fmt.Errorf("answered block %d", uint64(*h.Number))
 	}
-	return kassa.BlockRef{Number: uint64(*h.Number), Hash: hexHash(*h.Hash), Parent: hexHash(*h.ParentHash)}, nil
+	ref := kassa.BlockRef{Number: uint64(*h.Number), Hash: hexHash(*h.Hash), Parent: hexHash(*h.ParentHash)}
+	if h.Timestamp != nil && uint64(*h.Timestamp) <= math.MaxInt64 {
+		ref.Time = time.Unix(int64(*h.Timestamp), 0).UTC()
+	}
+	return ref, nil
 }
 
 // rpcBlock is a block; its transactions are hashes unless asked in full.

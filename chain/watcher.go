@@ -41,7 +41,7 @@ type Watcher struct {
 	Tokens  []kassa.Token // the registry's tokens of Network
 	Nodes   Stepper
 	Store   Store
-	Rates   kassa.RateSource // prices a transfer in a token other than the quoted one; nil: 0
+	Rates   kassa.RateSource // prices a transfer in another token or after its quote ran out (kassa.RateAt); nil: none
 	Log     *slog.Logger
 	// Holder names this instance in the watch lease.
 	Holder string

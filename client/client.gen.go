@@ -337,11 +337,13 @@ const (
 	ErrorCodeInvalidAmount                  ErrorCode = "invalid_amount"
 	ErrorCodeInvalidApiKey                  ErrorCode = "invalid_api_key"
 	ErrorCodeInvalidCity                    ErrorCode = "invalid_city"
+	ErrorCodeInvalidCode                    ErrorCode = "invalid_code"
 	ErrorCodeInvalidCommerceOrderId         ErrorCode = "invalid_commerce_order_id"
 	ErrorCodeInvalidCompanyName             ErrorCode = "invalid_company_name"
 	ErrorCodeInvalidContentType             ErrorCode = "invalid_content_type"
 	ErrorCodeInvalidCountry                 ErrorCode = "invalid_country"
 	ErrorCodeInvalidCredentials             ErrorCode = "invalid_credentials"
+	ErrorCodeInvalidCurrentPassword         ErrorCode = "invalid_current_password"
 	ErrorCodeInvalidCursor                  ErrorCode = "invalid_cursor"
 	ErrorCodeInvalidCustomerEmail           ErrorCode = "invalid_customer_email"
 	ErrorCodeInvalidCustomerId              ErrorCode = "invalid_customer_id"
@@ -433,12 +435,14 @@ const (
 	ErrorCodeOrderNotCancelable             ErrorCode = "order_not_cancelable"
 	ErrorCodePaymentInProgress              ErrorCode = "payment_in_progress"
 	ErrorCodePaymentsUnavailable            ErrorCode = "payments_unavailable"
+	ErrorCodePrivateUrlNotAllowed           ErrorCode = "private_url_not_allowed"
 	ErrorCodeProductNotFound                ErrorCode = "product_not_found"
 	ErrorCodeQuestionTooLong                ErrorCode = "question_too_long"
 	ErrorCodeQuestionsTooLarge              ErrorCode = "questions_too_large"
 	ErrorCodeRateLimitExceeded              ErrorCode = "rate_limit_exceeded"
 	ErrorCodeRateUnavailable                ErrorCode = "rate_unavailable"
 	ErrorCodeReadOnlyParameter              ErrorCode = "read_only_parameter"
+	ErrorCodeReauthenticationRequired       ErrorCode = "reauthentication_required"
 	ErrorCodeResourceMissing                ErrorCode = "resource_missing"
 	ErrorCodeRetailerAuthFailed             ErrorCode = "retailer_auth_failed"
 	ErrorCodeRetailerNotSupported           ErrorCode = "retailer_not_supported"
@@ -446,11 +450,14 @@ const (
 	ErrorCodeRetailerUnavailable            ErrorCode = "retailer_unavailable"
 	ErrorCodeRouteNotFound                  ErrorCode = "route_not_found"
 	ErrorCodeScopeMismatch                  ErrorCode = "scope_mismatch"
+	ErrorCodeSecondFactorRequired           ErrorCode = "second_factor_required"
 	ErrorCodeServiceUnavailable             ErrorCode = "service_unavailable"
 	ErrorCodeSessionNotFound                ErrorCode = "session_not_found"
 	ErrorCodeStreamUnavailable              ErrorCode = "stream_unavailable"
 	ErrorCodeTokenExpired                   ErrorCode = "token_expired"
 	ErrorCodeTokenLocked                    ErrorCode = "token_locked"
+	ErrorCodeTokenRevoked                   ErrorCode = "token_revoked"
+	ErrorCodeTooManyAttempts                ErrorCode = "too_many_attempts"
 	ErrorCodeTooManyItems                   ErrorCode = "too_many_items"
 	ErrorCodeTooManyQuestions               ErrorCode = "too_many_questions"
 	ErrorCodeTransferAlreadyRecorded        ErrorCode = "transfer_already_recorded"
@@ -543,6 +550,8 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeInvalidCity:
 		return true
+	case ErrorCodeInvalidCode:
+		return true
 	case ErrorCodeInvalidCommerceOrderId:
 		return true
 	case ErrorCodeInvalidCompanyName:
@@ -552,6 +561,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeInvalidCountry:
 		return true
 	case ErrorCodeInvalidCredentials:
+		return true
+	case ErrorCodeInvalidCurrentPassword:
 		return true
 	case ErrorCodeInvalidCursor:
 		return true
@@ -735,6 +746,8 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodePaymentsUnavailable:
 		return true
+	case ErrorCodePrivateUrlNotAllowed:
+		return true
 	case ErrorCodeProductNotFound:
 		return true
 	case ErrorCodeQuestionTooLong:
@@ -746,6 +759,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeRateUnavailable:
 		return true
 	case ErrorCodeReadOnlyParameter:
+		return true
+	case ErrorCodeReauthenticationRequired:
 		return true
 	case ErrorCodeResourceMissing:
 		return true
@@ -761,6 +776,8 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeScopeMismatch:
 		return true
+	case ErrorCodeSecondFactorRequired:
+		return true
 	case ErrorCodeServiceUnavailable:
 		return true
 	case ErrorCodeSessionNotFound:
@@ -770,6 +787,10 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeTokenExpired:
 		return true
 	case ErrorCodeTokenLocked:
+		return true
+	case ErrorCodeTokenRevoked:
+		return true
+	case ErrorCodeTooManyAttempts:
 		return true
 	case ErrorCodeTooManyItems:
 		return true
@@ -2982,8 +3003,10 @@ type InvoiceTotalsObject string
 
 // LoginRequest Examples: {"email":"owner@example.com","password":"correct horse battery"}
 type LoginRequest struct {
-	Email    string `json:"email"`
-	Password string `json:"password"`
+	// Code The current code of the merchant's authenticator app (6 digits), required when two-step sign-in is on; ignored when it is off.
+	Code     *string `json:"code,omitempty"`
+	Email    string  `json:"email"`
+	Password string  `json:"password"`
 }
 
 // LoginResponse defines model for LoginResponse.
@@ -3022,10 +3045,15 @@ type MerchantObject string
 
 // MerchantUpdate Examples: {"company_name":"Acme Ltd","underpayment_tolerance_usd_millis":10}
 type MerchantUpdate struct {
+	// Code The current two-step code: required with `current_password` when two-step sign-in is on (403 `second_factor_required` without it, `invalid_code` when wrong or already used).
+	Code        *string `json:"code,omitempty"`
 	CompanyName *string `json:"company_name,omitempty"`
 
 	// CreatedAt Read-only: 400 `read_only_parameter`.
 	CreatedAt interface{} `json:"created_at,omitempty"`
+
+	// CurrentPassword The merchant's current password: required when the update changes `email` or `settlement` (403 `reauthentication_required` without it, `invalid_current_password` when wrong).
+	CurrentPassword *string `json:"current_password,omitempty"`
 
 	// DefaultReturnUrl HTTPS URL; null or "" clears it.
 	DefaultReturnUrl *string `json:"default_return_url,omitempty"`
@@ -3692,10 +3720,12 @@ type WSTokenRequest struct {
 
 // WebhookAttempt defines model for WebhookAttempt.
 type WebhookAttempt struct {
-	Attempt             int                  `json:"attempt"`
-	CreatedAt           time.Time            `json:"created_at"`
-	Error               *string              `json:"error"`
-	LatencyMs           int                  `json:"latency_ms"`
+	Attempt   int       `json:"attempt"`
+	CreatedAt time.Time `json:"created_at"`
+	Error     *string   `json:"error"`
+	LatencyMs int       `json:"latency_ms"`
+
+	// ResponseBodyExcerpt The first 1 KiB of the response body from a public address. From an endpoint at a loopback or private address (reachable only when the operator allows private targets) the body is not kept: this holds `(response body not kept: the endpoint is not at a public address)`.
 	ResponseBodyExcerpt string               `json:"response_body_excerpt"`
 	ResponseStatus      *int                 `json:"response_status"`
 	Status              WebhookAttemptStatus `json:"status"`
@@ -3773,7 +3803,7 @@ type WebhookEndpointCreate struct {
 	// EnabledEvents Event types, families such as `invoice.*`, or `["*"]` for all.
 	EnabledEvents []string `json:"enabled_events"`
 
-	// Url HTTPS; on devnet also plain http:// to a loopback host. Checked against private addresses on mainnet.
+	// Url HTTPS. A host that is a loopback, private or carrier-grade NAT address (or localhost) is refused unless the operator allows private targets (`--webhook-allow-private`, on with `serve --dev`); then a devnet endpoint may also use plain http:// to a loopback host. Link-local, unspecified, multicast and reserved addresses are always refused. Every delivery checks the address a name resolves to again.
 	Url string `json:"url"`
 }
 
@@ -5262,9 +5292,9 @@ type ClientInterface interface {
 
 	// LoginWithBody Sign in for a dashboard JWT
 	//
-	// Exchanges the merchant's email and password for a dashboard JWT (the bearer the key endpoints need). Limited per client IP (10/s, burst 20) against password guessing.
+	// Exchanges the merchant's email and password, and the two-step code when two-step sign-in is on, for a dashboard JWT (the bearer the key endpoints need). The token carries the merchant's credential version: a password change, a two-step change or `POST /api/v1/auth/sign-out-everywhere` ends every token issued before (401 `token_revoked`). Limited per client IP (10/s, burst 20) and per account: after 5 failed attempts in a row (wrong password or code, missing code) each further attempt is refused with 429 `too_many_attempts` and `Retry-After` for 30 s, doubling per failure up to 15 min; a success resets it. Unknown emails are counted and answered the same way.
 	//
-	// Errors of its own: 401 `invalid_credentials`.
+	// Errors of its own: 401 `invalid_credentials`, `second_factor_required` (param `code`: the password was right, two-step sign-in is on and no code was sent), `invalid_code` (param `code`: wrong, stale or already used); 429 `too_many_attempts`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -5273,14 +5303,23 @@ type ClientInterface interface {
 
 	// Login Sign in for a dashboard JWT
 	//
-	// Exchanges the merchant's email and password for a dashboard JWT (the bearer the key endpoints need). Limited per client IP (10/s, burst 20) against password guessing.
+	// Exchanges the merchant's email and password, and the two-step code when two-step sign-in is on, for a dashboard JWT (the bearer the key endpoints need). The token carries the merchant's credential version: a password change, a two-step change or `POST /api/v1/auth/sign-out-everywhere` ends every token issued before (401 `token_revoked`). Limited per client IP (10/s, burst 20) and per account: after 5 failed attempts in a row (wrong password or code, missing code) each further attempt is refused with 429 `too_many_attempts` and `Retry-After` for 30 s, doubling per failure up to 15 min; a success resets it. Unknown emails are counted and answered the same way.
 	//
-	// Errors of its own: 401 `invalid_credentials`.
+	// Errors of its own: 401 `invalid_credentials`, `second_factor_required` (param `code`: the password was right, two-step sign-in is on and no code was sent), `invalid_code` (param `code`: wrong, stale or already used); 429 `too_many_attempts`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /api/v1/auth/login (the `Login` operationId).
 	Login(ctx context.Context, body LoginJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SignOutEverywhere Sign out everywhere
+	//
+	// Ends every dashboard JWT and dashboard session of the merchant, this token too, on every instance at once: the merchant's credential version moves on, and tokens issued before answer 401 `token_revoked`. API keys are not affected (revoke them one by one). A password change or a two-step change does the same.
+	//
+	// Errors of its own: 403 `jwt_required`.
+	//
+	// Corresponds with POST /api/v1/auth/sign-out-everywhere (the `SignOutEverywhere` operationId).
+	SignOutEverywhere(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SimulateDevnetPaymentWithBody Simulate a payment (devnet)
 	//
@@ -5456,9 +5495,9 @@ type ClientInterface interface {
 
 	// UpdateMerchantWithBody Update the merchant's settings
 	//
-	// A partial update. A settlement target replaces the environment's whole target.
+	// A partial update. A settlement target replaces the environment's whole target. Changing `email` or any `settlement` target needs the current password again as `current_password`, and the two-step `code` when two-step sign-in is on (re-authentication); other fields need neither. Wrong passwords and codes count towards the account's sign-in limit (429 `too_many_attempts`, as the login).
 	//
-	// Errors of its own: 400 `read_only_parameter`, `invalid_name`, `name_too_long`, `invalid_company_name`, `company_name_too_long`, `invalid_email`, `invalid_url`, `url_too_long`, `invalid_environment`, `invalid_network`, `invalid_token_symbol`, `invalid_address`, `invalid_address_checksum`, `invalid_tolerance`; 403 `jwt_required`; 409 `email_taken`.
+	// Errors of its own: 400 `read_only_parameter`, `invalid_name`, `name_too_long`, `invalid_company_name`, `company_name_too_long`, `invalid_email`, `invalid_url`, `url_too_long`, `invalid_environment`, `invalid_network`, `invalid_token_symbol`, `invalid_address`, `invalid_address_checksum`, `invalid_tolerance`; 403 `jwt_required`, `reauthentication_required`, `invalid_current_password` (param `current_password`), `second_factor_required`, `invalid_code` (param `code`); 409 `email_taken`; 429 `too_many_attempts`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -5467,9 +5506,9 @@ type ClientInterface interface {
 
 	// UpdateMerchant Update the merchant's settings
 	//
-	// A partial update. A settlement target replaces the environment's whole target.
+	// A partial update. A settlement target replaces the environment's whole target. Changing `email` or any `settlement` target needs the current password again as `current_password`, and the two-step `code` when two-step sign-in is on (re-authentication); other fields need neither. Wrong passwords and codes count towards the account's sign-in limit (429 `too_many_attempts`, as the login).
 	//
-	// Errors of its own: 400 `read_only_parameter`, `invalid_name`, `name_too_long`, `invalid_company_name`, `company_name_too_long`, `invalid_email`, `invalid_url`, `url_too_long`, `invalid_environment`, `invalid_network`, `invalid_token_symbol`, `invalid_address`, `invalid_address_checksum`, `invalid_tolerance`; 403 `jwt_required`; 409 `email_taken`.
+	// Errors of its own: 400 `read_only_parameter`, `invalid_name`, `name_too_long`, `invalid_company_name`, `company_name_too_long`, `invalid_email`, `invalid_url`, `url_too_long`, `invalid_environment`, `invalid_network`, `invalid_token_symbol`, `invalid_address`, `invalid_address_checksum`, `invalid_tolerance`; 403 `jwt_required`, `reauthentication_required`, `invalid_current_password` (param `current_password`), `second_factor_required`, `invalid_code` (param `code`); 409 `email_taken`; 429 `too_many_attempts`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -5615,7 +5654,7 @@ type ClientInterface interface {
 	//
 	// The answer alone shows the signing secret. Deliveries follow Standard Webhooks (see `webhooks`).
 	//
-	// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`; 403 `endpoint_limit_reached`.
+	// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed` (the url's host is a loopback, private or link-local address, or localhost; loopback and private ones only when the operator allows private targets); 403 `endpoint_limit_reached`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -5626,7 +5665,7 @@ type ClientInterface interface {
 	//
 	// The answer alone shows the signing secret. Deliveries follow Standard Webhooks (see `webhooks`).
 	//
-	// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`; 403 `endpoint_limit_reached`.
+	// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed` (the url's host is a loopback, private or link-local address, or localhost; loopback and private ones only when the operator allows private targets); 403 `endpoint_limit_reached`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -5653,7 +5692,7 @@ type ClientInterface interface {
 	//
 	// Changes `url`, `enabled_events`, `description`; `disabled` disables or re-enables it.
 	//
-	// Errors of its own: 400 `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`; 404 `resource_missing`.
+	// Errors of its own: 400 `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed`; 404 `resource_missing`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -5664,7 +5703,7 @@ type ClientInterface interface {
 	//
 	// Changes `url`, `enabled_events`, `description`; `disabled` disables or re-enables it.
 	//
-	// Errors of its own: 400 `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`; 404 `resource_missing`.
+	// Errors of its own: 400 `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed`; 404 `resource_missing`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -6153,9 +6192,9 @@ func (c *Client) RevokeApiKey(ctx context.Context, keyId string, body RevokeApiK
 
 // LoginWithBody Sign in for a dashboard JWT
 //
-// Exchanges the merchant's email and password for a dashboard JWT (the bearer the key endpoints need). Limited per client IP (10/s, burst 20) against password guessing.
+// Exchanges the merchant's email and password, and the two-step code when two-step sign-in is on, for a dashboard JWT (the bearer the key endpoints need). The token carries the merchant's credential version: a password change, a two-step change or `POST /api/v1/auth/sign-out-everywhere` ends every token issued before (401 `token_revoked`). Limited per client IP (10/s, burst 20) and per account: after 5 failed attempts in a row (wrong password or code, missing code) each further attempt is refused with 429 `too_many_attempts` and `Retry-After` for 30 s, doubling per failure up to 15 min; a success resets it. Unknown emails are counted and answered the same way.
 //
-// Errors of its own: 401 `invalid_credentials`.
+// Errors of its own: 401 `invalid_credentials`, `second_factor_required` (param `code`: the password was right, two-step sign-in is on and no code was sent), `invalid_code` (param `code`: wrong, stale or already used); 429 `too_many_attempts`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -6174,15 +6213,34 @@ func (c *Client) LoginWithBody(ctx context.Context, contentType string, body io.
 
 // Login Sign in for a dashboard JWT
 //
-// Exchanges the merchant's email and password for a dashboard JWT (the bearer the key endpoints need). Limited per client IP (10/s, burst 20) against password guessing.
+// Exchanges the merchant's email and password, and the two-step code when two-step sign-in is on, for a dashboard JWT (the bearer the key endpoints need). The token carries the merchant's credential version: a password change, a two-step change or `POST /api/v1/auth/sign-out-everywhere` ends every token issued before (401 `token_revoked`). Limited per client IP (10/s, burst 20) and per account: after 5 failed attempts in a row (wrong password or code, missing code) each further attempt is refused with 429 `too_many_attempts` and `Retry-After` for 30 s, doubling per failure up to 15 min; a success resets it. Unknown emails are counted and answered the same way.
 //
-// Errors of its own: 401 `invalid_credentials`.
+// Errors of its own: 401 `invalid_credentials`, `second_factor_required` (param `code`: the password was right, two-step sign-in is on and no code was sent), `invalid_code` (param `code`: wrong, stale or already used); 429 `too_many_attempts`.
 //
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /api/v1/auth/login (the `Login` operationId).
 func (c *Client) Login(ctx context.Context, body LoginJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewLoginRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SignOutEverywhere Sign out everywhere
+//
+// Ends every dashboard JWT and dashboard session of the merchant, this token too, on every instance at once: the merchant's credential version moves on, and tokens issued before answer 401 `token_revoked`. API keys are not affected (revoke them one by one). A password change or a two-step change does the same.
+//
+// Errors of its own: 403 `jwt_required`.
+//
+// Corresponds with POST /api/v1/auth/sign-out-everywhere (the `SignOutEverywhere` operationId).
+func (c *Client) SignOutEverywhere(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSignOutEverywhereRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -6547,9 +6605,9 @@ func (c *Client) GetMerchant(ctx context.Context, reqEditors ...RequestEditorFn)
 
 // UpdateMerchantWithBody Update the merchant's settings
 //
-// A partial update. A settlement target replaces the environment's whole target.
+// A partial update. A settlement target replaces the environment's whole target. Changing `email` or any `settlement` target needs the current password again as `current_password`, and the two-step `code` when two-step sign-in is on (re-authentication); other fields need neither. Wrong passwords and codes count towards the account's sign-in limit (429 `too_many_attempts`, as the login).
 //
-// Errors of its own: 400 `read_only_parameter`, `invalid_name`, `name_too_long`, `invalid_company_name`, `company_name_too_long`, `invalid_email`, `invalid_url`, `url_too_long`, `invalid_environment`, `invalid_network`, `invalid_token_symbol`, `invalid_address`, `invalid_address_checksum`, `invalid_tolerance`; 403 `jwt_required`; 409 `email_taken`.
+// Errors of its own: 400 `read_only_parameter`, `invalid_name`, `name_too_long`, `invalid_company_name`, `company_name_too_long`, `invalid_email`, `invalid_url`, `url_too_long`, `invalid_environment`, `invalid_network`, `invalid_token_symbol`, `invalid_address`, `invalid_address_checksum`, `invalid_tolerance`; 403 `jwt_required`, `reauthentication_required`, `invalid_current_password` (param `current_password`), `second_factor_required`, `invalid_code` (param `code`); 409 `email_taken`; 429 `too_many_attempts`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -6568,9 +6626,9 @@ func (c *Client) UpdateMerchantWithBody(ctx context.Context, contentType string,
 
 // UpdateMerchant Update the merchant's settings
 //
-// A partial update. A settlement target replaces the environment's whole target.
+// A partial update. A settlement target replaces the environment's whole target. Changing `email` or any `settlement` target needs the current password again as `current_password`, and the two-step `code` when two-step sign-in is on (re-authentication); other fields need neither. Wrong passwords and codes count towards the account's sign-in limit (429 `too_many_attempts`, as the login).
 //
-// Errors of its own: 400 `read_only_parameter`, `invalid_name`, `name_too_long`, `invalid_company_name`, `company_name_too_long`, `invalid_email`, `invalid_url`, `url_too_long`, `invalid_environment`, `invalid_network`, `invalid_token_symbol`, `invalid_address`, `invalid_address_checksum`, `invalid_tolerance`; 403 `jwt_required`; 409 `email_taken`.
+// Errors of its own: 400 `read_only_parameter`, `invalid_name`, `name_too_long`, `invalid_company_name`, `company_name_too_long`, `invalid_email`, `invalid_url`, `url_too_long`, `invalid_environment`, `invalid_network`, `invalid_token_symbol`, `invalid_address`, `invalid_address_checksum`, `invalid_tolerance`; 403 `jwt_required`, `reauthentication_required`, `invalid_current_password` (param `current_password`), `second_factor_required`, `invalid_code` (param `code`); 409 `email_taken`; 429 `too_many_attempts`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -6876,7 +6934,7 @@ func (c *Client) ListWebhookEndpoints(ctx context.Context, params *ListWebhookEn
 //
 // The answer alone shows the signing secret. Deliveries follow Standard Webhooks (see `webhooks`).
 //
-// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`; 403 `endpoint_limit_reached`.
+// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed` (the url's host is a loopback, private or link-local address, or localhost; loopback and private ones only when the operator allows private targets); 403 `endpoint_limit_reached`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -6897,7 +6955,7 @@ func (c *Client) CreateWebhookEndpointWithBody(ctx context.Context, params *Crea
 //
 // The answer alone shows the signing secret. Deliveries follow Standard Webhooks (see `webhooks`).
 //
-// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`; 403 `endpoint_limit_reached`.
+// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed` (the url's host is a loopback, private or link-local address, or localhost; loopback and private ones only when the operator allows private targets); 403 `endpoint_limit_reached`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -6954,7 +7012,7 @@ func (c *Client) GetWebhookEndpoint(ctx context.Context, endpointId EndpointIdPa
 //
 // Changes `url`, `enabled_events`, `description`; `disabled` disables or re-enables it.
 //
-// Errors of its own: 400 `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`; 404 `resource_missing`.
+// Errors of its own: 400 `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed`; 404 `resource_missing`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -6975,7 +7033,7 @@ func (c *Client) UpdateWebhookEndpointWithBody(ctx context.Context, endpointId E
 //
 // Changes `url`, `enabled_events`, `description`; `disabled` disables or re-enables it.
 //
-// Errors of its own: 400 `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`; 404 `resource_missing`.
+// Errors of its own: 400 `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed`; 404 `resource_missing`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -7923,6 +7981,33 @@ func NewLoginRequestWithBody(server string, contentType string, body io.Reader) 
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewSignOutEverywhereRequest constructs an http.Request for the SignOutEverywhere method
+func NewSignOutEverywhereRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/auth/sign-out-everywhere")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -10712,9 +10797,9 @@ type ClientWithResponsesInterface interface {
 
 	// LoginWithBodyWithResponse Sign in for a dashboard JWT
 	//
-	// Exchanges the merchant's email and password for a dashboard JWT (the bearer the key endpoints need). Limited per client IP (10/s, burst 20) against password guessing.
+	// Exchanges the merchant's email and password, and the two-step code when two-step sign-in is on, for a dashboard JWT (the bearer the key endpoints need). The token carries the merchant's credential version: a password change, a two-step change or `POST /api/v1/auth/sign-out-everywhere` ends every token issued before (401 `token_revoked`). Limited per client IP (10/s, burst 20) and per account: after 5 failed attempts in a row (wrong password or code, missing code) each further attempt is refused with 429 `too_many_attempts` and `Retry-After` for 30 s, doubling per failure up to 15 min; a success resets it. Unknown emails are counted and answered the same way.
 	//
-	// Errors of its own: 401 `invalid_credentials`.
+	// Errors of its own: 401 `invalid_credentials`, `second_factor_required` (param `code`: the password was right, two-step sign-in is on and no code was sent), `invalid_code` (param `code`: wrong, stale or already used); 429 `too_many_attempts`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -10723,14 +10808,25 @@ type ClientWithResponsesInterface interface {
 
 	// LoginWithResponse Sign in for a dashboard JWT
 	//
-	// Exchanges the merchant's email and password for a dashboard JWT (the bearer the key endpoints need). Limited per client IP (10/s, burst 20) against password guessing.
+	// Exchanges the merchant's email and password, and the two-step code when two-step sign-in is on, for a dashboard JWT (the bearer the key endpoints need). The token carries the merchant's credential version: a password change, a two-step change or `POST /api/v1/auth/sign-out-everywhere` ends every token issued before (401 `token_revoked`). Limited per client IP (10/s, burst 20) and per account: after 5 failed attempts in a row (wrong password or code, missing code) each further attempt is refused with 429 `too_many_attempts` and `Retry-After` for 30 s, doubling per failure up to 15 min; a success resets it. Unknown emails are counted and answered the same way.
 	//
-	// Errors of its own: 401 `invalid_credentials`.
+	// Errors of its own: 401 `invalid_credentials`, `second_factor_required` (param `code`: the password was right, two-step sign-in is on and no code was sent), `invalid_code` (param `code`: wrong, stale or already used); 429 `too_many_attempts`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/v1/auth/login (the `Login` operationId).
 	LoginWithResponse(ctx context.Context, body LoginJSONRequestBody, reqEditors ...RequestEditorFn) (*LoginAnswer, error)
+
+	// SignOutEverywhereWithResponse Sign out everywhere
+	//
+	// Ends every dashboard JWT and dashboard session of the merchant, this token too, on every instance at once: the merchant's credential version moves on, and tokens issued before answer 401 `token_revoked`. API keys are not affected (revoke them one by one). A password change or a two-step change does the same.
+	//
+	// Errors of its own: 403 `jwt_required`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/auth/sign-out-everywhere (the `SignOutEverywhere` operationId).
+	SignOutEverywhereWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*SignOutEverywhereAnswer, error)
 
 	// SimulateDevnetPaymentWithBodyWithResponse Simulate a payment (devnet)
 	//
@@ -10926,9 +11022,9 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateMerchantWithBodyWithResponse Update the merchant's settings
 	//
-	// A partial update. A settlement target replaces the environment's whole target.
+	// A partial update. A settlement target replaces the environment's whole target. Changing `email` or any `settlement` target needs the current password again as `current_password`, and the two-step `code` when two-step sign-in is on (re-authentication); other fields need neither. Wrong passwords and codes count towards the account's sign-in limit (429 `too_many_attempts`, as the login).
 	//
-	// Errors of its own: 400 `read_only_parameter`, `invalid_name`, `name_too_long`, `invalid_company_name`, `company_name_too_long`, `invalid_email`, `invalid_url`, `url_too_long`, `invalid_environment`, `invalid_network`, `invalid_token_symbol`, `invalid_address`, `invalid_address_checksum`, `invalid_tolerance`; 403 `jwt_required`; 409 `email_taken`.
+	// Errors of its own: 400 `read_only_parameter`, `invalid_name`, `name_too_long`, `invalid_company_name`, `company_name_too_long`, `invalid_email`, `invalid_url`, `url_too_long`, `invalid_environment`, `invalid_network`, `invalid_token_symbol`, `invalid_address`, `invalid_address_checksum`, `invalid_tolerance`; 403 `jwt_required`, `reauthentication_required`, `invalid_current_password` (param `current_password`), `second_factor_required`, `invalid_code` (param `code`); 409 `email_taken`; 429 `too_many_attempts`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -10937,9 +11033,9 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateMerchantWithResponse Update the merchant's settings
 	//
-	// A partial update. A settlement target replaces the environment's whole target.
+	// A partial update. A settlement target replaces the environment's whole target. Changing `email` or any `settlement` target needs the current password again as `current_password`, and the two-step `code` when two-step sign-in is on (re-authentication); other fields need neither. Wrong passwords and codes count towards the account's sign-in limit (429 `too_many_attempts`, as the login).
 	//
-	// Errors of its own: 400 `read_only_parameter`, `invalid_name`, `name_too_long`, `invalid_company_name`, `company_name_too_long`, `invalid_email`, `invalid_url`, `url_too_long`, `invalid_environment`, `invalid_network`, `invalid_token_symbol`, `invalid_address`, `invalid_address_checksum`, `invalid_tolerance`; 403 `jwt_required`; 409 `email_taken`.
+	// Errors of its own: 400 `read_only_parameter`, `invalid_name`, `name_too_long`, `invalid_company_name`, `company_name_too_long`, `invalid_email`, `invalid_url`, `url_too_long`, `invalid_environment`, `invalid_network`, `invalid_token_symbol`, `invalid_address`, `invalid_address_checksum`, `invalid_tolerance`; 403 `jwt_required`, `reauthentication_required`, `invalid_current_password` (param `current_password`), `second_factor_required`, `invalid_code` (param `code`); 409 `email_taken`; 429 `too_many_attempts`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11103,7 +11199,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// The answer alone shows the signing secret. Deliveries follow Standard Webhooks (see `webhooks`).
 	//
-	// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`; 403 `endpoint_limit_reached`.
+	// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed` (the url's host is a loopback, private or link-local address, or localhost; loopback and private ones only when the operator allows private targets); 403 `endpoint_limit_reached`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11114,7 +11210,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// The answer alone shows the signing secret. Deliveries follow Standard Webhooks (see `webhooks`).
 	//
-	// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`; 403 `endpoint_limit_reached`.
+	// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed` (the url's host is a loopback, private or link-local address, or localhost; loopback and private ones only when the operator allows private targets); 403 `endpoint_limit_reached`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11145,7 +11241,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Changes `url`, `enabled_events`, `description`; `disabled` disables or re-enables it.
 	//
-	// Errors of its own: 400 `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`; 404 `resource_missing`.
+	// Errors of its own: 400 `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed`; 404 `resource_missing`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11156,7 +11252,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Changes `url`, `enabled_events`, `description`; `disabled` disables or re-enables it.
 	//
-	// Errors of its own: 400 `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`; 404 `resource_missing`.
+	// Errors of its own: 400 `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed`; 404 `resource_missing`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -13527,6 +13623,7 @@ func (r RevokeApiKeyAnswer) ContentType() string {
 
 // LoginAnswer200Headers the declared response headers of an HTTP 200 response for Login
 type LoginAnswer200Headers struct {
+	CacheControl       *string
 	RateLimitLimit     *int
 	RateLimitRemaining *int
 	RateLimitReset     *int
@@ -13675,6 +13772,138 @@ func (r LoginAnswer) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r LoginAnswer) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SignOutEverywhereAnswer204Headers the declared response headers of an HTTP 204 response for SignOutEverywhere
+type SignOutEverywhereAnswer204Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// SignOutEverywhereAnswer401Headers the declared response headers of an HTTP 401 response for SignOutEverywhere
+type SignOutEverywhereAnswer401Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// SignOutEverywhereAnswer403Headers the declared response headers of an HTTP 403 response for SignOutEverywhere
+type SignOutEverywhereAnswer403Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// SignOutEverywhereAnswer429Headers the declared response headers of an HTTP 429 response for SignOutEverywhere
+type SignOutEverywhereAnswer429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+	RetryAfter         int
+}
+
+// SignOutEverywhereAnswer500Headers the declared response headers of an HTTP 500 response for SignOutEverywhere
+type SignOutEverywhereAnswer500Headers struct {
+	IdempotentReplayed *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// SignOutEverywhereAnswer503Headers the declared response headers of an HTTP 503 response for SignOutEverywhere
+type SignOutEverywhereAnswer503Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+	RetryAfter         int
+}
+
+type SignOutEverywhereAnswer struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers204 the parsed response headers for an HTTP 204 response
+	Headers204 *SignOutEverywhereAnswer204Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *SignOutEverywhereAnswer401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *SignOutEverywhereAnswer403Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SignOutEverywhereAnswer429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *SignOutEverywhereAnswer500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SignOutEverywhereAnswer503Headers
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r SignOutEverywhereAnswer) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r SignOutEverywhereAnswer) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SignOutEverywhereAnswer) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r SignOutEverywhereAnswer) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SignOutEverywhereAnswer) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r SignOutEverywhereAnswer) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SignOutEverywhereAnswer) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SignOutEverywhereAnswer) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SignOutEverywhereAnswer) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -20045,9 +20274,9 @@ func (c *ClientWithResponses) RevokeApiKeyWithResponse(ctx context.Context, keyI
 
 // LoginWithBodyWithResponse Sign in for a dashboard JWT
 //
-// Exchanges the merchant's email and password for a dashboard JWT (the bearer the key endpoints need). Limited per client IP (10/s, burst 20) against password guessing.
+// Exchanges the merchant's email and password, and the two-step code when two-step sign-in is on, for a dashboard JWT (the bearer the key endpoints need). The token carries the merchant's credential version: a password change, a two-step change or `POST /api/v1/auth/sign-out-everywhere` ends every token issued before (401 `token_revoked`). Limited per client IP (10/s, burst 20) and per account: after 5 failed attempts in a row (wrong password or code, missing code) each further attempt is refused with 429 `too_many_attempts` and `Retry-After` for 30 s, doubling per failure up to 15 min; a success resets it. Unknown emails are counted and answered the same way.
 //
-// Errors of its own: 401 `invalid_credentials`.
+// Errors of its own: 401 `invalid_credentials`, `second_factor_required` (param `code`: the password was right, two-step sign-in is on and no code was sent), `invalid_code` (param `code`: wrong, stale or already used); 429 `too_many_attempts`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -20062,9 +20291,9 @@ func (c *ClientWithResponses) LoginWithBodyWithResponse(ctx context.Context, con
 
 // LoginWithResponse Sign in for a dashboard JWT
 //
-// Exchanges the merchant's email and password for a dashboard JWT (the bearer the key endpoints need). Limited per client IP (10/s, burst 20) against password guessing.
+// Exchanges the merchant's email and password, and the two-step code when two-step sign-in is on, for a dashboard JWT (the bearer the key endpoints need). The token carries the merchant's credential version: a password change, a two-step change or `POST /api/v1/auth/sign-out-everywhere` ends every token issued before (401 `token_revoked`). Limited per client IP (10/s, burst 20) and per account: after 5 failed attempts in a row (wrong password or code, missing code) each further attempt is refused with 429 `too_many_attempts` and `Retry-After` for 30 s, doubling per failure up to 15 min; a success resets it. Unknown emails are counted and answered the same way.
 //
-// Errors of its own: 401 `invalid_credentials`.
+// Errors of its own: 401 `invalid_credentials`, `second_factor_required` (param `code`: the password was right, two-step sign-in is on and no code was sent), `invalid_code` (param `code`: wrong, stale or already used); 429 `too_many_attempts`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -20075,6 +20304,23 @@ func (c *ClientWithResponses) LoginWithResponse(ctx context.Context, body LoginJ
 		return nil, err
 	}
 	return ParseLoginAnswer(rsp)
+}
+
+// SignOutEverywhereWithResponse Sign out everywhere
+//
+// Ends every dashboard JWT and dashboard session of the merchant, this token too, on every instance at once: the merchant's credential version moves on, and tokens issued before answer 401 `token_revoked`. API keys are not affected (revoke them one by one). A password change or a two-step change does the same.
+//
+// Errors of its own: 403 `jwt_required`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/auth/sign-out-everywhere (the `SignOutEverywhere` operationId).
+func (c *ClientWithResponses) SignOutEverywhereWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*SignOutEverywhereAnswer, error) {
+	rsp, err := c.SignOutEverywhere(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSignOutEverywhereAnswer(rsp)
 }
 
 // SimulateDevnetPaymentWithBodyWithResponse Simulate a payment (devnet)
@@ -20379,9 +20625,9 @@ func (c *ClientWithResponses) GetMerchantWithResponse(ctx context.Context, reqEd
 
 // UpdateMerchantWithBodyWithResponse Update the merchant's settings
 //
-// A partial update. A settlement target replaces the environment's whole target.
+// A partial update. A settlement target replaces the environment's whole target. Changing `email` or any `settlement` target needs the current password again as `current_password`, and the two-step `code` when two-step sign-in is on (re-authentication); other fields need neither. Wrong passwords and codes count towards the account's sign-in limit (429 `too_many_attempts`, as the login).
 //
-// Errors of its own: 400 `read_only_parameter`, `invalid_name`, `name_too_long`, `invalid_company_name`, `company_name_too_long`, `invalid_email`, `invalid_url`, `url_too_long`, `invalid_environment`, `invalid_network`, `invalid_token_symbol`, `invalid_address`, `invalid_address_checksum`, `invalid_tolerance`; 403 `jwt_required`; 409 `email_taken`.
+// Errors of its own: 400 `read_only_parameter`, `invalid_name`, `name_too_long`, `invalid_company_name`, `company_name_too_long`, `invalid_email`, `invalid_url`, `url_too_long`, `invalid_environment`, `invalid_network`, `invalid_token_symbol`, `invalid_address`, `invalid_address_checksum`, `invalid_tolerance`; 403 `jwt_required`, `reauthentication_required`, `invalid_current_password` (param `current_password`), `second_factor_required`, `invalid_code` (param `code`); 409 `email_taken`; 429 `too_many_attempts`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -20396,9 +20642,9 @@ func (c *ClientWithResponses) UpdateMerchantWithBodyWithResponse(ctx context.Con
 
 // UpdateMerchantWithResponse Update the merchant's settings
 //
-// A partial update. A settlement target replaces the environment's whole target.
+// A partial update. A settlement target replaces the environment's whole target. Changing `email` or any `settlement` target needs the current password again as `current_password`, and the two-step `code` when two-step sign-in is on (re-authentication); other fields need neither. Wrong passwords and codes count towards the account's sign-in limit (429 `too_many_attempts`, as the login).
 //
-// Errors of its own: 400 `read_only_parameter`, `invalid_name`, `name_too_long`, `invalid_company_name`, `company_name_too_long`, `invalid_email`, `invalid_url`, `url_too_long`, `invalid_environment`, `invalid_network`, `invalid_token_symbol`, `invalid_address`, `invalid_address_checksum`, `invalid_tolerance`; 403 `jwt_required`; 409 `email_taken`.
+// Errors of its own: 400 `read_only_parameter`, `invalid_name`, `name_too_long`, `invalid_company_name`, `company_name_too_long`, `invalid_email`, `invalid_url`, `url_too_long`, `invalid_environment`, `invalid_network`, `invalid_token_symbol`, `invalid_address`, `invalid_address_checksum`, `invalid_tolerance`; 403 `jwt_required`, `reauthentication_required`, `invalid_current_password` (param `current_password`), `second_factor_required`, `invalid_code` (param `code`); 409 `email_taken`; 429 `too_many_attempts`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -20658,7 +20904,7 @@ func (c *ClientWithResponses) ListWebhookEndpointsWithResponse(ctx context.Conte
 //
 // The answer alone shows the signing secret. Deliveries follow Standard Webhooks (see `webhooks`).
 //
-// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`; 403 `endpoint_limit_reached`.
+// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed` (the url's host is a loopback, private or link-local address, or localhost; loopback and private ones only when the operator allows private targets); 403 `endpoint_limit_reached`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -20675,7 +20921,7 @@ func (c *ClientWithResponses) CreateWebhookEndpointWithBodyWithResponse(ctx cont
 //
 // The answer alone shows the signing secret. Deliveries follow Standard Webhooks (see `webhooks`).
 //
-// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`; 403 `endpoint_limit_reached`.
+// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed` (the url's host is a loopback, private or link-local address, or localhost; loopback and private ones only when the operator allows private targets); 403 `endpoint_limit_reached`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -20724,7 +20970,7 @@ func (c *ClientWithResponses) GetWebhookEndpointWithResponse(ctx context.Context
 //
 // Changes `url`, `enabled_events`, `description`; `disabled` disables or re-enables it.
 //
-// Errors of its own: 400 `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`; 404 `resource_missing`.
+// Errors of its own: 400 `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed`; 404 `resource_missing`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -20741,7 +20987,7 @@ func (c *ClientWithResponses) UpdateWebhookEndpointWithBodyWithResponse(ctx cont
 //
 // Changes `url`, `enabled_events`, `description`; `disabled` disables or re-enables it.
 //
-// Errors of its own: 400 `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`; 404 `resource_missing`.
+// Errors of its own: 400 `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed`; 404 `resource_missing`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -25532,6 +25778,13 @@ func ParseLoginAnswer(rsp *http.Response) (*LoginAnswer, error) {
 	switch {
 	case rsp.StatusCode == 200:
 		var headers LoginAnswer200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -25732,6 +25985,273 @@ func ParseLoginAnswer(rsp *http.Response) (*LoginAnswer, error) {
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers LoginAnswer503Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSignOutEverywhereAnswer parses an HTTP response from a SignOutEverywhereWithResponse call
+func ParseSignOutEverywhereAnswer(rsp *http.Response) (*SignOutEverywhereAnswer, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SignOutEverywhereAnswer{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		var headers SignOutEverywhereAnswer204Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers204 = &headers
+	case rsp.StatusCode == 401:
+		var headers SignOutEverywhereAnswer401Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers SignOutEverywhereAnswer403Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 429:
+		var headers SignOutEverywhereAnswer429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers SignOutEverywhereAnswer500Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers SignOutEverywhereAnswer503Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

@@ -31,9 +31,10 @@ type Live struct {
 	Now     func() time.Time                     // nil: time.Now
 	Log     *slog.Logger                         // nil: slog.Default()
 
-	mu     sync.Mutex
-	quotes map[string]map[string]Quote // symbol → source → its last good quote
-	wait   map[string]time.Time        // source → not to be asked before
+	mu      sync.Mutex
+	quotes  map[string]map[string]Quote // symbol → source → its last good quote
+	wait    map[string]time.Time        // source → not to be asked before
+	history map[string][]point          // symbol → its points, oldest first (RateAt)
 }
 
 var _ kassa.RateSource = (*Live)(nil)
@@ -80,6 +81,7 @@ func (l *Live) Refresh(ctx context.Context) {
 		a := <-answers
 		l.keep(a.src.Name(), a.quotes, a.err, now)
 	}
+	l.remember(now)
 }
 
 // keep stores one source's answer.

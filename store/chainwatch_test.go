@@ -128,7 +128,7 @@ func TestWatchedAddresses(t *testing.T) {
 					return
 				}
 				want := kassa.WatchedAddress{Address: a.Address, InvoiceID: inv.ID, MerchantID: inv.MerchantID,
-					Environment: c.env, TokenID: 1}
+					Environment: c.env, TokenID: 1, QuoteExpiresAt: a.ExpiresAt}
 				if len(got) != 1 || got[0].USDPerToken == nil || got[0].USDPerToken.Cmp(watchRate) != 0 {
 					t.Fatalf("watched %+v, want %+v at %v", got, want, watchRate)
 				}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -39,9 +40,18 @@ func (db *DB) createDashboardSession(ctx context.Context, token string, merchant
 	}
 	s := &kassa.DashboardSession{MerchantID: merchantID, Environment: env, CreatedAt: now, ExpiresAt: now.Add(ttl)}
 	err := db.write(ctx, func(q queryer) error {
-		_, err := q.ExecContext(ctx, `INSERT INTO dashboard_sessions (token_hash, merchant_id, environment, created_at, expires_at, awaiting_code)
-			VALUES ($1, $2, $3, $4, $5, $6)`, kassa.HashSecret(token), merchantID, string(env), micros(now), micros(s.ExpiresAt), awaiting)
-		return err
+		// The session records the merchant's credential version: a bump ends it.
+		res, err := q.ExecContext(ctx, `INSERT INTO dashboard_sessions (token_hash, merchant_id, environment, created_at, expires_at,
+			awaiting_code, credential_version)
+			SELECT $1, id, $2, $3, $4, $5, credential_version FROM merchants WHERE id = $6`,
+			kassa.HashSecret(token), string(env), micros(now), micros(s.ExpiresAt), awaiting, merchantID)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return cmp.Or(err, error(kassa.NotFound("merchant")))
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: create dashboard session: %w", err)
@@ -55,15 +65,16 @@ func (db *DB) DashboardSession(ctx context.Context, token string) (*kassa.Dashbo
 }
 
 // dashboardSession returns the live session of token: a signed-in one, or a
-// half sign-in when awaiting.
+// half sign-in when awaiting; one of an older credential version is ended.
 func (db *DB) dashboardSession(ctx context.Context, token string, awaiting bool) (*kassa.DashboardSession, error) {
 	var (
 		s                kassa.DashboardSession
 		env              string
 		created, expires int64
 	)
-	err := db.r.QueryRowContext(ctx, `SELECT merchant_id, environment, created_at, expires_at FROM dashboard_sessions
-		WHERE token_hash = $1 AND expires_at > $2 AND awaiting_code = $3`, kassa.HashSecret(token), micros(db.clock()), awaiting).
+	err := db.r.QueryRowContext(ctx, `SELECT s.merchant_id, s.environment, s.created_at, s.expires_at
+		FROM dashboard_sessions s JOIN merchants m ON m.id = s.merchant_id AND m.credential_version = s.credential_version
+		WHERE s.token_hash = $1 AND s.expires_at > $2 AND s.awaiting_code = $3`, kassa.HashSecret(token), micros(db.clock()), awaiting).
 		Scan(&s.MerchantID, &env, &created, &expires)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errSignedOut()
@@ -106,4 +117,28 @@ func (db *DB) DeleteDashboardSession(ctx context.Context, token string) error {
 		return fmt.Errorf("store: delete dashboard session: %w", err)
 	}
 	return nil
+}
+
+// DashboardCodeFailed counts a wrong code on the live half sign-in of token; the
+// kassa.DashboardCodeTries-th deletes it (void).
+func (db *DB) DashboardCodeFailed(ctx context.Context, token string) (void bool, err error) {
+	hash := kassa.HashSecret(token)
+	err = db.tx(ctx, func(tx txq) error {
+		var failures int
+		err := tx.QueryRowContext(ctx, `UPDATE dashboard_sessions SET code_failures = code_failures + 1
+			WHERE token_hash = $1 AND awaiting_code = $2 RETURNING code_failures`, hash, true).Scan(&failures)
+		if errors.Is(err, sql.ErrNoRows) {
+			return errSignedOut()
+		}
+		if err != nil || failures < kassa.DashboardCodeTries {
+			return err
+		}
+		void = true
+		_, err = tx.ExecContext(ctx, "DELETE FROM dashboard_sessions WHERE token_hash = $1", hash)
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("store: half sign-in code failed: %w", err)
+	}
+	return void, nil
 }

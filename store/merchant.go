@@ -16,7 +16,7 @@ import (
 var _ kassa.MerchantService = (*DB)(nil)
 
 const merchantColumns = `id, name, email, company_name, default_return_url, settlement,
-	underpayment_tolerance_millis, mainnet_enabled, created_at`
+	underpayment_tolerance_millis, mainnet_enabled, created_at, credential_version`
 
 func scanMerchant(s scanner) (*kassa.Merchant, error) {
 	var (
@@ -27,7 +27,7 @@ func scanMerchant(s scanner) (*kassa.Merchant, error) {
 		created    int64
 	)
 	if err := s.Scan(&m.ID, &m.Name, &m.Email, &m.CompanyName, &returnURL, &settlement,
-		&tolerance, &m.MainnetEnabled, &created); err != nil {
+		&tolerance, &m.MainnetEnabled, &created, &m.CredentialVersion); err != nil {
 		return nil, err
 	}
 	m.DefaultReturnURL = stringOrNil(returnURL)
@@ -85,7 +85,8 @@ func (db *DB) CreateMerchant(ctx context.Context, c kassa.MerchantCreate) (*kass
 		return nil, fmt.Errorf("store: create merchant: %w", err)
 	}
 	return &kassa.Merchant{ID: id, Name: c.Name, Email: email, CompanyName: c.Name,
-		Settlement: map[kassa.Environment]kassa.Settlement{}, MainnetEnabled: c.MainnetEnabled, CreatedAt: now}, nil
+		Settlement: map[kassa.Environment]kassa.Settlement{}, MainnetEnabled: c.MainnetEnabled, CreatedAt: now,
+		CredentialVersion: 1}, nil
 }
 
 // Merchant returns a merchant by id.
@@ -223,8 +224,8 @@ func (db *DB) Login(ctx context.Context, email, password string) (*kassa.Merchan
 	return db.Merchant(ctx, id)
 }
 
-// ChangePassword replaces the merchant's password hash and ends its dashboard
-// sessions, in one transaction.
+// ChangePassword replaces the merchant's password hash and bumps its credential
+// version (ending its dashboard tokens and sessions), in one transaction.
 func (db *DB) ChangePassword(ctx context.Context, merchantID int64, current, next string) error {
 	if err := kassa.CheckPassword("new_password", next); err != nil {
 		return err
@@ -244,15 +245,41 @@ func (db *DB) ChangePassword(ctx context.Context, merchantID int64, current, nex
 	if err != nil {
 		return fmt.Errorf("store: change password: %w", err)
 	}
-	return db.tx(ctx, func(tx txq) error {
+	err = db.tx(ctx, func(tx txq) error {
 		if _, err := tx.ExecContext(ctx, "UPDATE merchants SET password_hash = $1 WHERE id = $2", string(fresh), merchantID); err != nil {
 			return fmt.Errorf("store: change password: %w", err)
 		}
-		if _, err := tx.ExecContext(ctx, "DELETE FROM dashboard_sessions WHERE merchant_id = $1", merchantID); err != nil {
-			return fmt.Errorf("store: change password: %w", err)
-		}
-		return nil
+		return bumpCredentials(ctx, tx, merchantID)
 	})
+	db.merchants.forget(merchantID)
+	return err
+}
+
+// SignOutEverywhere bumps the merchant's credential version.
+func (db *DB) SignOutEverywhere(ctx context.Context, merchantID int64) error {
+	err := db.tx(ctx, func(tx txq) error { return bumpCredentials(ctx, tx, merchantID) })
+	db.merchants.forget(merchantID)
+	return err
+}
+
+// bumpCredentials moves the merchant's credential version on, so every dashboard
+// token carrying the old one is refused (each JWT request reads the row, on
+// whichever instance), and deletes its dashboard sessions and half sign-ins
+// (which a session read also checks against the version).
+func bumpCredentials(ctx context.Context, q queryer, merchantID int64) error {
+	res, err := q.ExecContext(ctx, "UPDATE merchants SET credential_version = credential_version + 1 WHERE id = $1", merchantID)
+	if err != nil {
+		return fmt.Errorf("store: bump credential version: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("store: bump credential version: %w", err)
+	} else if n == 0 {
+		return kassa.NotFound("merchant")
+	}
+	if _, err := q.ExecContext(ctx, "DELETE FROM dashboard_sessions WHERE merchant_id = $1", merchantID); err != nil {
+		return fmt.Errorf("store: bump credential version: %w", err)
+	}
+	return nil
 }
 
 // dummyPasswordHash is a hash at the configured cost that no password matches.

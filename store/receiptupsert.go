@@ -43,7 +43,7 @@ func (db *DB) upsertReceipt(ctx context.Context, tx txq, inv *kassa.Invoice, all
 		locked = *inv.LockedTokenID
 	}
 	arrival := kassa.Arrival{Confirmed: in.Confirmed, TokenID: in.TokenID, SeenAt: now, Amount: in.AmountUSD,
-		Wanted: max(inv.Amount-others.Confirmed, 0)}
+		Unpriced: in.Unpriced, Wanted: max(inv.Amount-others.Confirmed, 0)}
 	if prior == nil {
 		r := &kassa.InvoicePayment{ID: kassa.NewTimeUUID(now), InvoiceID: inv.ID, MerchantID: inv.MerchantID,
 			Environment: inv.Environment, Network: in.Network, TxHash: in.TxHash, LogIndex: in.LogIndex,

@@ -31,8 +31,9 @@ func (db *DB) TOTPSecret(ctx context.Context, merchantID int64) (string, error) 
 }
 
 // EnableTOTP turns the factor on with secret, the proving code's step already
-// used, and drops every secret being enrolled on the merchant's sessions, in one
-// transaction. A factor already on is a conflict: turn it off first.
+// used, and bumps the merchant's credential version (which also ends its
+// sessions, with the secrets being enrolled on them), in one transaction. A
+// factor already on is a conflict: turn it off first.
 func (db *DB) EnableTOTP(ctx context.Context, merchantID int64, secret string, step int64) error {
 	if secret == "" {
 		return kassa.Invalidf("code", "invalid_secret", "Set up the second factor first.")
@@ -51,18 +52,18 @@ func (db *DB) EnableTOTP(ctx context.Context, merchantID int64, secret string, s
 			return &kassa.Error{Kind: kassa.KindConflict, Code: "second_factor_on",
 				Message: "Two-step sign-in is already on; turn it off first to set it up again."}
 		}
-		if _, err := tx.ExecContext(ctx, "UPDATE dashboard_sessions SET totp_pending = NULL WHERE merchant_id = $1", merchantID); err != nil {
-			return fmt.Errorf("store: enable second factor: %w", err)
-		}
-		return nil
+		return bumpCredentials(ctx, tx, merchantID)
 	})
 }
 
-// DisableTOTP turns the factor off and forgets its secret.
+// DisableTOTP turns the factor off, forgets its secret and bumps the merchant's
+// credential version, in one transaction.
 func (db *DB) DisableTOTP(ctx context.Context, merchantID int64) error {
-	err := db.write(ctx, func(q queryer) error {
-		_, err := q.ExecContext(ctx, "UPDATE merchants SET totp_secret = NULL, totp_last_step = 0 WHERE id = $1", merchantID)
-		return err
+	err := db.tx(ctx, func(tx txq) error {
+		if _, err := tx.ExecContext(ctx, "UPDATE merchants SET totp_secret = NULL, totp_last_step = 0 WHERE id = $1", merchantID); err != nil {
+			return err
+		}
+		return bumpCredentials(ctx, tx, merchantID)
 	})
 	if err != nil {
 		return fmt.Errorf("store: disable second factor: %w", err)

@@ -60,7 +60,7 @@ func TestSecondFactor(t *testing.T) {
 
 // TestDashboardSignIns: a half sign-in is found only as one, never as a session,
 // and ends after kassa.DashboardCodeTTL; a secret being enrolled lives on its
-// signed-in session only, and enabling the factor drops it.
+// signed-in session only, and enabling the factor ends the session with it.
 func TestDashboardSignIns(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
 		f := newFixture(t, cfg)
@@ -94,10 +94,17 @@ func TestDashboardSignIns(t *testing.T) {
 		if got, err := f.db.DashboardTOTPPending(f.ctx, full); err != nil || got != "JBSWY3DPEHPK3PXP" {
 			t.Fatalf("pending: %q, %v", got, err)
 		}
+		// Enabling ends the merchant's sessions (credential version), the secret
+		// being enrolled with them.
 		must(t, f.db.EnableTOTP(f.ctx, f.m.ID, "JBSWY3DPEHPK3PXP", 1))
-		if got, err := f.db.DashboardTOTPPending(f.ctx, full); err != nil || got != "" {
+		if got, err := f.db.DashboardTOTPPending(f.ctx, full); kassa.ErrorKindOf(err) != kassa.KindUnauthenticated || got != "" {
 			t.Fatalf("pending after enabling: %q, %v", got, err)
 		}
+		half = kassa.NewDashboardToken()
+		_, err = f.db.CreateDashboardSignIn(f.ctx, half, f.m.ID, kassa.Devnet)
+		must(t, err)
+		_, err = f.db.CreateDashboardSession(f.ctx, full, f.m.ID, kassa.Devnet)
+		must(t, err)
 
 		f.clock.Advance(kassa.DashboardCodeTTL + time.Second)
 		_, err = f.db.DashboardSignIn(f.ctx, half)

@@ -58,6 +58,9 @@ type Config struct {
 	Log *slog.Logger
 	// Observer is told what committed transactions changed (metrics); nil: nobody.
 	Observer Observer
+	// WebhookTargets is the operator's rule on where webhook endpoints may point
+	// (serve --webhook-allow-private); the zero value allows public addresses only.
+	WebhookTargets kassa.WebhookTargets
 }
 
 // DB is the store. It implements kassa.MerchantService, kassa.APIKeyService,
@@ -77,6 +80,8 @@ type DB struct {
 	log *slog.Logger
 	// observer is told what committed transactions changed (observe.go); nil: nobody.
 	observer Observer
+	// targets checks webhook endpoint URLs (Config.WebhookTargets).
+	targets kassa.WebhookTargets
 
 	// keys caches authenticated API key rows for a short time.
 	keys *keyCache
@@ -118,7 +123,7 @@ var (
 // store ready to use.
 func Open(ctx context.Context, cfg Config) (*DB, error) {
 	db := &DB{now: cfg.Now, cost: cfg.PasswordCost, keys: newKeyCache(), merchants: newMerchantCache(), secrets: cfg.Secrets, log: cfg.Log,
-		observer: cfg.Observer}
+		observer: cfg.Observer, targets: cfg.WebhookTargets}
 	if db.log == nil {
 		db.log = slog.New(slog.DiscardHandler)
 	}

@@ -108,7 +108,7 @@ func TestWebhookEndpointCreate(t *testing.T) {
 			{"unknown event", p, kassa.WebhookEndpointInput{URL: ptr("https://example.com/"), EnabledEvents: []string{"invoice.deleted"}},
 				"invalid_enabled_events"},
 			{"loopback on mainnet", kassa.Principal{MerchantID: f.m.ID, Environment: kassa.Mainnet},
-				kassa.WebhookEndpointInput{URL: ptr("https://localhost/"), EnabledEvents: []string{"*"}}, "invalid_url"},
+				kassa.WebhookEndpointInput{URL: ptr("https://localhost/"), EnabledEvents: []string{"*"}}, "private_url_not_allowed"},
 		}
 		for _, tt := range refused {
 			t.Run(tt.name, func(t *testing.T) {
@@ -121,12 +121,52 @@ func TestWebhookEndpointCreate(t *testing.T) {
 		if len(list) != 2 {
 			t.Fatalf("%d endpoints after refused creates, want 2", len(list))
 		}
-		// Loopback over plain http is fine on devnet.
-		local, err := f.db.CreateWebhookEndpoint(f.ctx, p, kassa.WebhookEndpointInput{
-			URL: ptr("http://127.0.0.1:8080/hook"), EnabledEvents: []string{"*"}})
-		must(t, err)
-		if local.URL != "http://127.0.0.1:8080/hook" {
-			t.Fatalf("url %q", local.URL)
+	})
+}
+
+// TestWebhookEndpointPrivateTargets: an endpoint at a loopback or private address
+// is refused at create and update in both environments unless the store was
+// opened with private targets allowed (serve --webhook-allow-private); then a
+// devnet endpoint may also use plain http to loopback.
+func TestWebhookEndpointPrivateTargets(t *testing.T) {
+	urls := []string{"http://127.0.0.1:8080/hook", "https://127.0.0.1/hook", "https://10.1.2.3/hook",
+		"https://[::1]:8443/hook", "https://localhost/hook", "http://localhost:9000/hook"}
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		f := newFixture(t, cfg)
+		envs := []kassa.Principal{principal(f.m), {MerchantID: f.m.ID, Environment: kassa.Mainnet, Scope: kassa.ScopeMerchant, KeyID: "k"}}
+		for _, p := range envs {
+			public := f.endpoint(t, p, "public", "*")
+			for _, u := range urls {
+				t.Run(string(p.Environment)+"/"+u, func(t *testing.T) {
+					_, err := f.db.CreateWebhookEndpoint(f.ctx, p, kassa.WebhookEndpointInput{URL: ptr(u), EnabledEvents: []string{"*"}})
+					wantErr(t, err, kassa.KindInvalid, "private_url_not_allowed")
+					_, err = f.db.UpdateWebhookEndpoint(f.ctx, p, public.ID, kassa.WebhookEndpointInput{URL: ptr(u)})
+					wantErr(t, err, kassa.KindInvalid, "private_url_not_allowed")
+				})
+			}
+			list, err := f.db.WebhookEndpoints(f.ctx, p)
+			must(t, err)
+			if len(list) != 1 || list[0].URL != public.URL {
+				t.Fatalf("%s: endpoints %v after refused creates and updates, want only %s", p.Environment, list, public.URL)
+			}
+		}
+	})
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		cfg.WebhookTargets = kassa.WebhookTargets{AllowPrivate: true}
+		allowed := newFixture(t, cfg)
+		p := principal(allowed.m)
+		for _, u := range urls {
+			e, err := allowed.db.CreateWebhookEndpoint(allowed.ctx, p, kassa.WebhookEndpointInput{URL: ptr(u), EnabledEvents: []string{"*"}})
+			must(t, err)
+			if e.URL != u {
+				t.Fatalf("url %q, want %q", e.URL, u)
+			}
+		}
+		// Plain http to loopback stays a devnet thing; link-local never.
+		mainnet := kassa.Principal{MerchantID: allowed.m.ID, Environment: kassa.Mainnet, Scope: kassa.ScopeMerchant, KeyID: "k"}
+		for url, want := range map[string]string{"http://127.0.0.1:8080/hook": "invalid_url", "https://169.254.169.254/": "private_url_not_allowed"} {
+			_, err := allowed.db.CreateWebhookEndpoint(allowed.ctx, mainnet, kassa.WebhookEndpointInput{URL: ptr(url), EnabledEvents: []string{"*"}})
+			wantErr(t, err, kassa.KindInvalid, want)
 		}
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 	"syscall"
 	"time"
@@ -14,28 +15,29 @@ import (
 	"kassa"
 )
 
-// clientOptions are the knobs of newClient; tests shorten the timeouts and trust a
-// test certificate.
+// clientOptions are the knobs of newClient; tests shorten the timeouts, trust a
+// test certificate and answer names with a DNS server of their own.
 type clientOptions struct {
 	dialTimeout time.Duration // connecting, TLS handshake included
 	timeout     time.Duration // the whole request
 	rootCAs     *x509.CertPool
+	resolver    *net.Resolver // nil: the system's
 }
 
-// NewClient returns the HTTP client that delivers env's webhooks. It connects only
-// to addresses the dial guard allows, checked on the resolved IP at every dial so a
-// name that resolves (or rebinds) to an internal address is refused: on mainnet only
-// public addresses (kassa.PublicIP), on devnet also loopback. Connecting and the TLS
-// handshake must finish within kassa.WebhookDialTimeout and the whole request within
-// kassa.WebhookTimeout. Redirects are not followed, so a 3xx is a failed attempt,
-// and no proxy from the environment is used.
-func NewClient(env kassa.Environment) *http.Client {
-	return newClient(env, clientOptions{dialTimeout: kassa.WebhookDialTimeout, timeout: kassa.WebhookTimeout})
+// NewClient returns the HTTP client that delivers webhooks. It connects only to
+// addresses targets allows (kassa.WebhookTargets.Refuse), checked on the resolved IP
+// at every dial, so a name that resolves (or rebinds) to an internal address is
+// refused. Connecting and the TLS handshake must finish within
+// kassa.WebhookDialTimeout and the whole request within kassa.WebhookTimeout.
+// Redirects are not followed, so a 3xx is a failed attempt (and a redirect cannot
+// lead past the guard), and no proxy from the environment is used.
+func NewClient(targets kassa.WebhookTargets) *http.Client {
+	return newClient(targets, clientOptions{dialTimeout: kassa.WebhookDialTimeout, timeout: kassa.WebhookTimeout})
 }
 
-func newClient(env kassa.Environment, o clientOptions) *http.Client {
-	g := &guard{env: env, rootCAs: o.rootCAs, timeout: o.dialTimeout}
-	g.dialer = &net.Dialer{Timeout: o.dialTimeout, KeepAlive: 30 * time.Second, Control: g.control}
+func newClient(targets kassa.WebhookTargets, o clientOptions) *http.Client {
+	g := &guard{targets: targets, rootCAs: o.rootCAs, timeout: o.dialTimeout}
+	g.dialer = &net.Dialer{Timeout: o.dialTimeout, KeepAlive: 30 * time.Second, Control: g.control, Resolver: o.resolver}
 	return &http.Client{
 		Transport: &http.Transport{
 			Proxy:                  nil,
@@ -54,12 +56,21 @@ func newClient(env kassa.Environment, o clientOptions) *http.Client {
 	}
 }
 
-// guard dials for one environment and refuses addresses it must not reach.
+// guard dials and refuses the addresses its targets do not allow.
 type guard struct {
-	env     kassa.Environment
+	targets kassa.WebhookTargets
 	dialer  *net.Dialer
 	rootCAs *x509.CertPool
 	timeout time.Duration
+}
+
+// refusedError is the guard's refusal of an address. Its text, which the delivery
+// log shows the merchant, names the class of the address but not the address, so
+// the log does not tell what internal names resolve to.
+type refusedError struct{ class string }
+
+func (e *refusedError) Error() string {
+	return "address is not allowed (" + e.class + "): webhooks reach public addresses only"
 }
 
 // control runs after DNS resolution and before the connection is attempted, so a
@@ -77,41 +88,10 @@ func (g *guard) control(network, address string, _ syscall.RawConn) error {
 	if ip == nil {
 		return fmt.Errorf("address %s is not allowed (unparsable)", address)
 	}
-	if class := g.refuse(ip); class != "" {
-		return fmt.Errorf("address %s is not allowed (%s)", ip, class)
+	if class := g.targets.Refuse(ip); class != "" {
+		return &refusedError{class}
 	}
 	return nil
-}
-
-// refuse returns why ip may not be dialled, or "" when it may: on devnet loopback
-// and public addresses are allowed, on mainnet (and any other value) only public
-// ones.
-func (g *guard) refuse(ip net.IP) string {
-	if kassa.PublicIP(ip) || (g.env == kassa.Devnet && ip.IsLoopback()) {
-		return ""
-	}
-	return classify(ip)
-}
-
-// classify names the kind of a non-public address for error messages.
-func classify(ip net.IP) string {
-	v4 := ip.To4()
-	switch {
-	case ip.IsLoopback():
-		return "loopback"
-	case ip.IsUnspecified():
-		return "unspecified"
-	case ip.IsPrivate():
-		return "private"
-	case ip.IsLinkLocalUnicast(), ip.IsLinkLocalMulticast():
-		return "link-local"
-	case ip.IsMulticast(), ip.IsInterfaceLocalMulticast():
-		return "multicast"
-	case v4 != nil && v4[0] == 100 && v4[1]&0xc0 == 64:
-		return "carrier-grade NAT"
-	default:
-		return "reserved"
-	}
 }
 
 // dialTLS connects and completes the TLS handshake within one dial timeout. Only
@@ -138,4 +118,17 @@ func (g *guard) dialTLS(ctx context.Context, network, addr string) (net.Conn, er
 		return nil, err
 	}
 	return conn, nil
+}
+
+// public reports whether a delivery's connection went to a public address, whose
+// answer the delivery log may keep. An answer from anywhere else (loopback or a
+// private network, reached because the operator allows it) is the host's or its
+// network's, and the merchant reads the log: it keeps no body of it. An address
+// that cannot be read counts as not public.
+func public(remote net.Addr) bool {
+	if remote == nil {
+		return false
+	}
+	ap, err := netip.ParseAddrPort(remote.String())
+	return err == nil && kassa.PublicIP(net.IP(ap.Addr().Unmap().AsSlice()))
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/x509"
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -14,16 +15,24 @@ import (
 	"kassa"
 )
 
-// testClient is a guarded client for env with short timeouts that trusts srv's
-// certificate when srv is a TLS server.
-func testClient(t *testing.T, env kassa.Environment, srv *httptest.Server) *http.Client {
+// Targets of the tests: the default (public addresses only) and the operator's
+// --webhook-allow-private, which the tests' loopback servers need.
+var (
+	publicOnly   = kassa.WebhookTargets{}
+	allowPrivate = kassa.WebhookTargets{AllowPrivate: true}
+)
+
+// testClient is a guarded client for targets with short timeouts that trusts
+// srv's certificate when srv is a TLS server, and resolves names with resolver
+// (nil: the system's).
+func testClient(t *testing.T, targets kassa.WebhookTargets, srv *httptest.Server, resolver *net.Resolver) *http.Client {
 	t.Helper()
-	o := clientOptions{dialTimeout: 2 * time.Second, timeout: 5 * time.Second}
+	o := clientOptions{dialTimeout: 2 * time.Second, timeout: 5 * time.Second, resolver: resolver}
 	if srv != nil && srv.Certificate() != nil {
 		o.rootCAs = x509.NewCertPool()
 		o.rootCAs.AddCert(srv.Certificate())
 	}
-	c := newClient(env, o)
+	c := newClient(targets, o)
 	t.Cleanup(c.CloseIdleConnections)
 	return c
 }
@@ -47,50 +56,56 @@ func countingServer(t *testing.T, tls bool) (*httptest.Server, *atomic.Int32) {
 	return srv, &hits
 }
 
+// TestDialGuard: the guard refuses every non-public class without the flag, and
+// with it still refuses all but loopback, private and carrier-grade NAT.
 func TestDialGuard(t *testing.T) {
 	tests := []struct {
 		addr    string
-		mainnet string // "" when allowed, else the class in the error
-		devnet  string
+		refused string // "" when allowed by default, else the class in the error
+		allowed bool   // allowed with --webhook-allow-private
 	}{
-		{"93.184.216.34:443", "", ""},
-		{"[2606:2800:220:1:248:1893:25c8:1946]:443", "", ""},
-		{"127.0.0.1:80", "loopback", ""},
-		{"127.9.9.9:80", "loopback", ""},
-		{"[::1]:80", "loopback", ""},
-		{"[::ffff:127.0.0.1]:80", "loopback", ""},
-		{"10.0.0.1:443", "private", "private"},
-		{"172.16.5.4:443", "private", "private"},
-		{"192.168.1.1:443", "private", "private"},
-		{"[::ffff:192.168.1.1]:443", "private", "private"},
-		{"[fd00::1]:443", "private", "private"},
-		{"169.254.169.254:80", "link-local", "link-local"},
-		{"[fe80::1%eth0]:80", "link-local", "link-local"},
-		{"0.0.0.0:80", "unspecified", "unspecified"},
-		{"[::]:80", "unspecified", "unspecified"},
-		{"100.64.0.1:443", "carrier-grade NAT", "carrier-grade NAT"},
-		{"224.0.0.1:443", "link-local", "link-local"},
-		{"239.1.2.3:443", "multicast", "multicast"},
-		{"[ff0e::1]:443", "multicast", "multicast"},
-		{"0.1.2.3:443", "reserved", "reserved"},
-		{"255.255.255.255:443", "reserved", "reserved"},
-		{"240.0.0.1:443", "reserved", "reserved"},
+		{"93.184.216.34:443", "", true},
+		{"[2606:2800:220:1:248:1893:25c8:1946]:443", "", true},
+		{"127.0.0.1:80", "loopback", true},
+		{"127.9.9.9:80", "loopback", true},
+		{"[::1]:80", "loopback", true},
+		{"[::ffff:127.0.0.1]:80", "loopback", true},
+		{"10.0.0.1:443", "private", true},
+		{"172.16.5.4:443", "private", true},
+		{"192.168.1.1:443", "private", true},
+		{"[::ffff:192.168.1.1]:443", "private", true},
+		{"[fd00::1]:443", "private", true},
+		{"100.64.0.1:443", "carrier-grade NAT", true},
+		{"169.254.169.254:80", "link-local", false},
+		{"[::ffff:169.254.169.254]:80", "link-local", false},
+		{"[fe80::1%eth0]:80", "link-local", false},
+		{"0.0.0.0:80", "unspecified", false},
+		{"[::]:80", "unspecified", false},
+		{"224.0.0.1:443", "link-local", false},
+		{"239.1.2.3:443", "multicast", false},
+		{"[ff0e::1]:443", "multicast", false},
+		{"0.1.2.3:443", "reserved", false},
+		{"255.255.255.255:443", "reserved", false},
+		{"240.0.0.1:443", "reserved", false},
 	}
 	for _, tt := range tests {
-		for env, want := range map[kassa.Environment]string{kassa.Mainnet: tt.mainnet, kassa.Devnet: tt.devnet} {
-			t.Run(string(env)+"/"+tt.addr, func(t *testing.T) {
-				g := &guard{env: env}
-				network := "tcp4"
-				if strings.HasPrefix(tt.addr, "[") && !strings.Contains(tt.addr, "ffff") {
-					network = "tcp6"
-				}
-				checkRefusal(t, g.control(network, tt.addr, nil), want)
-			})
+		network := "tcp4"
+		if strings.HasPrefix(tt.addr, "[") && !strings.Contains(tt.addr, "ffff") {
+			network = "tcp6"
 		}
+		t.Run("default/"+tt.addr, func(t *testing.T) {
+			checkRefusal(t, (&guard{targets: publicOnly}).control(network, tt.addr, nil), tt.refused)
+		})
+		t.Run("allow-private/"+tt.addr, func(t *testing.T) {
+			want := tt.refused
+			if tt.allowed {
+				want = ""
+			}
+			checkRefusal(t, (&guard{targets: allowPrivate}).control(network, tt.addr, nil), want)
+		})
 	}
 	t.Run("not tcp", func(t *testing.T) {
-		g := &guard{env: kassa.Devnet}
-		if err := g.control("udp4", "127.0.0.1:53", nil); err == nil {
+		if err := (&guard{targets: allowPrivate}).control("udp4", "127.0.0.1:53", nil); err == nil {
 			t.Fatal("udp dial allowed")
 		}
 	})
@@ -115,24 +130,24 @@ func TestClientSSRF(t *testing.T) {
 	srv, hits := countingServer(t, false)
 	port := srv.URL[strings.LastIndex(srv.URL, ":"):]
 	tests := []struct {
-		name string
-		env  kassa.Environment
-		url  string
-		want string // error substring; "" when the request must succeed
+		name    string
+		targets kassa.WebhookTargets
+		url     string
+		want    string // error substring; "" when the request must succeed
 	}{
-		{"devnet loopback", kassa.Devnet, srv.URL, ""},
-		{"devnet localhost", kassa.Devnet, "http://localhost" + port, ""},
-		{"mainnet loopback", kassa.Mainnet, srv.URL, "address 127.0.0.1 is not allowed (loopback)"},
-		{"mainnet localhost", kassa.Mainnet, "http://localhost" + port, "is not allowed (loopback)"},
-		{"mainnet private", kassa.Mainnet, "http://10.255.255.1:9/", "address 10.255.255.1 is not allowed (private)"},
-		{"devnet private", kassa.Devnet, "http://10.255.255.1:9/", "address 10.255.255.1 is not allowed (private)"},
-		{"devnet metadata", kassa.Devnet, "http://169.254.169.254/latest", "is not allowed (link-local)"},
-		{"mainnet https private", kassa.Mainnet, "https://192.168.0.1/", "is not allowed (private)"},
+		{"loopback allowed", allowPrivate, srv.URL, ""},
+		{"localhost allowed", allowPrivate, "http://localhost" + port, ""},
+		{"loopback", publicOnly, srv.URL, "address is not allowed (loopback)"},
+		{"localhost", publicOnly, "http://localhost" + port, "is not allowed (loopback)"},
+		{"private", publicOnly, "http://10.255.255.1:9/", "address is not allowed (private)"},
+		{"https private", publicOnly, "https://192.168.0.1/", "is not allowed (private)"},
+		{"metadata", publicOnly, "http://169.254.169.254/latest", "is not allowed (link-local)"},
+		{"metadata allowed private", allowPrivate, "http://169.254.169.254/latest", "is not allowed (link-local)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			before := hits.Load()
-			resp, err := testClient(t, tt.env, nil).Post(tt.url, "application/json", strings.NewReader("{}"))
+			resp, err := testClient(t, tt.targets, nil, nil).Post(tt.url, "application/json", strings.NewReader("{}"))
 			if tt.want == "" {
 				if err != nil {
 					t.Fatalf("request failed: %v", err)
@@ -159,7 +174,7 @@ func TestClientSSRF(t *testing.T) {
 
 func TestClientTLS(t *testing.T) {
 	srv, hits := countingServer(t, true)
-	resp, err := testClient(t, kassa.Devnet, srv).Post(srv.URL, "application/json", strings.NewReader("{}"))
+	resp, err := testClient(t, allowPrivate, srv, nil).Post(srv.URL, "application/json", strings.NewReader("{}"))
 	if err != nil {
 		t.Fatalf("TLS request: %v", err)
 	}
@@ -168,7 +183,7 @@ func TestClientTLS(t *testing.T) {
 		t.Fatalf("status %d, hits %d, TLS %v", resp.StatusCode, hits.Load(), resp.TLS != nil)
 	}
 	// Without the test certificate the handshake fails.
-	if _, err := testClient(t, kassa.Devnet, nil).Post(srv.URL, "application/json", nil); err == nil {
+	if _, err := testClient(t, allowPrivate, nil, nil).Post(srv.URL, "application/json", nil); err == nil {
 		t.Fatal("untrusted certificate accepted")
 	}
 }
@@ -177,7 +192,7 @@ func TestClientNoRedirectNoProxy(t *testing.T) {
 	target, hits := countingServer(t, false)
 	redirect := httptest.NewServer(http.RedirectHandler(target.URL, http.StatusTemporaryRedirect))
 	t.Cleanup(redirect.Close)
-	resp, err := testClient(t, kassa.Devnet, nil).Post(redirect.URL, "application/json", strings.NewReader("{}"))
+	resp, err := testClient(t, allowPrivate, nil, nil).Post(redirect.URL, "application/json", strings.NewReader("{}"))
 	if err != nil {
 		t.Fatalf("request: %v", err)
 	}
@@ -185,7 +200,7 @@ func TestClientNoRedirectNoProxy(t *testing.T) {
 	if resp.StatusCode != http.StatusTemporaryRedirect || hits.Load() != 0 {
 		t.Fatalf("status %d, target hits %d: redirect followed", resp.StatusCode, hits.Load())
 	}
-	c := NewClient(kassa.Mainnet)
+	c := NewClient(publicOnly)
 	if tr := c.Transport.(*http.Transport); tr.Proxy != nil {
 		t.Fatal("NewClient uses a proxy")
 	}

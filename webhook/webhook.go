@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"strconv"
 	"strings"
@@ -45,9 +46,11 @@ const (
 // Worker sends due webhook deliveries. Its zero knobs take the defaults.
 type Worker struct {
 	Queue kassa.WebhookQueue
-	// Clients send per environment; a nil map or a missing environment uses
-	// NewClient.
-	Clients map[kassa.Environment]*http.Client
+	// Targets is where deliveries may go (serve --webhook-allow-private); the zero
+	// value reaches public addresses only.
+	Targets kassa.WebhookTargets
+	// Client sends; nil uses NewClient(Targets).
+	Client  *http.Client
 	Log     *slog.Logger
 	Workers int           // concurrent senders, DefaultWorkers when 0
 	Batch   int           // deliveries claimed at once, DefaultBatch when 0
@@ -60,8 +63,8 @@ type Worker struct {
 	Metrics Metrics
 
 	timeout time.Duration // per attempt; kassa.WebhookTimeout when 0 (tests shorten it)
-	mu      sync.Mutex
-	made    map[kassa.Environment]*http.Client
+	once    sync.Once
+	made    *http.Client
 }
 
 // Run sends due deliveries until ctx ends (worker.Loop): after a round that sent
@@ -165,17 +168,24 @@ func (w *Worker) send(ctx context.Context, job *kassa.WebhookJob) (kassa.Webhook
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
+	var remote net.Addr // the address the request went to
+	req = req.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		GotConn: func(c httptrace.GotConnInfo) { remote = c.Conn.RemoteAddr() },
+	}))
 	start := time.Now()
-	resp, err := w.client(job.Delivery.Environment).Do(req)
+	resp, err := w.client().Do(req)
 	took = time.Since(start)
 	a.LatencyMS = took.Milliseconds()
 	if err != nil {
 		return fail(describe(err, w.attemptTimeout()))
 	}
 	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, kassa.WebhookExcerptBytes))
+	a.StatusCode, a.ResponseExcerpt = resp.StatusCode, kassa.WebhookBodyNotKept
+	if public(remote) {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, kassa.WebhookExcerptBytes))
+		a.ResponseExcerpt = excerpt(body)
+	}
 	_, _ = io.CopyN(io.Discard, resp.Body, drainBytes)
-	a.StatusCode, a.ResponseExcerpt = resp.StatusCode, excerpt(body)
 	res := kassa.WebhookResult{StatusCode: resp.StatusCode}
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
 		res.RetryAfter = retryAfter(resp.Header.Get("Retry-After"), now)
@@ -191,8 +201,13 @@ func describe(err error, timeout time.Duration) string {
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
-	var ne net.Error
+	var (
+		ne      net.Error
+		refused *refusedError
+	)
 	switch {
+	case errors.As(err, &refused):
+		return refused.Error()
 	case errors.Is(err, context.DeadlineExceeded):
 		return fmt.Sprintf("timeout: no response within %v", timeout)
 	case errors.As(err, &ne) && ne.Timeout():
@@ -232,21 +247,13 @@ func retryAfter(v string, now time.Time) time.Duration {
 	return max(0, min(d, kassa.WebhookMaxRetryWait))
 }
 
-// client returns the client for env, making a guarded one on first use when
-// Clients has none.
-func (w *Worker) client(env kassa.Environment) *http.Client {
-	if c := w.Clients[env]; c != nil {
-		return c
+// client returns Client, or a guarded one for Targets made on first use.
+func (w *Worker) client() *http.Client {
+	if w.Client != nil {
+		return w.Client
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.made[env] == nil {
-		if w.made == nil {
-			w.made = map[kassa.Environment]*http.Client{}
-		}
-		w.made[env] = NewClient(env)
-	}
-	return w.made[env]
+	w.once.Do(func() { w.made = NewClient(w.Targets) })
+	return w.made
 }
 
 func (w *Worker) attemptTimeout() time.Duration { return orDefault(w.timeout, kassa.WebhookTimeout) }

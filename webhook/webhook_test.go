@@ -1,7 +1,9 @@
 package webhook
 
 import (
+	"context"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -34,6 +36,30 @@ func recordingServer(t *testing.T, h http.HandlerFunc) (*httptest.Server, <-chan
 	return srv, got
 }
 
+// publicAddr is where asPublic's connections say they go.
+var publicAddr = &net.TCPAddr{IP: net.IPv4(93, 184, 216, 34), Port: 443}
+
+// publicConn is a connection to a test server that reports a public remote
+// address, as a delivery to a public host has.
+type publicConn struct{ net.Conn }
+
+func (publicConn) RemoteAddr() net.Addr { return publicAddr }
+
+// asPublic is a client that reaches the tests' loopback servers as if they were
+// public hosts: what the test fakes is the network, at the dial.
+func asPublic(t *testing.T) *http.Client {
+	t.Helper()
+	tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return publicConn{c}, nil
+	}}
+	t.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr}
+}
+
 // testJob is a devnet delivery of a small event to url, already tried attempts times.
 func testJob(t *testing.T, url string, attempts int, secrets ...string) *kassa.WebhookJob {
 	t.Helper()
@@ -58,7 +84,7 @@ func TestSendSigns(t *testing.T) {
 		{"one secret", []string{current}},
 		{"rotation", []string{current, previous}},
 	}
-	w := &Worker{}
+	w := &Worker{Targets: allowPrivate}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			job := testJob(t, srv.URL, 2, tt.secrets...)
@@ -122,18 +148,29 @@ func TestSendRecords(t *testing.T) {
 				_, _ = io.WriteString(w, tt.body)
 			})
 			at := time.Now().Truncate(time.Second)
-			w := &Worker{Now: func() time.Time { return at }}
-			a, res, _ := w.send(t.Context(), testJob(t, srv.URL, 3))
-			if a.Attempt != 4 || !a.At.Equal(at) || a.StatusCode != tt.status || res.StatusCode != tt.status ||
-				a.Succeeded != tt.wantOK || a.Error != "" || res.Error != "" {
-				t.Fatalf("attempt %+v, result %+v", a, res)
-			}
-			if a.ResponseExcerpt != tt.wantExcerpt || !utf8.ValidString(a.ResponseExcerpt) ||
-				len(a.ResponseExcerpt) > kassa.WebhookExcerptBytes {
-				t.Fatalf("excerpt %q (%d bytes), want %q", a.ResponseExcerpt, len(a.ResponseExcerpt), tt.wantExcerpt)
-			}
-			if a.LatencyMS < tt.delay.Milliseconds() {
-				t.Fatalf("latency %d ms, want at least %v", a.LatencyMS, tt.delay)
+			// The same answer from a public host (the network faked at the dial)
+			// and from loopback: the log keeps a body only from the public one.
+			for _, target := range []struct {
+				name    string
+				w       *Worker
+				excerpt string
+			}{
+				{"public", &Worker{Client: asPublic(t)}, tt.wantExcerpt},
+				{"loopback", &Worker{Targets: allowPrivate}, kassa.WebhookBodyNotKept},
+			} {
+				target.w.Now = func() time.Time { return at }
+				a, res, _ := target.w.send(t.Context(), testJob(t, srv.URL, 3))
+				if a.Attempt != 4 || !a.At.Equal(at) || a.StatusCode != tt.status || res.StatusCode != tt.status ||
+					a.Succeeded != tt.wantOK || a.Error != "" || res.Error != "" {
+					t.Fatalf("%s: attempt %+v, result %+v", target.name, a, res)
+				}
+				if a.ResponseExcerpt != target.excerpt || !utf8.ValidString(a.ResponseExcerpt) ||
+					len(a.ResponseExcerpt) > kassa.WebhookExcerptBytes {
+					t.Fatalf("%s: excerpt %q (%d bytes), want %q", target.name, a.ResponseExcerpt, len(a.ResponseExcerpt), target.excerpt)
+				}
+				if a.LatencyMS < tt.delay.Milliseconds() {
+					t.Fatalf("%s: latency %d ms, want at least %v", target.name, a.LatencyMS, tt.delay)
+				}
 			}
 		})
 	}
@@ -165,7 +202,7 @@ func TestSendRetryAfter(t *testing.T) {
 				}
 				w.WriteHeader(tt.status)
 			})
-			_, res, _ := (&Worker{}).send(t.Context(), testJob(t, srv.URL, 0))
+			_, res, _ := (&Worker{Targets: allowPrivate}).send(t.Context(), testJob(t, srv.URL, 0))
 			if res.StatusCode != tt.status || res.RetryAfter < tt.want-tt.slop || res.RetryAfter > tt.want+tt.slop {
 				t.Fatalf("result %+v, want Retry-After %v ± %v", res, tt.want, tt.slop)
 			}
@@ -189,24 +226,24 @@ func TestSendFailures(t *testing.T) {
 	tests := []struct {
 		name       string
 		url        string
-		env        kassa.Environment
+		targets    kassa.WebhookTargets
 		secret     string
 		wantStatus int
 		wantErr    string
 		outcome    string
 	}{
-		{"redirect not followed", redirect.URL, kassa.Devnet, "", http.StatusFound, "", OutcomeHTTPOther},
-		{"timeout", slow.URL, kassa.Devnet, "", 0, "timeout", OutcomeTimeout},
-		{"mainnet loopback", target.URL, kassa.Mainnet, "", 0, "address 127.0.0.1 is not allowed (loopback)", OutcomeError},
-		{"private", "http://10.255.255.1:9/", kassa.Devnet, "", 0, "address 10.255.255.1 is not allowed (private)", OutcomeError},
-		{"bad url", "http://[::1", kassa.Devnet, "", 0, "invalid url", OutcomeError},
-		{"bad secret", target.URL, kassa.Devnet, "whsec_!!", 0, "bad signing secret", OutcomeError},
+		{"redirect not followed", redirect.URL, allowPrivate, "", http.StatusFound, "", OutcomeHTTPOther},
+		{"timeout", slow.URL, allowPrivate, "", 0, "timeout", OutcomeTimeout},
+		{"loopback", target.URL, publicOnly, "", 0, "address is not allowed (loopback): webhooks reach public addresses only", OutcomeError},
+		{"private", "http://10.255.255.1:9/", publicOnly, "", 0, "address is not allowed (private)", OutcomeError},
+		{"metadata with private allowed", "http://169.254.169.254/latest", allowPrivate, "", 0, "address is not allowed (link-local)", OutcomeError},
+		{"bad url", "http://[::1", allowPrivate, "", 0, "invalid url", OutcomeError},
+		{"bad secret", target.URL, allowPrivate, "whsec_!!", 0, "bad signing secret", OutcomeError},
 	}
-	w := &Worker{timeout: 200 * time.Millisecond}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			w := &Worker{timeout: 200 * time.Millisecond, Targets: tt.targets}
 			job := testJob(t, tt.url, 0)
-			job.Delivery.Environment = tt.env
 			if tt.secret != "" {
 				job.Secrets = []string{tt.secret}
 			}
@@ -215,8 +252,8 @@ func TestSendFailures(t *testing.T) {
 				!strings.Contains(a.Error, tt.wantErr) || res.Error != a.Error || a.Attempt != 1 {
 				t.Fatalf("attempt %+v, result %+v, want status %d and error %q", a, res, tt.wantStatus, tt.wantErr)
 			}
-			if strings.Contains(a.Error, "http://") {
-				t.Fatalf("error %q names the URL", a.Error)
+			if strings.Contains(a.Error, "http://") || strings.Contains(a.Error, "127.0.0.1") || strings.Contains(a.Error, "10.255") {
+				t.Fatalf("error %q names the URL or the address", a.Error)
 			}
 			if got := Outcome(a); got != tt.outcome {
 				t.Fatalf("outcome %q, want %q", got, tt.outcome)

@@ -94,7 +94,7 @@ func TestRunOnce(t *testing.T) {
 			peak.Store(0)
 			q := &fakeQueue{finishErr: tt.finishErr}
 			q.add(jobs(t, srv.URL, tt.queued)...)
-			w := &Worker{Queue: q, Workers: tt.workers, Batch: tt.batch}
+			w := &Worker{Targets: allowPrivate, Queue: q, Workers: tt.workers, Batch: tt.batch}
 			n, err := w.RunOnce(t.Context())
 			if n != tt.wantSent || (err != nil) != (tt.finishErr != nil) || (err != nil && !errors.Is(err, tt.finishErr)) {
 				t.Fatalf("RunOnce = %d, %v; want %d sent, error %v", n, err, tt.wantSent, tt.finishErr)
@@ -131,7 +131,7 @@ func TestRunShutdown(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan struct{})
 	go func() {
-		(&Worker{Queue: q, Poll: time.Hour}).Run(ctx)
+		(&Worker{Targets: allowPrivate, Queue: q, Poll: time.Hour}).Run(ctx)
 		close(done)
 	}()
 	<-started
@@ -154,7 +154,7 @@ func TestRunWake(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan struct{})
 	go func() {
-		(&Worker{Queue: q, Batch: 2, Poll: time.Hour, Wake: wake}).Run(ctx)
+		(&Worker{Targets: allowPrivate, Queue: q, Batch: 2, Poll: time.Hour, Wake: wake}).Run(ctx)
 		close(done)
 	}()
 	waitFinishes(t, q, 3)
@@ -182,7 +182,7 @@ func TestRunAgainAfterShortRound(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan struct{})
 	go func() {
-		(&Worker{Queue: q, Batch: 4, Poll: time.Hour, Wake: make(chan struct{})}).Run(ctx)
+		(&Worker{Targets: allowPrivate, Queue: q, Batch: 4, Poll: time.Hour, Wake: make(chan struct{})}).Run(ctx)
 		close(done)
 	}()
 	waitFinishes(t, q, 2)

@@ -56,11 +56,14 @@ type Pruner interface {
 	PruneCheckout(ctx context.Context, before time.Time) (int64, error)
 	// PruneRateLimits deletes shared rate budgets that have refilled.
 	PruneRateLimits(ctx context.Context) (int64, error)
+	// PruneSignInFailures deletes the sign-in failures of accounts that are no
+	// longer held and have not failed for kassa.SignInForget.
+	PruneSignInFailures(ctx context.Context) (int64, error)
 }
 
 // Prune deletes expired idempotency keys, events (with their webhook deliveries)
 // older than kassa.EventRetention, and checkout estimates and addresses older than
-// checkoutRetention, and refilled rate budgets, until ctx ends: at once, then every
+// checkoutRetention, refilled rate budgets and forgotten sign-in failures, until ctx ends: at once, then every
 // PruneInterval. With a lease (Name PruneLease; nil: none) only its holder among
 // instances prunes.
 func Prune(ctx context.Context, store Pruner, checkoutRetention time.Duration, lease *Lease, log *slog.Logger) {
@@ -85,6 +88,7 @@ func pruneOnce(ctx context.Context, store Pruner, now time.Time, checkoutRetenti
 			return store.PruneCheckout(ctx, now.Add(-checkoutRetention))
 		}},
 		{"rate limits", func() (int64, error) { return store.PruneRateLimits(ctx) }},
+		{"sign-in failures", func() (int64, error) { return store.PruneSignInFailures(ctx) }},
 	}
 	var errs []error
 	for _, s := range steps {

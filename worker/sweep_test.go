@@ -76,6 +76,8 @@ func (f *fakePruner) PruneCheckout(_ context.Context, before time.Time) (int64, 
 
 func (f *fakePruner) PruneRateLimits(context.Context) (int64, error) { return f.answer("rates") }
 
+func (f *fakePruner) PruneSignInFailures(context.Context) (int64, error) { return f.answer("sign-ins") }
+
 func TestPruneOnce(t *testing.T) {
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	const retention = 7 * 24 * time.Hour
@@ -104,7 +106,7 @@ func TestPruneOnce(t *testing.T) {
 			if got := errString(err); got != tt.wantErr {
 				t.Errorf("error %q, want %q", got, tt.wantErr)
 			}
-			if strings.Join(f.calls, " ") != "keys events checkout rates" {
+			if strings.Join(f.calls, " ") != "keys events checkout rates sign-ins" {
 				t.Errorf("calls %v, want every deletion once", f.calls)
 			}
 			if !f.events.Equal(now.Add(-kassa.EventRetention)) || !f.checkout.Equal(now.Add(-retention)) {

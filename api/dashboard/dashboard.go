@@ -9,11 +9,13 @@ import (
 	"kassa"
 	"kassa/api/httpx"
 	"kassa/commerce"
+	"kassa/signin"
 )
 
 // Config holds what the dashboard needs.
 type Config struct {
 	Core      *httpx.Core                 // login rate limits
+	SignIn    *signin.Service             // sign-in, re-authentication, password and two-step changes
 	Merchants kassa.MerchantService       // sign-in and the account
 	Sessions  kassa.DashboardSessionStore // server-side sessions and the second factor
 	Invoices  kassa.InvoiceService
@@ -75,6 +77,7 @@ func (d *Dashboard) Routes(handle func(pattern string, h http.HandlerFunc)) {
 	handle("POST /dashboard/settings/two-step/setup", d.post(d.signedIn(d.setupTwoStep)))
 	handle("POST /dashboard/settings/two-step/enable", d.post(d.signedIn(d.enableTwoStep)))
 	handle("POST /dashboard/settings/two-step/disable", d.post(d.signedIn(d.disableTwoStep)))
+	handle("POST /dashboard/settings/sign-out-everywhere", d.post(d.signedIn(d.signOutEverywhere)))
 	handle("POST /dashboard/invoices/{id}/resend", d.post(d.signedIn(d.resendDelivery)))
 	handle("GET /dashboard/invoices/{id}/live", d.signedIn(d.invoiceLive))
 	handle("GET /dashboard/developers/api-keys", d.signedIn(d.apiKeys))

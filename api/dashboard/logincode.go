@@ -5,7 +5,6 @@ import (
 	"net/url"
 
 	"kassa"
-	"kassa/secondfactor"
 )
 
 // signInCookie holds a half sign-in's token (the password was right, the code is
@@ -74,7 +73,9 @@ func (d *Dashboard) loginCodeForm(w http.ResponseWriter, r *http.Request) {
 
 // loginCode serves POST /dashboard/login/code {code, next}: a right code, used
 // once, turns the half sign-in into a session under a new token (303 to next); a
-// wrong one renders the form again (401). Attempts draw on the sign-in limit.
+// wrong one renders the form again (401), and the kassa.DashboardCodeTries-th
+// voids the half sign-in: back to the password (303). Attempts draw on the
+// sign-in limit.
 func (d *Dashboard) loginCode(w http.ResponseWriter, r *http.Request) {
 	view := codeView{Next: safeNext(r.PostFormValue("next")), Code: codeField("")}
 	if err := d.cfg.Core.LimitLogin(w, r); err != nil {
@@ -82,18 +83,25 @@ func (d *Dashboard) loginCode(w http.ResponseWriter, r *http.Request) {
 		d.render(w, r, http.StatusTooManyRequests, "login_code.html", nil, view)
 		return
 	}
-	half, token, err := d.halfSignIn(r)
-	if err != nil {
-		d.restart(w, r, view.Next, err)
+	c, err := r.Cookie(signInCookie)
+	if err != nil || c.Value == "" {
+		d.restart(w, r, view.Next, kassa.Errorf(kassa.KindUnauthenticated, "signed_out", "Sign in first."))
 		return
 	}
-	if err := secondfactor.Verify(r.Context(), d.cfg.Sessions, half.MerchantID, r.PostFormValue("code"), d.cfg.Now()); err != nil {
-		if kassa.ErrorKindOf(err) != kassa.KindUnauthenticated {
-			d.fail(w, r, nil, err)
-			return
-		}
+	token := c.Value
+	half, err := d.cfg.SignIn.Code(r.Context(), token, r.PostFormValue("code"))
+	switch code := kassa.ErrorCode(err); {
+	case err == nil:
+	case code == "invalid_code":
 		view.Code = codeField(kassa.AsError(err).Message) // said once, by the field
 		d.render(w, r, http.StatusUnauthorized, "login_code.html", nil, view)
+		return
+	case code == "sign_in_void":
+		d.setSignInCookie(w, "", -1)
+		redirect(w, r, "/dashboard/login?void=1&next="+url.QueryEscape(view.Next))
+		return
+	default:
+		d.restart(w, r, view.Next, err)
 		return
 	}
 	if err := d.cfg.Sessions.DeleteDashboardSession(r.Context(), token); err != nil {

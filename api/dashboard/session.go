@@ -86,6 +86,10 @@ func (d *Dashboard) loginForm(w http.ResponseWriter, r *http.Request) {
 		view.Note = "Your password was changed and every session signed out: sign in with the new password."
 	case r.FormValue("expired") == "1":
 		view.Note = "The sign-in waited too long for its code: sign in again."
+	case r.FormValue("void") == "1":
+		view.Note = "Too many wrong codes: sign in again with your password."
+	case r.FormValue("signed_out") == "1":
+		view.Note = "Every session of your account was signed out, this one too: sign in again."
 	}
 	d.render(w, r, http.StatusOK, "login.html", nil, view)
 }
@@ -98,7 +102,8 @@ type loginView struct {
 
 // login serves POST /dashboard/login {email, password, next}: a session and its
 // cookie, then 303 to next; with the second factor on, a half sign-in and 303 to
-// its code step instead. Attempts are limited per client IP, as the API's.
+// its code step instead. Attempts are limited per client IP, as the API's, and
+// per account by signin.Service (the API's rule: 429 while it is held back).
 func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
 	view := loginView{Email: strings.TrimSpace(r.PostFormValue("email")), Next: safeNext(r.PostFormValue("next"))}
 	if err := d.cfg.Core.LimitLogin(w, r); err != nil {
@@ -106,9 +111,12 @@ func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
 		d.render(w, r, http.StatusTooManyRequests, "login.html", nil, view)
 		return
 	}
-	m, err := d.cfg.Merchants.Login(r.Context(), view.Email, r.PostFormValue("password"))
+	m, needsCode, err := d.cfg.SignIn.Password(r.Context(), view.Email, r.PostFormValue("password"))
 	if err != nil {
 		switch kassa.ErrorKindOf(err) {
+		case kassa.KindRateLimited:
+			view.Error = kassa.AsError(err).Message
+			d.render(w, r, http.StatusTooManyRequests, "login.html", nil, view)
 		case kassa.KindUnauthenticated, kassa.KindNotFound, kassa.KindInvalid:
 			view.Error = "The email or password is incorrect."
 			d.render(w, r, http.StatusUnauthorized, "login.html", nil, view)
@@ -117,12 +125,7 @@ func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	secret, err := d.cfg.Sessions.TOTPSecret(r.Context(), m.ID)
-	if err != nil {
-		d.fail(w, r, nil, err)
-		return
-	}
-	if secret != "" {
+	if needsCode {
 		d.awaitCode(w, r, m.ID, view.Next)
 		return
 	}

@@ -1,10 +1,12 @@
 package dashboard
 
 import (
+	"cmp"
 	"net/http"
 	"strings"
 
 	"kassa"
+	"kassa/signin"
 )
 
 // field is one input of a settings form, with what is wrong with it.
@@ -24,6 +26,7 @@ type settlementFields struct {
 type settingsView struct {
 	Account        []field
 	Settlement     []settlementFields
+	Confirm        []field // the proof a settlement change needs: current password (and code)
 	Password       []field
 	Saved          bool
 	Error          string // a refused account form's message
@@ -78,18 +81,39 @@ func (f settingsForm) view(m *kassa.Merchant, param, msg string) *settingsView {
 			mk(settlementParam(env, "address"), "Address", "text", "0x…", "off"),
 		}})
 	}
-	if param != "" && !strings.Contains(param, "password") {
+	v.Confirm = proofFields(param, msg, "Needed only to change a settlement target.")
+	if param != "" && !strings.Contains(param, "password") && param != "code" {
 		v.Error = msg
 	}
 	return v
 }
 
-// passwordFields are the password change inputs, never refilled.
+// proofFields are the inputs of a re-authentication, never refilled: the current
+// password and the code (renderSettings drops the code while two-step is off).
+func proofFields(param, msg, hint string) []field {
+	out := []field{{Name: "current_password", Label: "Current password", Type: "password", Auto: "current-password", Hint: hint},
+		codeField("")}
+	for i := range out {
+		if out[i].Name == param {
+			out[i].Error = msg
+		}
+	}
+	return out
+}
+
+// proofOf reads a re-authentication's inputs from a posted form.
+func proofOf(r *http.Request, password string) signin.Proof {
+	return signin.Proof{Password: r.PostFormValue(password), Code: strings.TrimSpace(r.PostFormValue("code"))}
+}
+
+// passwordFields are the password change inputs, never refilled; the code is
+// dropped while two-step is off.
 func passwordFields(param, msg string) []field {
 	out := []field{
 		{Name: "current_password", Label: "Current password", Type: "password", Auto: "current-password"},
 		{Name: "new_password", Label: "New password", Type: "password", Auto: "new-password", Hint: "8 characters or more."},
 		{Name: "confirm_password", Label: "New password again", Type: "password", Auto: "new-password"},
+		codeField(""),
 	}
 	for i := range out {
 		if out[i].Name == param {
@@ -151,21 +175,31 @@ func (d *Dashboard) saveSettings(w http.ResponseWriter, r *http.Request, v *visi
 		u.UnderpaymentToleranceMillis = &tol
 	}
 	if err == nil {
-		_, err = d.cfg.Merchants.UpdateMerchant(r.Context(), v.m.ID, u)
+		_, err = d.cfg.SignIn.UpdateMerchant(r.Context(), v.m.ID, u, proofOf(r, "current_password"))
 	}
 	if err != nil {
-		if kassa.ErrorKindOf(err) != kassa.KindInvalid {
+		status, ok := formStatus[kassa.ErrorKindOf(err)]
+		if !ok {
 			return err
 		}
 		e := kassa.AsError(err)
-		param := e.Param
+		param := cmp.Or(e.Param, "current_password")
 		if param == "underpayment_tolerance_usd_millis" {
 			param = toleranceField
 		}
-		return d.renderSettings(w, r, v, http.StatusBadRequest, form.view(v.m, param, e.Message), "", "")
+		return d.renderSettings(w, r, v, status, form.view(v.m, param, e.Message), "", "")
 	}
 	redirect(w, r, "/dashboard/settings?saved=1")
 	return nil
+}
+
+// formStatus are the errors a settings form shows by its field, with the status
+// of the page that shows them: bad input, a refused re-authentication, a held
+// account.
+var formStatus = map[kassa.ErrorKind]int{
+	kassa.KindInvalid:     http.StatusBadRequest,
+	kassa.KindPermission:  http.StatusForbidden,
+	kassa.KindRateLimited: http.StatusTooManyRequests,
 }
 
 func setTarget(m map[kassa.Environment]*kassa.Settlement, env kassa.Environment, st *kassa.Settlement) map[kassa.Environment]*kassa.Settlement {
@@ -179,9 +213,10 @@ func setTarget(m map[kassa.Environment]*kassa.Settlement, env kassa.Environment,
 func ptr(s string) *string { return &s }
 
 // changePassword serves POST /dashboard/settings/password {current_password,
-// new_password, confirm_password}. A change ends every session of the merchant,
-// this one too, so the answer is the sign-in page with a note. Attempts are
-// limited per client IP as sign-ins are: the current password is a secret to guess.
+// new_password, confirm_password, code}: the code only while two-step is on. A
+// change ends every session of the merchant, this one too, so the answer is the
+// sign-in page with a note. Attempts are limited per client IP as sign-ins are,
+// and per account by signin.Service: the current password is a secret to guess.
 func (d *Dashboard) changePassword(w http.ResponseWriter, r *http.Request, v *visit) error {
 	status, param, msg := http.StatusBadRequest, "", ""
 	next := r.PostFormValue("new_password")
@@ -189,15 +224,13 @@ func (d *Dashboard) changePassword(w http.ResponseWriter, r *http.Request, v *vi
 		status, param, msg = http.StatusTooManyRequests, "current_password", "Too many attempts; wait a minute and try again."
 	} else if next != r.PostFormValue("confirm_password") {
 		param, msg = "confirm_password", "The new passwords do not match."
-	} else if err := d.cfg.Merchants.ChangePassword(r.Context(), v.m.ID, r.PostFormValue("current_password"), next); err != nil {
-		switch kassa.ErrorKindOf(err) {
-		case kassa.KindUnauthenticated:
-			param, msg = "current_password", "The current password is incorrect."
-		case kassa.KindInvalid:
-			param, msg = kassa.AsError(err).Param, kassa.AsError(err).Message
-		default:
+	} else if err := d.cfg.SignIn.ChangePassword(r.Context(), v.m.ID, proofOf(r, "current_password"), next); err != nil {
+		st, ok := formStatus[kassa.ErrorKindOf(err)]
+		if !ok {
 			return err
 		}
+		e := kassa.AsError(err)
+		status, param, msg = st, cmp.Or(e.Param, "current_password"), e.Message
 	} else {
 		d.setCookie(w, "", -1)
 		redirect(w, r, "/dashboard/login?changed=1")
@@ -206,4 +239,15 @@ func (d *Dashboard) changePassword(w http.ResponseWriter, r *http.Request, v *vi
 	view := formOf(v.m).view(v.m, "", "")
 	view.Password, view.PasswordError = passwordFields(param, msg), msg
 	return d.renderSettings(w, r, v, status, view, "", "")
+}
+
+// signOutEverywhere serves POST /dashboard/settings/sign-out-everywhere: every
+// dashboard session and API token of the merchant ends, this session too.
+func (d *Dashboard) signOutEverywhere(w http.ResponseWriter, r *http.Request, v *visit) error {
+	if err := d.cfg.SignIn.SignOutEverywhere(r.Context(), v.m.ID); err != nil {
+		return err
+	}
+	d.setCookie(w, "", -1)
+	redirect(w, r, "/dashboard/login?signed_out=1")
+	return nil
 }

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"cmp"
 	"context"
 	"html/template"
 	"net/http"
@@ -39,7 +40,8 @@ func (d *Dashboard) twoStep(ctx context.Context, v *visit, param, msg string) (*
 		if err != nil {
 			return nil, err
 		}
-		tv.Secret, tv.QR, tv.Fields = pending, qrData(uri), []field{codeField("")}
+		tv.Secret, tv.QR = pending, qrData(uri)
+		tv.Fields = []field{{Name: "password", Label: "Current password", Type: "password", Auto: "current-password"}, codeField("")}
 	}
 	for i := range tv.Fields {
 		if tv.Fields[i].Name == param {
@@ -59,6 +61,9 @@ func (d *Dashboard) renderSettings(w http.ResponseWriter, r *http.Request, v *vi
 	view.TwoStep = tv
 	if view.Password == nil {
 		view.Password = passwordFields("", "")
+	}
+	if !tv.On { // no code to ask for
+		view.Password, view.Confirm = withoutCode(view.Password), withoutCode(view.Confirm)
 	}
 	switch r.URL.Query().Get("two_step") {
 	case "on":
@@ -90,9 +95,22 @@ func (d *Dashboard) setupTwoStep(w http.ResponseWriter, r *http.Request, v *visi
 	return nil
 }
 
-// enableTwoStep serves POST /dashboard/settings/two-step/enable {code}: a right
-// code for the secret being enrolled turns the factor on (303); a wrong one is
-// the page again (400). Attempts draw on the sign-in limit.
+// withoutCode is fields less the code input.
+func withoutCode(fields []field) []field {
+	out := make([]field, 0, len(fields))
+	for _, f := range fields {
+		if f.Name != "code" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// enableTwoStep serves POST /dashboard/settings/two-step/enable {password,
+// code}: the current password and a right code for the secret being enrolled
+// turn the factor on (303); else the page again (400, 403 or 429). Turning it on
+// ends every session and token (the credential version moves on), so this
+// browser gets a fresh session. Attempts draw on the sign-in limit.
 func (d *Dashboard) enableTwoStep(w http.ResponseWriter, r *http.Request, v *visit) error {
 	if err := d.cfg.Core.LimitLogin(w, r); err != nil {
 		return d.twoStepRefused(w, r, v, http.StatusTooManyRequests, "code", "Too many attempts; wait a minute and try again.")
@@ -104,40 +122,42 @@ func (d *Dashboard) enableTwoStep(w http.ResponseWriter, r *http.Request, v *vis
 	if pending == "" {
 		return d.twoStepRefused(w, r, v, http.StatusBadRequest, "", "Set up two-step sign-in first.")
 	}
-	step, ok := secondfactor.Step(pending, r.PostFormValue("code"), d.cfg.Now())
-	if !ok {
-		return d.twoStepRefused(w, r, v, http.StatusBadRequest, "code", "The code is incorrect; enter the current code your app shows for Kassa.")
-	}
-	if err := d.cfg.Sessions.EnableTOTP(r.Context(), v.m.ID, pending, step); err != nil {
-		return err
-	}
-	redirect(w, r, "/dashboard/settings?two_step=on#two-step")
-	return nil
+	err = d.cfg.SignIn.EnableTwoStep(r.Context(), v.m.ID, proofOf(r, "password"), pending)
+	return d.twoStepChanged(w, r, v, err, "on")
 }
 
 // disableTwoStep serves POST /dashboard/settings/two-step/disable {password,
 // code}: the current password and a valid code (used once) turn the factor off
-// (303); else the page again (400). Attempts draw on the sign-in limit.
+// (303, with a fresh session as for turning it on); else the page again (403 or
+// 429). Attempts draw on the sign-in limit.
 func (d *Dashboard) disableTwoStep(w http.ResponseWriter, r *http.Request, v *visit) error {
 	if err := d.cfg.Core.LimitLogin(w, r); err != nil {
 		return d.twoStepRefused(w, r, v, http.StatusTooManyRequests, "code", "Too many attempts; wait a minute and try again.")
 	}
-	m, err := d.cfg.Merchants.Login(r.Context(), v.m.Email, r.PostFormValue("password"))
-	if err != nil || m.ID != v.m.ID {
-		if err != nil && kassa.ErrorKindOf(err) != kassa.KindUnauthenticated {
+	err := d.cfg.SignIn.DisableTwoStep(r.Context(), v.m.ID, proofOf(r, "password"))
+	return d.twoStepChanged(w, r, v, err, "off")
+}
+
+// twoStepChanged answers a two-step change: err by its field, or a fresh session
+// for this browser (the change ended the old one) and 303 to the settings page.
+func (d *Dashboard) twoStepChanged(w http.ResponseWriter, r *http.Request, v *visit, err error, state string) error {
+	if err != nil {
+		status, ok := formStatus[kassa.ErrorKindOf(err)]
+		if !ok {
 			return err
 		}
-		return d.twoStepRefused(w, r, v, http.StatusBadRequest, "password", "The current password is incorrect.")
-	}
-	if err := secondfactor.Verify(r.Context(), d.cfg.Sessions, v.m.ID, r.PostFormValue("code"), d.cfg.Now()); err != nil {
-		if kassa.ErrorKindOf(err) != kassa.KindUnauthenticated {
-			return err
+		e := kassa.AsError(err)
+		param := e.Param
+		if param == "current_password" {
+			param = "password" // the two-step forms' name for it
 		}
-		return d.twoStepRefused(w, r, v, http.StatusBadRequest, "code", kassa.AsError(err).Message)
+		return d.twoStepRefused(w, r, v, status, cmp.Or(param, "password"), e.Message)
 	}
-	if err := d.cfg.Sessions.DisableTOTP(r.Context(), v.m.ID); err != nil {
+	token := kassa.NewDashboardToken()
+	if _, err := d.cfg.Sessions.CreateDashboardSession(r.Context(), token, v.m.ID, v.env()); err != nil {
 		return err
 	}
-	redirect(w, r, "/dashboard/settings?two_step=off#two-step")
+	d.setCookie(w, token, int(kassa.DashboardSessionTTL.Seconds()))
+	redirect(w, r, "/dashboard/settings?two_step="+state+"#two-step")
 	return nil
 }

@@ -71,7 +71,7 @@ func (s *Core) authenticate(r *http.Request, mode authMode) (kassa.Principal, er
 	case hasAuth && mode == authCommerce:
 		// The bearer wins here too: a token that is not valid is 401 like
 		// anywhere else; a valid one is the wrong kind of credential.
-		if _, err := s.ParseDashboardToken(bearer); err != nil {
+		if _, _, err := s.ParseDashboardToken(bearer); err != nil {
 			return kassa.Principal{}, err
 		}
 		return kassa.Principal{}, ErrPermission("wrong_key_scope",
@@ -117,10 +117,12 @@ func BearerToken(r *http.Request) (token string, ok bool, err error) {
 	return token, true, nil
 }
 
-// tokenPrincipal checks a dashboard JWT. For merchant endpoints the environment
+// tokenPrincipal checks a dashboard JWT, and that the merchant's credential
+// version (read from the store on every request, so a bump on any instance
+// counts at once) is still the token's. For merchant endpoints the environment
 // comes from the x-environment header (default devnet).
 func (s *Core) tokenPrincipal(r *http.Request, token string, mode authMode) (kassa.Principal, error) {
-	id, err := s.ParseDashboardToken(token)
+	id, version, err := s.ParseDashboardToken(token)
 	if err != nil {
 		return kassa.Principal{}, err
 	}
@@ -130,6 +132,9 @@ func (s *Core) tokenPrincipal(r *http.Request, token string, mode authMode) (kas
 			return kassa.Principal{}, ErrInvalidDashboardToken()
 		}
 		return kassa.Principal{}, err
+	}
+	if version != m.CredentialVersion {
+		return kassa.Principal{}, ErrDashboardTokenRevoked()
 	}
 	p := kassa.Principal{MerchantID: m.ID, Environment: kassa.Devnet, Scope: kassa.ScopeMerchant}
 	if mode == authJWT {

@@ -87,6 +87,9 @@ func (s *Core) WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	if status == http.StatusServiceUnavailable {
 		w.Header().Set("Retry-After", RetryAfterUnavailable)
 	}
+	if held := (*kassa.SignInHeld)(nil); errors.As(err, &held) {
+		w.Header().Set("Retry-After", strconv.Itoa(held.RetrySeconds()))
+	}
 	WriteJSON(w, status, envelopeOf(r)(body.Error))
 }
 

@@ -4,6 +4,7 @@ import (
 	"kassa"
 	"kassa/api/httpx"
 	"kassa/payment"
+	"kassa/signin"
 )
 
 // Config holds what the merchant API uses.
@@ -11,6 +12,7 @@ type Config struct {
 	Core      *httpx.Core           // dashboard tokens (IssueToken), the login limit (LimitLogin) and the clock (Now)
 	PublicURL string                // base of a new invoice's payment_url
 	Signer    kassa.SessionSigner   // signs the payment session of a new invoice
+	SignIn    *signin.Service       // login, re-authentication, password and two-step changes
 	Merchants kassa.MerchantService // logins and merchant settings
 	Keys      kassa.APIKeyService   // API keys
 	Invoices  kassa.InvoiceService  // invoices
@@ -26,6 +28,7 @@ type API struct {
 	core      *httpx.Core
 	publicURL string
 	signer    kassa.SessionSigner
+	signIn    *signin.Service
 	merchants kassa.MerchantService
 	keys      kassa.APIKeyService
 	invoices  kassa.InvoiceService
@@ -37,7 +40,7 @@ type API struct {
 
 // New returns the merchant API over cfg.
 func New(cfg Config) *API {
-	return &API{core: cfg.Core, publicURL: cfg.PublicURL, signer: cfg.Signer, merchants: cfg.Merchants,
+	return &API{core: cfg.Core, publicURL: cfg.PublicURL, signer: cfg.Signer, signIn: cfg.SignIn, merchants: cfg.Merchants,
 		keys: cfg.Keys, invoices: cfg.Invoices, payments: cfg.Payments, events: cfg.Events,
 		webhooks: cfg.Webhooks, pay: cfg.Pay}
 }

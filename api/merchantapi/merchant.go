@@ -5,6 +5,7 @@ import (
 
 	"kassa"
 	"kassa/api/httpx"
+	"kassa/signin"
 )
 
 // merchantJSON is the merchant settings object of GET and PATCH /api/v1/merchant.
@@ -49,13 +50,15 @@ func (a *API) GetMerchant(w http.ResponseWriter, r *http.Request) error {
 }
 
 // PatchMerchant serves PATCH /api/v1/merchant: a partial update of name, email, company_name,
-// default_return_url, settlement and underpayment_tolerance_usd_millis.
+// default_return_url, settlement and underpayment_tolerance_usd_millis. Changing the email
+// or a settlement target needs current_password (and code when two-step sign-in is on): 403
+// without them.
 func (a *API) PatchMerchant(w http.ResponseWriter, r *http.Request) error {
-	u, err := decodeMerchantUpdate(r)
+	u, proof, err := decodeMerchantUpdate(r)
 	if err != nil {
 		return err
 	}
-	m, err := a.merchants.UpdateMerchant(r.Context(), httpx.Principal(r.Context()).MerchantID, u)
+	m, err := a.signIn.UpdateMerchant(r.Context(), httpx.Principal(r.Context()).MerchantID, u, proof)
 	if err != nil {
 		return err
 	}
@@ -68,11 +71,19 @@ var readOnlyMerchantFields = map[string]bool{
 	"id": true, "object": true, "mainnet_enabled": true, "created_at": true,
 }
 
-// decodeMerchantUpdate reads a merchant PATCH body strictly and validates it.
-func decodeMerchantUpdate(r *http.Request) (kassa.MerchantUpdate, error) {
-	var u kassa.MerchantUpdate
+// decodeMerchantUpdate reads a merchant PATCH body strictly and validates it; the
+// proof (current_password, code) is what a sensitive change needs.
+func decodeMerchantUpdate(r *http.Request) (kassa.MerchantUpdate, signin.Proof, error) {
+	var (
+		u     kassa.MerchantUpdate
+		proof signin.Proof
+	)
 	err := httpx.DecodeJSON(r, func(f httpx.Field) (known bool, err error) {
 		switch f.Key {
+		case "current_password":
+			proof.Password, err = httpx.ReqString(f)
+		case "code":
+			proof.Code, err = httpx.ReqString(f)
 		case "name":
 			var v string
 			if v, err = httpx.ReqString(f); err == nil {
@@ -113,9 +124,9 @@ func decodeMerchantUpdate(r *http.Request) (kassa.MerchantUpdate, error) {
 		return true, err
 	})
 	if err != nil {
-		return u, err
+		return u, proof, err
 	}
-	return u, u.Validate()
+	return u, proof, u.Validate()
 }
 
 // decodeSettlements reads settlement: null (clear both environments) or an object

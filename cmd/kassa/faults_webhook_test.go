@@ -31,7 +31,7 @@ func TestFaultWebhookReceiverDown(t *testing.T) {
 	faultsOn(t)
 	down := envDuration("KASSA_FAULTS_WEBHOOK_DOWN", 2*time.Minute)
 	wait := envDuration("KASSA_FAULTS_WEBHOOK_WAIT", 10*time.Minute)
-	k := newFaultKassa(t, storetest.SQLiteConfig(t))
+	k := newFaultKassa(t, storetest.SQLiteConfig(t), "KASSA_WEBHOOK_ALLOW_PRIVATE=true") // the receiver is on loopback
 	rcv := &downReceiver{t: t, addr: freeAddr(t), requests: map[string]int{}, acks: map[string]int{}}
 	rcv.up()
 	t.Cleanup(rcv.down)

@@ -45,14 +45,16 @@ func TestInstanceKilledMidWork(t *testing.T) {
 	}
 	t.Cleanup(func() { dev.Close() })
 	cl := startCluster(t, []string{"KASSA_CREATE_RATE_LIMIT=1000", "KASSA_CREATE_RATE_BURST=1000",
-		"KASSA_RATE_LIMIT=1000", "KASSA_RATE_BURST=1000"}, "--rpc", "devchain="+dev.URL())
+		"KASSA_RATE_LIMIT=1000", "KASSA_RATE_BURST=1000"}, "--rpc", "devchain="+dev.URL(),
+		"--webhook-allow-private") // the receiver is on loopback
 	all := []*instance{cl.a, cl.b, cl.c}
 	for _, in := range all {
 		in.chainURL, in.merchantKey = dev.URL(), cl.key.APIKey
 	}
 	fundGasWallet(t, dev, cl.masterKeys[kassa.Devnet])
 	wantStatus(t, call(t, "PATCH", cl.a.url+"/api/v1/merchant", cl.jwt, map[string]any{"settlement": map[string]any{
-		"devnet": map[string]string{"network": devNetwork, "token_symbol": "USDT", "address": killMerchantAddress}}}, nil), 200)
+		"devnet": map[string]string{"network": devNetwork, "token_symbol": "USDT", "address": killMerchantAddress}},
+		"current_password": "correct horse"}, nil), 200)
 	rcv := newSlowReceiver(t)
 	var ep struct{ ID, Secret string }
 	wantStatus(t, call(t, "POST", cl.b.url+"/api/v1/webhook-endpoints", map[string]string{"x-api-key": cl.key.APIKey},

@@ -85,7 +85,8 @@ func TestSettleOnMainnetNetwork(t *testing.T) {
 	jwt := map[string]string{"Authorization": "Bearer " + login.Token}
 	const merchantAddr = "0x00000000000000000000000000000000000C0FFE"
 	wantStatus(t, call(t, "PATCH", k.url+"/api/v1/merchant", jwt, map[string]any{"settlement": map[string]any{
-		"mainnet": map[string]string{"network": localMainnet, "token_symbol": "USDT", "address": merchantAddr}}}, nil), 200)
+		"mainnet": map[string]string{"network": localMainnet, "token_symbol": "USDT", "address": merchantAddr}},
+		"current_password": "correct horse"}, nil), 200)
 	var key struct {
 		APIKey string `json:"api_key"`
 	}

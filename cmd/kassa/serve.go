@@ -85,6 +85,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := f.config()
 	cfg.Secrets = keys
 	cfg.Log = log
+	cfg.WebhookTargets = f.webhookTargets()
 	meters := f.metrics.newMetrics(reg)
 	observe(&cfg, meters)
 	db, err := openStore(ctx, cfg)
@@ -125,6 +126,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			ln.Close()
 			return fmt.Errorf("seed demo merchant: %w", err)
 		}
+		if f.webhookAllowPrivate {
+			fmt.Fprintln(stdout, "  webhooks:       may target loopback and private addresses (--webhook-allow-private, on with --dev)")
+		}
+	}
+	if f.webhookAllowPrivate {
+		log.Warn("webhooks may target loopback and private addresses (--webhook-allow-private): merchants can reach this host and its network")
 	}
 	chains, err := startChains(ctx, f, reg, db, rates, wallets, log, stdout)
 	if err != nil {
@@ -181,7 +188,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	wg.Go(func() { shop.RunPlacer(workers, 5*time.Second, log) })
 	if f.webhookWorkers > 0 {
 		deliverer := &webhook.Worker{Queue: db, Log: log, Wake: db.Deliveries(), Workers: f.webhookWorkers,
-			Batch: 2 * f.webhookWorkers}
+			Batch: 2 * f.webhookWorkers, Targets: f.webhookTargets()}
 		if meters != nil {
 			deliverer.Metrics = meters
 		}

@@ -134,8 +134,10 @@ func TestWebhookDeliveryEndToEnd(t *testing.T) {
 			t.Fatalf("delivery log %+v", log.Data)
 		}
 		as := log.Data[0].Attempts
-		if len(as) < 3 || as[0].Status != "failed" || *as[0].ResponseStatus != 503 || as[0].Excerpt != "busy, try later" ||
-			as[len(as)-1].Status != "succeeded" || as[len(as)-1].Excerpt != "ok" || as[0].LatencyMS == nil {
+		// The receiver is on loopback (serve --dev allows it): the log keeps its
+		// statuses but not its bodies.
+		if len(as) < 3 || as[0].Status != "failed" || *as[0].ResponseStatus != 503 || as[0].Excerpt != kassa.WebhookBodyNotKept ||
+			as[len(as)-1].Status != "succeeded" || as[len(as)-1].Excerpt != kassa.WebhookBodyNotKept || as[0].LatencyMS == nil {
 			t.Errorf("attempts %+v", as)
 		}
 

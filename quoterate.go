@@ -1,0 +1,36 @@
+package kassa
+
+import (
+	"math/big"
+	"time"
+)
+
+// QuoteGrace is how long after its quote's expires_at a transfer's block may be
+// made and still be valued at the quote's locked rate: the time a transaction
+// signed just before the quote ran out may wait to be mined, plus the clock skew
+// between the node and Kassa.
+const QuoteGrace = 2 * time.Minute
+
+// QuoteHolds reports whether a transfer in the quoted token, in a block made at
+// blockTime, is valued at the rate of a quote that expires at expiresAt.
+func QuoteHolds(expiresAt, blockTime time.Time) bool {
+	return !blockTime.After(expiresAt.Add(QuoteGrace))
+}
+
+// LateRate is the rate a transfer in the quoted token is valued at once its quote
+// has run out (QuoteHolds is false): the market rate at its block's time, never
+// better for the payor than the locked rate. A locked quote is a promise for its
+// window only; a payor who waits for the token to fall and then sends the quoted
+// amount is credited what the money is worth, and a shortfall leaves the invoice
+// underpaid. A stablecoin inside its peg is priced at 1 by the rate source, so
+// it keeps its quote's rate. Nil when no market rate is known: the transfer
+// cannot be valued and is kept for a person.
+func LateRate(locked, market *big.Rat) *big.Rat {
+	if market == nil || market.Sign() <= 0 {
+		return nil
+	}
+	if locked != nil && locked.Sign() > 0 && locked.Cmp(market) < 0 {
+		return new(big.Rat).Set(locked)
+	}
+	return new(big.Rat).Set(market)
+}

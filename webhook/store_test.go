@@ -1,0 +1,91 @@
+package webhook
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"kassa"
+	"kassa/store"
+	"kassa/store/storetest"
+)
+
+// TestDeliveryToLoopback runs the worker on the real store (both engines) against
+// an endpoint on a loopback server, which the store accepted because the operator
+// allowed private targets there. A worker without the flag refuses to connect: the
+// attempt is failed in the log with the guard's error and the delivery is retried
+// on the schedule. A worker with the flag delivers, and the log keeps the status
+// but not the body.
+func TestDeliveryToLoopback(t *testing.T) {
+	const secretBody = "internal-service-banner: admin token 1234"
+	var hits atomic.Int32
+	srv, _ := recordingServer(t, func(w http.ResponseWriter, _ *http.Request) {
+		hits.Add(1)
+		w.WriteHeader(http.StatusAccepted)
+		_, _ = w.Write([]byte(secretBody))
+	})
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		hits.Store(0)
+		ctx := context.Background()
+		clock := storetest.NewClock(time.Now().UTC().Truncate(time.Second))
+		cfg.Now, cfg.WebhookTargets = clock.Now, allowPrivate
+		db := storetest.Open(t, cfg)
+		m, err := db.CreateMerchant(ctx, kassa.MerchantCreate{Name: "Loop", Email: "loop@example.com", Password: "correct horse"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := kassa.Principal{MerchantID: m.ID, Environment: kassa.Devnet, Scope: kassa.ScopeMerchant, KeyID: "k"}
+		ep, err := db.CreateWebhookEndpoint(ctx, p, kassa.WebhookEndpointInput{URL: &srv.URL, EnabledEvents: []string{"invoice.created"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := db.CreateInvoice(ctx, p, kassa.InvoiceCreate{Amount: 5000}, nil); err != nil {
+			t.Fatal(err)
+		}
+		log := func(t *testing.T) *kassa.WebhookDelivery {
+			t.Helper()
+			ds, _, err := db.WebhookDeliveries(ctx, p, kassa.DeliveryFilter{EndpointID: ep.ID, Limit: 10})
+			if err != nil || len(ds) != 1 {
+				t.Fatalf("deliveries %v, %v; want one", ds, err)
+			}
+			return ds[0]
+		}
+
+		refusing := &Worker{Queue: db, Now: clock.Now}
+		if n, err := refusing.RunOnce(ctx); n != 1 || err != nil {
+			t.Fatalf("RunOnce without the flag = %d, %v; want 1 attempt", n, err)
+		}
+		d := log(t)
+		if hits.Load() != 0 {
+			t.Fatal("the loopback server got a request without the flag")
+		}
+		if d.Status != kassa.DeliveryPending || d.NextAttemptAt == nil || len(d.Log) != 1 {
+			t.Fatalf("delivery %+v: want pending with a retry after one attempt", d)
+		}
+		if a := d.Log[0]; a.Succeeded || a.StatusCode != 0 || a.ResponseExcerpt != "" ||
+			!strings.Contains(a.Error, "address is not allowed (loopback)") || strings.Contains(a.Error, "127.0.0.1") {
+			t.Fatalf("refused attempt %+v: want failed with the guard's error, not naming the address", a)
+		}
+
+		clock.Set(*d.NextAttemptAt)
+		allowed := &Worker{Queue: db, Now: clock.Now, Targets: allowPrivate}
+		if n, err := allowed.RunOnce(ctx); n != 1 || err != nil {
+			t.Fatalf("RunOnce with the flag = %d, %v; want 1 attempt", n, err)
+		}
+		d = log(t)
+		if hits.Load() != 1 || d.Status != kassa.DeliverySucceeded || len(d.Log) != 2 {
+			t.Fatalf("%d requests, delivery %+v: want one succeeded second attempt", hits.Load(), d)
+		}
+		if a := d.Log[1]; !a.Succeeded || a.StatusCode != http.StatusAccepted || a.Error != "" ||
+			a.ResponseExcerpt != kassa.WebhookBodyNotKept {
+			t.Fatalf("delivered attempt %+v: want 202 with the body not kept", a)
+		}
+		raw, err := d.MarshalJSON()
+		if err != nil || strings.Contains(string(raw), "admin token") {
+			t.Fatalf("delivery log %s (%v) shows the loopback server's body", raw, err)
+		}
+	})
+}
