@@ -22,7 +22,7 @@ import (
 )
 
 // testLimits are short server limits: every limit is reached well within a test.
-var testLimits = httpLimits{Header: time.Second, Request: time.Second, Write: time.Second, Idle: time.Second}
+var testLimits = httpLimits{Header: time.Second, Request: time.Second, Write: time.Second, Stall: time.Second, Idle: time.Second}
 
 // pastLimits is how long a test waits to be past every limit of testLimits.
 const pastLimits = 3 * time.Second

@@ -171,6 +171,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	srv.RegisterOnShutdown(stopStreams)
 	var wg sync.WaitGroup
 	wg.Go(func() { hub.Run(streams) })
+	wg.Go(func() { returnMemory(workers, memoryCheckEvery, log) })
 	if refreshRates != nil {
 		wg.Go(func() { refreshRates(workers) })
 	}
@@ -200,7 +201,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	go func() { served <- srv.Serve(serverListener(ln, serverLimits, f.maxConnsPerAddress, log)) }()
 	fmt.Fprintf(stdout, "kassa listening on %s (public URL %s, store %s)\n", ln.Addr(), publicURL, db.Engine())
 
 	select {

@@ -44,6 +44,8 @@ type serveFlags struct {
 	metrics metricsFlags
 	// pprofAddr, when set, serves net/http/pprof there (loopback only).
 	pprofAddr string
+	// maxConnsPerAddress caps the connections of one client address.
+	maxConnsPerAddress connCap
 }
 
 func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
@@ -72,6 +74,7 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	fs.StringVar(&f.retailerURL, "retailer-url", envOr("KASSA_RETAILER_URL", ""), "base URL of the upstream retailer API serving mainnet commerce; empty: no mainnet retailer (env KASSA_RETAILER_URL)")
 	fs.StringVar(&f.retailerKey, "retailer-key", envOr("KASSA_RETAILER_KEY", ""), "API key of the upstream retailer (env KASSA_RETAILER_KEY)")
 	fs.StringVar(&f.retailerName, "retailer-name", envOr("KASSA_RETAILER_NAME", commerce.DefaultRetailer), "which retailer the upstream API is (env KASSA_RETAILER_NAME)")
+	connsPerAddress := fs.String("max-conns-per-address", envOr("KASSA_MAX_CONNS_PER_ADDRESS", "auto"), "open connections one client address may hold (IPv6: one /64); more are closed at once: a number, 0 (no limit), or auto: 256, loopback clients (a local proxy) not counted (env KASSA_MAX_CONNS_PER_ADDRESS)")
 	logLevel := fs.String("log-level", envOr("KASSA_LOG_LEVEL", "info"), "least level logged: debug, info, warn or error (env KASSA_LOG_LEVEL)")
 	accessLog := fs.String("access-log", envOr("KASSA_ACCESS_LOG", "on"), "a line per request: on (at info), off, or the level to log them at (env KASSA_ACCESS_LOG)")
 	fs.Var(&f.drain, "drain-delay", "on SIGTERM/SIGINT, how long /readyz answers 503 while requests are still served, before the graceful shutdown: a duration, or auto: 5s on PostgreSQL, 0 on SQLite; a second signal stops at once (env KASSA_DRAIN_DELAY)")
@@ -98,6 +101,9 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	}
 	if f.webhookWorkers < 0 {
 		return nil, fmt.Errorf("--webhook-workers must be 0 or more")
+	}
+	if f.maxConnsPerAddress, err = parseConnCap(*connsPerAddress); err != nil {
+		return nil, err
 	}
 	if f.dev && !given(fs, "webhook-allow-private", webhookAllowPrivateEnv) {
 		f.webhookAllowPrivate = true // the demo's receivers run on the same machine
