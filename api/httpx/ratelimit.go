@@ -158,13 +158,17 @@ func ClientIP(r *http.Request) string {
 	return host
 }
 
-// AddrKey names the bucket of the request's client address: its IPv4 address (an
-// IPv4 address mapped into IPv6 by a dual-stack listener is taken as IPv4), or
-// the /64 of its IPv6 address. One IPv6 client usually holds a whole /64 (it is
-// the smallest prefix a subnet gets), so keying by the address would give it 2^64
-// buckets to rotate through.
-func AddrKey(r *http.Request) string {
-	host := ClientIP(r)
+// AddrKey names the bucket of the request's client address (HostKey of ClientIP).
+func AddrKey(r *http.Request) string { return HostKey(ClientIP(r)) }
+
+// HostKey is what a client at host (an IP address without port) counts against,
+// in every per-address limit (rate buckets, the listener's connection cap): its
+// IPv4 address (an IPv4 address mapped into IPv6 by a dual-stack listener is
+// taken as IPv4), or the /64 of its IPv6 address. One IPv6 client usually holds
+// a whole /64 (it is the smallest prefix a subnet gets), so keying by the
+// address would give it 2^64 buckets to rotate through. A host that is no IP
+// address keys as itself.
+func HostKey(host string) string {
 	a, err := netip.ParseAddr(host)
 	if err != nil {
 		return "ip:" + host

@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"strconv"
 	"sync"
 	"time"
+
+	"kassa/api/httpx"
 )
 
 // defaultMaxConnsPerAddress is the cap of --max-conns-per-address auto: far
@@ -108,25 +111,19 @@ func (l *perAddressListener) release(key string) {
 	}
 }
 
-// addressKey is what a connection from addr counts against: its IPv4 address,
-// or its IPv6 address's /64.
+// addressKey is what a connection from addr counts against: httpx.HostKey of
+// its IP address (IPv4 by address, IPv6 by /64), the rule every per-address
+// limit shares.
 func addressKey(addr net.Addr) string {
-	ta, ok := addr.(*net.TCPAddr)
-	if !ok {
-		host, _, err := net.SplitHostPort(addr.String())
-		if err != nil {
-			return addr.String()
+	host := addr.String()
+	if ta, ok := addr.(*net.TCPAddr); ok {
+		if ip, ok := netip.AddrFromSlice(ta.IP); ok {
+			return httpx.HostKey(ip.String())
 		}
-		ip := net.ParseIP(host)
-		if ip == nil {
-			return host
-		}
-		ta = &net.TCPAddr{IP: ip}
+	} else if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
 	}
-	if v4 := ta.IP.To4(); v4 != nil {
-		return v4.String()
-	}
-	return ta.IP.Mask(net.CIDRMask(64, 128)).String() + "/64"
+	return httpx.HostKey(host)
 }
 
 // isLoopback reports whether addr is a loopback address (127.0.0.0/8, ::1).
