@@ -9,12 +9,16 @@
 //     to one status code.
 //   - money.go, moneynumber.go, tokenamount.go: exact USD millis and token base
 //     units; no floats.
-//   - merchant.go, apikey.go, paymentsession.go, wstoken.go: tenants and credentials.
+//   - merchant.go, apikey.go, paymentsession.go, wstoken.go, signin.go,
+//     dashboardsession.go: tenants and credentials, and the sign-in rules (the
+//     per-account hold, which merchant changes need the password again).
 //   - invoice*.go, lifecycle.go, invoicepayment.go, payment.go, payor.go, form.go,
 //     paymentaddress.go: invoices, the payments that pay them and the pure lifecycle
-//     rules that compute an invoice's status from its receipts.
+//     rules that compute an invoice's status from its receipts; quoterate.go: what
+//     a transfer is worth once its quote has run out.
 //   - network.go, evm.go: networks, tokens and EVM addresses.
-//   - event*.go, webhook*.go: the events every change writes and their delivery.
+//   - event*.go, webhook*.go: the events every change writes and their delivery
+//     (webhooktarget.go: which addresses a webhook may reach).
 //   - idempotency*.go: idempotency records and how saved responses are sealed
 //     (idempotencyref.go: a create's response by reference to its event);
 //     deflate*.go: the compression of what is kept at rest.
