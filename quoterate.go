@@ -12,9 +12,15 @@ import (
 const QuoteGrace = 2 * time.Minute
 
 // QuoteHolds reports whether a transfer in the quoted token, in a block made at
-// blockTime, is valued at the rate of a quote that expires at expiresAt.
+// blockTime, is valued at the rate of a quote that expires at expiresAt: the
+// block is inside the quote's window, from its start (expiresAt - QuoteLock) to
+// its end, widened by QuoteGrace on each side. A block from before the quote was
+// given was sent under an earlier quote, or none: a quote given later (a payor
+// may ask again at any time, and a page asks again when one runs out) must not
+// lend its rate to money that was sent when the market stood elsewhere.
 func QuoteHolds(expiresAt, blockTime time.Time) bool {
-	return !blockTime.After(expiresAt.Add(QuoteGrace))
+	start := expiresAt.Add(-QuoteLock - QuoteGrace)
+	return !blockTime.Before(start) && !blockTime.After(expiresAt.Add(QuoteGrace))
 }
 
 // LateRate is the rate a transfer in the quoted token is valued at once its quote

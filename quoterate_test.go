@@ -13,7 +13,11 @@ func TestQuoteHolds(t *testing.T) {
 		block time.Time
 		want  bool
 	}{
-		{"well before", expires.Add(-10 * time.Minute), true},
+		{"inside the window", expires.Add(-10 * time.Minute), true},
+		{"at the quote's start", expires.Add(-QuoteLock), true},
+		{"inside the grace before its start", expires.Add(-QuoteLock - QuoteGrace), true},
+		{"before the quote was given", expires.Add(-QuoteLock - QuoteGrace - time.Second), false},
+		{"hours before", expires.Add(-3 * time.Hour), false},
 		{"at expiry", expires, true},
 		{"inside the grace", expires.Add(QuoteGrace - time.Second), true},
 		{"at the end of the grace", expires.Add(QuoteGrace), true},

@@ -87,6 +87,7 @@ func TestDevChainTransferAfterItsQuote(t *testing.T) {
 		fallen, aFallen := f.invoice(t, 100_000, eth)
 		risen, aRisen := f.invoice(t, 100_000, eth)
 		unpriced, aUnpriced := f.invoice(t, 100_000, eth)
+		requoted, aRequoted := f.invoice(t, 100_000, eth)
 		stable, aStable := f.invoice(t, 10_000, usdt)
 		expired := clock.Now().Add(kassa.QuoteLock)
 
@@ -152,5 +153,33 @@ func TestDevChainTransferAfterItsQuote(t *testing.T) {
 		d.Mine()
 		f.sync(t)
 		f.statuses(t, held, kassa.StatusPaid, kassa.PaymentConfirmed)
+
+		// Sent after its quote ran out while ETH stood at 200; before the
+		// watcher sees it, the payor asks for a new quote at a peak of 2,500.
+		// The new quote began after the block: it lends the transfer nothing.
+		d.send(t, 1, "", aRequoted, wei(5))
+		peak := time.Now().Add(90 * time.Second)
+		rates.set(func(at time.Time) *big.Rat {
+			if at.After(peak) {
+				return big.NewRat(2500, 1)
+			}
+			return big.NewRat(200, 1)
+		})
+		clock.Set(time.Now().Add(3 * time.Minute).Truncate(time.Second))
+		inv, err := f.db.Invoice(f.ctx, requoted.MerchantID, requoted.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := f.pay.LockAddress(f.ctx, inv, eth)
+		if err != nil || q.Rate != "2500.00000000" {
+			t.Fatalf("the new quote: %+v, %v; want one at 2500", q, err)
+		}
+		d.Mine()
+		d.Mine()
+		f.sync(t)
+		if got, _ := f.db.Invoice(f.ctx, requoted.MerchantID, requoted.ID); got.Status != kassa.StatusUnderpaid || got.AmountPaid != 10_000 {
+			t.Fatalf("0.05 ETH sent at 200 USD, quoted again at 2,500 before it was seen: %s with amount_paid %d, want underpaid with 10000",
+				got.Status, got.AmountPaid)
+		}
 	})
 }
