@@ -51,6 +51,7 @@ type Config struct {
 	Draining    func() bool                     // true once the instance is stopping: /readyz answers 503 draining; nil: never
 	Limits      httpx.RateLimits
 	RateStore   httpx.RateStore  // rate budgets shared across instances (PostgreSQL); nil: in memory
+	Proxies     httpx.Proxies    // reverse proxies trusted to name the client; nil: loopback (httpx.DefaultProxies)
 	Logger      *slog.Logger     // nil: discard
 	AccessLog   httpx.AccessLog  // the zero value logs each request at INFO
 	Now         func() time.Time // nil: time.Now
@@ -83,7 +84,8 @@ type server struct {
 func New(cfg Config) http.Handler {
 	core := httpx.NewCore(httpx.CoreConfig{Secret: cfg.Secret, Merchants: cfg.Merchants, Keys: cfg.Keys,
 		Idempotency: cfg.Idempotency, Health: cfg.Health, Warnings: cfg.Warnings, Draining: cfg.Draining, Limits: cfg.Limits, RateStore: cfg.RateStore, Logger: cfg.Logger, AccessLog: cfg.AccessLog, Now: cfg.Now,
-		Metrics: cfg.Metrics, HSTS: strings.HasPrefix(strings.ToLower(cfg.PublicURL), "https://")})
+		Metrics: cfg.Metrics, HSTS: strings.HasPrefix(strings.ToLower(cfg.PublicURL), "https://"),
+		Proxies: cfg.Proxies})
 	s := &server{Core: core, cfg: cfg, signer: kassa.NewSessionSigner(cfg.Secret),
 		payments: cfg.Pay}
 	if s.payments == nil { // quotes need wallets and addresses: none without them

@@ -35,6 +35,7 @@ type Core struct {
 
 	surfaces []surface // path prefixes whose errors take another envelope
 	hsts     bool      // answers carry Strict-Transport-Security (the public URL is https)
+	proxies  Proxies   // peers trusted to name the client (X-Forwarded-For)
 
 	metrics   Metrics                             // nil: nothing is counted
 	recorders map[string]func(int, time.Duration) // by registered pattern; written only while routes are registered
@@ -62,6 +63,9 @@ type CoreConfig struct {
 	// HSTS makes every answer carry Strict-Transport-Security (HSTSValue): set it
 	// when the public URL is https, never over plain http.
 	HSTS bool
+	// Proxies are the reverse proxies trusted to name the client in
+	// X-Forwarded-For, for every per-address limit; nil: DefaultProxies.
+	Proxies Proxies
 }
 
 // HSTSValue is the Strict-Transport-Security of a service whose public URL is
@@ -73,7 +77,10 @@ func NewCore(cfg CoreConfig) *Core {
 	c := &Core{log: cfg.Logger, access: cfg.AccessLog, now: cfg.Now, mux: http.NewServeMux(), touched: map[string]time.Time{},
 		secret: cfg.Secret, merchants: cfg.Merchants, keys: cfg.Keys, idempotency: cfg.Idempotency, claims: newRunningClaims(),
 		healthCheck: cfg.Health, warnings: cfg.Warnings, draining: cfg.Draining, sealer: kassa.NewResponseSealer(cfg.Secret),
-		metrics: cfg.Metrics, recorders: map[string]func(int, time.Duration){}, hsts: cfg.HSTS}
+		metrics: cfg.Metrics, recorders: map[string]func(int, time.Duration){}, hsts: cfg.HSTS, proxies: cfg.Proxies}
+	if c.proxies == nil {
+		c.proxies = DefaultProxies
+	}
 	if c.metrics != nil {
 		c.unmatched = c.metrics.Route(UnmatchedRoute)
 	}

@@ -26,7 +26,7 @@ func sessionKey(token string) string {
 // address; it runs before the session is checked, so guessing sessions is
 // limited too.
 func (s *Core) LimitPayorAddr(w http.ResponseWriter, r *http.Request) error {
-	return Apply(r.Context(), w, s.payor.addr, AddrKey(r))
+	return Apply(r.Context(), w, s.payor.addr, s.AddrKey(r))
 }
 
 // LimitPayorSession takes a token from the bucket of the payment session token
@@ -38,7 +38,7 @@ func (s *Core) LimitPayorSession(w http.ResponseWriter, r *http.Request, token s
 // LimitVerifySession takes a token from verify's buckets of the payment session
 // token and of the client address: a POST verify is an RPC look-up.
 func (s *Core) LimitVerifySession(w http.ResponseWriter, r *http.Request, token string) error {
-	if err := Apply(r.Context(), w, s.payor.verifyAddr, AddrKey(r)); err != nil {
+	if err := Apply(r.Context(), w, s.payor.verifyAddr, s.AddrKey(r)); err != nil {
 		return err
 	}
 	return Apply(r.Context(), w, s.payor.verify, sessionKey(token))

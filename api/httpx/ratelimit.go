@@ -3,7 +3,6 @@ package httpx
 import (
 	"context"
 	"math"
-	"net"
 	"net/http"
 	"net/netip"
 	"strconv"
@@ -149,18 +148,6 @@ func (s *Core) LimitCreate(h Func) Func {
 	}
 }
 
-// ClientIP is the peer address of the request. Forwarding headers are not trusted.
-func ClientIP(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
-}
-
-// AddrKey names the bucket of the request's client address (HostKey of ClientIP).
-func AddrKey(r *http.Request) string { return HostKey(ClientIP(r)) }
-
 // HostKey is what a client at host (an IP address without port) counts against,
 // in every per-address limit (rate buckets, the listener's connection cap): its
 // IPv4 address (an IPv4 address mapped into IPv6 by a dual-stack listener is
@@ -252,10 +239,14 @@ func orDefault(rate *float64, burst *int, defRate float64, defBurst int) {
 	}
 }
 
+// AddrKey names the bucket of the request's client address: HostKey of the
+// client the trusted proxies name (Proxies.ClientIP).
+func (s *Core) AddrKey(r *http.Request) string { return HostKey(s.proxies.ClientIP(r)) }
+
 // LimitLogin takes a token from the login bucket of the request's client
 // address (AddrKey).
 func (s *Core) LimitLogin(w http.ResponseWriter, r *http.Request) error {
-	return Apply(r.Context(), w, s.login, AddrKey(r))
+	return Apply(r.Context(), w, s.login, s.AddrKey(r))
 }
 
 // LimitGeneral takes a token from p's general bucket, the one every

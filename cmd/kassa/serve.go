@@ -153,7 +153,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	warnings := func() []string { return append(db.Warnings(), chains.costs.Warnings()...) }
 	ac := api.Config{
 		PublicURL: publicURL, Secret: secret, Logger: log, AccessLog: f.access, Limits: f.limits,
-		RateStore: sharedRates(f.rateStore, db),
+		RateStore: sharedRates(f.rateStore, db), Proxies: f.trustedProxies,
 		Merchants: db, Keys: db, Invoices: db, Payments: db, Payor: db, Idempotency: db, Health: db.Ping, Draining: drain.draining,
 		Warnings: warnings, Events: db, Webhooks: db, Stream: hub,
 		Registry: reg, Rates: rates, Pay: pay,

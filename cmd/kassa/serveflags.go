@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 
 	"kassa"
 
@@ -46,6 +47,8 @@ type serveFlags struct {
 	pprofAddr string
 	// maxConnsPerAddress caps the connections of one client address.
 	maxConnsPerAddress connCap
+	// trustedProxies may name the client in X-Forwarded-For (per-address limits).
+	trustedProxies httpx.Proxies
 }
 
 func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
@@ -74,6 +77,7 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	fs.StringVar(&f.retailerURL, "retailer-url", envOr("KASSA_RETAILER_URL", ""), "base URL of the upstream retailer API serving mainnet commerce; empty: no mainnet retailer (env KASSA_RETAILER_URL)")
 	fs.StringVar(&f.retailerKey, "retailer-key", envOr("KASSA_RETAILER_KEY", ""), "API key of the upstream retailer (env KASSA_RETAILER_KEY)")
 	fs.StringVar(&f.retailerName, "retailer-name", envOr("KASSA_RETAILER_NAME", commerce.DefaultRetailer), "which retailer the upstream API is (env KASSA_RETAILER_NAME)")
+	proxies := fs.String("trusted-proxies", envOr("KASSA_TRUSTED_PROXIES", "loopback"), "reverse proxies trusted to name the client in X-Forwarded-For, for per-address limits: addresses and CIDR prefixes by comma, loopback (the default: a proxy on this host) or none (env KASSA_TRUSTED_PROXIES)")
 	connsPerAddress := fs.String("max-conns-per-address", envOr("KASSA_MAX_CONNS_PER_ADDRESS", "auto"), "open connections one client address may hold (IPv6: one /64); more are closed at once: a number, 0 (no limit), or auto: 256, loopback clients (a local proxy) not counted (env KASSA_MAX_CONNS_PER_ADDRESS)")
 	logLevel := fs.String("log-level", envOr("KASSA_LOG_LEVEL", "info"), "least level logged: debug, info, warn or error (env KASSA_LOG_LEVEL)")
 	accessLog := fs.String("access-log", envOr("KASSA_ACCESS_LOG", "on"), "a line per request: on (at info), off, or the level to log them at (env KASSA_ACCESS_LOG)")
@@ -105,6 +109,9 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	if f.maxConnsPerAddress, err = parseConnCap(*connsPerAddress); err != nil {
 		return nil, err
 	}
+	if f.trustedProxies, err = parseTrustedProxies(*proxies); err != nil {
+		return nil, err
+	}
 	if f.dev && !given(fs, "webhook-allow-private", webhookAllowPrivateEnv) {
 		f.webhookAllowPrivate = true // the demo's receivers run on the same machine
 	}
@@ -129,4 +136,23 @@ func given(fs *flag.FlagSet, name, env string) bool {
 	_, set := os.LookupEnv(env)
 	fs.Visit(func(fl *flag.Flag) { set = set || fl.Name == name })
 	return set
+}
+
+// parseTrustedProxies reads --trusted-proxies: "loopback" is httpx.DefaultProxies,
+// and may stand in a list beside addresses and prefixes.
+func parseTrustedProxies(v string) (httpx.Proxies, error) {
+	var out httpx.Proxies
+	var rest []string
+	for _, part := range strings.Split(v, ",") {
+		if strings.TrimSpace(part) == "loopback" {
+			out = append(out, httpx.DefaultProxies...)
+			continue
+		}
+		rest = append(rest, part)
+	}
+	more, err := httpx.ParseProxies(strings.Join(rest, ","))
+	if err != nil {
+		return nil, fmt.Errorf("--trusted-proxies: %w", err)
+	}
+	return append(out, more...), nil
 }
