@@ -122,10 +122,12 @@ func (u *MerchantUpdate) Validate() error {
 }
 
 // Sensitive reports whether the update changes what a stolen session could turn
-// into money or into the account: the login email or a settlement target. Such an
-// update needs the password again (and the code when two-step is on).
+// into money or into the account: the login email, a settlement target, or the
+// underpayment tolerance (raised to an invoice's amount, it makes a token payment
+// count as paid in full). Such an update needs the password again (and the code
+// when two-step is on).
 func (u *MerchantUpdate) Sensitive() bool {
-	return u.Email != nil || len(u.Settlement) > 0
+	return u.Email != nil || len(u.Settlement) > 0 || u.UnderpaymentToleranceMillis != nil
 }
 
 var (

@@ -54,7 +54,8 @@ func TestMerchantUpdateSensitive(t *testing.T) {
 		want bool
 	}{
 		{"nothing", MerchantUpdate{}, false},
-		{"name, company, return URL, tolerance", MerchantUpdate{Name: &name, CompanyName: &name, DefaultReturnURL: &s, UnderpaymentToleranceMillis: &tol}, false},
+		{"name, company, return URL", MerchantUpdate{Name: &name, CompanyName: &name, DefaultReturnURL: &s}, false},
+		{"the underpayment tolerance", MerchantUpdate{UnderpaymentToleranceMillis: &tol}, true},
 		{"email", MerchantUpdate{Email: &s}, true},
 		{"a settlement target", MerchantUpdate{Settlement: map[Environment]*Settlement{Devnet: {Network: "bsc"}}}, true},
 		{"a settlement cleared", MerchantUpdate{Settlement: map[Environment]*Settlement{Mainnet: nil}}, true},

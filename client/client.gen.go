@@ -3052,7 +3052,7 @@ type MerchantUpdate struct {
 	// CreatedAt Read-only: 400 `read_only_parameter`.
 	CreatedAt interface{} `json:"created_at,omitempty"`
 
-	// CurrentPassword The merchant's current password: required when the update changes `email` or `settlement` (403 `reauthentication_required` without it, `invalid_current_password` when wrong).
+	// CurrentPassword The merchant's current password: required when the update changes `email`, `settlement` or `underpayment_tolerance_usd_millis` (403 `reauthentication_required` without it, `invalid_current_password` when wrong).
 	CurrentPassword *string `json:"current_password,omitempty"`
 
 	// DefaultReturnUrl HTTPS URL; null or "" clears it.
@@ -5495,7 +5495,7 @@ type ClientInterface interface {
 
 	// UpdateMerchantWithBody Update the merchant's settings
 	//
-	// A partial update. A settlement target replaces the environment's whole target. Changing `email` or any `settlement` target needs the current password again as `current_password`, and the two-step `code` when two-step sign-in is on (re-authentication); other fields need neither. Wrong passwords and codes count towards the account's sign-in limit (429 `too_many_attempts`, as the login).
+	// A partial update. A settlement target replaces the environment's whole target. Changing `email`, any `settlement` target or `underpayment_tolerance_usd_millis` needs the current password again as `current_password`, and the two-step `code` when two-step sign-in is on (re-authentication); other fields need neither. Wrong passwords and codes count towards the account's sign-in limit (429 `too_many_attempts`, as the login).
 	//
 	// Errors of its own: 400 `read_only_parameter`, `invalid_name`, `name_too_long`, `invalid_company_name`, `company_name_too_long`, `invalid_email`, `invalid_url`, `url_too_long`, `invalid_environment`, `invalid_network`, `invalid_token_symbol`, `invalid_address`, `invalid_address_checksum`, `invalid_tolerance`; 403 `jwt_required`, `reauthentication_required`, `invalid_current_password` (param `current_password`), `second_factor_required`, `invalid_code` (param `code`); 409 `email_taken`; 429 `too_many_attempts`.
 	//
@@ -5506,7 +5506,7 @@ type ClientInterface interface {
 
 	// UpdateMerchant Update the merchant's settings
 	//
-	// A partial update. A settlement target replaces the environment's whole target. Changing `email` or any `settlement` target needs the current password again as `current_password`, and the two-step `code` when two-step sign-in is on (re-authentication); other fields need neither. Wrong passwords and codes count towards the account's sign-in limit (429 `too_many_attempts`, as the login).
+	// A partial update. A settlement target replaces the environment's whole target. Changing `email`, any `settlement` target or `underpayment_tolerance_usd_millis` needs the current password again as `current_password`, and the two-step `code` when two-step sign-in is on (re-authentication); other fields need neither. Wrong passwords and codes count towards the account's sign-in limit (429 `too_many_attempts`, as the login).
 	//
 	// Errors of its own: 400 `read_only_parameter`, `invalid_name`, `name_too_long`, `invalid_company_name`, `company_name_too_long`, `invalid_email`, `invalid_url`, `url_too_long`, `invalid_environment`, `invalid_network`, `invalid_token_symbol`, `invalid_address`, `invalid_address_checksum`, `invalid_tolerance`; 403 `jwt_required`, `reauthentication_required`, `invalid_current_password` (param `current_password`), `second_factor_required`, `invalid_code` (param `code`); 409 `email_taken`; 429 `too_many_attempts`.
 	//
@@ -6605,7 +6605,7 @@ func (c *Client) GetMerchant(ctx context.Context, reqEditors ...RequestEditorFn)
 
 // UpdateMerchantWithBody Update the merchant's settings
 //
-// A partial update. A settlement target replaces the environment's whole target. Changing `email` or any `settlement` target needs the current password again as `current_password`, and the two-step `code` when two-step sign-in is on (re-authentication); other fields need neither. Wrong passwords and codes count towards the account's sign-in limit (429 `too_many_attempts`, as the login).
+// A partial update. A settlement target replaces the environment's whole target. Changing `email`, any `settlement` target or `underpayment_tolerance_usd_millis` needs the current password again as `current_password`, and the two-step `code` when two-step sign-in is on (re-authentication); other fields need neither. Wrong passwords and codes count towards the account's sign-in limit (429 `too_many_attempts`, as the login).
 //
 // Errors of its own: 400 `read_only_parameter`, `invalid_name`, `name_too_long`, `invalid_company_name`, `company_name_too_long`, `invalid_email`, `invalid_url`, `url_too_long`, `invalid_environment`, `invalid_network`, `invalid_token_symbol`, `invalid_address`, `invalid_address_checksum`, `invalid_tolerance`; 403 `jwt_required`, `reauthentication_required`, `invalid_current_password` (param `current_password`), `second_factor_required`, `invalid_code` (param `code`); 409 `email_taken`; 429 `too_many_attempts`.
 //
@@ -6626,7 +6626,7 @@ func (c *Client) UpdateMerchantWithBody(ctx context.Context, contentType string,
 
 // UpdateMerchant Update the merchant's settings
 //
-// A partial update. A settlement target replaces the environment's whole target. Changing `email` or any `settlement` target needs the current password again as `current_password`, and the two-step `code` when two-step sign-in is on (re-authentication); other fields need neither. Wrong passwords and codes count towards the account's sign-in limit (429 `too_many_attempts`, as the login).
+// A partial update. A settlement target replaces the environment's whole target. Changing `email`, any `settlement` target or `underpayment_tolerance_usd_millis` needs the current password again as `current_password`, and the two-step `code` when two-step sign-in is on (re-authentication); other fields need neither. Wrong passwords and codes count towards the account's sign-in limit (429 `too_many_attempts`, as the login).
 //
 // Errors of its own: 400 `read_only_parameter`, `invalid_name`, `name_too_long`, `invalid_company_name`, `company_name_too_long`, `invalid_email`, `invalid_url`, `url_too_long`, `invalid_environment`, `invalid_network`, `invalid_token_symbol`, `invalid_address`, `invalid_address_checksum`, `invalid_tolerance`; 403 `jwt_required`, `reauthentication_required`, `invalid_current_password` (param `current_password`), `second_factor_required`, `invalid_code` (param `code`); 409 `email_taken`; 429 `too_many_attempts`.
 //
@@ -11022,7 +11022,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateMerchantWithBodyWithResponse Update the merchant's settings
 	//
-	// A partial update. A settlement target replaces the environment's whole target. Changing `email` or any `settlement` target needs the current password again as `current_password`, and the two-step `code` when two-step sign-in is on (re-authentication); other fields need neither. Wrong passwords and codes count towards the account's sign-in limit (429 `too_many_attempts`, as the login).
+	// A partial update. A settlement target replaces the environment's whole target. Changing `email`, any `settlement` target or `underpayment_tolerance_usd_millis` needs the current password again as `current_password`, and the two-step `code` when two-step sign-in is on (re-authentication); other fields need neither. Wrong passwords and codes count towards the account's sign-in limit (429 `too_many_attempts`, as the login).
 	//
 	// Errors of its own: 400 `read_only_parameter`, `invalid_name`, `name_too_long`, `invalid_company_name`, `company_name_too_long`, `invalid_email`, `invalid_url`, `url_too_long`, `invalid_environment`, `invalid_network`, `invalid_token_symbol`, `invalid_address`, `invalid_address_checksum`, `invalid_tolerance`; 403 `jwt_required`, `reauthentication_required`, `invalid_current_password` (param `current_password`), `second_factor_required`, `invalid_code` (param `code`); 409 `email_taken`; 429 `too_many_attempts`.
 	//
@@ -11033,7 +11033,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateMerchantWithResponse Update the merchant's settings
 	//
-	// A partial update. A settlement target replaces the environment's whole target. Changing `email` or any `settlement` target needs the current password again as `current_password`, and the two-step `code` when two-step sign-in is on (re-authentication); other fields need neither. Wrong passwords and codes count towards the account's sign-in limit (429 `too_many_attempts`, as the login).
+	// A partial update. A settlement target replaces the environment's whole target. Changing `email`, any `settlement` target or `underpayment_tolerance_usd_millis` needs the current password again as `current_password`, and the two-step `code` when two-step sign-in is on (re-authentication); other fields need neither. Wrong passwords and codes count towards the account's sign-in limit (429 `too_many_attempts`, as the login).
 	//
 	// Errors of its own: 400 `read_only_parameter`, `invalid_name`, `name_too_long`, `invalid_company_name`, `company_name_too_long`, `invalid_email`, `invalid_url`, `url_too_long`, `invalid_environment`, `invalid_network`, `invalid_token_symbol`, `invalid_address`, `invalid_address_checksum`, `invalid_tolerance`; 403 `jwt_required`, `reauthentication_required`, `invalid_current_password` (param `current_password`), `second_factor_required`, `invalid_code` (param `code`); 409 `email_taken`; 429 `too_many_attempts`.
 	//
@@ -20793,7 +20793,7 @@ func (c *ClientWithResponses) GetMerchantWithResponse(ctx context.Context, reqEd
 
 // UpdateMerchantWithBodyWithResponse Update the merchant's settings
 //
-// A partial update. A settlement target replaces the environment's whole target. Changing `email` or any `settlement` target needs the current password again as `current_password`, and the two-step `code` when two-step sign-in is on (re-authentication); other fields need neither. Wrong passwords and codes count towards the account's sign-in limit (429 `too_many_attempts`, as the login).
+// A partial update. A settlement target replaces the environment's whole target. Changing `email`, any `settlement` target or `underpayment_tolerance_usd_millis` needs the current password again as `current_password`, and the two-step `code` when two-step sign-in is on (re-authentication); other fields need neither. Wrong passwords and codes count towards the account's sign-in limit (429 `too_many_attempts`, as the login).
 //
 // Errors of its own: 400 `read_only_parameter`, `invalid_name`, `name_too_long`, `invalid_company_name`, `company_name_too_long`, `invalid_email`, `invalid_url`, `url_too_long`, `invalid_environment`, `invalid_network`, `invalid_token_symbol`, `invalid_address`, `invalid_address_checksum`, `invalid_tolerance`; 403 `jwt_required`, `reauthentication_required`, `invalid_current_password` (param `current_password`), `second_factor_required`, `invalid_code` (param `code`); 409 `email_taken`; 429 `too_many_attempts`.
 //
@@ -20810,7 +20810,7 @@ func (c *ClientWithResponses) UpdateMerchantWithBodyWithResponse(ctx context.Con
 
 // UpdateMerchantWithResponse Update the merchant's settings
 //
-// A partial update. A settlement target replaces the environment's whole target. Changing `email` or any `settlement` target needs the current password again as `current_password`, and the two-step `code` when two-step sign-in is on (re-authentication); other fields need neither. Wrong passwords and codes count towards the account's sign-in limit (429 `too_many_attempts`, as the login).
+// A partial update. A settlement target replaces the environment's whole target. Changing `email`, any `settlement` target or `underpayment_tolerance_usd_millis` needs the current password again as `current_password`, and the two-step `code` when two-step sign-in is on (re-authentication); other fields need neither. Wrong passwords and codes count towards the account's sign-in limit (429 `too_many_attempts`, as the login).
 //
 // Errors of its own: 400 `read_only_parameter`, `invalid_name`, `name_too_long`, `invalid_company_name`, `company_name_too_long`, `invalid_email`, `invalid_url`, `url_too_long`, `invalid_environment`, `invalid_network`, `invalid_token_symbol`, `invalid_address`, `invalid_address_checksum`, `invalid_tolerance`; 403 `jwt_required`, `reauthentication_required`, `invalid_current_password` (param `current_password`), `second_factor_required`, `invalid_code` (param `code`); 409 `email_taken`; 429 `too_many_attempts`.
 //

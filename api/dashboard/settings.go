@@ -81,7 +81,7 @@ func (f settingsForm) view(m *kassa.Merchant, param, msg string) *settingsView {
 			mk(settlementParam(env, "address"), "Address", "text", "0x…", "off"),
 		}})
 	}
-	v.Confirm = proofFields(param, msg, "Needed only to change a settlement target.")
+	v.Confirm = proofFields(param, msg, "Needed only to change a settlement target or the underpayment tolerance.")
 	if param != "" && !strings.Contains(param, "password") && param != "code" {
 		v.Error = msg
 	}
