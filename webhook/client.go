@@ -24,18 +24,15 @@ type clientOptions struct {
 	resolver    *net.Resolver // nil: the system's
 }
 
-// NewClient returns the HTTP client that delivers env's webhooks. It connects only
+// newClient returns the HTTP client that delivers env's webhooks. It connects only
 // to addresses targets allows in env (kassa.WebhookTargets.Refuse), checked on the
 // resolved IP at every dial, so a name that resolves (or rebinds) to an internal
 // address is refused; a mainnet client refuses every non-public address whatever
 // the operator's flag. Connecting and the TLS handshake must finish within
-// kassa.WebhookDialTimeout and the whole request within kassa.WebhookTimeout.
-// Redirects are not followed, so a 3xx is a failed attempt (and a redirect cannot
-// lead past the guard), and no proxy from the environment is used.
-func NewClient(targets kassa.WebhookTargets, env kassa.Environment) *http.Client {
-	return newClient(targets, env, clientOptions{dialTimeout: kassa.WebhookDialTimeout, timeout: kassa.WebhookTimeout})
-}
-
+// o.dialTimeout (the worker: kassa.WebhookDialTimeout) and the whole request within
+// o.timeout (kassa.WebhookTimeout). Redirects are not followed, so a 3xx is a
+// failed attempt (and a redirect cannot lead past the guard), and no proxy from the
+// environment is used.
 func newClient(targets kassa.WebhookTargets, env kassa.Environment, o clientOptions) *http.Client {
 	g := &guard{targets: targets, env: env, rootCAs: o.rootCAs, timeout: o.dialTimeout}
 	g.dialer = &net.Dialer{Timeout: o.dialTimeout, KeepAlive: 30 * time.Second, Control: g.control, Resolver: o.resolver}

@@ -211,9 +211,9 @@ func TestClientNoRedirectNoProxy(t *testing.T) {
 	if resp.StatusCode != http.StatusTemporaryRedirect || hits.Load() != 0 {
 		t.Fatalf("status %d, target hits %d: redirect followed", resp.StatusCode, hits.Load())
 	}
-	c := NewClient(publicOnly, kassa.Mainnet)
+	c := (&Worker{}).client(kassa.Mainnet)
 	if tr := c.Transport.(*http.Transport); tr.Proxy != nil {
-		t.Fatal("NewClient uses a proxy")
+		t.Fatal("the worker's client uses a proxy")
 	}
 	if c.Timeout != kassa.WebhookTimeout {
 		t.Fatalf("timeout %v, want %v", c.Timeout, kassa.WebhookTimeout)

@@ -49,9 +49,9 @@ type Worker struct {
 	// Targets is where deliveries may go (serve --webhook-allow-private, which
 	// concerns devnet only); the zero value reaches public addresses only.
 	Targets kassa.WebhookTargets
-	// Clients send per environment; a nil map or a missing environment uses
-	// NewClient(Targets, env), so a delivery is dialled under its own
-	// environment's rule.
+	// Clients send per environment; a nil map or a missing environment uses a
+	// guarded client built from Targets for that environment (client.go), so a
+	// delivery is dialled under its own environment's rule.
 	Clients map[kassa.Environment]*http.Client
 	Log     *slog.Logger
 	Workers int           // concurrent senders, DefaultWorkers when 0
