@@ -9,16 +9,26 @@ import (
 // WebhookTargets is the operator's rule on where webhooks may go, the one place
 // that decides it. By default only public addresses: a merchant's endpoint must not
 // reach the host Kassa runs on or its network. AllowPrivate (serve
-// --webhook-allow-private, turned on by --dev) also lets them reach loopback,
-// private (RFC 1918, IPv6 ULA) and carrier-grade NAT addresses, in every
-// environment; link-local addresses (the cloud metadata service), unspecified,
-// multicast and reserved ones are never reached. The sender applies Refuse to every
-// address it dials, after resolution; endpoint create and update apply ValidateURL,
-// which checks hosts that are IP literals or localhost.
+// --webhook-allow-private, turned on by --dev) also lets devnet endpoints reach
+// loopback, private (RFC 1918, IPv6 ULA) and carrier-grade NAT addresses; mainnet
+// ones reach public addresses only, whatever the flag. Link-local addresses (the
+// cloud metadata service), unspecified, multicast and reserved ones are never
+// reached. The environment is part of the rule: the sender applies Refuse, for the
+// delivery's environment, to every address it dials, after resolution; endpoint
+// create and update apply ValidateURL, which checks hosts that are IP literals or
+// localhost.
 type WebhookTargets struct {
-	// AllowPrivate lets webhooks reach loopback, private and carrier-grade NAT
-	// addresses, and devnet endpoints use plain http to loopback.
+	// AllowPrivate lets devnet webhooks reach loopback, private and carrier-grade
+	// NAT addresses, and devnet endpoints use plain http to loopback. It does
+	// nothing for mainnet.
 	AllowPrivate bool
+}
+
+// PrivateAllowed reports whether env's webhooks may reach loopback, private and
+// carrier-grade NAT addresses: on devnet, when the operator allows it; never on
+// mainnet (nor on an unknown environment).
+func (t WebhookTargets) PrivateAllowed(env Environment) bool {
+	return t.AllowPrivate && env == Devnet
 }
 
 // Address classes, as AddressClass names them; AddressPublic is "".
@@ -33,11 +43,12 @@ const (
 	AddressReserved    = "reserved"
 )
 
-// Refuse returns the class of ip when webhooks may not reach it, "" when they may.
-func (t WebhookTargets) Refuse(ip net.IP) string {
+// Refuse returns the class of ip when env's webhooks may not reach it, "" when
+// they may.
+func (t WebhookTargets) Refuse(ip net.IP, env Environment) string {
 	switch c := AddressClass(ip); c {
 	case AddressLoopback, AddressPrivate, AddressCGNAT:
-		if t.AllowPrivate {
+		if t.PrivateAllowed(env) {
 			return ""
 		}
 		return c
@@ -93,7 +104,7 @@ func PublicIP(ip net.IP) bool { return AddressClass(ip) == AddressPublic }
 // ValidateURL checks a webhook URL for an endpoint in env: absolute, at most
 // MaxWebhookURLLength bytes, no fragment, https (plain http only to a loopback
 // host on devnet, and only when private targets are allowed). A host that is an
-// IP literal, or localhost, must be one Refuse allows (code
+// IP literal, or localhost, must be one Refuse allows in env (code
 // private_url_not_allowed); a name is checked again, resolved, on every delivery.
 func (t WebhookTargets) ValidateURL(raw string, env Environment) error {
 	bad := func(format string, args ...any) error {
@@ -114,21 +125,25 @@ func (t WebhookTargets) ValidateURL(raw string, env Environment) error {
 	if ip == nil && numericHost(host) {
 		return bad("url's host must be a name or an IP address in standard form.")
 	}
-	if refused := t.Refuse(ip); ip != nil && refused != "" {
+	if refused := t.Refuse(ip, env); ip != nil && refused != "" {
 		return Invalidf("url", "private_url_not_allowed",
-			"url points at a %s address; webhooks go to public addresses only%s.", refused, allowHint(refused))
+			"url points at a %s address; webhooks go to public addresses only%s.", refused, allowHint(refused, env))
 	}
-	if u.Scheme == "http" && !(IsLoopbackHost(host) && env == Devnet && t.AllowPrivate) {
+	if u.Scheme == "http" && !(IsLoopbackHost(host) && t.PrivateAllowed(env)) {
 		return bad("url must use https (plain http only to loopback on devnet, where the operator allows private targets).")
 	}
 	return nil
 }
 
-// allowHint says what an operator can do about a refused class.
-func allowHint(class string) string {
+// allowHint says what an operator can do about a refused class in env: on devnet,
+// allow private targets; on mainnet nothing.
+func allowHint(class string, env Environment) string {
 	switch class {
 	case AddressLoopback, AddressPrivate, AddressCGNAT:
-		return " unless the operator allows private targets"
+		if env == Devnet {
+			return " unless the operator allows private targets (devnet only)"
+		}
+		return " on mainnet"
 	}
 	return ""
 }

@@ -8,7 +8,8 @@ import (
 
 // TestWebhookTargetsRefuse is the address rule: every non-public range, IPv4 and
 // IPv6, with its IPv4-mapped, NAT64 and 6to4 forms, refused by default; with
-// AllowPrivate only loopback, private and carrier-grade NAT are let through.
+// AllowPrivate only loopback, private and carrier-grade NAT are let through, and
+// only on devnet: mainnet (and an unknown environment) refuses them still.
 func TestWebhookTargetsRefuse(t *testing.T) {
 	tests := []struct {
 		ip      string
@@ -83,19 +84,41 @@ func TestWebhookTargetsRefuse(t *testing.T) {
 		if got := PublicIP(ip); got != (tt.class == AddressPublic) {
 			t.Errorf("PublicIP(%s) = %v", tt.ip, got)
 		}
-		if got := (WebhookTargets{}).Refuse(ip); got != tt.class {
-			t.Errorf("Refuse(%s) = %q by default, want %q", tt.ip, got, tt.class)
-		}
-		want := tt.class
-		if tt.allowed {
-			want = ""
-		}
-		if got := (WebhookTargets{AllowPrivate: true}).Refuse(ip); got != want {
-			t.Errorf("Refuse(%s) = %q with private allowed, want %q", tt.ip, got, want)
+		for _, env := range []Environment{Devnet, Mainnet, "staging"} {
+			if got := (WebhookTargets{}).Refuse(ip, env); got != tt.class {
+				t.Errorf("Refuse(%s, %s) = %q by default, want %q", tt.ip, env, got, tt.class)
+			}
+			want := tt.class
+			if tt.allowed && env == Devnet {
+				want = ""
+			}
+			if got := (WebhookTargets{AllowPrivate: true}).Refuse(ip, env); got != want {
+				t.Errorf("Refuse(%s, %s) = %q with private allowed, want %q", tt.ip, env, got, want)
+			}
 		}
 	}
-	if got := (WebhookTargets{AllowPrivate: true}).Refuse(nil); got != AddressReserved {
+	if got := (WebhookTargets{AllowPrivate: true}).Refuse(nil, Devnet); got != AddressReserved {
 		t.Errorf("Refuse(nil) = %q, want %q", got, AddressReserved)
+	}
+}
+
+func TestWebhookTargetsPrivateAllowed(t *testing.T) {
+	tests := []struct {
+		targets WebhookTargets
+		env     Environment
+		want    bool
+	}{
+		{WebhookTargets{}, Devnet, false},
+		{WebhookTargets{}, Mainnet, false},
+		{WebhookTargets{AllowPrivate: true}, Devnet, true},
+		{WebhookTargets{AllowPrivate: true}, Mainnet, false},
+		{WebhookTargets{AllowPrivate: true}, "", false},
+		{WebhookTargets{AllowPrivate: true}, "DEVNET", false},
+	}
+	for _, tt := range tests {
+		if got := tt.targets.PrivateAllowed(tt.env); got != tt.want {
+			t.Errorf("%+v.PrivateAllowed(%q) = %v, want %v", tt.targets, tt.env, got, tt.want)
+		}
 	}
 }
 
@@ -119,32 +142,35 @@ func TestWebhookTargetsValidateURL(t *testing.T) {
 		{long, ok, ok, ok, ok},
 		{long + "a", invalid, invalid, invalid, invalid},
 
-		// Plain http only to loopback, on devnet, with private targets allowed.
-		{"http://localhost:8080/hook", private, private, ok, invalid},
-		{"http://LOCALHOST./hook", private, private, ok, invalid},
-		{"http://api.localhost/hook", private, private, ok, invalid},
-		{"http://127.0.0.1:9000/hook", private, private, ok, invalid},
-		{"http://127.8.9.10/hook", private, private, ok, invalid},
-		{"http://[::1]:9000/hook", private, private, ok, invalid},
-		{"http://[::ffff:127.0.0.1]:9000/hook", private, private, ok, invalid},
+		// Plain http only to loopback, on devnet, with private targets allowed; a
+		// loopback host on mainnet is refused as such.
+		{"http://localhost:8080/hook", private, private, ok, private},
+		{"http://LOCALHOST./hook", private, private, ok, private},
+		{"http://api.localhost/hook", private, private, ok, private},
+		{"http://127.0.0.1:9000/hook", private, private, ok, private},
+		{"http://127.8.9.10/hook", private, private, ok, private},
+		{"http://[::1]:9000/hook", private, private, ok, private},
+		{"http://[::ffff:127.0.0.1]:9000/hook", private, private, ok, private},
 		{"http://example.com/hook", invalid, invalid, invalid, invalid},
-		{"http://10.0.0.1/hook", private, private, invalid, invalid},
+		{"http://10.0.0.1/hook", private, private, invalid, private},
 		{"http://localhost.example.com/hook", invalid, invalid, invalid, invalid},
 
 		// Private, loopback and carrier-grade NAT hosts need the operator's flag,
-		// in every environment, over https too.
-		{"https://localhost/hook", private, private, ok, ok},
-		{"https://127.0.0.1/hook", private, private, ok, ok},
-		{"https://[::1]/hook", private, private, ok, ok},
-		{"https://[::1%25lo]/hook", private, private, ok, ok},
-		{"https://10.1.2.3/hook", private, private, ok, ok},
-		{"https://172.16.0.1/hook", private, private, ok, ok},
-		{"https://192.168.1.10/hook", private, private, ok, ok},
-		{"https://100.64.0.1/hook", private, private, ok, ok},
-		{"https://[fc00::1]/hook", private, private, ok, ok},
-		{"https://[fd12:3456::1]/hook", private, private, ok, ok},
-		{"https://[::ffff:10.0.0.1]/hook", private, private, ok, ok},
-		{"https://[::ffff:127.0.0.1]/hook", private, private, ok, ok},
+		// over https too, and only on devnet: mainnet refuses them whatever the
+		// flag.
+		{"https://localhost/hook", private, private, ok, private},
+		{"https://127.0.0.1/hook", private, private, ok, private},
+		{"https://[::1]/hook", private, private, ok, private},
+		{"https://[::1%25lo]/hook", private, private, ok, private},
+		{"https://10.0.0.5/", private, private, ok, private},
+		{"https://10.1.2.3/hook", private, private, ok, private},
+		{"https://172.16.0.1/hook", private, private, ok, private},
+		{"https://192.168.1.10/hook", private, private, ok, private},
+		{"https://100.64.0.1/hook", private, private, ok, private},
+		{"https://[fc00::1]/hook", private, private, ok, private},
+		{"https://[fd12:3456::1]/hook", private, private, ok, private},
+		{"https://[::ffff:10.0.0.1]/hook", private, private, ok, private},
+		{"https://[::ffff:127.0.0.1]/hook", private, private, ok, private},
 
 		// Link-local (the metadata service), unspecified, multicast and reserved
 		// hosts never.
@@ -199,6 +225,34 @@ func TestWebhookTargetsValidateURL(t *testing.T) {
 			if e, isErr := err.(*Error); !isErr || e.Kind != KindInvalid || e.Code != c.want || e.Param != "url" || e.Message == "" {
 				t.Errorf("%+v.ValidateURL(%.60q, %s) = %#v, want %s on url", c.targets, tt.url, c.env, err, c.want)
 			}
+		}
+	}
+}
+
+// TestWebhookTargetsRefusalHint: the refusal tells a devnet merchant that the
+// operator could allow private targets, and does not tell a mainnet one so.
+func TestWebhookTargetsRefusalHint(t *testing.T) {
+	allowed := WebhookTargets{AllowPrivate: true}
+	tests := []struct {
+		targets WebhookTargets
+		env     Environment
+		url     string
+		hint    bool
+	}{
+		{WebhookTargets{}, Devnet, "https://10.0.0.5/", true},
+		{WebhookTargets{}, Mainnet, "https://10.0.0.5/", false},
+		{allowed, Mainnet, "https://10.0.0.5/", false},
+		{allowed, Mainnet, "https://127.0.0.1/", false},
+		{allowed, Devnet, "https://169.254.169.254/", false},
+	}
+	for _, tt := range tests {
+		err := tt.targets.ValidateURL(tt.url, tt.env)
+		e, isErr := err.(*Error)
+		if !isErr || e.Code != "private_url_not_allowed" {
+			t.Fatalf("%+v.ValidateURL(%q, %s) = %v, want private_url_not_allowed", tt.targets, tt.url, tt.env, err)
+		}
+		if got := strings.Contains(e.Message, "operator allows"); got != tt.hint {
+			t.Errorf("%s %s: message %q, want the operator's hint %v", tt.env, tt.url, e.Message, tt.hint)
 		}
 	}
 }

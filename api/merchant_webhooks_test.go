@@ -79,8 +79,8 @@ func TestWebhookEndpointsAPI(t *testing.T) {
 
 // TestWebhookEndpointsPrivateTargets: endpoints at loopback or private addresses
 // are refused on devnet and mainnet (400 private_url_not_allowed on url) unless the
-// operator allowed private targets; then a devnet endpoint may use plain http to
-// loopback, a mainnet one still may not, and link-local stays refused.
+// operator allowed private targets; that lets devnet endpoints reach them (plain
+// http to loopback too), never mainnet ones, and link-local stays refused.
 func TestWebhookEndpointsPrivateTargets(t *testing.T) {
 	urls := []string{"http://127.0.0.1:9000/hook", "https://127.0.0.1/hook", "https://10.0.0.8/hook",
 		"https://localhost/x", "https://[::1]/x"}
@@ -110,8 +110,14 @@ func TestWebhookEndpointsPrivateTargets(t *testing.T) {
 		for _, u := range urls {
 			expectStatus(t, create(e, m.key, u), 201)
 		}
-		expectError(t, create(e, mainnet, "http://127.0.0.1:9000/hook"), 400, "invalid_request_error", "invalid_url", "url")
-		expectStatus(t, create(e, mainnet, "https://127.0.0.1/hook"), 201)
+		for _, u := range append(urls, "https://10.0.0.5/", "http://127.0.0.1/", "https://100.64.0.1/") {
+			expectError(t, create(e, mainnet, u), 400, "invalid_request_error", "private_url_not_allowed", "url")
+		}
+		live := create(e, mainnet, "https://hooks.example.com/k")
+		expectStatus(t, live, 201)
+		expectError(t, e.do(request{method: "PATCH", path: "/api/v1/webhook-endpoints/" + live.obj(t)["id"].(string),
+			headers: withKey(mainnet), body: `{"url":"https://10.0.0.5/"}`}),
+			400, "invalid_request_error", "private_url_not_allowed", "url")
 		expectError(t, create(e, m.key, "https://169.254.169.254/latest"), 400, "invalid_request_error", "private_url_not_allowed", "url")
 	})
 }

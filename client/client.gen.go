@@ -3725,7 +3725,7 @@ type WebhookAttempt struct {
 	Error     *string   `json:"error"`
 	LatencyMs int       `json:"latency_ms"`
 
-	// ResponseBodyExcerpt The first 1 KiB of the response body from a public address. From an endpoint at a loopback or private address (reachable only when the operator allows private targets) the body is not kept: this holds `(response body not kept: the endpoint is not at a public address)`.
+	// ResponseBodyExcerpt The first 1 KiB of the response body from a public address. From an endpoint at a loopback or private address (reachable only on devnet, when the operator allows private targets) the body is not kept: this holds `(response body not kept: the endpoint is not at a public address)`.
 	ResponseBodyExcerpt string               `json:"response_body_excerpt"`
 	ResponseStatus      *int                 `json:"response_status"`
 	Status              WebhookAttemptStatus `json:"status"`
@@ -3803,7 +3803,7 @@ type WebhookEndpointCreate struct {
 	// EnabledEvents Event types, families such as `invoice.*`, or `["*"]` for all.
 	EnabledEvents []string `json:"enabled_events"`
 
-	// Url HTTPS. A host that is a loopback, private or carrier-grade NAT address (or localhost) is refused unless the operator allows private targets (`--webhook-allow-private`, on with `serve --dev`); then a devnet endpoint may also use plain http:// to a loopback host. Link-local, unspecified, multicast and reserved addresses are always refused. Every delivery checks the address a name resolves to again.
+	// Url HTTPS. A host that is a loopback, private or carrier-grade NAT address (or localhost) is refused on mainnet always, and on devnet unless the operator allows private targets (`--webhook-allow-private`, on with `serve --dev`); then a devnet endpoint may reach them, plain http:// to a loopback host included. Link-local, unspecified, multicast and reserved addresses are always refused. Every delivery checks the address a name resolves to again.
 	Url string `json:"url"`
 }
 
@@ -5654,7 +5654,7 @@ type ClientInterface interface {
 	//
 	// The answer alone shows the signing secret. Deliveries follow Standard Webhooks (see `webhooks`).
 	//
-	// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed` (the url's host is a loopback, private or link-local address, or localhost; loopback and private ones only when the operator allows private targets); 403 `endpoint_limit_reached`.
+	// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed` (the url's host is a loopback, private or link-local address, or localhost; loopback and private ones on mainnet always, on devnet only when the operator allows private targets); 403 `endpoint_limit_reached`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -5665,7 +5665,7 @@ type ClientInterface interface {
 	//
 	// The answer alone shows the signing secret. Deliveries follow Standard Webhooks (see `webhooks`).
 	//
-	// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed` (the url's host is a loopback, private or link-local address, or localhost; loopback and private ones only when the operator allows private targets); 403 `endpoint_limit_reached`.
+	// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed` (the url's host is a loopback, private or link-local address, or localhost; loopback and private ones on mainnet always, on devnet only when the operator allows private targets); 403 `endpoint_limit_reached`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -6934,7 +6934,7 @@ func (c *Client) ListWebhookEndpoints(ctx context.Context, params *ListWebhookEn
 //
 // The answer alone shows the signing secret. Deliveries follow Standard Webhooks (see `webhooks`).
 //
-// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed` (the url's host is a loopback, private or link-local address, or localhost; loopback and private ones only when the operator allows private targets); 403 `endpoint_limit_reached`.
+// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed` (the url's host is a loopback, private or link-local address, or localhost; loopback and private ones on mainnet always, on devnet only when the operator allows private targets); 403 `endpoint_limit_reached`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -6955,7 +6955,7 @@ func (c *Client) CreateWebhookEndpointWithBody(ctx context.Context, params *Crea
 //
 // The answer alone shows the signing secret. Deliveries follow Standard Webhooks (see `webhooks`).
 //
-// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed` (the url's host is a loopback, private or link-local address, or localhost; loopback and private ones only when the operator allows private targets); 403 `endpoint_limit_reached`.
+// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed` (the url's host is a loopback, private or link-local address, or localhost; loopback and private ones on mainnet always, on devnet only when the operator allows private targets); 403 `endpoint_limit_reached`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -11199,7 +11199,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// The answer alone shows the signing secret. Deliveries follow Standard Webhooks (see `webhooks`).
 	//
-	// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed` (the url's host is a loopback, private or link-local address, or localhost; loopback and private ones only when the operator allows private targets); 403 `endpoint_limit_reached`.
+	// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed` (the url's host is a loopback, private or link-local address, or localhost; loopback and private ones on mainnet always, on devnet only when the operator allows private targets); 403 `endpoint_limit_reached`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11210,7 +11210,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// The answer alone shows the signing secret. Deliveries follow Standard Webhooks (see `webhooks`).
 	//
-	// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed` (the url's host is a loopback, private or link-local address, or localhost; loopback and private ones only when the operator allows private targets); 403 `endpoint_limit_reached`.
+	// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed` (the url's host is a loopback, private or link-local address, or localhost; loopback and private ones on mainnet always, on devnet only when the operator allows private targets); 403 `endpoint_limit_reached`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -21072,7 +21072,7 @@ func (c *ClientWithResponses) ListWebhookEndpointsWithResponse(ctx context.Conte
 //
 // The answer alone shows the signing secret. Deliveries follow Standard Webhooks (see `webhooks`).
 //
-// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed` (the url's host is a loopback, private or link-local address, or localhost; loopback and private ones only when the operator allows private targets); 403 `endpoint_limit_reached`.
+// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed` (the url's host is a loopback, private or link-local address, or localhost; loopback and private ones on mainnet always, on devnet only when the operator allows private targets); 403 `endpoint_limit_reached`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -21089,7 +21089,7 @@ func (c *ClientWithResponses) CreateWebhookEndpointWithBodyWithResponse(ctx cont
 //
 // The answer alone shows the signing secret. Deliveries follow Standard Webhooks (see `webhooks`).
 //
-// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed` (the url's host is a loopback, private or link-local address, or localhost; loopback and private ones only when the operator allows private targets); 403 `endpoint_limit_reached`.
+// Errors of its own: 400 `missing_param`, `invalid_url`, `url_too_long`, `invalid_enabled_events`, `invalid_description`, `private_url_not_allowed` (the url's host is a loopback, private or link-local address, or localhost; loopback and private ones on mainnet always, on devnet only when the operator allows private targets); 403 `endpoint_limit_reached`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

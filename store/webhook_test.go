@@ -127,7 +127,8 @@ func TestWebhookEndpointCreate(t *testing.T) {
 // TestWebhookEndpointPrivateTargets: an endpoint at a loopback or private address
 // is refused at create and update in both environments unless the store was
 // opened with private targets allowed (serve --webhook-allow-private); then a
-// devnet endpoint may also use plain http to loopback.
+// devnet endpoint may reach them, plain http to loopback too, and a mainnet one
+// still may not.
 func TestWebhookEndpointPrivateTargets(t *testing.T) {
 	urls := []string{"http://127.0.0.1:8080/hook", "https://127.0.0.1/hook", "https://10.1.2.3/hook",
 		"https://[::1]:8443/hook", "https://localhost/hook", "http://localhost:9000/hook"}
@@ -162,11 +163,15 @@ func TestWebhookEndpointPrivateTargets(t *testing.T) {
 				t.Fatalf("url %q, want %q", e.URL, u)
 			}
 		}
-		// Plain http to loopback stays a devnet thing; link-local never.
+		// The flag is for devnet: mainnet endpoints still reach public addresses
+		// only, at create and at update; link-local never.
 		mainnet := kassa.Principal{MerchantID: allowed.m.ID, Environment: kassa.Mainnet, Scope: kassa.ScopeMerchant, KeyID: "k"}
-		for url, want := range map[string]string{"http://127.0.0.1:8080/hook": "invalid_url", "https://169.254.169.254/": "private_url_not_allowed"} {
-			_, err := allowed.db.CreateWebhookEndpoint(allowed.ctx, mainnet, kassa.WebhookEndpointInput{URL: ptr(url), EnabledEvents: []string{"*"}})
-			wantErr(t, err, kassa.KindInvalid, want)
+		live := allowed.endpoint(t, mainnet, "public", "*")
+		for _, u := range append(urls, "https://10.0.0.5/", "https://100.64.0.1/", "https://169.254.169.254/") {
+			_, err := allowed.db.CreateWebhookEndpoint(allowed.ctx, mainnet, kassa.WebhookEndpointInput{URL: ptr(u), EnabledEvents: []string{"*"}})
+			wantErr(t, err, kassa.KindInvalid, "private_url_not_allowed")
+			_, err = allowed.db.UpdateWebhookEndpoint(allowed.ctx, mainnet, live.ID, kassa.WebhookEndpointInput{URL: ptr(u)})
+			wantErr(t, err, kassa.KindInvalid, "private_url_not_allowed")
 		}
 	})
 }

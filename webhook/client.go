@@ -24,19 +24,17 @@ type clientOptions struct {
 	resolver    *net.Resolver // nil: the system's
 }
 
-// NewClient returns the HTTP client that delivers webhooks. It connects only to
-// addresses targets allows (kassa.WebhookTargets.Refuse), checked on the resolved IP
-// at every dial, so a name that resolves (or rebinds) to an internal address is
-// refused. Connecting and the TLS handshake must finish within
-// kassa.WebhookDialTimeout and the whole request within kassa.WebhookTimeout.
-// Redirects are not followed, so a 3xx is a failed attempt (and a redirect cannot
-// lead past the guard), and no proxy from the environment is used.
-func NewClient(targets kassa.WebhookTargets) *http.Client {
-	return newClient(targets, clientOptions{dialTimeout: kassa.WebhookDialTimeout, timeout: kassa.WebhookTimeout})
-}
-
-func newClient(targets kassa.WebhookTargets, o clientOptions) *http.Client {
-	g := &guard{targets: targets, rootCAs: o.rootCAs, timeout: o.dialTimeout}
+// newClient returns the HTTP client that delivers env's webhooks. It connects only
+// to addresses targets allows in env (kassa.WebhookTargets.Refuse), checked on the
+// resolved IP at every dial, so a name that resolves (or rebinds) to an internal
+// address is refused; a mainnet client refuses every non-public address whatever
+// the operator's flag. Connecting and the TLS handshake must finish within
+// o.dialTimeout (the worker: kassa.WebhookDialTimeout) and the whole request within
+// o.timeout (kassa.WebhookTimeout). Redirects are not followed, so a 3xx is a
+// failed attempt (and a redirect cannot lead past the guard), and no proxy from the
+// environment is used.
+func newClient(targets kassa.WebhookTargets, env kassa.Environment, o clientOptions) *http.Client {
+	g := &guard{targets: targets, env: env, rootCAs: o.rootCAs, timeout: o.dialTimeout}
 	g.dialer = &net.Dialer{Timeout: o.dialTimeout, KeepAlive: 30 * time.Second, Control: g.control, Resolver: o.resolver}
 	return &http.Client{
 		Transport: &http.Transport{
@@ -56,9 +54,11 @@ func newClient(targets kassa.WebhookTargets, o clientOptions) *http.Client {
 	}
 }
 
-// guard dials and refuses the addresses its targets do not allow.
+// guard dials for one environment and refuses the addresses its targets do not
+// allow there.
 type guard struct {
 	targets kassa.WebhookTargets
+	env     kassa.Environment
 	dialer  *net.Dialer
 	rootCAs *x509.CertPool
 	timeout time.Duration
@@ -88,7 +88,7 @@ func (g *guard) control(network, address string, _ syscall.RawConn) error {
 	if ip == nil {
 		return fmt.Errorf("address %s is not allowed (unparsable)", address)
 	}
-	if class := g.targets.Refuse(ip); class != "" {
+	if class := g.targets.Refuse(ip, g.env); class != "" {
 		return &refusedError{class}
 	}
 	return nil

@@ -22,17 +22,17 @@ var (
 	allowPrivate = kassa.WebhookTargets{AllowPrivate: true}
 )
 
-// testClient is a guarded client for targets with short timeouts that trusts
-// srv's certificate when srv is a TLS server, and resolves names with resolver
-// (nil: the system's).
-func testClient(t *testing.T, targets kassa.WebhookTargets, srv *httptest.Server, resolver *net.Resolver) *http.Client {
+// testClient is a guarded client for targets in env with short timeouts that
+// trusts srv's certificate when srv is a TLS server, and resolves names with
+// resolver (nil: the system's).
+func testClient(t *testing.T, targets kassa.WebhookTargets, env kassa.Environment, srv *httptest.Server, resolver *net.Resolver) *http.Client {
 	t.Helper()
 	o := clientOptions{dialTimeout: 2 * time.Second, timeout: 5 * time.Second, resolver: resolver}
 	if srv != nil && srv.Certificate() != nil {
 		o.rootCAs = x509.NewCertPool()
 		o.rootCAs.AddCert(srv.Certificate())
 	}
-	c := newClient(targets, o)
+	c := newClient(targets, env, o)
 	t.Cleanup(c.CloseIdleConnections)
 	return c
 }
@@ -56,8 +56,9 @@ func countingServer(t *testing.T, tls bool) (*httptest.Server, *atomic.Int32) {
 	return srv, &hits
 }
 
-// TestDialGuard: the guard refuses every non-public class without the flag, and
-// with it still refuses all but loopback, private and carrier-grade NAT.
+// TestDialGuard: the guard refuses every non-public class without the flag; with
+// it a devnet guard still refuses all but loopback, private and carrier-grade NAT,
+// and a mainnet guard refuses them all as without it.
 func TestDialGuard(t *testing.T) {
 	tests := []struct {
 		addr    string
@@ -93,19 +94,21 @@ func TestDialGuard(t *testing.T) {
 		if strings.HasPrefix(tt.addr, "[") && !strings.Contains(tt.addr, "ffff") {
 			network = "tcp6"
 		}
-		t.Run("default/"+tt.addr, func(t *testing.T) {
-			checkRefusal(t, (&guard{targets: publicOnly}).control(network, tt.addr, nil), tt.refused)
-		})
-		t.Run("allow-private/"+tt.addr, func(t *testing.T) {
-			want := tt.refused
-			if tt.allowed {
-				want = ""
-			}
-			checkRefusal(t, (&guard{targets: allowPrivate}).control(network, tt.addr, nil), want)
-		})
+		for _, env := range []kassa.Environment{kassa.Devnet, kassa.Mainnet} {
+			t.Run("default/"+string(env)+"/"+tt.addr, func(t *testing.T) {
+				checkRefusal(t, (&guard{targets: publicOnly, env: env}).control(network, tt.addr, nil), tt.refused)
+			})
+			t.Run("allow-private/"+string(env)+"/"+tt.addr, func(t *testing.T) {
+				want := tt.refused
+				if tt.allowed && env == kassa.Devnet {
+					want = ""
+				}
+				checkRefusal(t, (&guard{targets: allowPrivate, env: env}).control(network, tt.addr, nil), want)
+			})
+		}
 	}
 	t.Run("not tcp", func(t *testing.T) {
-		if err := (&guard{targets: allowPrivate}).control("udp4", "127.0.0.1:53", nil); err == nil {
+		if err := (&guard{targets: allowPrivate, env: kassa.Devnet}).control("udp4", "127.0.0.1:53", nil); err == nil {
 			t.Fatal("udp dial allowed")
 		}
 	})
@@ -125,29 +128,37 @@ func checkRefusal(t *testing.T, err error, want string) {
 }
 
 // TestClientSSRF dials for real: allowed loopback requests reach the server,
-// refused ones fail in the dial guard before any packet is sent.
+// refused ones fail in the dial guard before any packet is sent. The flag lets
+// devnet clients through, never mainnet ones.
 func TestClientSSRF(t *testing.T) {
 	srv, hits := countingServer(t, false)
 	port := srv.URL[strings.LastIndex(srv.URL, ":"):]
+	const devnet, mainnet = kassa.Devnet, kassa.Mainnet
 	tests := []struct {
 		name    string
 		targets kassa.WebhookTargets
+		env     kassa.Environment
 		url     string
 		want    string // error substring; "" when the request must succeed
 	}{
-		{"loopback allowed", allowPrivate, srv.URL, ""},
-		{"localhost allowed", allowPrivate, "http://localhost" + port, ""},
-		{"loopback", publicOnly, srv.URL, "address is not allowed (loopback)"},
-		{"localhost", publicOnly, "http://localhost" + port, "is not allowed (loopback)"},
-		{"private", publicOnly, "http://10.255.255.1:9/", "address is not allowed (private)"},
-		{"https private", publicOnly, "https://192.168.0.1/", "is not allowed (private)"},
-		{"metadata", publicOnly, "http://169.254.169.254/latest", "is not allowed (link-local)"},
-		{"metadata allowed private", allowPrivate, "http://169.254.169.254/latest", "is not allowed (link-local)"},
+		{"loopback allowed", allowPrivate, devnet, srv.URL, ""},
+		{"localhost allowed", allowPrivate, devnet, "http://localhost" + port, ""},
+		{"loopback", publicOnly, devnet, srv.URL, "address is not allowed (loopback)"},
+		{"localhost", publicOnly, devnet, "http://localhost" + port, "is not allowed (loopback)"},
+		{"private", publicOnly, devnet, "http://10.255.255.1:9/", "address is not allowed (private)"},
+		{"https private", publicOnly, devnet, "https://192.168.0.1/", "is not allowed (private)"},
+		{"metadata", publicOnly, devnet, "http://169.254.169.254/latest", "is not allowed (link-local)"},
+		{"metadata allowed private", allowPrivate, devnet, "http://169.254.169.254/latest", "is not allowed (link-local)"},
+		{"mainnet loopback allowed private", allowPrivate, mainnet, srv.URL, "address is not allowed (loopback)"},
+		{"mainnet localhost allowed private", allowPrivate, mainnet, "http://localhost" + port, "is not allowed (loopback)"},
+		{"mainnet https loopback allowed private", allowPrivate, mainnet, "https://127.0.0.1" + port, "is not allowed (loopback)"},
+		{"mainnet private allowed private", allowPrivate, mainnet, "https://10.0.0.5/", "address is not allowed (private)"},
+		{"mainnet CGNAT allowed private", allowPrivate, mainnet, "https://100.64.0.1/", "is not allowed (carrier-grade NAT)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			before := hits.Load()
-			resp, err := testClient(t, tt.targets, nil, nil).Post(tt.url, "application/json", strings.NewReader("{}"))
+			resp, err := testClient(t, tt.targets, tt.env, nil, nil).Post(tt.url, "application/json", strings.NewReader("{}"))
 			if tt.want == "" {
 				if err != nil {
 					t.Fatalf("request failed: %v", err)
@@ -174,7 +185,7 @@ func TestClientSSRF(t *testing.T) {
 
 func TestClientTLS(t *testing.T) {
 	srv, hits := countingServer(t, true)
-	resp, err := testClient(t, allowPrivate, srv, nil).Post(srv.URL, "application/json", strings.NewReader("{}"))
+	resp, err := testClient(t, allowPrivate, kassa.Devnet, srv, nil).Post(srv.URL, "application/json", strings.NewReader("{}"))
 	if err != nil {
 		t.Fatalf("TLS request: %v", err)
 	}
@@ -183,7 +194,7 @@ func TestClientTLS(t *testing.T) {
 		t.Fatalf("status %d, hits %d, TLS %v", resp.StatusCode, hits.Load(), resp.TLS != nil)
 	}
 	// Without the test certificate the handshake fails.
-	if _, err := testClient(t, allowPrivate, nil, nil).Post(srv.URL, "application/json", nil); err == nil {
+	if _, err := testClient(t, allowPrivate, kassa.Devnet, nil, nil).Post(srv.URL, "application/json", nil); err == nil {
 		t.Fatal("untrusted certificate accepted")
 	}
 }
@@ -192,7 +203,7 @@ func TestClientNoRedirectNoProxy(t *testing.T) {
 	target, hits := countingServer(t, false)
 	redirect := httptest.NewServer(http.RedirectHandler(target.URL, http.StatusTemporaryRedirect))
 	t.Cleanup(redirect.Close)
-	resp, err := testClient(t, allowPrivate, nil, nil).Post(redirect.URL, "application/json", strings.NewReader("{}"))
+	resp, err := testClient(t, allowPrivate, kassa.Devnet, nil, nil).Post(redirect.URL, "application/json", strings.NewReader("{}"))
 	if err != nil {
 		t.Fatalf("request: %v", err)
 	}
@@ -200,9 +211,9 @@ func TestClientNoRedirectNoProxy(t *testing.T) {
 	if resp.StatusCode != http.StatusTemporaryRedirect || hits.Load() != 0 {
 		t.Fatalf("status %d, target hits %d: redirect followed", resp.StatusCode, hits.Load())
 	}
-	c := NewClient(publicOnly)
+	c := (&Worker{}).client(kassa.Mainnet)
 	if tr := c.Transport.(*http.Transport); tr.Proxy != nil {
-		t.Fatal("NewClient uses a proxy")
+		t.Fatal("the worker's client uses a proxy")
 	}
 	if c.Timeout != kassa.WebhookTimeout {
 		t.Fatalf("timeout %v, want %v", c.Timeout, kassa.WebhookTimeout)

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"kassa"
 )
 
 // fakeDNS is a DNS server on loopback UDP that answers every A question with one
@@ -90,16 +92,17 @@ func (d *fakeDNS) reply(q []byte) []byte {
 // TestClientResolvesNameAtDial: a name is checked on the address it resolves to
 // when the request is made, over a real DNS exchange. A name that resolves to
 // loopback is refused without the flag (no packet reaches the server, and the
-// error does not say the address), and delivered with it; a name that resolved to
-// a public address and then to loopback (DNS rebinding) is refused at the dial
-// after the change.
+// error does not say the address), and delivered with it on devnet only: a
+// mainnet client refuses it whatever the flag; a name that resolved to a public
+// address and then to loopback (DNS rebinding) is refused at the dial after the
+// change.
 func TestClientResolvesNameAtDial(t *testing.T) {
 	srv, hits := countingServer(t, false)
 	port := srv.URL[strings.LastIndex(srv.URL, ":"):]
 	dns := newFakeDNS(t, "127.0.0.1")
 	url := "http://hooks.kassa.test" + port + "/hook"
 
-	_, err := testClient(t, publicOnly, nil, dns.resolver()).Post(url, "application/json", strings.NewReader("{}"))
+	_, err := testClient(t, publicOnly, kassa.Devnet, nil, dns.resolver()).Post(url, "application/json", strings.NewReader("{}"))
 	var refused *refusedError
 	if !errors.As(err, &refused) || refused.class != "loopback" {
 		t.Fatalf("error %v, want the guard's refusal (loopback)", err)
@@ -111,7 +114,16 @@ func TestClientResolvesNameAtDial(t *testing.T) {
 		t.Fatalf("%d DNS answers, %d requests: want the name resolved and nothing sent", dns.queries.Load(), hits.Load())
 	}
 
-	resp, err := testClient(t, allowPrivate, nil, dns.resolver()).Post(url, "application/json", strings.NewReader("{}"))
+	queried := dns.queries.Load()
+	_, err = testClient(t, allowPrivate, kassa.Mainnet, nil, dns.resolver()).Post(url, "application/json", strings.NewReader("{}"))
+	if !errors.As(err, &refused) || refused.class != "loopback" {
+		t.Fatalf("mainnet with private targets allowed: error %v, want the guard's refusal (loopback)", err)
+	}
+	if dns.queries.Load() == queried || hits.Load() != 0 {
+		t.Fatalf("mainnet: %d DNS answers, %d requests: want the name resolved and nothing sent", dns.queries.Load()-queried, hits.Load())
+	}
+
+	resp, err := testClient(t, allowPrivate, kassa.Devnet, nil, dns.resolver()).Post(url, "application/json", strings.NewReader("{}"))
 	if err != nil {
 		t.Fatalf("with private targets allowed: %v", err)
 	}
@@ -123,7 +135,7 @@ func TestClientResolvesNameAtDial(t *testing.T) {
 	// Rebinding: the name first resolves to a public address (not listening: the
 	// dial is let through and times out or is refused), then to loopback. The
 	// client keeps no verdict on the name.
-	c := testClient(t, publicOnly, nil, dns.resolver())
+	c := testClient(t, publicOnly, kassa.Devnet, nil, dns.resolver())
 	dns.set("192.0.2.1") // TEST-NET-1: public to the guard, routed nowhere
 	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 	defer cancel()

@@ -46,11 +46,13 @@ const (
 // Worker sends due webhook deliveries. Its zero knobs take the defaults.
 type Worker struct {
 	Queue kassa.WebhookQueue
-	// Targets is where deliveries may go (serve --webhook-allow-private); the zero
-	// value reaches public addresses only.
+	// Targets is where deliveries may go (serve --webhook-allow-private, which
+	// concerns devnet only); the zero value reaches public addresses only.
 	Targets kassa.WebhookTargets
-	// Client sends; nil uses NewClient(Targets).
-	Client  *http.Client
+	// Clients send per environment; a nil map or a missing environment uses a
+	// guarded client built from Targets for that environment (client.go), so a
+	// delivery is dialled under its own environment's rule.
+	Clients map[kassa.Environment]*http.Client
 	Log     *slog.Logger
 	Workers int           // concurrent senders, DefaultWorkers when 0
 	Batch   int           // deliveries claimed at once, DefaultBatch when 0
@@ -63,8 +65,9 @@ type Worker struct {
 	Metrics Metrics
 
 	timeout time.Duration // per attempt; kassa.WebhookTimeout when 0 (tests shorten it)
-	once    sync.Once
-	made    *http.Client
+	dial    clientOptions // of the clients made per environment; tests set resolver and rootCAs
+	mu      sync.Mutex
+	made    map[kassa.Environment]*http.Client
 }
 
 // Run sends due deliveries until ctx ends (worker.Loop): after a round that sent
@@ -173,7 +176,7 @@ func (w *Worker) send(ctx context.Context, job *kassa.WebhookJob) (kassa.Webhook
 		GotConn: func(c httptrace.GotConnInfo) { remote = c.Conn.RemoteAddr() },
 	}))
 	start := time.Now()
-	resp, err := w.client().Do(req)
+	resp, err := w.client(job.Delivery.Environment).Do(req)
 	took = time.Since(start)
 	a.LatencyMS = took.Milliseconds()
 	if err != nil {
@@ -247,13 +250,26 @@ func retryAfter(v string, now time.Time) time.Duration {
 	return max(0, min(d, kassa.WebhookMaxRetryWait))
 }
 
-// client returns Client, or a guarded one for Targets made on first use.
-func (w *Worker) client() *http.Client {
-	if w.Client != nil {
-		return w.Client
+// client returns env's client from Clients, or a guarded one for Targets in env
+// made on first use.
+func (w *Worker) client(env kassa.Environment) *http.Client {
+	if c := w.Clients[env]; c != nil {
+		return c
 	}
-	w.once.Do(func() { w.made = NewClient(w.Targets) })
-	return w.made
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if c := w.made[env]; c != nil {
+		return c
+	}
+	o := w.dial
+	o.dialTimeout = orDefault(o.dialTimeout, kassa.WebhookDialTimeout)
+	o.timeout = orDefault(o.timeout, kassa.WebhookTimeout)
+	c := newClient(w.Targets, env, o)
+	if w.made == nil {
+		w.made = map[kassa.Environment]*http.Client{}
+	}
+	w.made[env] = c
+	return c
 }
 
 func (w *Worker) attemptTimeout() time.Duration { return orDefault(w.timeout, kassa.WebhookTimeout) }

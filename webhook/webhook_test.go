@@ -155,7 +155,7 @@ func TestSendRecords(t *testing.T) {
 				w       *Worker
 				excerpt string
 			}{
-				{"public", &Worker{Client: asPublic(t)}, tt.wantExcerpt},
+				{"public", &Worker{Clients: map[kassa.Environment]*http.Client{kassa.Devnet: asPublic(t)}}, tt.wantExcerpt},
 				{"loopback", &Worker{Targets: allowPrivate}, kassa.WebhookBodyNotKept},
 			} {
 				target.w.Now = func() time.Time { return at }
@@ -227,23 +227,29 @@ func TestSendFailures(t *testing.T) {
 		name       string
 		url        string
 		targets    kassa.WebhookTargets
+		env        kassa.Environment // "": devnet
 		secret     string
 		wantStatus int
 		wantErr    string
 		outcome    string
 	}{
-		{"redirect not followed", redirect.URL, allowPrivate, "", http.StatusFound, "", OutcomeHTTPOther},
-		{"timeout", slow.URL, allowPrivate, "", 0, "timeout", OutcomeTimeout},
-		{"loopback", target.URL, publicOnly, "", 0, "address is not allowed (loopback): webhooks reach public addresses only", OutcomeError},
-		{"private", "http://10.255.255.1:9/", publicOnly, "", 0, "address is not allowed (private)", OutcomeError},
-		{"metadata with private allowed", "http://169.254.169.254/latest", allowPrivate, "", 0, "address is not allowed (link-local)", OutcomeError},
-		{"bad url", "http://[::1", allowPrivate, "", 0, "invalid url", OutcomeError},
-		{"bad secret", target.URL, allowPrivate, "whsec_!!", 0, "bad signing secret", OutcomeError},
+		{"redirect not followed", redirect.URL, allowPrivate, "", "", http.StatusFound, "", OutcomeHTTPOther},
+		{"timeout", slow.URL, allowPrivate, "", "", 0, "timeout", OutcomeTimeout},
+		{"loopback", target.URL, publicOnly, "", "", 0, "address is not allowed (loopback): webhooks reach public addresses only", OutcomeError},
+		{"private", "http://10.255.255.1:9/", publicOnly, "", "", 0, "address is not allowed (private)", OutcomeError},
+		{"metadata with private allowed", "http://169.254.169.254/latest", allowPrivate, "", "", 0, "address is not allowed (link-local)", OutcomeError},
+		{"mainnet loopback with private allowed", target.URL, allowPrivate, kassa.Mainnet, "", 0, "address is not allowed (loopback)", OutcomeError},
+		{"mainnet private with private allowed", "https://10.255.255.1:9/", allowPrivate, kassa.Mainnet, "", 0, "address is not allowed (private)", OutcomeError},
+		{"bad url", "http://[::1", allowPrivate, "", "", 0, "invalid url", OutcomeError},
+		{"bad secret", target.URL, allowPrivate, "", "whsec_!!", 0, "bad signing secret", OutcomeError},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := &Worker{timeout: 200 * time.Millisecond, Targets: tt.targets}
 			job := testJob(t, tt.url, 0)
+			if tt.env != "" {
+				job.Delivery.Environment = tt.env
+			}
 			if tt.secret != "" {
 				job.Secrets = []string{tt.secret}
 			}

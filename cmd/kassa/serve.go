@@ -132,11 +132,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("seed demo merchant: %w", err)
 		}
 		if f.webhookAllowPrivate {
-			fmt.Fprintln(stdout, "  webhooks:       may target loopback and private addresses (--webhook-allow-private, on with --dev)")
+			fmt.Fprintln(stdout, "  webhooks:       devnet endpoints may target loopback and private addresses (--webhook-allow-private, on with --dev); mainnet ones never")
 		}
 	}
 	if f.webhookAllowPrivate {
-		log.Warn("webhooks may target loopback and private addresses (--webhook-allow-private): merchants can reach this host and its network")
+		log.Warn("devnet webhooks may target loopback and private addresses (--webhook-allow-private): devnet keys can reach this host and its network; mainnet webhooks stay on public addresses")
 	}
 	chains, err := startChains(ctx, f, reg, db, rates, wallets, log, stdout)
 	if err != nil {

@@ -32,8 +32,9 @@ type serveFlags struct {
 	// webhookWorkers is how many webhook deliveries this instance sends at once;
 	// 0 leaves delivery to other instances.
 	webhookWorkers int
-	// webhookAllowPrivate lets webhooks reach loopback and private addresses
-	// (kassa.WebhookTargets); --dev turns it on unless it was given.
+	// webhookAllowPrivate lets devnet webhooks reach loopback and private
+	// addresses (kassa.WebhookTargets), never mainnet ones; --dev turns it on
+	// unless it was given.
 	webhookAllowPrivate bool
 	// retailerURL and retailerKey configure the mainnet upstream retailer API.
 	retailerURL, retailerKey, retailerName string
@@ -73,7 +74,7 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	fs.IntVar(&f.limits.CreateBurst, "create-rate-burst", envInt("KASSA_CREATE_RATE_BURST", d.CreateBurst), "invoice create burst per API key (env KASSA_CREATE_RATE_BURST)")
 	fs.StringVar(&f.rateStore, "rate-limit-store", envOr("KASSA_RATE_LIMIT_STORE", "auto"), "where rate budgets live: database (shared by every instance), memory (this instance's own), or auto: database on PostgreSQL, memory on SQLite (env KASSA_RATE_LIMIT_STORE)")
 	fs.IntVar(&f.webhookWorkers, "webhook-workers", envInt("KASSA_WEBHOOK_WORKERS", webhook.DefaultWorkers), "concurrent webhook deliveries of this instance; 0 sends none (env KASSA_WEBHOOK_WORKERS)")
-	fs.BoolVar(&f.webhookAllowPrivate, "webhook-allow-private", envBool(webhookAllowPrivateEnv), "let webhook endpoints target loopback, private (RFC 1918, IPv6 ULA) and carrier-grade NAT addresses, and devnet ones use plain http to loopback; link-local (cloud metadata), multicast and reserved addresses stay refused. Off by default; on with --dev unless given (env "+webhookAllowPrivateEnv+")")
+	fs.BoolVar(&f.webhookAllowPrivate, "webhook-allow-private", envBool(webhookAllowPrivateEnv), "let devnet webhook endpoints target loopback, private (RFC 1918, IPv6 ULA) and carrier-grade NAT addresses, plain http to loopback included; mainnet endpoints reach public addresses only whatever this flag, and link-local (cloud metadata), multicast and reserved addresses stay refused. Off by default; on with --dev unless given (env "+webhookAllowPrivateEnv+")")
 	fs.StringVar(&f.retailerURL, "retailer-url", envOr("KASSA_RETAILER_URL", ""), "base URL of the upstream retailer API serving mainnet commerce; empty: no mainnet retailer (env KASSA_RETAILER_URL)")
 	fs.StringVar(&f.retailerKey, "retailer-key", envOr("KASSA_RETAILER_KEY", ""), "API key of the upstream retailer (env KASSA_RETAILER_KEY)")
 	fs.StringVar(&f.retailerName, "retailer-name", envOr("KASSA_RETAILER_NAME", commerce.DefaultRetailer), "which retailer the upstream API is (env KASSA_RETAILER_NAME)")

@@ -46,15 +46,16 @@ func TestServeWebhookAllowPrivateFlag(t *testing.T) {
 	}
 }
 
-// TestServeDevAllowsPrivateWebhooks: serve --dev says in its banner that webhooks
-// may target private addresses, and its demo merchant can point a devnet endpoint
-// at a loopback receiver over plain http (the demo's case).
+// TestServeDevAllowsPrivateWebhooks: serve --dev says in its banner that devnet
+// webhooks may target private addresses and mainnet ones never, and its demo
+// merchant can point a devnet endpoint at a loopback receiver over plain http (the
+// demo's case).
 func TestServeDevAllowsPrivateWebhooks(t *testing.T) {
 	t.Setenv(webhookAllowPrivateEnv, "")
 	os.Unsetenv(webhookAllowPrivateEnv)
 	out, _ := runServe(t, append([]string{"--dev", "--devchain=false"}, storeArgs(store.Config{DataDir: t.TempDir()})...)...)
 	banner := out.String()
-	if !strings.Contains(banner, "webhooks:       may target loopback and private addresses (--webhook-allow-private") {
+	if !strings.Contains(banner, "webhooks:       devnet endpoints may target loopback and private addresses (--webhook-allow-private, on with --dev); mainnet ones never") {
 		t.Fatalf("the --dev banner does not say webhooks may target private addresses:\n%s", banner)
 	}
 	url := regexp.MustCompile(`kassa listening on (\S+)`).FindStringSubmatch(banner)
