@@ -46,7 +46,7 @@ func (e *apiError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.status, 
 // api is the generated API client (package client) for the running kassa,
 // sending the API key with every request.
 func (c *clientFlags) api() (*client.ClientWithResponses, error) {
-	return client.NewClientWithResponses(c.url, client.WithHTTPClient(&http.Client{Timeout: 30 * time.Second}),
+	return client.NewClientWithResponses(c.url, client.WithHTTPClient(newPatientClient(30*time.Second)),
 		client.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
 			r.Header.Set("X-Api-Key", c.apiKey)
 			return nil

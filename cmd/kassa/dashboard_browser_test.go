@@ -183,7 +183,7 @@ func TestDashboardBrowserWebhook(t *testing.T) {
 	for end := time.Now().Add(30 * time.Second); ; time.Sleep(500 * time.Millisecond) {
 		do(t, d.ctx, "reload", chromedp.Reload(), chromedp.WaitReady(css("main")))
 		if get(t, d.ctx, "the log", chromedp.Evaluate[bool](`(function(){var t=document.querySelector("main tbody");
-			return !!t&&t.textContent.indexOf("HTTP 200")>=0&&t.textContent.indexOf("thanks")>=0&&!!t.querySelector(".badge.succeeded")})()`)) {
+			return !!t&&t.textContent.indexOf("HTTP 200")>=0&&t.textContent.indexOf("body not kept")>=0&&!!t.querySelector(".badge.succeeded")})()`)) {
 			break
 		}
 		if time.Now().After(end) {

@@ -108,7 +108,7 @@ func openSession(paymentURL string) (*session, error) {
 	}
 	s := &session{base: u.Scheme + "://" + u.Host + prefix, invoiceID: strings.Trim(id, "/"),
 		token: q.Get("session"), signature: q.Get("signature")}
-	s.api, err = client.NewClientWithResponses(s.base, client.WithHTTPClient(&http.Client{Timeout: 30 * time.Second}),
+	s.api, err = client.NewClientWithResponses(s.base, client.WithHTTPClient(newPatientClient(30*time.Second)),
 		client.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
 			r.Header.Set("X-Session-Token", s.token)
 			r.Header.Set("X-Signature", s.signature)
@@ -201,7 +201,7 @@ func (s *session) follow(ctx context.Context, out io.Writer) error {
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("gave up waiting: %w", ctx.Err())
-		case <-time.After(300 * time.Millisecond):
+		case <-time.After(500 * time.Millisecond): // the payor API's session bucket refills 2 a second
 		}
 	}
 }
