@@ -27,6 +27,9 @@ type DashboardSession struct {
 	CreatedAt   time.Time
 	ExpiresAt   time.Time
 	LastSeenAt  time.Time // its last request, as last recorded (DashboardTouchEvery)
+	// CredentialVersion is the merchant's credential version the sign-in
+	// observed with the password; a bump ends the session.
+	CredentialVersion int64
 }
 
 // Idle reports whether the session has gone DashboardIdleTimeout without a
@@ -61,8 +64,10 @@ func NewDashboardToken() string { return "ds_" + RandomBase32(32) }
 type DashboardSessionStore interface {
 	SecondFactorStore
 	// CreateDashboardSession stores a session of merchantID for token, which the
-	// store keeps only hashed, ending DashboardSessionTTL from now.
-	CreateDashboardSession(ctx context.Context, token string, merchantID int64, env Environment) (*DashboardSession, error)
+	// store keeps only hashed, ending DashboardSessionTTL from now, under the
+	// credential version the sign-in observed (Merchant.CredentialVersion from
+	// Login); KindUnauthenticated when the merchant's version is no longer it.
+	CreateDashboardSession(ctx context.Context, token string, merchantID, credentialVersion int64, env Environment) (*DashboardSession, error)
 	// DashboardSession returns the session of token; an unknown or ended one is
 	// KindUnauthenticated, ErrDashboardIdle for one ended by DashboardIdleTimeout.
 	// It writes nothing.
@@ -77,7 +82,8 @@ type DashboardSessionStore interface {
 	// CreateDashboardSignIn stores a half sign-in of merchantID for token: it ends
 	// DashboardCodeTTL from now and signs nobody in (DashboardSession does not
 	// find it); only DashboardSignIn does.
-	CreateDashboardSignIn(ctx context.Context, token string, merchantID int64, env Environment) (*DashboardSession, error)
+	// The credential version is as for CreateDashboardSession.
+	CreateDashboardSignIn(ctx context.Context, token string, merchantID, credentialVersion int64, env Environment) (*DashboardSession, error)
 	// DashboardSignIn returns the live half sign-in of token; anything else is
 	// KindUnauthenticated.
 	DashboardSignIn(ctx context.Context, token string) (*DashboardSession, error)

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -17,15 +16,16 @@ func errSignedOut() error {
 	return kassa.Errorf(kassa.KindUnauthenticated, "session_ended", "Your session has ended; sign in again.")
 }
 
-// CreateDashboardSession stores a session for token, hashed.
-func (db *DB) CreateDashboardSession(ctx context.Context, token string, merchantID int64, env kassa.Environment) (*kassa.DashboardSession, error) {
-	return db.createDashboardSession(ctx, token, merchantID, env, false)
+// CreateDashboardSession stores a session for token, hashed, under the
+// merchant's credential version version; signed out when the version moved on.
+func (db *DB) CreateDashboardSession(ctx context.Context, token string, merchantID, version int64, env kassa.Environment) (*kassa.DashboardSession, error) {
+	return db.createDashboardSession(ctx, token, merchantID, version, env, false)
 }
 
 // CreateDashboardSignIn stores a half sign-in for token, hashed, that waits
-// kassa.DashboardCodeTTL for its second-factor code.
-func (db *DB) CreateDashboardSignIn(ctx context.Context, token string, merchantID int64, env kassa.Environment) (*kassa.DashboardSession, error) {
-	return db.createDashboardSession(ctx, token, merchantID, env, true)
+// kassa.DashboardCodeTTL for its second-factor code, as CreateDashboardSession.
+func (db *DB) CreateDashboardSignIn(ctx context.Context, token string, merchantID, version int64, env kassa.Environment) (*kassa.DashboardSession, error) {
+	return db.createDashboardSession(ctx, token, merchantID, version, env, true)
 }
 
 // DashboardSignIn returns the live half sign-in of token.
@@ -33,28 +33,31 @@ func (db *DB) DashboardSignIn(ctx context.Context, token string) (*kassa.Dashboa
 	return db.dashboardSession(ctx, token, true)
 }
 
-func (db *DB) createDashboardSession(ctx context.Context, token string, merchantID int64, env kassa.Environment, awaiting bool) (*kassa.DashboardSession, error) {
+func (db *DB) createDashboardSession(ctx context.Context, token string, merchantID, version int64, env kassa.Environment, awaiting bool) (*kassa.DashboardSession, error) {
 	now, ttl := db.clock(), kassa.DashboardSessionTTL
 	if awaiting {
 		ttl = kassa.DashboardCodeTTL
 	}
-	s := &kassa.DashboardSession{MerchantID: merchantID, Environment: env, CreatedAt: now, ExpiresAt: now.Add(ttl), LastSeenAt: now}
+	s := &kassa.DashboardSession{MerchantID: merchantID, Environment: env, CreatedAt: now, ExpiresAt: now.Add(ttl),
+		LastSeenAt: now, CredentialVersion: version}
+	var n int64
 	err := db.write(ctx, func(q queryer) error {
-		// The session records the merchant's credential version: a bump ends it.
+		// The session records the credential version the sign-in observed, and
+		// only while it is still the merchant's: a bump since ends it unborn.
 		res, err := q.ExecContext(ctx, `INSERT INTO dashboard_sessions (token_hash, merchant_id, environment, created_at, expires_at,
 			awaiting_code, credential_version, last_seen_at)
-			SELECT $1, id, $2, $3, $4, $5, credential_version, $3 FROM merchants WHERE id = $6`,
-			kassa.HashSecret(token), string(env), micros(now), micros(s.ExpiresAt), awaiting, merchantID)
-		if err != nil {
-			return err
+			SELECT $1, id, $2, $3, $4, $5, credential_version, $3 FROM merchants WHERE id = $6 AND credential_version = $7`,
+			kassa.HashSecret(token), string(env), micros(now), micros(s.ExpiresAt), awaiting, merchantID, version)
+		if err == nil {
+			n, err = res.RowsAffected()
 		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			return cmp.Or(err, error(kassa.NotFound("merchant")))
-		}
-		return nil
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: create dashboard session: %w", err)
+	}
+	if n == 0 {
+		return nil, errSignedOut()
 	}
 	return s, nil
 }
@@ -94,10 +97,10 @@ func (db *DB) dashboardSession(ctx context.Context, token string, awaiting bool)
 		env                        string
 		created, expires, lastSeen int64
 	)
-	err := db.r.QueryRowContext(ctx, `SELECT s.merchant_id, s.environment, s.created_at, s.expires_at, s.last_seen_at
-		FROM dashboard_sessions s JOIN merchants m ON m.id = s.merchant_id AND m.credential_version = s.credential_version
+	err := db.r.QueryRowContext(ctx, `SELECT s.merchant_id, s.environment, s.created_at, s.expires_at, s.last_seen_at,
+		s.credential_version FROM dashboard_sessions s JOIN merchants m ON m.id = s.merchant_id AND m.credential_version = s.credential_version
 		WHERE s.token_hash = $1 AND s.expires_at > $2 AND s.awaiting_code = $3`, kassa.HashSecret(token), micros(db.clock()), awaiting).
-		Scan(&s.MerchantID, &env, &created, &expires, &lastSeen)
+		Scan(&s.MerchantID, &env, &created, &expires, &lastSeen, &s.CredentialVersion)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errSignedOut()
 	}

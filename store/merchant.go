@@ -201,15 +201,18 @@ func errInvalidCredentials() error {
 
 // Login checks an email and password. An unknown email still costs one bcrypt
 // comparison (against a dummy hash), so timing does not tell which part was wrong.
+// The merchant's CredentialVersion is the one read with the hash, not a later
+// one: a password or two-step change that lands while bcrypt runs leaves what
+// the caller mints with it (a JWT, a session, a half sign-in) already stale.
 func (db *DB) Login(ctx context.Context, email, password string) (*kassa.Merchant, error) {
 	var (
-		id   int64
-		hash string
+		id, version int64
+		hash        string
 	)
 	err := sql.ErrNoRows
 	if storable(email) {
-		err = db.r.QueryRowContext(ctx, "SELECT id, password_hash FROM merchants WHERE email = $1",
-			normalizeEmail(email)).Scan(&id, &hash)
+		err = db.r.QueryRowContext(ctx, "SELECT id, password_hash, credential_version FROM merchants WHERE email = $1",
+			normalizeEmail(email)).Scan(&id, &hash, &version)
 	}
 	if errors.Is(err, sql.ErrNoRows) {
 		_ = bcrypt.CompareHashAndPassword(db.dummyPasswordHash(), []byte(password))
@@ -221,7 +224,15 @@ func (db *DB) Login(ctx context.Context, email, password string) (*kassa.Merchan
 	if bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) != nil {
 		return nil, errInvalidCredentials()
 	}
-	return db.Merchant(ctx, id)
+	if db.afterPasswordCheck != nil {
+		db.afterPasswordCheck()
+	}
+	m, err := db.Merchant(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	m.CredentialVersion = version
+	return m, nil
 }
 
 // ChangePassword replaces the merchant's password hash and bumps its credential

@@ -138,7 +138,7 @@ func TestCredentialVersion(t *testing.T) {
 		f := newFixture(t, cfg)
 		bystander := f.merchant(t, "bystander@example.com")
 		theirs := kassa.NewDashboardToken()
-		if _, err := f.db.CreateDashboardSession(f.ctx, theirs, bystander.ID, kassa.Devnet); err != nil {
+		if _, err := f.db.CreateDashboardSession(f.ctx, theirs, bystander.ID, f.cv(t, bystander.ID), kassa.Devnet); err != nil {
 			t.Fatal(err)
 		}
 		for _, tc := range []struct {
@@ -156,10 +156,10 @@ func TestCredentialVersion(t *testing.T) {
 					t.Fatal(err)
 				}
 				session, half := kassa.NewDashboardToken(), kassa.NewDashboardToken()
-				if _, err := f.db.CreateDashboardSession(f.ctx, session, f.m.ID, kassa.Devnet); err != nil {
+				if _, err := f.db.CreateDashboardSession(f.ctx, session, f.m.ID, f.cv(t, f.m.ID), kassa.Devnet); err != nil {
 					t.Fatal(err)
 				}
-				if _, err := f.db.CreateDashboardSignIn(f.ctx, half, f.m.ID, kassa.Devnet); err != nil {
+				if _, err := f.db.CreateDashboardSignIn(f.ctx, half, f.m.ID, f.cv(t, f.m.ID), kassa.Devnet); err != nil {
 					t.Fatal(err)
 				}
 				if err := tc.bump(); err != nil {
@@ -182,7 +182,7 @@ func TestCredentialVersion(t *testing.T) {
 					t.Fatalf("another merchant's session ended: %v", err)
 				}
 				fresh := kassa.NewDashboardToken()
-				if _, err := f.db.CreateDashboardSession(f.ctx, fresh, f.m.ID, kassa.Devnet); err != nil {
+				if _, err := f.db.CreateDashboardSession(f.ctx, fresh, f.m.ID, f.cv(t, f.m.ID), kassa.Devnet); err != nil {
 					t.Fatal(err)
 				}
 				if _, err := f.db.DashboardSession(f.ctx, fresh); err != nil {
@@ -202,7 +202,7 @@ func TestDashboardCodeTries(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
 		f := newFixture(t, cfg)
 		half := kassa.NewDashboardToken()
-		if _, err := f.db.CreateDashboardSignIn(f.ctx, half, f.m.ID, kassa.Devnet); err != nil {
+		if _, err := f.db.CreateDashboardSignIn(f.ctx, half, f.m.ID, f.cv(t, f.m.ID), kassa.Devnet); err != nil {
 			t.Fatal(err)
 		}
 		for i := 1; i <= kassa.DashboardCodeTries; i++ {

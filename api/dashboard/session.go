@@ -147,11 +147,11 @@ func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if needsCode {
-		d.awaitCode(w, r, m.ID, view.Next)
+		d.awaitCode(w, r, m, view.Next)
 		return
 	}
 	token := kassa.NewDashboardToken()
-	if _, err := d.cfg.Sessions.CreateDashboardSession(r.Context(), token, m.ID, kassa.Devnet); err != nil {
+	if _, err := d.cfg.Sessions.CreateDashboardSession(r.Context(), token, m.ID, m.CredentialVersion, kassa.Devnet); err != nil {
 		d.fail(w, r, nil, err)
 		return
 	}
