@@ -92,9 +92,13 @@ type DashboardSessionStore interface {
 	SetDashboardTOTPPending(ctx context.Context, token, secret string) error
 	// DashboardTOTPPending returns the secret being enrolled; "" when none.
 	DashboardTOTPPending(ctx context.Context, token string) (string, error)
-	// DashboardCodeFailed counts a wrong code on the live half sign-in of token;
-	// at DashboardCodeTries it deletes it and reports void.
-	DashboardCodeFailed(ctx context.Context, token string) (void bool, err error)
+	// DashboardCodeAttempt counts a code on the live half sign-in of token before
+	// it is checked, atomically: at most DashboardCodeTries attempts pass (ok),
+	// last for the final one; one more deletes it and reports !ok (void).
+	DashboardCodeAttempt(ctx context.Context, token string) (ok, last bool, err error)
+	// ConsumeDashboardSignIn ends the live half sign-in of token and returns it,
+	// atomically: KindUnauthenticated when another request ended it first.
+	ConsumeDashboardSignIn(ctx context.Context, token string) (*DashboardSession, error)
 }
 
 // DashboardCodeTTL is how long a half sign-in (the password was right, the

@@ -148,26 +148,65 @@ func (db *DB) DeleteDashboardSession(ctx context.Context, token string) error {
 	return nil
 }
 
-// DashboardCodeFailed counts a wrong code on the live half sign-in of token; the
-// kassa.DashboardCodeTries-th deletes it (void).
-func (db *DB) DashboardCodeFailed(ctx context.Context, token string) (void bool, err error) {
-	hash := kassa.HashSecret(token)
+// DashboardCodeAttempt counts a code about to be checked on the live half
+// sign-in of token, before it is checked, in one conditional UPDATE: of any
+// number of concurrent attempts at most kassa.DashboardCodeTries pass. last is
+// true for the final one; one past it finds none left, deletes the half sign-in
+// and reports ok false (void). No live half sign-in is signed out.
+func (db *DB) DashboardCodeAttempt(ctx context.Context, token string) (ok, last bool, err error) {
+	hash, now := kassa.HashSecret(token), micros(db.clock())
+	var void bool
 	err = db.tx(ctx, func(tx txq) error {
-		var failures int
+		var attempts int
 		err := tx.QueryRowContext(ctx, `UPDATE dashboard_sessions SET code_failures = code_failures + 1
-			WHERE token_hash = $1 AND awaiting_code = $2 RETURNING code_failures`, hash, true).Scan(&failures)
-		if errors.Is(err, sql.ErrNoRows) {
-			return errSignedOut()
+			WHERE token_hash = $1 AND awaiting_code = $2 AND expires_at > $3 AND code_failures < $4 RETURNING code_failures`,
+			hash, true, now, kassa.DashboardCodeTries).Scan(&attempts)
+		if err == nil {
+			ok, last = true, attempts >= kassa.DashboardCodeTries
+			return nil
 		}
-		if err != nil || failures < kassa.DashboardCodeTries {
+		if !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
-		void = true
-		_, err = tx.ExecContext(ctx, "DELETE FROM dashboard_sessions WHERE token_hash = $1", hash)
+		res, err := tx.ExecContext(ctx, "DELETE FROM dashboard_sessions WHERE token_hash = $1 AND awaiting_code = $2", hash, true)
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		void = n > 0
 		return err
 	})
 	if err != nil {
-		return false, fmt.Errorf("store: half sign-in code failed: %w", err)
+		return false, false, fmt.Errorf("store: half sign-in code attempt: %w", err)
 	}
-	return void, nil
+	if !ok && !void {
+		return false, false, errSignedOut()
+	}
+	return ok, last, nil
+}
+
+// ConsumeDashboardSignIn ends the live half sign-in of token and returns it, in
+// one DELETE ... RETURNING: of a right code and a request that voided or used
+// the half sign-in meanwhile, one wins; the other is signed out.
+func (db *DB) ConsumeDashboardSignIn(ctx context.Context, token string) (*kassa.DashboardSession, error) {
+	var (
+		s                          kassa.DashboardSession
+		env                        string
+		created, expires, lastSeen int64
+	)
+	err := db.tx(ctx, func(tx txq) error {
+		return tx.QueryRowContext(ctx, `DELETE FROM dashboard_sessions WHERE token_hash = $1 AND awaiting_code = $2
+			AND expires_at > $3 RETURNING merchant_id, environment, created_at, expires_at, last_seen_at, credential_version`,
+			kassa.HashSecret(token), true, micros(db.clock())).
+			Scan(&s.MerchantID, &env, &created, &expires, &lastSeen, &s.CredentialVersion)
+	})
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, errSignedOut()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: consume half sign-in: %w", err)
+	}
+	s.Environment, s.CreatedAt, s.ExpiresAt = kassa.Environment(env), fromMicros(created), fromMicros(expires)
+	s.LastSeenAt = fromMicros(lastSeen)
+	return &s, nil
 }

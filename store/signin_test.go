@@ -196,26 +196,93 @@ func TestCredentialVersion(t *testing.T) {
 	})
 }
 
-// TestDashboardCodeTries: a half sign-in takes kassa.DashboardCodeTries wrong
-// codes, the last of which voids it.
+// TestDashboardCodeTries: a half sign-in takes kassa.DashboardCodeTries code
+// attempts, counted before each is checked; one more voids it, and then it is
+// gone. Of many concurrent attempts only kassa.DashboardCodeTries pass. A half
+// sign-in is consumed once: not after another request ended it.
 func TestDashboardCodeTries(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
 		f := newFixture(t, cfg)
-		half := kassa.NewDashboardToken()
-		if _, err := f.db.CreateDashboardSignIn(f.ctx, half, f.m.ID, f.cv(t, f.m.ID), kassa.Devnet); err != nil {
-			t.Fatal(err)
-		}
-		for i := 1; i <= kassa.DashboardCodeTries; i++ {
-			void, err := f.db.DashboardCodeFailed(f.ctx, half)
-			if err != nil || void != (i == kassa.DashboardCodeTries) {
-				t.Fatalf("wrong code %d: void %v, %v", i, void, err)
+		newHalf := func(t *testing.T) string {
+			t.Helper()
+			half := kassa.NewDashboardToken()
+			if _, err := f.db.CreateDashboardSignIn(f.ctx, half, f.m.ID, f.cv(t, f.m.ID), kassa.Devnet); err != nil {
+				t.Fatal(err)
 			}
+			return half
 		}
-		if _, err := f.db.DashboardSignIn(f.ctx, half); kassa.ErrorKindOf(err) != kassa.KindUnauthenticated {
-			t.Fatalf("a void half sign-in lives on: %v", err)
-		}
-		if _, err := f.db.DashboardCodeFailed(f.ctx, half); kassa.ErrorKindOf(err) != kassa.KindUnauthenticated {
-			t.Fatalf("counting on a void half sign-in: %v", err)
-		}
+		t.Run("in turn", func(t *testing.T) {
+			half := newHalf(t)
+			for i := 1; i <= kassa.DashboardCodeTries; i++ {
+				ok, last, err := f.db.DashboardCodeAttempt(f.ctx, half)
+				if err != nil || !ok || last != (i == kassa.DashboardCodeTries) {
+					t.Fatalf("attempt %d: ok %v last %v, %v", i, ok, last, err)
+				}
+			}
+			if ok, _, err := f.db.DashboardCodeAttempt(f.ctx, half); err != nil || ok {
+				t.Fatalf("an attempt past the last: ok %v, %v; want void", ok, err)
+			}
+			if _, err := f.db.DashboardSignIn(f.ctx, half); kassa.ErrorKindOf(err) != kassa.KindUnauthenticated {
+				t.Fatalf("a void half sign-in lives on: %v", err)
+			}
+			if _, _, err := f.db.DashboardCodeAttempt(f.ctx, half); kassa.ErrorKindOf(err) != kassa.KindUnauthenticated {
+				t.Fatalf("counting on a void half sign-in: %v", err)
+			}
+		})
+		t.Run("concurrent", func(t *testing.T) {
+			half := newHalf(t)
+			var (
+				wg           sync.WaitGroup
+				mu           sync.Mutex
+				passed, last int
+			)
+			for range 20 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					ok, l, err := f.db.DashboardCodeAttempt(f.ctx, half)
+					if err != nil && kassa.ErrorKindOf(err) != kassa.KindUnauthenticated {
+						t.Error(err)
+					}
+					mu.Lock()
+					defer mu.Unlock()
+					if ok {
+						passed++
+					}
+					if l {
+						last++
+					}
+				}()
+			}
+			wg.Wait()
+			if passed != kassa.DashboardCodeTries || last != 1 {
+				t.Fatalf("%d of 20 concurrent attempts passed (%d last), want %d (1)", passed, last, kassa.DashboardCodeTries)
+			}
+		})
+		t.Run("consumed once", func(t *testing.T) {
+			half := newHalf(t)
+			if ok, _, err := f.db.DashboardCodeAttempt(f.ctx, half); err != nil || !ok {
+				t.Fatalf("attempt: %v, %v", ok, err)
+			}
+			got, err := f.db.ConsumeDashboardSignIn(f.ctx, half)
+			if err != nil || got.MerchantID != f.m.ID || got.CredentialVersion != f.cv(t, f.m.ID) {
+				t.Fatalf("consume: %+v, %v", got, err)
+			}
+			for what, err := range map[string]error{
+				"consume again": func() error { _, err := f.db.ConsumeDashboardSignIn(f.ctx, half); return err }(),
+				"sign-in after": func() error { _, err := f.db.DashboardSignIn(f.ctx, half); return err }(),
+			} {
+				if kassa.ErrorCode(err) != "session_ended" {
+					t.Fatalf("%s: %v, want session_ended", what, err)
+				}
+			}
+			voided := newHalf(t)
+			if err := f.db.DeleteDashboardSession(f.ctx, voided); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.db.ConsumeDashboardSignIn(f.ctx, voided); kassa.ErrorCode(err) != "session_ended" {
+				t.Fatalf("consuming a voided half sign-in: %v, want session_ended", err)
+			}
+		})
 	})
 }

@@ -105,11 +105,7 @@ func (d *Dashboard) loginCode(w http.ResponseWriter, r *http.Request) {
 		d.restart(w, r, view.Next, err)
 		return
 	}
-	if err := d.cfg.Sessions.DeleteDashboardSession(r.Context(), token); err != nil {
-		d.fail(w, r, nil, err)
-		return
-	}
-	full := kassa.NewDashboardToken()
+	full := kassa.NewDashboardToken() // the right code ended the half sign-in (Code)
 	if _, err := d.cfg.Sessions.CreateDashboardSession(r.Context(), full, half.MerchantID, half.CredentialVersion,
 		half.Environment); err != nil {
 		d.restart(w, r, view.Next, err) // signed out meanwhile: back to the password
