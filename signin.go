@@ -17,6 +17,14 @@ const (
 	SignInForget       = 24 * time.Hour
 )
 
+// SignInFreeForget is how long an account's failures are remembered while they
+// are fewer than SignInFreeFailures (no hold yet): such rows are pruned after it,
+// so a typo'd or sprayed email does not keep a row for SignInForget. It is not
+// the longest hold (SignInHoldMax) but SignInFreeFailures-1 of them: an account
+// forgotten this soon still gives no more than one guess per SignInHoldMax, the
+// rate of one held at the cap.
+const SignInFreeForget = (SignInFreeFailures - 1) * SignInHoldMax
+
 // DashboardCodeTries is how many codes a dashboard half sign-in accepts: the
 // last wrong one voids it, and the sign-in starts over with the password.
 const DashboardCodeTries = 5

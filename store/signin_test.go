@@ -78,8 +78,10 @@ func TestSignInThrottle(t *testing.T) {
 			}
 		}
 		f.clock.Advance(kassa.SignInForget)
-		if d := held(t, f.db.BeginSignIn(f.ctx, account)); d != 0 {
-			t.Fatalf("after a quiet day: held %s", d)
+		for i := 1; i <= kassa.SignInFreeFailures; i++ {
+			if d := held(t, f.db.BeginSignIn(f.ctx, account)); d != 0 {
+				t.Fatalf("after a quiet day, attempt %d held %s", i, d)
+			}
 		}
 		// The prune deletes the rows a quiet day made moot, and only those.
 		if n, err := f.db.PruneSignInFailures(f.ctx); err != nil || n != 1 { // other's
@@ -92,6 +94,47 @@ func TestSignInThrottle(t *testing.T) {
 		f.clock.Advance(time.Second)
 		if n, err := f.db.PruneSignInFailures(f.ctx); err != nil || n != 1 {
 			t.Fatalf("prune a day after the last failure: %d, %v; want 1", n, err)
+		}
+	})
+}
+
+// TestSignInFailuresPruneFree: an account's failures below the free count hold
+// nothing, so they are forgotten (and pruned) kassa.SignInFreeForget after the
+// last; an account with more keeps its row for kassa.SignInForget.
+func TestSignInFailuresPruneFree(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		f := newFixture(t, cfg)
+		typo, sprayed, held := kassa.SignInAccount("typo@example.com"), kassa.SignInAccount("sprayed@example.com"),
+			kassa.SignInAccount("held@example.com")
+		for i := 1; i < kassa.SignInFreeFailures; i++ {
+			must(t, f.db.BeginSignIn(f.ctx, typo))
+			must(t, f.db.BeginSignIn(f.ctx, sprayed))
+		}
+		for range kassa.SignInFreeFailures {
+			must(t, f.db.BeginSignIn(f.ctx, held))
+		}
+		f.clock.Advance(kassa.SignInFreeForget - time.Second)
+		if n, err := f.db.PruneSignInFailures(f.ctx); err != nil || n != 0 {
+			t.Fatalf("prune before the free failures are forgotten: %d, %v; want 0", n, err)
+		}
+		f.clock.Advance(time.Second)
+		// Forgotten whether the prune ran or not: the free attempts are whole again.
+		for i := 1; i <= kassa.SignInFreeFailures; i++ {
+			must(t, f.db.BeginSignIn(f.ctx, sprayed))
+		}
+		if n, err := f.db.PruneSignInFailures(f.ctx); err != nil || n != 1 { // typo's
+			t.Fatalf("prune of the free failures: %d, %v; want 1", n, err)
+		}
+		if err := f.db.BeginSignIn(f.ctx, sprayed); err == nil {
+			t.Fatal("the attempt after the free ones was not held")
+		}
+		f.clock.Advance(kassa.SignInForget - kassa.SignInFreeForget - time.Second)
+		if n, err := f.db.PruneSignInFailures(f.ctx); err != nil || n != 0 {
+			t.Fatalf("prune within a day of a held account's failure: %d, %v; want 0", n, err)
+		}
+		f.clock.Advance(time.Second)
+		if n, err := f.db.PruneSignInFailures(f.ctx); err != nil || n != 1 { // held's
+			t.Fatalf("prune a day after a held account's failure: %d, %v; want 1", n, err)
 		}
 	})
 }
