@@ -69,9 +69,14 @@ func (s *Core) authenticate(r *http.Request, mode authMode) (kassa.Principal, er
 	}
 	switch {
 	case hasAuth && mode == authCommerce:
-		// The bearer wins here too: a token that is not valid is 401 like
-		// anywhere else; a valid one is the wrong kind of credential.
-		if _, _, err := s.ParseDashboardToken(bearer); err != nil {
+		// The bearer wins here too: a token that is not valid, or revoked by a
+		// credential change, is 401 like anywhere else; a valid one is the wrong
+		// kind of credential.
+		id, version, err := s.ParseDashboardToken(bearer)
+		if err != nil {
+			return kassa.Principal{}, err
+		}
+		if _, err := s.CurrentCredentials(r.Context(), id, version); err != nil {
 			return kassa.Principal{}, err
 		}
 		return kassa.Principal{}, ErrPermission("wrong_key_scope",
