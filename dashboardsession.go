@@ -2,6 +2,7 @@ package kassa
 
 import (
 	"context"
+	"strconv"
 	"time"
 )
 
@@ -47,7 +48,17 @@ func (s *DashboardSession) NeedsTouch(now time.Time) bool {
 // ErrDashboardIdle is the answer for a session ended by DashboardIdleTimeout;
 // the sign-in page says why.
 func ErrDashboardIdle() error {
-	return Errorf(KindUnauthenticated, "session_idle", "You were signed out after 30 minutes without activity; sign in again.")
+	return &Error{Kind: KindUnauthenticated, Code: "session_idle",
+		Message: "You were signed out after " + IdleTimeoutText() + " without activity; sign in again."}
+}
+
+// IdleTimeoutText is DashboardIdleTimeout in words ("30 minutes"), for the
+// messages that tell a merchant why it was signed out.
+func IdleTimeoutText() string {
+	if m := int(DashboardIdleTimeout / time.Minute); m > 1 && DashboardIdleTimeout%time.Minute == 0 {
+		return strconv.Itoa(m) + " minutes"
+	}
+	return DashboardIdleTimeout.String()
 }
 
 // Principal is who the session acts as: the merchant, in its environment, with

@@ -47,8 +47,12 @@ func SignInHold(failures int) time.Duration {
 // of the email as typed, lower-cased, whether a merchant has it or not, so the
 // count (and its answers) are the same for unknown emails.
 func SignInAccount(email string) []byte {
-	return HashSecret(strings.ToLower(strings.TrimSpace(email)))
+	return HashSecret(NormalizeEmail(email))
 }
+
+// NormalizeEmail is how emails are stored, looked up and counted: trimmed and
+// lower-cased.
+func NormalizeEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
 
 // SignInHeld is the answer to a sign-in attempt on an account held back after
 // too many failures: a KindRateLimited too_many_attempts error that says when to

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"golang.org/x/crypto/bcrypt"
 
@@ -49,8 +48,6 @@ func decodeSettlement(raw string) (map[kassa.Environment]kassa.Settlement, error
 	return out, nil
 }
 
-// normalizeEmail is how emails are stored and looked up: lower-cased.
-func normalizeEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
 
 func errEmailTaken() error {
 	return &kassa.Error{Kind: kassa.KindConflict, Code: "email_taken", Param: "email",
@@ -72,7 +69,7 @@ func (db *DB) CreateMerchant(ctx context.Context, c kassa.MerchantCreate) (*kass
 		return nil, fmt.Errorf("store: hash password: %w", err)
 	}
 	now := db.clock()
-	email := normalizeEmail(c.Email)
+	email := kassa.NormalizeEmail(c.Email)
 	var id int64
 	err = db.w.QueryRowContext(ctx, `INSERT INTO merchants
 		(name, email, password_hash, company_name, settlement, underpayment_tolerance_millis, mainnet_enabled, created_at)
@@ -112,7 +109,7 @@ func (db *DB) MerchantByEmail(ctx context.Context, email string) (*kassa.Merchan
 		return nil, kassa.NotFound("merchant")
 	}
 	m, err := scanMerchant(db.r.QueryRowContext(ctx,
-		"SELECT "+merchantColumns+" FROM merchants WHERE email = $1", normalizeEmail(email)))
+		"SELECT "+merchantColumns+" FROM merchants WHERE email = $1", kassa.NormalizeEmail(email)))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, kassa.NotFound("merchant")
 	}
@@ -137,7 +134,7 @@ func (db *DB) UpdateMerchant(ctx context.Context, id int64, u kassa.MerchantUpda
 			m.Name = *u.Name
 		}
 		if u.Email != nil {
-			m.Email = normalizeEmail(*u.Email)
+			m.Email = kassa.NormalizeEmail(*u.Email)
 		}
 		if u.CompanyName != nil {
 			m.CompanyName = *u.CompanyName
@@ -212,7 +209,7 @@ func (db *DB) Login(ctx context.Context, email, password string) (*kassa.Merchan
 	err := sql.ErrNoRows
 	if storable(email) {
 		err = db.r.QueryRowContext(ctx, "SELECT id, password_hash, credential_version FROM merchants WHERE email = $1",
-			normalizeEmail(email)).Scan(&id, &hash, &version)
+			kassa.NormalizeEmail(email)).Scan(&id, &hash, &version)
 	}
 	if errors.Is(err, sql.ErrNoRows) {
 		_ = bcrypt.CompareHashAndPassword(db.dummyPasswordHash(), []byte(password))
