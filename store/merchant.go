@@ -48,7 +48,6 @@ func decodeSettlement(raw string) (map[kassa.Environment]kassa.Settlement, error
 	return out, nil
 }
 
-
 func errEmailTaken() error {
 	return &kassa.Error{Kind: kassa.KindConflict, Code: "email_taken", Param: "email",
 		Message: "A merchant with this email already exists."}
