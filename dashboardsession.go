@@ -2,6 +2,7 @@ package kassa
 
 import (
 	"context"
+	"strconv"
 	"time"
 )
 
@@ -27,6 +28,9 @@ type DashboardSession struct {
 	CreatedAt   time.Time
 	ExpiresAt   time.Time
 	LastSeenAt  time.Time // its last request, as last recorded (DashboardTouchEvery)
+	// CredentialVersion is the merchant's credential version the sign-in
+	// observed with the password; a bump ends the session.
+	CredentialVersion int64
 }
 
 // Idle reports whether the session has gone DashboardIdleTimeout without a
@@ -44,7 +48,17 @@ func (s *DashboardSession) NeedsTouch(now time.Time) bool {
 // ErrDashboardIdle is the answer for a session ended by DashboardIdleTimeout;
 // the sign-in page says why.
 func ErrDashboardIdle() error {
-	return Errorf(KindUnauthenticated, "session_idle", "You were signed out after 30 minutes without activity; sign in again.")
+	return &Error{Kind: KindUnauthenticated, Code: "session_idle",
+		Message: "You were signed out after " + IdleTimeoutText() + " without activity; sign in again."}
+}
+
+// IdleTimeoutText is DashboardIdleTimeout in words ("30 minutes"), for the
+// messages that tell a merchant why it was signed out.
+func IdleTimeoutText() string {
+	if m := int(DashboardIdleTimeout / time.Minute); m > 1 && DashboardIdleTimeout%time.Minute == 0 {
+		return strconv.Itoa(m) + " minutes"
+	}
+	return DashboardIdleTimeout.String()
 }
 
 // Principal is who the session acts as: the merchant, in its environment, with
@@ -61,8 +75,10 @@ func NewDashboardToken() string { return "ds_" + RandomBase32(32) }
 type DashboardSessionStore interface {
 	SecondFactorStore
 	// CreateDashboardSession stores a session of merchantID for token, which the
-	// store keeps only hashed, ending DashboardSessionTTL from now.
-	CreateDashboardSession(ctx context.Context, token string, merchantID int64, env Environment) (*DashboardSession, error)
+	// store keeps only hashed, ending DashboardSessionTTL from now, under the
+	// credential version the sign-in observed (Merchant.CredentialVersion from
+	// Login); KindUnauthenticated when the merchant's version is no longer it.
+	CreateDashboardSession(ctx context.Context, token string, merchantID, credentialVersion int64, env Environment) (*DashboardSession, error)
 	// DashboardSession returns the session of token; an unknown or ended one is
 	// KindUnauthenticated, ErrDashboardIdle for one ended by DashboardIdleTimeout.
 	// It writes nothing.
@@ -77,7 +93,8 @@ type DashboardSessionStore interface {
 	// CreateDashboardSignIn stores a half sign-in of merchantID for token: it ends
 	// DashboardCodeTTL from now and signs nobody in (DashboardSession does not
 	// find it); only DashboardSignIn does.
-	CreateDashboardSignIn(ctx context.Context, token string, merchantID int64, env Environment) (*DashboardSession, error)
+	// The credential version is as for CreateDashboardSession.
+	CreateDashboardSignIn(ctx context.Context, token string, merchantID, credentialVersion int64, env Environment) (*DashboardSession, error)
 	// DashboardSignIn returns the live half sign-in of token; anything else is
 	// KindUnauthenticated.
 	DashboardSignIn(ctx context.Context, token string) (*DashboardSession, error)
@@ -86,9 +103,13 @@ type DashboardSessionStore interface {
 	SetDashboardTOTPPending(ctx context.Context, token, secret string) error
 	// DashboardTOTPPending returns the secret being enrolled; "" when none.
 	DashboardTOTPPending(ctx context.Context, token string) (string, error)
-	// DashboardCodeFailed counts a wrong code on the live half sign-in of token;
-	// at DashboardCodeTries it deletes it and reports void.
-	DashboardCodeFailed(ctx context.Context, token string) (void bool, err error)
+	// DashboardCodeAttempt counts a code on the live half sign-in of token before
+	// it is checked, atomically: at most DashboardCodeTries attempts pass (ok),
+	// last for the final one; one more deletes it and reports !ok (void).
+	DashboardCodeAttempt(ctx context.Context, token string) (ok, last bool, err error)
+	// ConsumeDashboardSignIn ends the live half sign-in of token and returns it,
+	// atomically: KindUnauthenticated when another request ended it first.
+	ConsumeDashboardSignIn(ctx context.Context, token string) (*DashboardSession, error)
 }
 
 // DashboardCodeTTL is how long a half sign-in (the password was right, the

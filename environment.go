@@ -32,6 +32,11 @@ type Principal struct {
 	Environment Environment
 	Scope       Scope  // ScopeMerchant for dashboard logins
 	KeyID       string // empty for dashboard logins
+	// CredentialVersion and TokenExpires (Unix seconds) are a dashboard login's
+	// JWT's: the merchant's credential version it was issued under and its expiry.
+	// Zero for API keys.
+	CredentialVersion int64
+	TokenExpires      int64
 }
 
 // Dashboard reports whether the principal logged in to the dashboard (JWT) rather

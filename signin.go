@@ -17,6 +17,14 @@ const (
 	SignInForget       = 24 * time.Hour
 )
 
+// SignInFreeForget is how long an account's failures are remembered while they
+// are fewer than SignInFreeFailures (no hold yet): such rows are pruned after it,
+// so a typo'd or sprayed email does not keep a row for SignInForget. It is not
+// the longest hold (SignInHoldMax) but SignInFreeFailures-1 of them: an account
+// forgotten this soon still gives no more than one guess per SignInHoldMax, the
+// rate of one held at the cap.
+const SignInFreeForget = (SignInFreeFailures - 1) * SignInHoldMax
+
 // DashboardCodeTries is how many codes a dashboard half sign-in accepts: the
 // last wrong one voids it, and the sign-in starts over with the password.
 const DashboardCodeTries = 5
@@ -39,8 +47,12 @@ func SignInHold(failures int) time.Duration {
 // of the email as typed, lower-cased, whether a merchant has it or not, so the
 // count (and its answers) are the same for unknown emails.
 func SignInAccount(email string) []byte {
-	return HashSecret(strings.ToLower(strings.TrimSpace(email)))
+	return HashSecret(NormalizeEmail(email))
 }
+
+// NormalizeEmail is how emails are stored, looked up and counted: trimmed and
+// lower-cased.
+func NormalizeEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
 
 // SignInHeld is the answer to a sign-in attempt on an account held back after
 // too many failures: a KindRateLimited too_many_attempts error that says when to

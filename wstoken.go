@@ -17,13 +17,19 @@ const (
 )
 
 // WSToken is what a WebSocket token grants: one key's merchant, environment and
-// scope until ExpiresAt.
+// scope until ExpiresAt. A token minted with a dashboard login has no KeyID and
+// carries the merchant's credential version instead: it lives no longer than the
+// login (see CredentialVersion).
 type WSToken struct {
-	KeyID       string      `json:"k"`
-	MerchantID  int64       `json:"m"`
-	Environment Environment `json:"e"`
-	Scope       Scope       `json:"s"`
-	ExpiresAt   int64       `json:"x"` // Unix seconds
+	KeyID string `json:"k"`
+	// CredentialVersion is the merchant's credential version a token without a
+	// KeyID was minted under; the token is refused (and its streams closed) once
+	// the merchant's version moves on.
+	CredentialVersion int64       `json:"cv,omitempty"`
+	MerchantID        int64       `json:"m"`
+	Environment       Environment `json:"e"`
+	Scope             Scope       `json:"s"`
+	ExpiresAt         int64       `json:"x"` // Unix seconds
 }
 
 // WSTokenSigner mints and checks WebSocket tokens: "wst_" + base64url(JSON claims) +

@@ -126,7 +126,7 @@ func TestWSStreamEnds(t *testing.T) {
 		bystander := e.dial("/ws/merchant/events", withKey(m.key))
 
 		// A token signed to expire in a moment.
-		short := kassa.NewWSTokenSigner(testSecret).Mint(kassa.WSToken{MerchantID: m.m.ID, Environment: kassa.Devnet,
+		short := kassa.NewWSTokenSigner(testSecret).Mint(kassa.WSToken{MerchantID: m.m.ID, CredentialVersion: m.m.CredentialVersion, Environment: kassa.Devnet,
 			Scope: kassa.ScopeMerchant, ExpiresAt: time.Now().Unix() + 2})
 		expiring := e.dial("/ws/merchant/events?token="+url.QueryEscape(short), nil)
 		if ce := expiring.closed(); ce.Code != 4001 || ce.Reason != "token expired" {

@@ -77,11 +77,14 @@ func (s *Service) Password(ctx context.Context, email, password string) (m *kass
 }
 
 // Code is the dashboard's second step on the half sign-in of token: a right
-// code, used once, returns it (the caller turns it into a session). A wrong one
-// counts as a failure of the account and of the half sign-in: the
-// kassa.DashboardCodeTries-th voids it (KindUnauthenticated sign_in_void; sign in
-// again). It is not held back by the account's delay: getting a half sign-in took
-// the password, and it accepts few codes.
+// code, used once, ends it and returns it (the caller turns it into a session
+// under its credential version). Each code is counted on the half sign-in before
+// it is checked, so concurrent requests check at most kassa.DashboardCodeTries
+// codes; a wrong one also counts as a failure of the account, and the last one
+// wrong voids the half sign-in (KindUnauthenticated sign_in_void; sign in again),
+// as does any code past it. A right code on a half sign-in another request ended
+// meanwhile is signed out. It is not held back by the account's delay: getting a
+// half sign-in took the password, and it accepts few codes.
 func (s *Service) Code(ctx context.Context, token, code string) (*kassa.DashboardSession, error) {
 	half, err := s.sessions.DashboardSignIn(ctx, token)
 	if err != nil {
@@ -91,22 +94,31 @@ func (s *Service) Code(ctx context.Context, token, code string) (*kassa.Dashboar
 	if err != nil {
 		return nil, err
 	}
+	ok, last, err := s.sessions.DashboardCodeAttempt(ctx, token)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, ErrSignInVoid()
+	}
 	account := kassa.SignInAccount(m.Email)
 	err = secondfactor.Verify(ctx, s.merchants, m.ID, code, s.now())
 	if kassa.ErrorCode(err) == "invalid_code" {
 		if err := s.merchants.SignInFailed(ctx, account); err != nil {
 			return nil, err
 		}
-		void, ferr := s.sessions.DashboardCodeFailed(ctx, token)
-		if ferr != nil {
-			return nil, ferr
-		}
-		if void {
+		if last {
+			if err := s.sessions.DeleteDashboardSession(ctx, token); err != nil {
+				return nil, err
+			}
 			return nil, ErrSignInVoid()
 		}
 		return nil, err
 	}
 	if err != nil {
+		return nil, err
+	}
+	if half, err = s.sessions.ConsumeDashboardSignIn(ctx, token); err != nil {
 		return nil, err
 	}
 	return half, s.merchants.SignedIn(ctx, account)

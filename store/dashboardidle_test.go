@@ -33,7 +33,7 @@ func TestDashboardIdleTimeout(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				token := kassa.NewDashboardToken()
-				if _, err := f.db.CreateDashboardSession(f.ctx, token, f.m.ID, kassa.Devnet); err != nil {
+				if _, err := f.db.CreateDashboardSession(f.ctx, token, f.m.ID, f.cv(t, f.m.ID), kassa.Devnet); err != nil {
 					t.Fatal(err)
 				}
 				for at := time.Duration(0); at < tt.after; {
@@ -73,7 +73,7 @@ func TestDashboardSessionReadWritesNothing(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
 		f := newFixture(t, cfg)
 		token := kassa.NewDashboardToken()
-		s, err := f.db.CreateDashboardSession(f.ctx, token, f.m.ID, kassa.Devnet)
+		s, err := f.db.CreateDashboardSession(f.ctx, token, f.m.ID, f.cv(t, f.m.ID), kassa.Devnet)
 		must(t, err)
 		for range 2 {
 			f.clock.Advance(10 * time.Minute)

@@ -15,7 +15,7 @@ func TestDashboardSessions(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
 		f := newFixture(t, cfg)
 		token := kassa.NewDashboardToken()
-		s, err := f.db.CreateDashboardSession(f.ctx, token, f.m.ID, kassa.Devnet)
+		s, err := f.db.CreateDashboardSession(f.ctx, token, f.m.ID, f.cv(t, f.m.ID), kassa.Devnet)
 		if err != nil || s.ExpiresAt.Sub(s.CreatedAt) != kassa.DashboardSessionTTL {
 			t.Fatalf("create: %+v, %v", s, err)
 		}
@@ -43,7 +43,7 @@ func TestDashboardSessions(t *testing.T) {
 		}
 
 		other := kassa.NewDashboardToken()
-		if _, err := f.db.CreateDashboardSession(f.ctx, other, f.m.ID, kassa.Devnet); err != nil {
+		if _, err := f.db.CreateDashboardSession(f.ctx, other, f.m.ID, f.cv(t, f.m.ID), kassa.Devnet); err != nil {
 			t.Fatal(err)
 		}
 		if err := f.db.DeleteDashboardSession(f.ctx, token); err != nil {
@@ -68,9 +68,9 @@ func TestChangePassword(t *testing.T) {
 		f := newFixture(t, cfg)
 		other := f.merchant(t, "other@example.com")
 		mine, theirs := kassa.NewDashboardToken(), kassa.NewDashboardToken()
-		_, err := f.db.CreateDashboardSession(f.ctx, mine, f.m.ID, kassa.Devnet)
+		_, err := f.db.CreateDashboardSession(f.ctx, mine, f.m.ID, f.cv(t, f.m.ID), kassa.Devnet)
 		must(t, err)
-		_, err = f.db.CreateDashboardSession(f.ctx, theirs, other.ID, kassa.Devnet)
+		_, err = f.db.CreateDashboardSession(f.ctx, theirs, other.ID, f.cv(t, other.ID), kassa.Devnet)
 		must(t, err)
 		if err := f.db.ChangePassword(f.ctx, f.m.ID, "wrong horse", "battery staple"); kassa.ErrorKindOf(err) != kassa.KindUnauthenticated {
 			t.Fatalf("a wrong current password: %v", err)

@@ -139,3 +139,7 @@ func ReadPages(t testing.TB, db *DB, merchantID int64, conds []string) ([][]stri
 	}
 	return ids, errs, db.reads.rounds.Load() - before
 }
+
+// AfterPasswordCheck makes db's Login run f after a right password, before it
+// reads the merchant: a credential change can land there deterministically.
+func AfterPasswordCheck(db *DB, f func()) { db.afterPasswordCheck = f }

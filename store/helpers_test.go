@@ -91,3 +91,13 @@ func (f *fixture) recentEvents(n int) ([]*kassa.Event, error) {
 		Scope: kassa.ScopeMerchant, Limit: n})
 	return es, err
 }
+
+// cv is merchant id's credential version now: what a sign-in would observe.
+func (f *fixture) cv(t *testing.T, id int64) int64 {
+	t.Helper()
+	m, err := f.db.Merchant(f.ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.CredentialVersion
+}

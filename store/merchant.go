@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"golang.org/x/crypto/bcrypt"
 
@@ -49,9 +48,6 @@ func decodeSettlement(raw string) (map[kassa.Environment]kassa.Settlement, error
 	return out, nil
 }
 
-// normalizeEmail is how emails are stored and looked up: lower-cased.
-func normalizeEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
-
 func errEmailTaken() error {
 	return &kassa.Error{Kind: kassa.KindConflict, Code: "email_taken", Param: "email",
 		Message: "A merchant with this email already exists."}
@@ -72,7 +68,7 @@ func (db *DB) CreateMerchant(ctx context.Context, c kassa.MerchantCreate) (*kass
 		return nil, fmt.Errorf("store: hash password: %w", err)
 	}
 	now := db.clock()
-	email := normalizeEmail(c.Email)
+	email := kassa.NormalizeEmail(c.Email)
 	var id int64
 	err = db.w.QueryRowContext(ctx, `INSERT INTO merchants
 		(name, email, password_hash, company_name, settlement, underpayment_tolerance_millis, mainnet_enabled, created_at)
@@ -112,7 +108,7 @@ func (db *DB) MerchantByEmail(ctx context.Context, email string) (*kassa.Merchan
 		return nil, kassa.NotFound("merchant")
 	}
 	m, err := scanMerchant(db.r.QueryRowContext(ctx,
-		"SELECT "+merchantColumns+" FROM merchants WHERE email = $1", normalizeEmail(email)))
+		"SELECT "+merchantColumns+" FROM merchants WHERE email = $1", kassa.NormalizeEmail(email)))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, kassa.NotFound("merchant")
 	}
@@ -137,7 +133,7 @@ func (db *DB) UpdateMerchant(ctx context.Context, id int64, u kassa.MerchantUpda
 			m.Name = *u.Name
 		}
 		if u.Email != nil {
-			m.Email = normalizeEmail(*u.Email)
+			m.Email = kassa.NormalizeEmail(*u.Email)
 		}
 		if u.CompanyName != nil {
 			m.CompanyName = *u.CompanyName
@@ -201,15 +197,18 @@ func errInvalidCredentials() error {
 
 // Login checks an email and password. An unknown email still costs one bcrypt
 // comparison (against a dummy hash), so timing does not tell which part was wrong.
+// The merchant's CredentialVersion is the one read with the hash, not a later
+// one: a password or two-step change that lands while bcrypt runs leaves what
+// the caller mints with it (a JWT, a session, a half sign-in) already stale.
 func (db *DB) Login(ctx context.Context, email, password string) (*kassa.Merchant, error) {
 	var (
-		id   int64
-		hash string
+		id, version int64
+		hash        string
 	)
 	err := sql.ErrNoRows
 	if storable(email) {
-		err = db.r.QueryRowContext(ctx, "SELECT id, password_hash FROM merchants WHERE email = $1",
-			normalizeEmail(email)).Scan(&id, &hash)
+		err = db.r.QueryRowContext(ctx, "SELECT id, password_hash, credential_version FROM merchants WHERE email = $1",
+			kassa.NormalizeEmail(email)).Scan(&id, &hash, &version)
 	}
 	if errors.Is(err, sql.ErrNoRows) {
 		_ = bcrypt.CompareHashAndPassword(db.dummyPasswordHash(), []byte(password))
@@ -221,7 +220,15 @@ func (db *DB) Login(ctx context.Context, email, password string) (*kassa.Merchan
 	if bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) != nil {
 		return nil, errInvalidCredentials()
 	}
-	return db.Merchant(ctx, id)
+	if db.afterPasswordCheck != nil {
+		db.afterPasswordCheck()
+	}
+	m, err := db.Merchant(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	m.CredentialVersion = version
+	return m, nil
 }
 
 // ChangePassword replaces the merchant's password hash and bumps its credential

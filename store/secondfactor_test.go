@@ -65,11 +65,11 @@ func TestDashboardSignIns(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
 		f := newFixture(t, cfg)
 		half, full := kassa.NewDashboardToken(), kassa.NewDashboardToken()
-		s, err := f.db.CreateDashboardSignIn(f.ctx, half, f.m.ID, kassa.Devnet)
+		s, err := f.db.CreateDashboardSignIn(f.ctx, half, f.m.ID, f.cv(t, f.m.ID), kassa.Devnet)
 		if err != nil || s.ExpiresAt.Sub(s.CreatedAt) != kassa.DashboardCodeTTL {
 			t.Fatalf("create: %+v, %v", s, err)
 		}
-		_, err = f.db.CreateDashboardSession(f.ctx, full, f.m.ID, kassa.Devnet)
+		_, err = f.db.CreateDashboardSession(f.ctx, full, f.m.ID, f.cv(t, f.m.ID), kassa.Devnet)
 		must(t, err)
 		unauthenticated := func(err error, what string) {
 			t.Helper()
@@ -101,9 +101,9 @@ func TestDashboardSignIns(t *testing.T) {
 			t.Fatalf("pending after enabling: %q, %v", got, err)
 		}
 		half = kassa.NewDashboardToken()
-		_, err = f.db.CreateDashboardSignIn(f.ctx, half, f.m.ID, kassa.Devnet)
+		_, err = f.db.CreateDashboardSignIn(f.ctx, half, f.m.ID, f.cv(t, f.m.ID), kassa.Devnet)
 		must(t, err)
-		_, err = f.db.CreateDashboardSession(f.ctx, full, f.m.ID, kassa.Devnet)
+		_, err = f.db.CreateDashboardSession(f.ctx, full, f.m.ID, f.cv(t, f.m.ID), kassa.Devnet)
 		must(t, err)
 
 		f.clock.Advance(kassa.DashboardCodeTTL + time.Second)

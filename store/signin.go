@@ -74,8 +74,9 @@ func (db *DB) signInFailure(ctx context.Context, account []byte, count func(now,
 		if err != nil {
 			return err
 		}
-		if now.Sub(fromMicros(update)) >= kassa.SignInForget {
-			failures, heldUntil = 0, 0
+		if quiet := now.Sub(fromMicros(update)); quiet >= kassa.SignInForget ||
+			(failures < kassa.SignInFreeFailures && quiet >= kassa.SignInFreeForget) {
+			failures, heldUntil = 0, 0 // as if pruned (PruneSignInFailures)
 		}
 		if !count(now, fromMicros(heldUntil)) {
 			return nil
@@ -89,13 +90,16 @@ func (db *DB) signInFailure(ctx context.Context, account []byte, count func(now,
 }
 
 // PruneSignInFailures deletes the rows of accounts no longer held whose last
-// failure is kassa.SignInForget old: BeginSignIn treats them as no row.
+// failure is kassa.SignInForget old, and those of fewer than
+// kassa.SignInFreeFailures failures (which hold nothing) kassa.SignInFreeForget
+// old: BeginSignIn treats them as no row.
 func (db *DB) PruneSignInFailures(ctx context.Context) (int64, error) {
 	now := db.clock()
 	var n int64
 	err := db.write(ctx, func(q queryer) error {
-		res, err := q.ExecContext(ctx, "DELETE FROM sign_in_failures WHERE held_until <= $1 AND updated_at <= $2",
-			micros(now), micros(now.Add(-kassa.SignInForget)))
+		res, err := q.ExecContext(ctx, `DELETE FROM sign_in_failures WHERE held_until <= $1 AND (updated_at <= $2
+			OR (failures < $3 AND updated_at <= $4))`, micros(now), micros(now.Add(-kassa.SignInForget)),
+			kassa.SignInFreeFailures, micros(now.Add(-kassa.SignInFreeForget)))
 		if err == nil {
 			n, err = res.RowsAffected()
 		}

@@ -78,8 +78,10 @@ func TestSignInThrottle(t *testing.T) {
 			}
 		}
 		f.clock.Advance(kassa.SignInForget)
-		if d := held(t, f.db.BeginSignIn(f.ctx, account)); d != 0 {
-			t.Fatalf("after a quiet day: held %s", d)
+		for i := 1; i <= kassa.SignInFreeFailures; i++ {
+			if d := held(t, f.db.BeginSignIn(f.ctx, account)); d != 0 {
+				t.Fatalf("after a quiet day, attempt %d held %s", i, d)
+			}
 		}
 		// The prune deletes the rows a quiet day made moot, and only those.
 		if n, err := f.db.PruneSignInFailures(f.ctx); err != nil || n != 1 { // other's
@@ -92,6 +94,47 @@ func TestSignInThrottle(t *testing.T) {
 		f.clock.Advance(time.Second)
 		if n, err := f.db.PruneSignInFailures(f.ctx); err != nil || n != 1 {
 			t.Fatalf("prune a day after the last failure: %d, %v; want 1", n, err)
+		}
+	})
+}
+
+// TestSignInFailuresPruneFree: an account's failures below the free count hold
+// nothing, so they are forgotten (and pruned) kassa.SignInFreeForget after the
+// last; an account with more keeps its row for kassa.SignInForget.
+func TestSignInFailuresPruneFree(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		f := newFixture(t, cfg)
+		typo, sprayed, held := kassa.SignInAccount("typo@example.com"), kassa.SignInAccount("sprayed@example.com"),
+			kassa.SignInAccount("held@example.com")
+		for i := 1; i < kassa.SignInFreeFailures; i++ {
+			must(t, f.db.BeginSignIn(f.ctx, typo))
+			must(t, f.db.BeginSignIn(f.ctx, sprayed))
+		}
+		for range kassa.SignInFreeFailures {
+			must(t, f.db.BeginSignIn(f.ctx, held))
+		}
+		f.clock.Advance(kassa.SignInFreeForget - time.Second)
+		if n, err := f.db.PruneSignInFailures(f.ctx); err != nil || n != 0 {
+			t.Fatalf("prune before the free failures are forgotten: %d, %v; want 0", n, err)
+		}
+		f.clock.Advance(time.Second)
+		// Forgotten whether the prune ran or not: the free attempts are whole again.
+		for i := 1; i <= kassa.SignInFreeFailures; i++ {
+			must(t, f.db.BeginSignIn(f.ctx, sprayed))
+		}
+		if n, err := f.db.PruneSignInFailures(f.ctx); err != nil || n != 1 { // typo's
+			t.Fatalf("prune of the free failures: %d, %v; want 1", n, err)
+		}
+		if err := f.db.BeginSignIn(f.ctx, sprayed); err == nil {
+			t.Fatal("the attempt after the free ones was not held")
+		}
+		f.clock.Advance(kassa.SignInForget - kassa.SignInFreeForget - time.Second)
+		if n, err := f.db.PruneSignInFailures(f.ctx); err != nil || n != 0 {
+			t.Fatalf("prune within a day of a held account's failure: %d, %v; want 0", n, err)
+		}
+		f.clock.Advance(time.Second)
+		if n, err := f.db.PruneSignInFailures(f.ctx); err != nil || n != 1 { // held's
+			t.Fatalf("prune a day after a held account's failure: %d, %v; want 1", n, err)
 		}
 	})
 }
@@ -138,7 +181,7 @@ func TestCredentialVersion(t *testing.T) {
 		f := newFixture(t, cfg)
 		bystander := f.merchant(t, "bystander@example.com")
 		theirs := kassa.NewDashboardToken()
-		if _, err := f.db.CreateDashboardSession(f.ctx, theirs, bystander.ID, kassa.Devnet); err != nil {
+		if _, err := f.db.CreateDashboardSession(f.ctx, theirs, bystander.ID, f.cv(t, bystander.ID), kassa.Devnet); err != nil {
 			t.Fatal(err)
 		}
 		for _, tc := range []struct {
@@ -156,10 +199,10 @@ func TestCredentialVersion(t *testing.T) {
 					t.Fatal(err)
 				}
 				session, half := kassa.NewDashboardToken(), kassa.NewDashboardToken()
-				if _, err := f.db.CreateDashboardSession(f.ctx, session, f.m.ID, kassa.Devnet); err != nil {
+				if _, err := f.db.CreateDashboardSession(f.ctx, session, f.m.ID, f.cv(t, f.m.ID), kassa.Devnet); err != nil {
 					t.Fatal(err)
 				}
-				if _, err := f.db.CreateDashboardSignIn(f.ctx, half, f.m.ID, kassa.Devnet); err != nil {
+				if _, err := f.db.CreateDashboardSignIn(f.ctx, half, f.m.ID, f.cv(t, f.m.ID), kassa.Devnet); err != nil {
 					t.Fatal(err)
 				}
 				if err := tc.bump(); err != nil {
@@ -182,7 +225,7 @@ func TestCredentialVersion(t *testing.T) {
 					t.Fatalf("another merchant's session ended: %v", err)
 				}
 				fresh := kassa.NewDashboardToken()
-				if _, err := f.db.CreateDashboardSession(f.ctx, fresh, f.m.ID, kassa.Devnet); err != nil {
+				if _, err := f.db.CreateDashboardSession(f.ctx, fresh, f.m.ID, f.cv(t, f.m.ID), kassa.Devnet); err != nil {
 					t.Fatal(err)
 				}
 				if _, err := f.db.DashboardSession(f.ctx, fresh); err != nil {
@@ -196,26 +239,93 @@ func TestCredentialVersion(t *testing.T) {
 	})
 }
 
-// TestDashboardCodeTries: a half sign-in takes kassa.DashboardCodeTries wrong
-// codes, the last of which voids it.
+// TestDashboardCodeTries: a half sign-in takes kassa.DashboardCodeTries code
+// attempts, counted before each is checked; one more voids it, and then it is
+// gone. Of many concurrent attempts only kassa.DashboardCodeTries pass. A half
+// sign-in is consumed once: not after another request ended it.
 func TestDashboardCodeTries(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
 		f := newFixture(t, cfg)
-		half := kassa.NewDashboardToken()
-		if _, err := f.db.CreateDashboardSignIn(f.ctx, half, f.m.ID, kassa.Devnet); err != nil {
-			t.Fatal(err)
-		}
-		for i := 1; i <= kassa.DashboardCodeTries; i++ {
-			void, err := f.db.DashboardCodeFailed(f.ctx, half)
-			if err != nil || void != (i == kassa.DashboardCodeTries) {
-				t.Fatalf("wrong code %d: void %v, %v", i, void, err)
+		newHalf := func(t *testing.T) string {
+			t.Helper()
+			half := kassa.NewDashboardToken()
+			if _, err := f.db.CreateDashboardSignIn(f.ctx, half, f.m.ID, f.cv(t, f.m.ID), kassa.Devnet); err != nil {
+				t.Fatal(err)
 			}
+			return half
 		}
-		if _, err := f.db.DashboardSignIn(f.ctx, half); kassa.ErrorKindOf(err) != kassa.KindUnauthenticated {
-			t.Fatalf("a void half sign-in lives on: %v", err)
-		}
-		if _, err := f.db.DashboardCodeFailed(f.ctx, half); kassa.ErrorKindOf(err) != kassa.KindUnauthenticated {
-			t.Fatalf("counting on a void half sign-in: %v", err)
-		}
+		t.Run("in turn", func(t *testing.T) {
+			half := newHalf(t)
+			for i := 1; i <= kassa.DashboardCodeTries; i++ {
+				ok, last, err := f.db.DashboardCodeAttempt(f.ctx, half)
+				if err != nil || !ok || last != (i == kassa.DashboardCodeTries) {
+					t.Fatalf("attempt %d: ok %v last %v, %v", i, ok, last, err)
+				}
+			}
+			if ok, _, err := f.db.DashboardCodeAttempt(f.ctx, half); err != nil || ok {
+				t.Fatalf("an attempt past the last: ok %v, %v; want void", ok, err)
+			}
+			if _, err := f.db.DashboardSignIn(f.ctx, half); kassa.ErrorKindOf(err) != kassa.KindUnauthenticated {
+				t.Fatalf("a void half sign-in lives on: %v", err)
+			}
+			if _, _, err := f.db.DashboardCodeAttempt(f.ctx, half); kassa.ErrorKindOf(err) != kassa.KindUnauthenticated {
+				t.Fatalf("counting on a void half sign-in: %v", err)
+			}
+		})
+		t.Run("concurrent", func(t *testing.T) {
+			half := newHalf(t)
+			var (
+				wg           sync.WaitGroup
+				mu           sync.Mutex
+				passed, last int
+			)
+			for range 20 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					ok, l, err := f.db.DashboardCodeAttempt(f.ctx, half)
+					if err != nil && kassa.ErrorKindOf(err) != kassa.KindUnauthenticated {
+						t.Error(err)
+					}
+					mu.Lock()
+					defer mu.Unlock()
+					if ok {
+						passed++
+					}
+					if l {
+						last++
+					}
+				}()
+			}
+			wg.Wait()
+			if passed != kassa.DashboardCodeTries || last != 1 {
+				t.Fatalf("%d of 20 concurrent attempts passed (%d last), want %d (1)", passed, last, kassa.DashboardCodeTries)
+			}
+		})
+		t.Run("consumed once", func(t *testing.T) {
+			half := newHalf(t)
+			if ok, _, err := f.db.DashboardCodeAttempt(f.ctx, half); err != nil || !ok {
+				t.Fatalf("attempt: %v, %v", ok, err)
+			}
+			got, err := f.db.ConsumeDashboardSignIn(f.ctx, half)
+			if err != nil || got.MerchantID != f.m.ID || got.CredentialVersion != f.cv(t, f.m.ID) {
+				t.Fatalf("consume: %+v, %v", got, err)
+			}
+			for what, err := range map[string]error{
+				"consume again": func() error { _, err := f.db.ConsumeDashboardSignIn(f.ctx, half); return err }(),
+				"sign-in after": func() error { _, err := f.db.DashboardSignIn(f.ctx, half); return err }(),
+			} {
+				if kassa.ErrorCode(err) != "session_ended" {
+					t.Fatalf("%s: %v, want session_ended", what, err)
+				}
+			}
+			voided := newHalf(t)
+			if err := f.db.DeleteDashboardSession(f.ctx, voided); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.db.ConsumeDashboardSignIn(f.ctx, voided); kassa.ErrorCode(err) != "session_ended" {
+				t.Fatalf("consuming a voided half sign-in: %v, want session_ended", err)
+			}
+		})
 	})
 }

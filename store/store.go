@@ -109,6 +109,9 @@ type DB struct {
 
 	dummyOnce sync.Once
 	dummyHash []byte
+	// afterPasswordCheck, when set (tests only), runs in Login between the
+	// password check and the merchant's read.
+	afterPasswordCheck func()
 }
 
 // Compile-time checks that DB provides the domain services.

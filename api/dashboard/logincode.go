@@ -18,11 +18,12 @@ func (d *Dashboard) setSignInCookie(w http.ResponseWriter, token string, maxAge 
 		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: d.secure})
 }
 
-// awaitCode starts a half sign-in of merchantID, kept server-side for
-// kassa.DashboardCodeTTL, and sends the browser to the code step.
-func (d *Dashboard) awaitCode(w http.ResponseWriter, r *http.Request, merchantID int64, next string) {
+// awaitCode starts a half sign-in of m (under the credential version its
+// password check observed), kept server-side for kassa.DashboardCodeTTL, and
+// sends the browser to the code step.
+func (d *Dashboard) awaitCode(w http.ResponseWriter, r *http.Request, m *kassa.Merchant, next string) {
 	token := kassa.NewDashboardToken()
-	if _, err := d.cfg.Sessions.CreateDashboardSignIn(r.Context(), token, merchantID, kassa.Devnet); err != nil {
+	if _, err := d.cfg.Sessions.CreateDashboardSignIn(r.Context(), token, m.ID, m.CredentialVersion, kassa.Devnet); err != nil {
 		d.fail(w, r, nil, err)
 		return
 	}
@@ -104,13 +105,10 @@ func (d *Dashboard) loginCode(w http.ResponseWriter, r *http.Request) {
 		d.restart(w, r, view.Next, err)
 		return
 	}
-	if err := d.cfg.Sessions.DeleteDashboardSession(r.Context(), token); err != nil {
-		d.fail(w, r, nil, err)
-		return
-	}
-	full := kassa.NewDashboardToken()
-	if _, err := d.cfg.Sessions.CreateDashboardSession(r.Context(), full, half.MerchantID, half.Environment); err != nil {
-		d.fail(w, r, nil, err)
+	full := kassa.NewDashboardToken() // the right code ended the half sign-in (Code)
+	if _, err := d.cfg.Sessions.CreateDashboardSession(r.Context(), full, half.MerchantID, half.CredentialVersion,
+		half.Environment); err != nil {
+		d.restart(w, r, view.Next, err) // signed out meanwhile: back to the password
 		return
 	}
 	d.setSignInCookie(w, "", -1)

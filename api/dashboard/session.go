@@ -110,7 +110,7 @@ func (d *Dashboard) loginForm(w http.ResponseWriter, r *http.Request) {
 	case r.FormValue("signed_out") == "1":
 		view.Note = "Every session of your account was signed out, this one too: sign in again."
 	case r.FormValue("idle") == "1":
-		view.Note = "You were signed out after 30 minutes without activity: sign in again."
+		view.Note = "You were signed out after " + kassa.IdleTimeoutText() + " without activity: sign in again."
 	}
 	d.render(w, r, http.StatusOK, "login.html", nil, view)
 }
@@ -147,11 +147,11 @@ func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if needsCode {
-		d.awaitCode(w, r, m.ID, view.Next)
+		d.awaitCode(w, r, m, view.Next)
 		return
 	}
 	token := kassa.NewDashboardToken()
-	if _, err := d.cfg.Sessions.CreateDashboardSession(r.Context(), token, m.ID, kassa.Devnet); err != nil {
+	if _, err := d.cfg.Sessions.CreateDashboardSession(r.Context(), token, m.ID, m.CredentialVersion, kassa.Devnet); err != nil {
 		d.fail(w, r, nil, err)
 		return
 	}

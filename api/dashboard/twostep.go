@@ -153,8 +153,14 @@ func (d *Dashboard) twoStepChanged(w http.ResponseWriter, r *http.Request, v *vi
 		}
 		return d.twoStepRefused(w, r, v, status, cmp.Or(param, "password"), e.Message)
 	}
+	// The change moved the credential version on: the fresh session is of the
+	// version the merchant has now.
+	m, err := d.cfg.Merchants.Merchant(r.Context(), v.m.ID)
+	if err != nil {
+		return err
+	}
 	token := kassa.NewDashboardToken()
-	if _, err := d.cfg.Sessions.CreateDashboardSession(r.Context(), token, v.m.ID, v.env()); err != nil {
+	if _, err := d.cfg.Sessions.CreateDashboardSession(r.Context(), token, m.ID, m.CredentialVersion, v.env()); err != nil {
 		return err
 	}
 	d.setCookie(w, token, int(kassa.DashboardSessionTTL.Seconds()))

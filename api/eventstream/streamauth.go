@@ -3,6 +3,7 @@ package eventstream
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -29,14 +30,14 @@ func (a *API) streamAuth(r *http.Request) (streamCredential, error) {
 			return streamCredential{}, err
 		}
 		c := streamCredential{
-			p:       kassa.Principal{MerchantID: t.MerchantID, Environment: t.Environment, Scope: t.Scope, KeyID: t.KeyID},
+			p: kassa.Principal{MerchantID: t.MerchantID, Environment: t.Environment, Scope: t.Scope, KeyID: t.KeyID,
+				CredentialVersion: t.CredentialVersion},
 			expires: time.Unix(t.ExpiresAt, 0), expiredReason: "token expired",
 		}
-		if t.KeyID != "" {
-			// A token lives no longer than the key it was minted with.
-			if _, err := a.activeKey(r.Context(), c.p); err != nil {
-				return c, err
-			}
+		// A token lives no longer than the key it was minted with, or than the
+		// credential version of the dashboard login it was minted with.
+		if err := a.checkCredential(r.Context(), c.p); err != nil {
+			return c, err
 		}
 		return c, nil
 	}
@@ -89,19 +90,36 @@ func (a *API) activeKey(ctx context.Context, p kassa.Principal) (*kassa.APIKey, 
 	return key, nil
 }
 
+// checkCredential checks what stands behind a stream's principal: its API key
+// is still active, or (no key: a token minted with a dashboard login) the
+// merchant's credential version is still the one the token was minted under.
+func (a *API) checkCredential(ctx context.Context, p kassa.Principal) error {
+	if p.KeyID == "" {
+		_, err := a.core.CurrentCredentials(ctx, p.MerchantID, p.CredentialVersion)
+		return err
+	}
+	_, err := a.activeKey(ctx, p)
+	return err
+}
+
 // keyCheck is one status check of a key, shared by the streams opened with it.
 type keyCheck struct {
 	err error
 	at  time.Time
 }
 
-// recheckKey is activeKey for open streams: streams of one key share a check for
-// half the check interval, so 10,000 streams on one key cost one query, not 10,000.
-// Lookup failures other than revocation or expiry are not shared (nor fatal).
+// recheckKey is checkCredential for open streams: streams of one key (or of one
+// merchant's credential version) share a check for half the check interval, so
+// 10,000 streams on one key cost one query, not 10,000. Lookup failures other
+// than revocation or expiry are not shared (nor fatal).
 func (a *API) recheckKey(ctx context.Context, p kassa.Principal) error {
 	now := time.Now()
+	id := p.KeyID
+	if id == "" { // key ids never contain ':'
+		id = "cv:" + strconv.FormatInt(p.MerchantID, 10) + ":" + strconv.FormatInt(p.CredentialVersion, 10)
+	}
 	a.keyCheckMu.Lock()
-	c, ok := a.keyChecks[p.KeyID]
+	c, ok := a.keyChecks[id]
 	if len(a.keyChecks) > 10000 {
 		clear(a.keyChecks)
 	}
@@ -109,12 +127,12 @@ func (a *API) recheckKey(ctx context.Context, p kassa.Principal) error {
 	if ok && now.Sub(c.at) < a.keyCheckEvery/2 {
 		return c.err
 	}
-	_, err := a.activeKey(ctx, p)
+	err := a.checkCredential(ctx, p)
 	if err != nil && kassa.ErrorKindOf(err) != kassa.KindUnauthenticated {
 		return err
 	}
 	a.keyCheckMu.Lock()
-	a.keyChecks[p.KeyID] = keyCheck{err: err, at: now}
+	a.keyChecks[id] = keyCheck{err: err, at: now}
 	a.keyCheckMu.Unlock()
 	return err
 }

@@ -16,7 +16,7 @@ import (
 // Default timings of the event streams.
 const (
 	defaultPingInterval     = 30 * time.Second // a ping this often keeps proxies from idling the connection out
-	defaultKeyCheckInterval = 5 * time.Second  // how often a key-backed stream rechecks its key
+	defaultKeyCheckInterval = 5 * time.Second  // how often a stream rechecks its key or the login's credential version
 	writeTimeout            = 10 * time.Second // a frame (or pong) not through within this ends the connection
 )
 
@@ -70,7 +70,7 @@ func New(cfg Config) *API {
 // behind; reconnect with since=<last event id>).
 const (
 	wsCloseExpired websocket.StatusCode = 4001 // the WebSocket token or the API key expired
-	wsCloseRevoked websocket.StatusCode = 4003 // the API key was revoked
+	wsCloseRevoked websocket.StatusCode = 4003 // the API key was revoked, or the login's credentials changed
 )
 
 // wsTokenJSON is the data of a minted token (docs/api.md 2.7).
@@ -96,9 +96,13 @@ func (a *API) MintToken(w http.ResponseWriter, r *http.Request) error {
 		return httpx.ErrInvalid("scope", "scope_mismatch",
 			"scope must match the credential: this "+credentialName(p)+" has scope "+string(p.Scope)+".")
 	}
-	exp := time.Unix(a.core.Now().Unix()+ttl, 0).UTC()
-	token := a.signer.Mint(kassa.WSToken{KeyID: p.KeyID, MerchantID: p.MerchantID,
-		Environment: p.Environment, Scope: scope, ExpiresAt: exp.Unix()})
+	expires := a.core.Now().Unix() + ttl
+	if p.Dashboard() && p.TokenExpires < expires {
+		expires = p.TokenExpires // a token lives no longer than the login it came from
+	}
+	exp := time.Unix(expires, 0).UTC()
+	token := a.signer.Mint(kassa.WSToken{KeyID: p.KeyID, CredentialVersion: p.CredentialVersion,
+		MerchantID: p.MerchantID, Environment: p.Environment, Scope: scope, ExpiresAt: exp.Unix()})
 	httpx.WriteJSON(w, http.StatusOK, map[string]any{"success": true, "data": wsTokenJSON{
 		Token: token, Scope: string(scope), MerchantID: p.MerchantID, NetworkEnvironment: string(p.Environment),
 		ExpiresAt: kassa.FormatTime(exp), WSURL: a.streamURL(scope, token),

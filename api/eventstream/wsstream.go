@@ -189,12 +189,11 @@ func (a *API) runStream(r *http.Request, c *websocket.Conn, cred streamCredentia
 		defer t.Stop()
 		expired = t.C
 	}
-	var keyCheck <-chan time.Time
-	if p.KeyID != "" {
-		t := time.NewTicker(a.keyCheckEvery)
-		defer t.Stop()
-		keyCheck = t.C
-	}
+	// Every stream rechecks its key, or the credential version of the dashboard
+	// login its token was minted with.
+	keyCheckTicker := time.NewTicker(a.keyCheckEvery)
+	defer keyCheckTicker.Stop()
+	keyCheck := keyCheckTicker.C
 	for {
 		select {
 		case <-ctx.Done():
@@ -233,6 +232,9 @@ func (a *API) runStream(r *http.Request, c *websocket.Conn, cred streamCredentia
 					return
 				case "api_key_expired":
 					a.closeStream(c, sink, wsCloseExpired, "api key expired")
+					return
+				case "token_revoked", "invalid_token":
+					a.closeStream(c, sink, wsCloseRevoked, "token revoked")
 					return
 				} // a failed lookup is retried at the next check
 			}

@@ -69,9 +69,14 @@ func (s *Core) authenticate(r *http.Request, mode authMode) (kassa.Principal, er
 	}
 	switch {
 	case hasAuth && mode == authCommerce:
-		// The bearer wins here too: a token that is not valid is 401 like
-		// anywhere else; a valid one is the wrong kind of credential.
-		if _, _, err := s.ParseDashboardToken(bearer); err != nil {
+		// The bearer wins here too: a token that is not valid, or revoked by a
+		// credential change, is 401 like anywhere else; a valid one is the wrong
+		// kind of credential.
+		id, version, err := s.ParseDashboardToken(bearer)
+		if err != nil {
+			return kassa.Principal{}, err
+		}
+		if _, err := s.CurrentCredentials(r.Context(), id, version); err != nil {
 			return kassa.Principal{}, err
 		}
 		return kassa.Principal{}, ErrPermission("wrong_key_scope",
@@ -122,21 +127,16 @@ func BearerToken(r *http.Request) (token string, ok bool, err error) {
 // counts at once) is still the token's. For merchant endpoints the environment
 // comes from the x-environment header (default devnet).
 func (s *Core) tokenPrincipal(r *http.Request, token string, mode authMode) (kassa.Principal, error) {
-	id, version, err := s.ParseDashboardToken(token)
+	id, version, expires, err := s.parseDashboardToken(token)
 	if err != nil {
 		return kassa.Principal{}, err
 	}
-	m, err := s.merchants.Merchant(r.Context(), id)
+	m, err := s.CurrentCredentials(r.Context(), id, version)
 	if err != nil {
-		if kassa.ErrorKindOf(err) == kassa.KindNotFound {
-			return kassa.Principal{}, ErrInvalidDashboardToken()
-		}
 		return kassa.Principal{}, err
 	}
-	if version != m.CredentialVersion {
-		return kassa.Principal{}, ErrDashboardTokenRevoked()
-	}
-	p := kassa.Principal{MerchantID: m.ID, Environment: kassa.Devnet, Scope: kassa.ScopeMerchant}
+	p := kassa.Principal{MerchantID: m.ID, Environment: kassa.Devnet, Scope: kassa.ScopeMerchant,
+		CredentialVersion: version, TokenExpires: expires}
 	if mode == authJWT {
 		return p, nil
 	}
@@ -151,6 +151,23 @@ func (s *Core) tokenPrincipal(r *http.Request, token string, mode authMode) (kas
 		return kassa.Principal{}, ErrMainnetNotEnabled()
 	}
 	return p, nil
+}
+
+// CurrentCredentials returns the merchant when version is still its credential
+// version (read from the store, so a bump on any instance counts at once): 401
+// token_revoked when it moved on, invalid_token when the merchant is gone.
+func (s *Core) CurrentCredentials(ctx context.Context, merchantID, version int64) (*kassa.Merchant, error) {
+	m, err := s.merchants.Merchant(ctx, merchantID)
+	if err != nil {
+		if kassa.ErrorKindOf(err) == kassa.KindNotFound {
+			return nil, ErrInvalidDashboardToken()
+		}
+		return nil, err
+	}
+	if version != m.CredentialVersion {
+		return nil, ErrDashboardTokenRevoked()
+	}
+	return m, nil
 }
 
 func ErrMainnetNotEnabled() error {

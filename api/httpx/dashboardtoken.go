@@ -48,6 +48,12 @@ func ErrDashboardTokenRevoked() error {
 // ParseDashboardToken verifies a dashboard JWT and returns its merchant id and
 // the credential version it was issued under (0 when it carries none).
 func (s *Core) ParseDashboardToken(token string) (id, credentialVersion int64, err error) {
+	id, credentialVersion, _, err = s.parseDashboardToken(token)
+	return id, credentialVersion, err
+}
+
+// parseDashboardToken is ParseDashboardToken with the token's expiry (Unix seconds).
+func (s *Core) parseDashboardToken(token string) (id, credentialVersion, expires int64, err error) {
 	var claims dashboardClaims
 	_, err = jwt.ParseWithClaims(token, &claims, func(*jwt.Token) (any, error) { return s.secret, nil },
 		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
@@ -55,11 +61,11 @@ func (s *Core) ParseDashboardToken(token string) (id, credentialVersion int64, e
 		jwt.WithExpirationRequired(),
 		jwt.WithTimeFunc(s.now))
 	if err != nil {
-		return 0, 0, ErrInvalidDashboardToken()
+		return 0, 0, 0, ErrInvalidDashboardToken()
 	}
 	id, err = strconv.ParseInt(claims.Subject, 10, 64)
 	if err != nil || id <= 0 {
-		return 0, 0, ErrInvalidDashboardToken()
+		return 0, 0, 0, ErrInvalidDashboardToken()
 	}
-	return id, claims.CredentialVersion, nil
+	return id, claims.CredentialVersion, claims.ExpiresAt.Unix(), nil
 }
