@@ -99,7 +99,7 @@ func TestPayorEndpoints(t *testing.T) {
 		st := r.obj(t)
 		payments, _ := st["payments"].([]any)
 		if st["status"] != "paid" || st["amount_remaining"] != float64(0) || len(payments) != 1 ||
-			payments[0].(map[string]any)["amount_token"] != "10000000000000000000" {
+			payments[0].(map[string]any)["amount_token"] != "10" || payments[0].(map[string]any)["amount_token_units"] != "10000000000000000000" {
 			t.Fatalf("payment status %s", r.body)
 		}
 		// The page shows "3/3 confirmations" and the receipt's date from these.

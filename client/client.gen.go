@@ -3623,8 +3623,11 @@ type SimulateRequest struct {
 
 // StatusPayment defines model for StatusPayment.
 type StatusPayment struct {
-	// AmountToken Decimal amount in the token.
-	AmountToken           string              `json:"amount_token"`
+	// AmountToken Decimal amount in the token, as quotes show it ("2.5").
+	AmountToken string `json:"amount_token"`
+
+	// AmountTokenUnits The same amount in the token's base units, an integer string ("2500000000000000000").
+	AmountTokenUnits      string              `json:"amount_token_units"`
 	Confirmations         int                 `json:"confirmations"`
 	ConfirmationsRequired int                 `json:"confirmations_required"`
 	Network               string              `json:"network"`

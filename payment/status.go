@@ -22,11 +22,14 @@ type Status struct {
 
 // StatusPayment is one transfer of a Status.
 type StatusPayment struct {
-	Status        kassa.InvoicePaymentStatus `json:"status"`
-	TxHash        string                     `json:"tx_hash"`
-	Network       string                     `json:"network"`
-	AmountToken   string                     `json:"amount_token"`
-	Confirmations int                        `json:"confirmations"`
+	Status  kassa.InvoicePaymentStatus `json:"status"`
+	TxHash  string                     `json:"tx_hash"`
+	Network string                     `json:"network"`
+	// AmountToken is the amount in the token as a decimal ("2.5"), as quotes
+	// show it; AmountTokenUnits the same in base units ("2500000000000000000").
+	AmountToken      string `json:"amount_token"`
+	AmountTokenUnits string `json:"amount_token_units"`
+	Confirmations    int    `json:"confirmations"`
 	// ConfirmationsRequired is how many its network needs before it counts.
 	ConfirmationsRequired int `json:"confirmations_required"`
 }
@@ -72,8 +75,19 @@ func (t Tracker) Status(ctx context.Context, inv *kassa.Invoice) (Status, error)
 	}
 	for _, p := range rs {
 		out.Payments = append(out.Payments, StatusPayment{Status: p.Status, TxHash: p.TxHash, Network: p.Network,
-			AmountToken: p.AmountUnits.String(), Confirmations: p.Confirmations,
-			ConfirmationsRequired: t.ConfirmationsNeeded(inv.Environment, p.Network)})
+			AmountToken: t.decimal(inv.Environment, p), AmountTokenUnits: p.AmountUnits.String(),
+			Confirmations: p.Confirmations, ConfirmationsRequired: t.ConfirmationsNeeded(inv.Environment, p.Network)})
 	}
 	return out, nil
+}
+
+// decimal is p's amount in its token as a decimal; in base units when the
+// registry no longer knows the token (its decimals are then unknown).
+func (t Tracker) decimal(env kassa.Environment, p *kassa.InvoicePayment) string {
+	if t.Registry != nil {
+		if tok, ok := t.Registry.Token(env, p.TokenID); ok {
+			return kassa.FormatUnits(p.AmountUnits, tok.Decimals)
+		}
+	}
+	return p.AmountUnits.String()
 }

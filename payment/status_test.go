@@ -84,7 +84,8 @@ func TestTrackerStatus(t *testing.T) {
 		pending, _ := f.devnetPay(t, inv, payment.DevnetPayment{Pending: true, TxHash: hash, Amount: new(kassa.Millis(4_000))})
 		st = f.status(t, tracker, inv)
 		want := payment.StatusPayment{Status: kassa.PaymentPending, TxHash: hash, Network: "ethereum-sepolia",
-			AmountToken: pending.AmountUnits.String(), Confirmations: 0, ConfirmationsRequired: sepolia.Confirmations}
+			AmountToken: kassa.FormatUnits(pending.AmountUnits, f.token(t, kassa.Devnet, 4).Decimals),
+			AmountTokenUnits: pending.AmountUnits.String(), Confirmations: 0, ConfirmationsRequired: sepolia.Confirmations}
 		if st.Status != kassa.StatusUnpaid || st.AmountPending != 4_000 || len(st.Payments) != 1 || st.Payments[0] != want {
 			t.Fatalf("pending status %+v, want payment %+v", st, want)
 		}
@@ -109,7 +110,7 @@ func TestTrackerStatus(t *testing.T) {
 			t.Fatalf("paid_at %v, invoice paid at %v", st.PaidAt, got.PaidAt)
 		}
 		if p := st.Payments[0]; p.TxHash != rest.TxHash || p.Confirmations != sepolia.Confirmations ||
-			p.ConfirmationsRequired != sepolia.Confirmations || p.AmountToken != f.owedUnits(t, f.token(t, kassa.Devnet, 4), 6_000) {
+			p.ConfirmationsRequired != sepolia.Confirmations || p.AmountTokenUnits != f.owedUnits(t, f.token(t, kassa.Devnet, 4), 6_000) {
 			t.Fatalf("newest payment %+v, want %s first", p, rest.TxHash)
 		}
 
