@@ -84,7 +84,7 @@ func TestTrackerStatus(t *testing.T) {
 		pending, _ := f.devnetPay(t, inv, payment.DevnetPayment{Pending: true, TxHash: hash, Amount: new(kassa.Millis(4_000))})
 		st = f.status(t, tracker, inv)
 		want := payment.StatusPayment{Status: kassa.PaymentPending, TxHash: hash, Network: "ethereum-sepolia",
-			AmountToken: kassa.FormatUnits(pending.AmountUnits, f.token(t, kassa.Devnet, 4).Decimals),
+			AmountToken:      kassa.FormatUnits(pending.AmountUnits, f.token(t, kassa.Devnet, 4).Decimals),
 			AmountTokenUnits: pending.AmountUnits.String(), Confirmations: 0, ConfirmationsRequired: sepolia.Confirmations}
 		if st.Status != kassa.StatusUnpaid || st.AmountPending != 4_000 || len(st.Payments) != 1 || st.Payments[0] != want {
 			t.Fatalf("pending status %+v, want payment %+v", st, want)
