@@ -144,6 +144,18 @@ func TestPayOnDevChainEndToEnd(t *testing.T) {
 		if s := invoiceStatus(t, k2, id); s != "paid" || !strings.Contains(out, "invoice paid") {
 			t.Fatalf("ETH payment after the restart: invoice %s\n%s", s, out)
 		}
+
+		// A partial payment ends once its transfer is confirmed (issue 37,
+		// finding 6); another token is then refused with the reason: the lock.
+		payURL, id = pageInvoice(t, k2, map[string]any{"amount_usd": 3})
+		out = kassaPay(t, k2, payURL, "--amount", "1")
+		if s := invoiceStatus(t, k2, id); s != "underpaid" || !strings.Contains(out, "the invoice still wants 2.000 USD") {
+			t.Fatalf("partial payment: invoice %s\n%s", s, out)
+		}
+		other, err := exec.Command(kassaBin, "pay", payURL, "--rpc", k2.chainURL, "--token", "USDC").CombinedOutput()
+		if err == nil || !strings.Contains(string(other), "locked to USDT on devchain") {
+			t.Fatalf("USDC on a USDT-locked invoice: %v\n%s", err, other)
+		}
 	})
 }
 

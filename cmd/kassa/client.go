@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -41,7 +42,18 @@ type apiError struct {
 	body   string
 }
 
-func (e *apiError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.status, e.body) }
+// Error is the API's own message with its code ("HTTP 410 invoice_expired: This
+// invoice has expired."), or the raw body when it is not an error object of
+// the API (either envelope).
+func (e *apiError) Error() string {
+	var answer struct {
+		Error struct{ Code, Message string } `json:"error"`
+	}
+	if json.Unmarshal([]byte(e.body), &answer) == nil && answer.Error.Message != "" {
+		return fmt.Sprintf("HTTP %d %s: %s", e.status, answer.Error.Code, answer.Error.Message)
+	}
+	return fmt.Sprintf("HTTP %d: %s", e.status, e.body)
+}
 
 // api is the generated API client (package client) for the running kassa,
 // sending the API key with every request.

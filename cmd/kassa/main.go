@@ -9,6 +9,7 @@
 //	kassa pay PAYMENT_URL [--token SYMBOL] [--amount USD] [--key HEX]
 //	kassa wallet [--dev] [--rpc NETWORK=URL] [--json]
 //	kassa secrets rotate --new-key-file F [--secrets-key-file OLD]
+//	kassa version
 package main
 
 import (
@@ -42,7 +43,10 @@ Usage:
   kassa secrets rotate --new-key-file F [--secrets-key-file OLD]
                                            re-encrypt the secrets at rest under a new key
 
-Run "kassa serve -h" for the flags; each has an environment twin KASSA_<FLAG>.
+  kassa version                            the build: module version, commit, Go version
+
+Run "kassa help COMMAND" (or "kassa COMMAND -h") for a command's flags; serve's
+each have an environment twin KASSA_<FLAG>.
 `
 
 func main() {
@@ -80,7 +84,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "secrets":
 		return secretsCmd(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
+		if len(args) > 1 && args[0] == "help" && args[1] != "help" {
+			return run(ctx, []string{args[1], "-h"}, stdout, stderr) // the command's own help
+		}
 		fmt.Fprint(stdout, usage)
+		return nil
+	case "version", "-version", "--version":
+		fmt.Fprintln(stdout, version())
 		return nil
 	default:
 		fmt.Fprint(stderr, usage)

@@ -25,6 +25,10 @@ func merchantCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if len(args) == 0 {
 		return errors.New("usage: kassa merchant create|enable-mainnet|disable-two-step [flags]")
 	}
+	if isHelp(args[0]) {
+		fmt.Fprint(stdout, merchantUsage)
+		return nil
+	}
 	var sf storeFlags
 	fs := newFlagSet("kassa merchant "+args[0], stderr)
 	sf.register(fs)

@@ -32,9 +32,10 @@ func pay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.token, "token", "USDT", "symbol of the token to pay in")
 	fs.StringVar(&f.network, "network", devNetwork, "network of the token")
 	fs.StringVar(&f.amount, "amount", "", "USD to pay (default: what the quote asks), e.g. 4.50 for a partial payment")
-	fs.StringVar(&f.key, "key", devchain.Accounts()[0].PrivateKey, "hex private key of the paying account (default: dev account 0, a public test key)")
+	fs.StringVar(&f.key, "key", "", "hex private key of the paying account (default: the dev chain's account 0, a public test key)")
 	fs.StringVar(&f.rpc, "rpc", "http://"+envOr("KASSA_DEVCHAIN_ADDR", "127.0.0.1:8545"), "JSON-RPC URL of the chain")
 	fs.DurationVar(&f.timeout, "timeout", 5*time.Minute, "how long to follow the invoice before giving up")
+	withPositional(fs, "kassa pay PAYMENT_URL [flags]", "Pays an invoice as a payor's wallet would: locks the token, sends the transfer, follows the invoice until paid.")
 	var target string
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		target, args = args[0], args[1:]
@@ -46,6 +47,9 @@ func pay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		target = fs.Arg(0)
 	} else if target == "" || fs.NArg() > 0 {
 		return errors.New("usage: kassa pay PAYMENT_URL [--token SYMBOL] [--amount USD] [--key HEX]")
+	}
+	if f.key == "" {
+		f.key = devchain.Accounts()[0].PrivateKey
 	}
 	s, err := openSession(target)
 	if err != nil {
@@ -70,7 +74,7 @@ func pay(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "sent transaction %s\n", hash)
-	return s.follow(ctx, stdout)
+	return s.follow(ctx, stdout, hash)
 }
 
 // checkKey refuses to sign with a dev chain account's key on any other chain:
@@ -144,6 +148,14 @@ func (s *session) quote(ctx context.Context, symbol, network string) (*client.Qu
 			return q.JSON200, nil
 		}
 	}
+	if inv, err := s.api.GetPayorInvoiceWithResponse(ctx); err == nil && inv.JSON200 != nil && inv.JSON200.LockedTokenId != nil {
+		for _, t := range *tokens.JSON200 {
+			if t.Id == *inv.JSON200.LockedTokenId {
+				return nil, fmt.Errorf("the invoice is locked to %s on %s (its first payment chose it): pay the rest with --token %s --network %s",
+					t.TokenSymbol, t.Network, t.TokenSymbol, t.Network)
+			}
+		}
+	}
 	return nil, fmt.Errorf("the invoice offers no %s on %s", symbol, network)
 }
 
@@ -168,8 +180,10 @@ func quotedUnits(q *client.Quote, amount string) (*big.Int, error) {
 }
 
 // follow prints the invoice's status and its payments' confirmations each time
-// they change, until the invoice is paid or over.
-func (s *session) follow(ctx context.Context, out io.Writer) error {
+// they change, until the invoice is paid or over, or the transfer hash sent is
+// settled for good short of paying it (a partial payment: confirmed, the invoice
+// underpaid; money kept for a person: manual_retry).
+func (s *session) follow(ctx context.Context, out io.Writer, hash string) error {
 	last := ""
 	for {
 		r, err := s.api.GetPaymentStatusWithResponse(ctx)
@@ -197,6 +211,18 @@ func (s *session) follow(ctx context.Context, out io.Writer) error {
 			return nil
 		case client.InvoiceStatusExpired, client.InvoiceStatusCanceled:
 			return fmt.Errorf("the invoice is %s", st.Status)
+		}
+		for _, p := range st.Payments {
+			if !strings.EqualFold(p.TxHash, hash) {
+				continue
+			}
+			switch p.Status {
+			case client.StatusPaymentStatusConfirmed, client.StatusPaymentStatusUnderpaid:
+				fmt.Fprintf(out, "the transfer is confirmed; the invoice still wants %s USD\n", st.AmountRemainingDecimal)
+				return nil
+			case client.StatusPaymentStatusManualRetry:
+				return fmt.Errorf("the transfer is kept for the shop to review (manual_retry), not counted toward the invoice")
+			}
 		}
 		select {
 		case <-ctx.Done():

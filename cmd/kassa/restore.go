@@ -19,6 +19,7 @@ import (
 func restore(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("kassa restore", stderr)
 	dataDir := fs.String("data-dir", envOr("KASSA_DATA_DIR", "./data"), "the data dir to restore into; it must hold no kassa.db (env KASSA_DATA_DIR)")
+	withPositional(fs, "kassa restore FILE --data-dir DIR", "Puts a backup written by kassa backup into an empty data dir.")
 	var file string
 	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
 		file, args = args[0], args[1:]

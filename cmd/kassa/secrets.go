@@ -154,6 +154,10 @@ func checkSecrets(pass store.SecretsPass, keys *sealed.Keyring, log *slog.Logger
 // key file and stored secret under the new key in one pass that may be re-run when
 // interrupted (values under the old or the new key both open meanwhile).
 func secretsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && isHelp(args[0]) {
+		fmt.Fprintln(stdout, "usage: kassa secrets rotate --new-key-file FILE [--secrets-key-file OLD] [store flags]\n\nRe-encrypts the secrets at rest under a new key; \"kassa secrets rotate -h\" lists the flags.")
+		return nil
+	}
 	if len(args) == 0 || args[0] != "rotate" {
 		return errors.New("usage: kassa secrets rotate --new-key-file FILE [--secrets-key-file OLD] [store flags]")
 	}
