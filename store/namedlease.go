@@ -55,3 +55,21 @@ func (db *DB) ReleaseLease(ctx context.Context, name, holder string) error {
 		return nil
 	})
 }
+
+// LeaseHolders returns every lease's holder by name, expired or not.
+func (db *DB) LeaseHolders(ctx context.Context) (map[string]string, error) {
+	rows, err := db.r.QueryContext(ctx, "SELECT name, holder FROM leases")
+	if err != nil {
+		return nil, fmt.Errorf("store: leases: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var name, holder string
+		if err := rows.Scan(&name, &holder); err != nil {
+			return nil, fmt.Errorf("store: leases: %w", err)
+		}
+		out[name] = holder
+	}
+	return out, rows.Err()
+}

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"flag"
 	"fmt"
 	"io"
@@ -91,7 +89,7 @@ func (c *chains) run(ctx context.Context, wg *sync.WaitGroup) {
 // watcher for every network with RPC endpoints (the registry's rpc_urls, replaced
 // by --rpc), after checking each endpoint's chain id: a mismatch stops the start.
 func startChains(ctx context.Context, f *serveFlags, reg kassa.Registry, db *store.DB, rates kassa.RateSource,
-	wallets map[kassa.Environment]kassa.PaymentAddressDeriver, log *slog.Logger, stdout io.Writer) (*chains, error) {
+	wallets map[kassa.Environment]kassa.PaymentAddressDeriver, holder string, log *slog.Logger, stdout io.Writer) (*chains, error) {
 	out := &chains{watchers: &chain.Watchers{}, costs: &chain.Senders{}}
 	urls, err := rpcURLs(reg, f.rpc)
 	if err != nil {
@@ -120,7 +118,6 @@ func startChains(ctx context.Context, f *serveFlags, reg kassa.Registry, db *sto
 		}
 		printDevChain(stdout, dev, f.devchainBlockTime)
 	}
-	holder := instanceID()
 	for _, env := range []kassa.Environment{kassa.Devnet, kassa.Mainnet} {
 		for _, n := range reg.Networks(env) {
 			list := urls[key(env, n.Name)]
@@ -235,14 +232,6 @@ func printDevChain(out io.Writer, dev *devchain.Chain, blockTime time.Duration) 
 		rpcFlag = " --rpc " + dev.URL()
 	}
 	fmt.Fprintf(out, "  pay an invoice:  go run ./cmd/kassa pay PAYMENT_URL%s\n", rpcFlag)
-}
-
-// instanceID names this process in leases: host, pid and a random suffix.
-func instanceID() string {
-	host, _ := os.Hostname()
-	b := make([]byte, 4)
-	_, _ = rand.Read(b)
-	return fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(b))
 }
 
 // envBoolOr reads a boolean environment twin, def when unset or unparsable.

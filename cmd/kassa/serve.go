@@ -138,7 +138,14 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if f.webhookAllowPrivate {
 		log.Warn("devnet webhooks may target loopback and private addresses (--webhook-allow-private): devnet keys can reach this host and its network; mainnet webhooks stay on public addresses")
 	}
-	chains, err := startChains(ctx, f, reg, db, rates, wallets, log, stdout)
+	holder, err := instanceHolder(f.dataDir)
+	if err != nil {
+		return err
+	}
+	if err := reclaimLeases(ctx, db, holder, log); err != nil {
+		return err
+	}
+	chains, err := startChains(ctx, f, reg, db, rates, wallets, holder, log, stdout)
 	if err != nil {
 		ln.Close()
 		return err
@@ -162,7 +169,6 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	serveMetrics(&ac, meters, &f.metrics, db, chains, hub)
 	handler := api.New(ac)
 	srv := newHTTPServer(drain.wrap(handler), serverLimits, log)
-	holder := instanceID()
 
 	workers, stopWorkers := context.WithCancel(context.Background())
 	// Shutdown does not track hijacked WebSocket connections: stopping the hub ends
