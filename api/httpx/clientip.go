@@ -1,7 +1,6 @@
 package httpx
 
 import (
-	"fmt"
 	"net"
 	"net/http"
 	"net/netip"
@@ -13,46 +12,26 @@ import (
 // API) keys the client they name, not the proxy: behind a proxy every request
 // comes from the proxy's address, and one bucket for all clients would let one
 // client's burst refuse everyone.
-type Proxies []netip.Prefix
+type Proxies Networks
 
 // DefaultProxies trusts loopback only: a proxy on the same host, as
 // docs/operations.md sets Kassa up. A proxy on another host is named with
 // --trusted-proxies.
-var DefaultProxies = Proxies{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
+var DefaultProxies = Proxies(LoopbackNetworks)
 
-// ParseProxies reads a comma-separated list of addresses and CIDR prefixes;
-// "none" (or empty) trusts no proxy.
+// ParseProxies reads a comma-separated list of addresses and CIDR prefixes as
+// ParseNetworks does; "none" (or empty) trusts no proxy.
 func ParseProxies(v string) (Proxies, error) {
 	v = strings.TrimSpace(v)
 	if v == "" || v == "none" {
 		return Proxies{}, nil
 	}
-	var out Proxies
-	for _, part := range strings.Split(v, ",") {
-		part = strings.TrimSpace(part)
-		if p, err := netip.ParsePrefix(part); err == nil {
-			out = append(out, p.Masked())
-			continue
-		}
-		a, err := netip.ParseAddr(part)
-		if err != nil {
-			return nil, fmt.Errorf("%q is neither an IP address nor a CIDR prefix", part)
-		}
-		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
-	}
-	return out, nil
+	n, err := ParseNetworks(v)
+	return Proxies(n), err
 }
 
 // trusts reports whether a is one of the proxies.
-func (p Proxies) trusts(a netip.Addr) bool {
-	a = a.Unmap().WithZone("")
-	for _, pre := range p {
-		if pre.Contains(a) {
-			return true
-		}
-	}
-	return false
-}
+func (p Proxies) trusts(a netip.Addr) bool { return Networks(p).Contains(a) }
 
 // ClientIP is the address of the request's client. It is the peer, unless the
 // peer is a trusted proxy: then X-Forwarded-For is read from the right, skipping
