@@ -45,6 +45,11 @@ type PaymentService interface {
 	IngestPayment(ctx context.Context, in PaymentInput) (*InvoicePayment, *Invoice, error)
 	// InvoicePayments lists an invoice's receipts, newest first, at most limit.
 	InvoicePayments(ctx context.Context, merchantID int64, invoiceID string, limit int) ([]*InvoicePayment, error)
+	// InvoiceWithPayments reads one of the merchant's invoices (with its
+	// effective status) and its receipts, newest first, at most limit, such that
+	// the invoice is never older than the receipts beside it: a confirmed receipt
+	// is counted in the invoice read with it.
+	InvoiceWithPayments(ctx context.Context, merchantID int64, invoiceID string, limit int) (*Invoice, []*InvoicePayment, error)
 	// PaymentsOf returns the receipts of several of the merchant's invoices, oldest
 	// first, by invoice id (the reports' payments export); unknown ids have none.
 	PaymentsOf(ctx context.Context, merchantID int64, invoiceIDs []string) (map[string][]*InvoicePayment, error)

@@ -59,11 +59,18 @@ func (t Tracker) ConfirmationsNeeded(env kassa.Environment, network string) int 
 	return 0
 }
 
-// Status summarises an invoice's payments for polling pages.
+// Status summarises an invoice's payments for polling pages. The invoice is read
+// again with its receipts (kassa.PaymentService.InvoiceWithPayments), so a
+// confirmed transfer is never shown beside an invoice that does not count it
+// yet; inv names it and stands in when there is no PaymentService.
 func (t Tracker) Status(ctx context.Context, inv *kassa.Invoice) (Status, error) {
-	rs, err := t.Receipts(ctx, inv)
-	if err != nil {
-		return Status{}, err
+	var rs []*kassa.InvoicePayment
+	if t.Payments != nil {
+		fresh, receipts, err := t.Payments.InvoiceWithPayments(ctx, inv.MerchantID, inv.ID, 100)
+		if err != nil {
+			return Status{}, err
+		}
+		inv, rs = fresh, receipts
 	}
 	rem := inv.AmountRemaining()
 	out := Status{Status: inv.Status, AmountPaid: inv.AmountPaid, AmountPaidDecimal: inv.AmountPaid.Decimal(),

@@ -77,6 +77,28 @@ func (db *DB) InvoicePayments(ctx context.Context, merchantID int64, invoiceID s
 	return receipts(ctx, db.r, invoiceID, limit)
 }
 
+// InvoiceWithPayments reads one of the merchant's invoices, with its effective
+// status, and its receipts, newest first, at most limit (<= 0: all). The receipts
+// are read first: a receipt and its invoice's change are written in one
+// transaction, so the invoice read after them is never older than they are and a
+// confirmed receipt is always counted in it (read the other way round, a payor
+// polling as the watcher confirmed a transfer saw it confirmed beside an unpaid
+// invoice).
+func (db *DB) InvoiceWithPayments(ctx context.Context, merchantID int64, invoiceID string, limit int) (*kassa.Invoice, []*kassa.InvoicePayment, error) {
+	if !kassa.ValidUUID(invoiceID) {
+		return nil, nil, kassa.NotFound("invoice")
+	}
+	rs, err := receipts(ctx, db.r, invoiceID, limit)
+	if err != nil {
+		return nil, nil, err
+	}
+	inv, err := db.Invoice(ctx, merchantID, invoiceID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return inv, rs, nil
+}
+
 // PaymentsOf returns the receipts of the merchant's invoices ids, oldest first.
 func (db *DB) PaymentsOf(ctx context.Context, merchantID int64, ids []string) (map[string][]*kassa.InvoicePayment, error) {
 	out := map[string][]*kassa.InvoicePayment{}

@@ -162,3 +162,53 @@ func TestIngestPaymentEdges(t *testing.T) {
 		wantErr(t, err, kassa.KindConflict, "transfer_already_recorded")
 	})
 }
+
+// TestInvoiceWithPaymentsNeverBehind reads an invoice with its receipts while
+// transfers to it are confirmed one after another: every read's invoice counts
+// every confirmed receipt read with it (the payor's status once showed a
+// confirmed transfer beside an unpaid invoice, and kassa pay stopped there).
+func TestInvoiceWithPaymentsNeverBehind(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		f := newFixture(t, cfg)
+		inv := f.invoice(t, f.m, 100_000, nil)
+		const n = 40
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for i := range n {
+				if _, _, err := f.db.IngestPayment(f.ctx, paymentInput(inv, fmt.Sprintf("0x%02x", i), 10, true)); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+		defer func() { <-done }() // the writer ends before the store closes
+		reads := 0
+		for stop := false; !stop; reads++ {
+			select {
+			case <-done:
+				stop = true // one more read after the last write
+			default:
+			}
+			got, rs, err := f.db.InvoiceWithPayments(f.ctx, f.m.ID, inv.ID, 0)
+			must(t, err)
+			var confirmed kassa.Millis
+			for _, r := range rs {
+				if r.Status == kassa.PaymentUnderpaid || r.Status == kassa.PaymentConfirmed {
+					confirmed += r.AmountUSD
+				}
+			}
+			if confirmed > got.AmountPaid {
+				t.Fatalf("read %d: %d receipts confirm %d, the invoice read with them counts %d", reads, len(rs), confirmed, got.AmountPaid)
+			}
+			if stop && (len(rs) != n || got.AmountPaid != n*10) {
+				t.Fatalf("at the end: %d receipts, paid %d", len(rs), got.AmountPaid)
+			}
+		}
+		_, _, err := f.db.InvoiceWithPayments(f.ctx, f.m.ID, "not-a-uuid", 0)
+		wantErr(t, err, kassa.KindNotFound, "resource_missing")
+		other := f.merchant(t, "other@example.com")
+		_, _, err = f.db.InvoiceWithPayments(f.ctx, other.ID, inv.ID, 0)
+		wantErr(t, err, kassa.KindNotFound, "resource_missing")
+	})
+}

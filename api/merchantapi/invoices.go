@@ -92,7 +92,17 @@ func (a *API) GetInvoice(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	inv, err := a.invoices.Invoice(r.Context(), httpx.Principal(r.Context()).MerchantID, id)
+	merchantID := httpx.Principal(r.Context()).MerchantID
+	if limit, ok := receiptsWanted(e); ok && a.payments != nil {
+		// The invoice read with its receipts never lags them.
+		inv, rs, err := a.payments.InvoiceWithPayments(r.Context(), merchantID, id, limit)
+		if err != nil {
+			return err
+		}
+		writeInvoice(w, http.StatusOK, kassa.ExpandedInvoice{Invoice: inv, Expand: e, Receipts: rs})
+		return nil
+	}
+	inv, err := a.invoices.Invoice(r.Context(), merchantID, id)
 	if err != nil {
 		return err
 	}
@@ -108,16 +118,24 @@ func (a *API) GetInvoice(w http.ResponseWriter, r *http.Request) error {
 // or payments was asked for.
 func (a *API) expand(ctx context.Context, inv *kassa.Invoice, e kassa.InvoiceExpand) (kassa.ExpandedInvoice, error) {
 	x := kassa.ExpandedInvoice{Invoice: inv, Expand: e}
-	if (!e.LatestPayment && !e.Payments) || a.payments == nil {
+	limit, ok := receiptsWanted(e)
+	if !ok || a.payments == nil {
 		return x, nil
-	}
-	limit := 1
-	if e.Payments {
-		limit = max(e.PaymentsLimit, 1)
 	}
 	rs, err := a.payments.InvoicePayments(ctx, inv.MerchantID, inv.ID, limit)
 	x.Receipts = rs
 	return x, err
+}
+
+// receiptsWanted says how many receipts e's expansions show, and whether any.
+func receiptsWanted(e kassa.InvoiceExpand) (int, bool) {
+	switch {
+	case e.Payments:
+		return max(e.PaymentsLimit, 1), true
+	case e.LatestPayment:
+		return 1, true
+	}
+	return 0, false
 }
 
 // InvoiceSubresource serves GET /api/v1/invoices/customer/{customerId} and

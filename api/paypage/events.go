@@ -24,6 +24,6 @@ func (p *Page) Events(w http.ResponseWriter, r *http.Request) {
 				return nil, false, err
 			}
 			st, err := p.cfg.Tracker.Status(ctx, fresh)
-			return st, fresh.Status == kassa.StatusUnpaid || fresh.Status == kassa.StatusUnderpaid, err
+			return st, st.Status == kassa.StatusUnpaid || st.Status == kassa.StatusUnderpaid, err
 		}}.Serve(w, r)
 }
