@@ -35,7 +35,8 @@ const shutdownTimeout = 30 * time.Second
 // once (Go's 100). The live heap is small (about 20 MiB under load), so a list
 // load collected several times a second; at 200 a list took 10 % less CPU (SQLite
 // lists 11 % more per second, PostgreSQL's 4 %) for 12-13 MiB more anonymous
-// memory after a create load (docs/performance.md, issue 17, eighth session).
+// memory after a create load (docs/performance.md, "Fast paths" and "Memory
+// after a create load").
 const gcPercent = 200
 
 // openStore opens the store serve runs on; tests replace it to watch the store.
