@@ -33,7 +33,7 @@ func (db *DB) detachReceipts(ctx context.Context, tx txq, network string, above 
 				}
 				r.BlockHash, r.Confirmations = "", 0
 				if r.Status == kassa.PaymentConfirmed || r.Status == kassa.PaymentUnderpaid {
-					r.Status = kassa.PaymentManualRetry
+					r.Status, r.AttentionReason = kassa.PaymentManualRetry, kassa.AttentionReorged
 				}
 				return true
 			})
@@ -93,7 +93,7 @@ func (db *DB) AbandonLostPayments(ctx context.Context, network string, now time.
 				if r.Network != network || r.Status != kassa.PaymentPending || !r.Orphaned() {
 					return false
 				}
-				r.Status = kassa.PaymentManualRetry
+				r.Status, r.AttentionReason = kassa.PaymentManualRetry, kassa.AttentionReorged
 				return true
 			})
 			if err != nil {
@@ -155,8 +155,9 @@ func (db *DB) reworkReceipts(ctx context.Context, tx txq, ref invoiceRef, change
 		if !change(r) {
 			continue
 		}
-		if _, err := tx.ExecContext(ctx, "UPDATE receipts SET status = $1, confirmations = $2, block_hash = $3 WHERE id = $4",
-			string(r.Status), r.Confirmations, r.BlockHash, r.ID); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE receipts SET status = $1, confirmations = $2, block_hash = $3,
+			attention_reason = $4 WHERE id = $5`,
+			string(r.Status), r.Confirmations, r.BlockHash, string(r.AttentionReason), r.ID); err != nil {
 			return nil, fmt.Errorf("store: update receipt: %w", err)
 		}
 		if err := writeEvents(ctx, tx, inv.MerchantID, inv.Environment, r, now, kassa.EventPaymentUpdated); err != nil {
