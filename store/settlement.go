@@ -27,7 +27,7 @@ func (db *DB) ClaimSettlements(ctx context.Context, limit int, lease time.Durati
 		return db.claim(ctx, tx, claimSpec{table: "receipts", key: "id",
 			due: "(settlement_status = $1 OR (settlement_status = $2 AND settlement_claimed_at <= $3 AND payout_id IS NULL)) AND " +
 				settlesSQL,
-			args: []any{string(kassa.SettlementPending), string(kassa.SettlementProcessing), micros(now.Add(-lease))},
+			args:  []any{string(kassa.SettlementPending), string(kassa.SettlementProcessing), micros(now.Add(-lease))},
 			order: "seen_at", limit: limit,
 			lease: []assign{{"settlement_status", string(kassa.SettlementProcessing)}, {"settlement_claimed_at", micros(now)}},
 		}, func(ids []string) ([]string, error) {
