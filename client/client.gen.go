@@ -5803,6 +5803,8 @@ type ClientInterface interface {
 	//
 	// A CSV file, one row per payment, of the invoices created in the range (both environments unless `environment` says).
 	//
+	// Columns, in this order: `payment_id`, `invoice_id`, `seen_at`, `confirmed_at`, `status`, `environment`, `network`, `token_id`, `tx_hash`, `log_index`, `from_address`, `amount_token_units` (base units), `amount_usd`, `confirmations`, `settlement_status`, `settlement_tx_hash`, `invoice_status`, `invoice_created_at`, `invoice_amount_usd`, `customer_id`, `token_symbol`, `amount_token` (a decimal in the token, `2.5`; `token_symbol` and `amount_token` are empty for a token the registry no longer lists), then `metadata.<key>` for every metadata key of the rows, sorted. New columns are added after the others, before the metadata columns.
+	//
 	// Errors of its own: 400 `invalid_environment`, `invalid_customer_id`, `invalid_timestamp`.
 	//
 	// Corresponds with GET /api/v1/reports/payments.csv (the `GetPaymentsReport` operationId).
@@ -7146,6 +7148,8 @@ func (c *Client) GetInvoicesReport(ctx context.Context, params *GetInvoicesRepor
 // GetPaymentsReport Export payments as CSV
 //
 // A CSV file, one row per payment, of the invoices created in the range (both environments unless `environment` says).
+//
+// Columns, in this order: `payment_id`, `invoice_id`, `seen_at`, `confirmed_at`, `status`, `environment`, `network`, `token_id`, `tx_hash`, `log_index`, `from_address`, `amount_token_units` (base units), `amount_usd`, `confirmations`, `settlement_status`, `settlement_tx_hash`, `invoice_status`, `invoice_created_at`, `invoice_amount_usd`, `customer_id`, `token_symbol`, `amount_token` (a decimal in the token, `2.5`; `token_symbol` and `amount_token` are empty for a token the registry no longer lists), then `metadata.<key>` for every metadata key of the rows, sorted. New columns are added after the others, before the metadata columns.
 //
 // Errors of its own: 400 `invalid_environment`, `invalid_customer_id`, `invalid_timestamp`.
 //
@@ -11609,6 +11613,8 @@ type ClientWithResponsesInterface interface {
 	// GetPaymentsReportWithResponse Export payments as CSV
 	//
 	// A CSV file, one row per payment, of the invoices created in the range (both environments unless `environment` says).
+	//
+	// Columns, in this order: `payment_id`, `invoice_id`, `seen_at`, `confirmed_at`, `status`, `environment`, `network`, `token_id`, `tx_hash`, `log_index`, `from_address`, `amount_token_units` (base units), `amount_usd`, `confirmations`, `settlement_status`, `settlement_tx_hash`, `invoice_status`, `invoice_created_at`, `invoice_amount_usd`, `customer_id`, `token_symbol`, `amount_token` (a decimal in the token, `2.5`; `token_symbol` and `amount_token` are empty for a token the registry no longer lists), then `metadata.<key>` for every metadata key of the rows, sorted. New columns are added after the others, before the metadata columns.
 	//
 	// Errors of its own: 400 `invalid_environment`, `invalid_customer_id`, `invalid_timestamp`.
 	//
@@ -21918,6 +21924,8 @@ func (c *ClientWithResponses) GetInvoicesReportWithResponse(ctx context.Context,
 // GetPaymentsReportWithResponse Export payments as CSV
 //
 // A CSV file, one row per payment, of the invoices created in the range (both environments unless `environment` says).
+//
+// Columns, in this order: `payment_id`, `invoice_id`, `seen_at`, `confirmed_at`, `status`, `environment`, `network`, `token_id`, `tx_hash`, `log_index`, `from_address`, `amount_token_units` (base units), `amount_usd`, `confirmations`, `settlement_status`, `settlement_tx_hash`, `invoice_status`, `invoice_created_at`, `invoice_amount_usd`, `customer_id`, `token_symbol`, `amount_token` (a decimal in the token, `2.5`; `token_symbol` and `amount_token` are empty for a token the registry no longer lists), then `metadata.<key>` for every metadata key of the rows, sorted. New columns are added after the others, before the metadata columns.
 //
 // Errors of its own: 400 `invalid_environment`, `invalid_customer_id`, `invalid_timestamp`.
 //
