@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"kassa/store"
 )
 
 // TestDevBannerWhole: the first serve --dev on a fresh data dir prints its
@@ -20,7 +22,7 @@ func TestDevBannerWhole(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := runDev(t, t.TempDir(), tt.extra...)
+			r := runDev(t, store.Config{DataDir: t.TempDir()}, tt.extra...)
 			lines := r.lines()
 			start, end := -1, -1
 			for i, line := range lines {

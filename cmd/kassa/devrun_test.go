@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"kassa/store"
 )
 
 // devRun is a "kassa serve --dev" process whose stdout and stderr share one
@@ -18,11 +20,12 @@ type devRun struct {
 	url    string
 }
 
-// runDev starts serve --dev on dataDir with extra flags and waits until it
-// listens.
-func runDev(t *testing.T, dataDir string, extra ...string) *devRun {
+// runDev starts serve --dev on cfg's data dir and database with extra flags and
+// waits until it listens.
+func runDev(t *testing.T, cfg store.Config, extra ...string) *devRun {
 	t.Helper()
-	args := append([]string{"serve", "--dev", "--addr", "127.0.0.1:0", "--devchain-addr", "127.0.0.1:0", "--data-dir", dataDir}, extra...)
+	args := append([]string{"serve", "--dev", "--addr", "127.0.0.1:0", "--devchain-addr", "127.0.0.1:0"}, storeArgs(cfg)...)
+	args = append(args, extra...)
 	r := &devRun{cmd: exec.Command(kassaBin, args...), out: &lockedBuffer{}, exited: make(chan error, 1)}
 	r.cmd.Env = append(os.Environ(), "KASSA_DRAIN_DELAY=0")
 	r.cmd.Stdout, r.cmd.Stderr = r.out, r.out // the same writer: one pipe
