@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -123,17 +124,21 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if publicURL == "" {
 		publicURL = "http://" + ln.Addr().String()
 	}
+	// The banner (--dev's demo merchant and dev chain) is collected and printed
+	// in one write with the listening line, after the start's log lines: log
+	// lines written meanwhile cannot cut it.
+	var banner bytes.Buffer
 	if f.dev {
 		settleOn := "bsc-testnet"
 		if f.devchain {
 			settleOn = devNetwork
 		}
-		if err := seedDev(ctx, db, publicURL, settleOn, stdout); err != nil {
+		if err := seedDev(ctx, db, f.dataDir, keys, publicURL, settleOn, &banner); err != nil {
 			ln.Close()
 			return fmt.Errorf("seed demo merchant: %w", err)
 		}
 		if f.webhookAllowPrivate {
-			fmt.Fprintln(stdout, "  webhooks:       devnet endpoints may target loopback and private addresses (--webhook-allow-private, on with --dev); mainnet ones never")
+			fmt.Fprintln(&banner, "  webhooks:       devnet endpoints may target loopback and private addresses (--webhook-allow-private, on with --dev); mainnet ones never")
 		}
 	}
 	if f.webhookAllowPrivate {
@@ -146,7 +151,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := reclaimLeases(ctx, db, holder, log); err != nil {
 		return err
 	}
-	chains, err := startChains(ctx, f, reg, db, rates, wallets, holder, log, stdout)
+	chains, err := startChains(ctx, f, reg, db, rates, wallets, holder, log, &banner)
 	if err != nil {
 		ln.Close()
 		return err
@@ -209,7 +214,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(serverListener(ln, serverLimits, f.maxConnsPerAddress, log)) }()
-	fmt.Fprintf(stdout, "kassa listening on %s (public URL %s, store %s)\n", ln.Addr(), publicURL, db.Engine())
+	fmt.Fprintf(&banner, "kassa listening on %s (public URL %s, store %s)\n", ln.Addr(), publicURL, db.Engine())
+	logs.Flush()
+	_, _ = stdout.Write(banner.Bytes())
 
 	select {
 	case err = <-served:
