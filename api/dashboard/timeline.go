@@ -40,7 +40,7 @@ func describe(e *kassa.Event) string {
 	case kassa.EventInvoiceCreated:
 		return "Invoice created"
 	case kassa.EventInvoiceUpdated:
-		return "Invoice " + f.Status + ": " + usd(f.AmountPaid) + " paid"
+		return "Invoice " + f.Status + ": " + f.AmountPaid.USD() + " paid"
 	case kassa.EventInvoicePaid:
 		return "Paid in full"
 	case kassa.EventInvoicePaidAfterExpired:
@@ -50,21 +50,21 @@ func describe(e *kassa.Event) string {
 	case kassa.EventInvoiceCanceled:
 		return "Canceled"
 	case kassa.EventPaymentCreated:
-		return "Payment detected: " + usd(f.AmountUSD) + " on " + f.Network + ", " + confs(f.Confirmations)
+		return "Payment detected: " + f.AmountUSD.USD() + " on " + f.Network + ", " + confs(f.Confirmations)
 	case kassa.EventPaymentUpdated:
 		switch f.Settlement {
 		case string(kassa.SettlementSettled):
-			return "Payment of " + usd(f.AmountUSD) + " settled to the merchant"
+			return "Payment of " + f.AmountUSD.USD() + " settled to the merchant"
 		case string(kassa.SettlementFailed), string(kassa.SettlementManual):
-			return "Payment of " + usd(f.AmountUSD) + ": settlement " + f.Settlement
+			return "Payment of " + f.AmountUSD.USD() + ": settlement " + f.Settlement
 		}
 		switch kassa.InvoicePaymentStatus(f.Status) {
 		case kassa.PaymentConfirmed, kassa.PaymentUnderpaid:
-			return "Payment of " + usd(f.AmountUSD) + " confirmed: " + confs(f.Confirmations)
+			return "Payment of " + f.AmountUSD.USD() + " confirmed: " + confs(f.Confirmations)
 		case kassa.PaymentManualRetry:
-			return "Payment of " + usd(f.AmountUSD) + " needs a manual review"
+			return "Payment of " + f.AmountUSD.USD() + " needs a manual review"
 		}
-		return "Payment of " + usd(f.AmountUSD) + ": " + confs(f.Confirmations)
+		return "Payment of " + f.AmountUSD.USD() + ": " + confs(f.Confirmations)
 	}
 	return e.Type
 }
