@@ -29,8 +29,8 @@ type chartDay struct {
 	Refunds       int64
 	Refunded      kassa.Millis
 	Volume        kassa.Millis // net of refunds; below zero on a day of more refunds than payments
-	X, Y, W, H    int // the bar
-	LabelX, TextY int // where the date is written under some bars
+	X, Y, W, H    int          // the bar
+	LabelX, TextY int          // where the date is written under some bars
 	ShowLabel     bool
 	Anchor        string // the label's text-anchor: the last one ends at its bar, inside the chart
 }
