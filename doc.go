@@ -8,7 +8,9 @@
 //   - error.go: the one error type and its kinds; the HTTP layer maps each kind
 //     to one status code.
 //   - money.go, moneynumber.go, tokenamount.go: exact USD millis and token base
-//     units; no floats.
+//     units; no floats; moneydisplay.go: the one way USD is shown to a person.
+//   - overview.go: the dashboard overview's figures (volume net of refunds,
+//     failing webhook deliveries).
 //   - merchant.go, apikey.go, paymentsession.go, wstoken.go, signin.go,
 //     dashboardsession.go: tenants and credentials, and the sign-in rules (the
 //     per-account hold, which merchant changes need the password again).

@@ -5,22 +5,42 @@ import (
 	"time"
 )
 
-// DayTotal is the invoices paid on one UTC day and their USD volume.
+// DayTotal is one UTC day of a merchant's volume: the invoices paid that day and
+// the refunds made that day (of invoices paid then or earlier).
 type DayTotal struct {
-	Day    time.Time // midnight UTC
-	Paid   int64
-	Volume Millis
+	Day      time.Time // midnight UTC
+	Paid     int64     // invoices paid that day
+	Gross    Millis    // what they paid
+	Refunds  int64     // refunds made that day
+	Refunded Millis    // what they give back
 }
+
+// Net is the day's volume net of refunds: what was paid that day less what was
+// refunded that day. A refund counts on the day it is made, never on the day
+// its invoice was paid, so a past day's figure does not change afterwards; a day
+// with more refunded than paid is negative.
+func (t DayTotal) Net() Millis { return t.Gross - t.Refunded }
+
+// Failing counts a merchant's webhook deliveries that are not getting through.
+type Failing struct {
+	Retrying int64 // failed at least once and waiting for their next attempt
+	Failed   int64 // gave up: retries exhausted, 410, or the endpoint disabled
+}
+
+// Total is every failing delivery, retrying or failed.
+func (f Failing) Total() int64 { return f.Retrying + f.Failed }
 
 // OverviewStats reads the figures of a merchant's dashboard overview. Every
 // method is scoped to one merchant and one environment.
 type OverviewStats interface {
-	// PaidByDay sums the invoices paid at or after since, per UTC day of their
-	// paid_at, oldest day first; days without a paid invoice are left out.
-	PaidByDay(ctx context.Context, merchantID int64, env Environment, since time.Time) ([]DayTotal, error)
-	// FailedDeliveries counts the webhook deliveries that failed (gave up) at or
-	// after since.
-	FailedDeliveries(ctx context.Context, merchantID int64, env Environment, since time.Time) (int64, error)
+	// VolumeByDay sums, per UTC day at or after since, oldest day first, the
+	// invoices paid (by paid_at) and the refunds made (commerce orders' refunds,
+	// by when the refund was made, of paid invoices); days with neither are
+	// left out.
+	VolumeByDay(ctx context.Context, merchantID int64, env Environment, since time.Time) ([]DayTotal, error)
+	// FailingDeliveries counts the webhook deliveries retrying now and those
+	// that failed (gave up) at or after since.
+	FailingDeliveries(ctx context.Context, merchantID int64, env Environment, since time.Time) (Failing, error)
 	// EventDeliveries lists the webhook deliveries of the given events (an
 	// invoice's), newest first, at most limit, each with its attempts.
 	EventDeliveries(ctx context.Context, p Principal, eventIDs []string, limit int) ([]*WebhookDelivery, error)

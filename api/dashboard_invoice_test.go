@@ -43,7 +43,7 @@ func TestDashboardInvoiceDetail(t *testing.T) {
 		rec := pay(`{"amount_usd": 4, "status": "pending", "tx_hash": "` + hash + `"}`)
 		b.get(page).want(t, 200, "Payment detected: $4.00 on bsc-testnet", "<code>"+hash+"</code>", "badge pending", "$0.00 of $10.00")
 		pay(`{"amount_usd": 4, "tx_hash": "` + hash + `"}`)
-		b.get(page).want(t, 200, "Payment of $4.00 confirmed", "Invoice underpaid: $4.00 paid", "$4.00 of $10.00")
+		b.get(page).want(t, 200, "Payment of $4.00 confirmed", "Invoice underpaid: $4.00 of $10.00 paid", "$4.00 of $10.00")
 
 		// The rest arrives in a block: its hash links to the explorer.
 		block := "0x" + strings.Repeat("ef", 32)

@@ -48,10 +48,27 @@ func checklist(t *testing.T, body string) []string {
 	return out
 }
 
-// dayRow is the chart table's row of one UTC day.
-func dayRow(day time.Time, paid int, volume string) string {
+// dayRow is the chart table's row of one UTC day: invoices paid, refunded ("—"
+// for no refund) and net volume.
+func dayRow(day time.Time, paid int, refunded, net string) string {
 	d := day.UTC().Format(time.DateOnly)
-	return `<tr data-day="` + d + `"><th scope="row">` + d + `</th><td>` + strconv.Itoa(paid) + `</td><td>` + volume + `</td></tr>`
+	return `<tr data-day="` + d + `"><th scope="row">` + d + `</th><td>` + strconv.Itoa(paid) + `</td><td>` + refunded +
+		`</td><td>` + net + `</td></tr>`
+}
+
+// failingTile is the overview's failing webhooks tile with its count and parts.
+func failingTile(retrying, failed int) string {
+	return `id="failing-deliveries">` + strconv.Itoa(retrying+failed) + `</p><p><a href="/dashboard/developers/webhooks">` +
+		strconv.Itoa(retrying) + ` retrying, ` + strconv.Itoa(failed) + ` failed in 7 days</a>`
+}
+
+// dayRows are the days the chart's table lists, in its order.
+func dayRows(body string) []string {
+	var out []string
+	for _, m := range regexp.MustCompile(`<tr data-day="([0-9-]+)">`).FindAllStringSubmatch(body, -1) {
+		out = append(out, m[1])
+	}
+	return out
 }
 
 func TestDashboardOverview(t *testing.T) {
@@ -64,12 +81,12 @@ func TestDashboardOverview(t *testing.T) {
 
 		p := b.get("/dashboard").want(t, 200, "Set up Kassa", `href="/dashboard/developers/api-keys">Create a key`,
 			`href="/dashboard/invoices/new">Create a test invoice`, `role="img"`, "<title id=\"chart-title\">",
-			"No paid invoices yet", dayRow(clock.Now(), 0, "$0.00"), `id="failed-deliveries">0<`)
+			"No paid invoices yet", "No payments or refunds in the last 30 days.", failingTile(0, 0))
 		if got := strings.Join(checklist(t, p.body), ","); got != "todo,todo,todo" {
 			t.Fatalf("checklist %s, want todo,todo,todo", got)
 		}
-		if n := strings.Count(p.body, `<tr data-day=`); n != 30 {
-			t.Fatalf("%d days in the chart's table, want 30", n)
+		if rows := dayRows(p.body); rows != nil {
+			t.Fatalf("days without money in the chart's table: %v", rows)
 		}
 
 		m.key = m.createKey(`{"name":"server"}`)["api_key"].(string)
@@ -90,7 +107,7 @@ func TestDashboardOverview(t *testing.T) {
 		}
 		m.payInFull(ids[0])
 		m.payInFull(ids[1])
-		p = b.get("/dashboard").want(t, 200, "$15.00", "2 paid invoices", dayRow(clock.Now(), 2, "$15.00"),
+		p = b.get("/dashboard").want(t, 200, "$15.00", "2 paid invoices", dayRow(clock.Now(), 2, "—", "$15.00"),
 			`<rect class="bar"`, "$15.00 in total")
 		if checklist(t, p.body) != nil || strings.Contains(p.body, "Set up Kassa") {
 			t.Fatalf("the checklist is still shown when every step is done")
@@ -99,23 +116,31 @@ func TestDashboardOverview(t *testing.T) {
 			t.Fatalf("open invoices: want 1\n%s", p.body)
 		}
 
-		// Disabling the endpoint fails its pending deliveries: they count for 24 hours.
+		// Disabling the endpoint fails its pending deliveries: they count for 7 days.
 		b.post(hook.location+"/disable", url.Values{})
 		p = b.get("/dashboard")
-		failed := regexp.MustCompile(`id="failed-deliveries">(\d+)<`).FindStringSubmatch(p.body)
+		failed := regexp.MustCompile(`id="failing-deliveries">(\d+)<`).FindStringSubmatch(p.body)
 		if failed == nil || failed[1] == "0" {
-			t.Fatalf("failed deliveries: %v", failed)
+			t.Fatalf("failing deliveries: %v", failed)
 		}
 		other := e.newMerchant(false)
 		ob := e.browser()
 		ob.signIn(other)
-		ob.get("/dashboard").want(t, 200, `id="failed-deliveries">0<`, dayRow(clock.Now(), 0, "$0.00"))
+		if p := ob.get("/dashboard").want(t, 200, failingTile(0, 0)); dayRows(p.body) != nil {
+			t.Fatalf("another merchant's days: %v", dayRows(p.body))
+		}
 
-		// Two days on: the deliveries are old news, the volume sits two rows up.
+		// Two days on: the volume is still its day's, the only row; eight days
+		// on, the failed deliveries are old news.
 		paidDay := clock.Now()
 		clock.Advance(49 * time.Hour)
 		b.signIn(m) // the session lasted 12 hours
-		b.get("/dashboard").want(t, 200, `id="failed-deliveries">0<`, dayRow(paidDay, 2, "$15.00"),
-			dayRow(clock.Now(), 0, "$0.00"), "$15.00")
+		p = b.get("/dashboard").want(t, 200, `id="failing-deliveries">`+failed[1]+`<`, dayRow(paidDay, 2, "—", "$15.00"), "$15.00")
+		if rows := dayRows(p.body); len(rows) != 1 {
+			t.Fatalf("rows %v, want the paid day alone", rows)
+		}
+		clock.Advance(6 * 24 * time.Hour)
+		b.signIn(m)
+		b.get("/dashboard").want(t, 200, failingTile(0, 0))
 	})
 }

@@ -77,9 +77,9 @@ func (d *Dashboard) invoiceView(r *http.Request, v *visit, id string, deliveries
 		return nil, err
 	}
 	slices.Reverse(events)
+	view.Timeline = timeline(events, inv.LockedTokenID != nil)
 	eventIDs := make([]string, len(events))
 	for i, e := range events {
-		view.Timeline = append(view.Timeline, timelineRow{At: kassa.FormatTime(e.Created), When: e.Created.UTC().Format("2006-01-02 15:04:05 UTC"), Type: e.Type, Text: describe(e)})
 		eventIDs[i] = e.ID
 	}
 	if deliveries {

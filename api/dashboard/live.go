@@ -35,13 +35,13 @@ type livePayment struct {
 
 func newLiveView(view *invoiceView) liveView {
 	inv := view.Inv
-	lv := liveView{Status: inv.Status, Paid: usd(inv.AmountPaid) + " of " + usd(inv.Amount), Pending: usd(inv.AmountPending),
+	lv := liveView{Status: inv.Status, Paid: inv.AmountPaid.USD() + " of " + inv.Amount.USD(), Pending: inv.AmountPending.USD(),
 		CanCancel: view.CanCancel, Payments: []livePayment{}, Timeline: view.Timeline}
 	if lv.Timeline == nil {
 		lv.Timeline = []timelineRow{}
 	}
 	for _, p := range view.Payments {
-		row := livePayment{Amount: usd(p.AmountUSD), Status: string(p.Status), Network: p.Network, TxHash: p.TxHash,
+		row := livePayment{Amount: p.AmountUSD.USD(), Status: string(p.Status), Network: p.Network, TxHash: p.TxHash,
 			TxURL: p.TxURL, Confirmations: strconv.Itoa(p.Confirmations), Settlement: string(p.Settlement),
 			SettlementURL: p.SettlementURL}
 		if p.SettlementTxHash != nil {

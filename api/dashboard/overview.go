@@ -10,30 +10,48 @@ import (
 // overviewView is the overview's figures for the session's environment.
 type overviewView struct {
 	Periods   []periodTotals
-	Open      int64 // unpaid and underpaid now
-	Attention int64 // underpaid, or with money set aside, now
-	Failed    int64 // webhook deliveries that failed in the last 24 hours
+	Open      int64         // unpaid and underpaid now
+	Attention int64         // underpaid, or with money set aside, now
+	Failing   kassa.Failing // webhook deliveries retrying now or failed within failingDays
 	Chart     chart
 	Setup     []setupStep // nil once every step is done
 	Recent    []*kassa.Invoice
 }
 
-// periodTotals are the invoices paid over a period and their volume.
+// periodTotals are the invoices paid and the refunds made over a period, and
+// their net volume.
 type periodTotals struct {
-	Label  string
-	Paid   int64
-	Volume kassa.Millis
+	Label   string
+	Paid    int64
+	Refunds int64
+	Volume  kassa.Millis // net of refunds
 }
 
-// chartDays is how many UTC days the volume chart shows, today included.
-const chartDays = 30
+const (
+	// chartDays is how many UTC days the volume chart shows, today included.
+	chartDays = 30
+	// failingDays is how far back the failing webhooks tile counts deliveries
+	// that gave up: the first tile's window, longer than a delivery's ~3.3 days
+	// of retries, so every delivery that fails is seen at least once.
+	failingDays = 7
+)
 
-// PaidText says how many invoices were paid: "1 paid invoice", "2 paid invoices".
+// PaidText says how many invoices were paid and refunds made: "1 paid
+// invoice", "2 paid invoices, 1 refund".
 func (p periodTotals) PaidText() string {
-	if p.Paid == 1 {
-		return "1 paid invoice"
+	s := plural(p.Paid, "paid invoice", "paid invoices")
+	if p.Refunds > 0 {
+		s += ", " + plural(p.Refunds, "refund", "refunds")
 	}
-	return itoa(p.Paid) + " paid invoices"
+	return s
+}
+
+// plural is n and the noun for it: "1 refund", "2 refunds".
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return itoa(n) + " " + many
 }
 
 // overview serves GET /dashboard.
@@ -42,7 +60,7 @@ func (d *Dashboard) overview(w http.ResponseWriter, r *http.Request, v *visit) e
 	view := overviewView{}
 	today := now.Truncate(24 * time.Hour)
 	first := today.AddDate(0, 0, 1-chartDays)
-	days, err := d.cfg.Stats.PaidByDay(r.Context(), v.m.ID, env, first)
+	days, err := d.cfg.Stats.VolumeByDay(r.Context(), v.m.ID, env, first)
 	if err != nil {
 		return err
 	}
@@ -50,10 +68,11 @@ func (d *Dashboard) overview(w http.ResponseWriter, r *http.Request, v *visit) e
 	for _, p := range []struct {
 		label string
 		days  int
-	}{{"Last 7 days", 7}, {"Last 30 days", 30}} {
+	}{{"Last 7 days", 7}, {"Last 30 days", chartDays}} {
 		t := periodTotals{Label: p.label}
 		for _, day := range view.Chart.Days[chartDays-p.days:] {
 			t.Paid += day.Paid
+			t.Refunds += day.Refunds
 			t.Volume += day.Volume
 		}
 		view.Periods = append(view.Periods, t)
@@ -67,7 +86,7 @@ func (d *Dashboard) overview(w http.ResponseWriter, r *http.Request, v *visit) e
 		kassa.InvoiceFilter{MerchantID: v.m.ID, Environment: &env, NeedsAttention: true}); err != nil {
 		return err
 	}
-	if view.Failed, err = d.cfg.Stats.FailedDeliveries(r.Context(), v.m.ID, env, now.Add(-24*time.Hour)); err != nil {
+	if view.Failing, err = d.cfg.Stats.FailingDeliveries(r.Context(), v.m.ID, env, now.AddDate(0, 0, -failingDays)); err != nil {
 		return err
 	}
 	if view.Setup, err = d.setup(r, v); err != nil {

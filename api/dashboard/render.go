@@ -64,7 +64,7 @@ func serveAsset(w http.ResponseWriter, r *http.Request) {
 }
 
 var funcs = template.FuncMap{
-	"usd":   usd,
+	"usd":   kassa.Millis.USD,
 	"time":  func(t time.Time) string { return kassa.FormatTime(t) },
 	"short": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
 	"asset": assetURL,
@@ -74,15 +74,6 @@ var funcs = template.FuncMap{
 		}
 		return &log[len(log)-1]
 	},
-}
-
-// usd shows a dollar amount with cents ("$12.50"), or with the exact
-// thousandths when it has them ("$0.005").
-func usd(m kassa.Millis) string {
-	if m%10 == 0 {
-		return "$" + m.Cents()
-	}
-	return "$" + m.Decimal()
 }
 
 // templates are parsed once: each page with the layout.

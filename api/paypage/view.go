@@ -27,7 +27,7 @@ type pageView struct {
 	Errors    string // the page's words for API error codes, JSON, for the script
 
 	Title, Description, Footer string
-	Amount, Paid, Remaining    string // USD, two decimals
+	Amount, Paid, Remaining    string // as kassa.Millis.USD shows them: "$12.505"
 	RemainingMillis            int64
 	State                      string // waiting, detected, partial, paid, expired, canceled
 	Open                       bool   // waiting, detected or partial: something may still be paid
@@ -127,8 +127,8 @@ func (p *Page) buildPage(ctx context.Context, inv *kassa.Invoice, token, lang st
 	sig := p.cfg.Signer.Sign(token)
 	now := p.cfg.Now()
 	v := &pageView{T: t, Lang: lang, Asset: assetURL, InvoiceID: inv.ID, Session: token, Signature: sig, Errors: t.errorsJSON(),
-		Title: inv.InvoiceTitle, Footer: inv.InvoiceFooter, Amount: inv.Amount.Cents(), Paid: inv.AmountPaid.Cents(),
-		Remaining: inv.AmountRemaining().Cents(), RemainingMillis: int64(inv.AmountRemaining()), State: pageState(inv),
+		Title: inv.InvoiceTitle, Footer: inv.InvoiceFooter, Amount: inv.Amount.USD(), Paid: inv.AmountPaid.USD(),
+		Remaining: inv.AmountRemaining().USD(), RemainingMillis: int64(inv.AmountRemaining()), State: pageState(inv),
 		ExpiresAt: inv.ExpiresAt, TimeLeft: t.Left(inv.ExpiresAt.Sub(now)), Now: kassa.FormatTime(now)}
 	v.Open = v.State == "waiting" || v.State == "detected" || v.State == "partial"
 	v.StatusText = t.StatusText(v.State)

@@ -149,7 +149,7 @@ func TestPayOnDevChainEndToEnd(t *testing.T) {
 		// finding 6); another token is then refused with the reason: the lock.
 		payURL, id = pageInvoice(t, k2, map[string]any{"amount_usd": 3})
 		out = kassaPay(t, k2, payURL, "--amount", "1")
-		if s := invoiceStatus(t, k2, id); s != "underpaid" || !strings.Contains(out, "the invoice still wants 2.000 USD") {
+		if s := invoiceStatus(t, k2, id); s != "underpaid" || !strings.Contains(out, "the invoice still wants $2.00") {
 			t.Fatalf("partial payment: invoice %s\n%s", s, out)
 		}
 		other, err := exec.Command(kassaBin, "pay", payURL, "--rpc", k2.chainURL, "--token", "USDC").CombinedOutput()

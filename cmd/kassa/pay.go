@@ -218,7 +218,7 @@ func (s *session) follow(ctx context.Context, out io.Writer, hash string) error 
 			}
 			switch p.Status {
 			case client.StatusPaymentStatusConfirmed, client.StatusPaymentStatusUnderpaid:
-				fmt.Fprintf(out, "the transfer is confirmed; the invoice still wants %s USD\n", st.AmountRemainingDecimal)
+				fmt.Fprintf(out, "the transfer is confirmed; the invoice still wants %s\n", kassa.Millis(st.AmountRemaining).USD())
 				return nil
 			case client.StatusPaymentStatusManualRetry:
 				return fmt.Errorf("the transfer is kept for the shop to review (manual_retry), not counted toward the invoice")

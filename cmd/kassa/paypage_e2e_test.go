@@ -203,11 +203,14 @@ func TestPayInBrowser(t *testing.T) {
 	until(t, ctx, "the wallet link asks for the rest", `document.getElementById("wallet").getAttribute("href")===`+quote(usdt+"10000000000000000000"))
 	holds(t, ctx, "the address is back", `!document.getElementById("address").hidden`)
 	shot(t, ctx, "4-partial")
-	// A second partial payment: the quote follows again.
-	devnetPay(t, k, id, 4)
-	waitText(t, ctx, "#amount-token", "6 USDT")
-	until(t, ctx, "the copy button copies the rest", `document.getElementById("copy-amount").dataset.copy==="6"`)
-	until(t, ctx, "the wallet link asks for the rest", `document.getElementById("wallet").getAttribute("href")===`+quote(usdt+"6000000000000000000"))
+	// A second partial payment: the quote follows again. What is left has a
+	// fraction of a cent, shown exactly as the server's rule does (issue 37,
+	// finding 4): "$6.005", never "$6.01" beside "6.005 USDT".
+	devnetPay(t, k, id, 3.995)
+	waitText(t, ctx, "#amount-token", "6.005 USDT")
+	until(t, ctx, "the copy button copies the rest", `document.getElementById("copy-amount").dataset.copy==="6.005"`)
+	until(t, ctx, "the wallet link asks for the rest", `document.getElementById("wallet").getAttribute("href")===`+quote(usdt+"6005000000000000000"))
+	until(t, ctx, "the amounts by the one rule", `document.getElementById("remaining").textContent==="$6.005"&&document.getElementById("paid").textContent==="$13.995"`)
 	holds(t, ctx, "updated live, not reloaded", `window.__noReload===1`)
 
 	devnetPay(t, k, id, 0)

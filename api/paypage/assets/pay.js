@@ -20,7 +20,12 @@
           function (x) { throw r.ok ? x : { status: r.status }; });
       });
   }
-  function cents(millis) { return "$" + (Math.round(millis / 10) / 100).toFixed(2); }
+  // usd shows an amount of usd_millis as kassa.Millis.USD does (the one rule):
+  // cents when whole, "$12.50", else the exact thousandths, "$12.505"; never rounded.
+  function usd(millis) {
+    var neg = millis < 0, m = Math.abs(millis), frac = String(1000 + m % 1000).slice(1);
+    return (neg ? "-$" : "$") + Math.floor(m / 1000) + "." + (m % 10 === 0 ? frac.slice(0, 2) : frac);
+  }
   function $(id) { return document.getElementById(id); }
   function show(el, on) { if (el) el.hidden = !on; }
   function pad(n) { return (n < 10 ? "0" : "") + n; }
@@ -183,8 +188,8 @@
     $("status-text").textContent = d["t" + next.charAt(0).toUpperCase() + next.slice(1)] +
       (next === "detected" && pending ? ": " + progress(pending) : "");
     show($("detected-hint"), next === "detected");
-    $("paid").textContent = cents(st.amount_paid);
-    $("remaining").textContent = cents(st.amount_remaining);
+    $("paid").textContent = usd(st.amount_paid);
+    $("remaining").textContent = usd(st.amount_remaining);
     var list = $("payments");
     list.textContent = "";
     (st.payments || []).forEach(function (p) {
@@ -216,7 +221,7 @@
     }
     if (next === "paid") {
       show($("receipt"), true);
-      $("receipt-paid").textContent = cents(st.amount_paid) + " USD";
+      $("receipt-paid").textContent = usd(st.amount_paid) + " USD";
       if (st.paid_at) $("receipt-date").textContent = st.paid_at.slice(0, 10) + " " + st.paid_at.slice(11, 16) + " UTC";
       if (d.return && state !== "paid") {
         show($("redirecting"), true);
