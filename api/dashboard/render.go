@@ -74,6 +74,7 @@ var funcs = template.FuncMap{
 		}
 		return &log[len(log)-1]
 	},
+	"status": status,
 }
 
 // usd shows a dollar amount with cents ("$12.50"), or with the exact
