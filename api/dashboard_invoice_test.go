@@ -105,7 +105,7 @@ type liveView struct {
 		Amount, TxHash string
 		Status         struct{ Code, Label string }
 	} `json:"payments"`
-	Label string `json:"status_label"`
+	Label    string                  `json:"status_label"`
 	Timeline []struct{ Text string } `json:"timeline"`
 }
 
