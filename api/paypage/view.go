@@ -207,13 +207,24 @@ func IconURL(uri string) string {
 	return uri
 }
 
+// watched reports whether Kassa watches t's network.
+func (p *Page) watched(t kassa.Token) bool {
+	return p.cfg.Pay != nil && p.cfg.Pay.Watched(t.Environment, t.Network)
+}
+
 // pageTokens lists the tokens the payor may choose and, once one is locked and
 // money is still owed, its deposit address and quote.
 func (p *Page) pageTokens(ctx context.Context, inv *kassa.Invoice, v *pageView) error {
 	if p.cfg.Registry == nil || p.cfg.Rates == nil {
 		return nil
 	}
-	for _, t := range p.cfg.Registry.Tokens(inv.Environment) {
+	tokens := p.cfg.Pay.WatchedFirst(p.cfg.Registry.Tokens(inv.Environment))
+	// Where Kassa watches a network (always on mainnet; on devnet with --dev or an
+	// RPC), a token on a network it does not watch is shown "not watched here":
+	// nobody would see a payment on it. A devnet without any watcher keeps them
+	// all, paid by simulation.
+	strict := inv.Environment == kassa.Mainnet || (len(tokens) > 0 && p.watched(tokens[0]))
+	for _, t := range tokens {
 		if inv.Status == kassa.StatusUnderpaid && inv.LockedTokenID != nil && t.ID != *inv.LockedTokenID {
 			continue
 		}
@@ -221,7 +232,9 @@ func (p *Page) pageTokens(ctx context.Context, inv *kassa.Invoice, v *pageView) 
 		if n, ok := p.cfg.Registry.Network(inv.Environment, t.Network); ok {
 			tv.Network = n.DisplayName
 		}
-		if _, err := p.cfg.Rates.Rate(ctx, t); err != nil {
+		if strict && !p.watched(t) {
+			tv.Available, tv.Reason = false, v.T.NotWatched
+		} else if _, err := p.cfg.Rates.Rate(ctx, t); err != nil {
 			tv.Available = false
 			if kassa.ErrorCode(err) == "rate_unavailable" {
 				tv.Reason = fmt.Sprintf(v.T.NoRate, t.Symbol, tv.Network)
