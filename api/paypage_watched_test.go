@@ -32,18 +32,18 @@ func withWatched(networks ...string) func(*api.Config) {
 }
 
 // TestPayorTokensWatchedFirst: with the dev chain watched (as in --dev), the
-// available tokens and the payment page list its tokens first; the page shows
-// the tokens of networks nobody watches disabled, "not watched here", while the
-// API keeps every token with every field the contract names.
+// available tokens and the payment page list its tokens first; the page marks
+// the devnet tokens of networks nobody watches "not watched here" (they are
+// still paid by simulation), while the API keeps every token and field.
 func TestPayorTokensWatchedFirst(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		watched []string
 		first   string // the first token's network
-		offered bool   // the unwatched bsc-testnet USDT can be chosen on the page
+		marked  bool   // the page marks the unwatched tokens
 	}{
-		{"dev chain watched", []string{"devchain"}, "devchain", false},
-		{"nothing watched", nil, "bsc-testnet", true}, // devnet by simulation: all offered, registry order
+		{"dev chain watched", []string{"devchain"}, "devchain", true},
+		{"nothing watched", nil, "bsc-testnet", false}, // devnet by simulation only: registry order, no marks
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, storetest.SQLiteConfig(t), withWatched(tc.watched...))
@@ -80,12 +80,12 @@ func TestPayorTokensWatchedFirst(t *testing.T) {
 				t.Errorf("the page's first token %q, want %s offered", radios[0][0], wantFirst)
 			}
 			for _, r := range radios {
-				if r[1] == "1" && (r[2] == "") != tc.offered { // USDT on bsc-testnet, never watched here
-					t.Errorf("bsc-testnet USDT: %q, offered %v", r[0], tc.offered)
+				if r[2] != "" { // every devnet token can still be chosen
+					t.Errorf("token %s is disabled", r[1])
 				}
 			}
-			if got := strings.Contains(page, "not watched here"); got == tc.offered {
-				t.Errorf("the page says \"not watched here\": %v", got)
+			if got := strings.Count(page, "Not watched here: only a simulated payment counts"); got != map[bool]int{true: 6}[tc.marked] {
+				t.Errorf("the page marks %d tokens \"not watched here\", want %d", got, map[bool]int{true: 6}[tc.marked])
 			}
 		})
 	}

@@ -78,6 +78,7 @@ type tokenView struct {
 	Symbol, Name, Network, Icon string
 	Available                   bool
 	Reason                      string
+	Note                        string // a devnet token on an unwatched network: only simulations count
 	Selected                    bool
 }
 
@@ -219,11 +220,10 @@ func (p *Page) pageTokens(ctx context.Context, inv *kassa.Invoice, v *pageView) 
 		return nil
 	}
 	tokens := p.cfg.Pay.WatchedFirst(p.cfg.Registry.Tokens(inv.Environment))
-	// Where Kassa watches a network (always on mainnet; on devnet with --dev or an
-	// RPC), a token on a network it does not watch is shown "not watched here":
-	// nobody would see a payment on it. A devnet without any watcher keeps them
-	// all, paid by simulation.
-	strict := inv.Environment == kassa.Mainnet || (len(tokens) > 0 && p.watched(tokens[0]))
+	// A mainnet token on a network Kassa does not watch cannot be chosen: nobody
+	// would see the payment. On a devnet that watches some network (--dev: the dev
+	// chain) the others stay choosable, paid by simulation, and say so.
+	anyWatched := len(tokens) > 0 && p.watched(tokens[0])
 	for _, t := range tokens {
 		if inv.Status == kassa.StatusUnderpaid && inv.LockedTokenID != nil && t.ID != *inv.LockedTokenID {
 			continue
@@ -232,7 +232,11 @@ func (p *Page) pageTokens(ctx context.Context, inv *kassa.Invoice, v *pageView) 
 		if n, ok := p.cfg.Registry.Network(inv.Environment, t.Network); ok {
 			tv.Network = n.DisplayName
 		}
-		if strict && !p.watched(t) {
+		watched := p.watched(t)
+		if !watched && inv.Environment == kassa.Devnet && anyWatched {
+			tv.Note = v.T.SimulatedOnly
+		}
+		if !watched && inv.Environment == kassa.Mainnet {
 			tv.Available, tv.Reason = false, v.T.NotWatched
 		} else if _, err := p.cfg.Rates.Rate(ctx, t); err != nil {
 			tv.Available = false
