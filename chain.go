@@ -91,10 +91,11 @@ type ChainStore interface {
 	// PendingChainPayments lists network's pending payments: those whose
 	// confirmations are still counted, including those whose block left the chain.
 	PendingChainPayments(ctx context.Context, network string) ([]*InvoicePayment, error)
-	// AbandonLostPayments sets to manual_retry the pending payments of network
-	// whose block left the chain and whose invoice is no longer watched at now,
-	// recomputing their invoices with events; it returns them.
-	AbandonLostPayments(ctx context.Context, network string, now time.Time) ([]*InvoicePayment, error)
+	// AbandonLostPayments sets to manual_retry (reorged) the pending payments of
+	// network whose block left the chain and whose invoice is no longer watched at
+	// now, or is paid and the transaction had confirmations blocks to come back
+	// and did not; it recomputes their invoices with events and returns them.
+	AbandonLostPayments(ctx context.Context, network string, now time.Time, confirmations int) ([]*InvoicePayment, error)
 }
 
 // Leaser hands out named, expiring leases, so one instance of several does a job

@@ -4,7 +4,7 @@ import "strconv"
 
 // The invoice encoders below write the canonical invoice object (docs/api.md 2.4)
 // and its views by hand: encoding/json's reflection was about a third of the CPU of
-// an invoice list (docs/performance.md, "Invoice encoder (issue 17)"). Their output
+// an invoice list (docs/performance.md, "Fast paths"). Their output
 // is byte for byte what encoding/json made of the view structs they replaced
 // (invoicejson_ref_test.go keeps those as the reference; FuzzInvoiceJSON compares).
 

@@ -57,6 +57,12 @@ type InvoicePayment struct {
 	// BlockHash is that block's hash while it is on the canonical chain; "" once
 	// the block left it (a reorganisation), and for a simulated payment.
 	BlockHash string
+	// AttentionReason is why the payment needs a person ("" when it needs none);
+	// Resolution, ResolvedAt and ResolutionNote how one resolved it.
+	AttentionReason AttentionReason
+	Resolution      Resolution
+	ResolvedAt      *time.Time
+	ResolutionNote  string
 }
 
 // OnChain reports whether the payment was seen in a block (not simulated).
@@ -136,11 +142,7 @@ type Arrival struct {
 //     was still wanted (beyond the merchant's tolerance).
 func ClassifyPayment(current InvoiceStatus, lockedToken int64, a Arrival, tolerance Millis) InvoicePaymentStatus {
 	switch {
-	case current.Final():
-		return PaymentManualRetry
-	case lockedToken != 0 && a.TokenID != lockedToken:
-		return PaymentManualRetry
-	case a.Unpriced:
+	case SetAsideReason(current, lockedToken, a) != "":
 		return PaymentManualRetry
 	case !a.Confirmed:
 		return PaymentPending
@@ -160,6 +162,11 @@ func (inv *Invoice) Recompute(rs []*InvoicePayment, tolerance Millis, now time.T
 	before := inv.Status
 	inv.AmountPaid, inv.AmountPending = got.Confirmed, got.Pending
 	inv.Status = NextStatus(inv.Status, inv.Amount, got, tolerance, inv.ExpiresAt, now)
+	if inv.Status == StatusExpired && accepted(rs) && got.Confirmed > 0 && got.Confirmed+tolerance >= inv.Amount {
+		// The one way out of a final status: money a merchant accepted (money
+		// set aside on an expired invoice, credited by a person) pays it.
+		inv.Status = StatusPaid
+	}
 	if inv.Status == StatusPaid && before != StatusPaid {
 		t := now
 		inv.PaidAt = &t
@@ -177,6 +184,16 @@ func (inv *Invoice) Recompute(rs []*InvoicePayment, tolerance Millis, now time.T
 		seen, from, network := latest.SeenAt, latest.FromAddress, latest.Network
 		inv.LastPaymentAt, inv.PayerWalletAddress, inv.PayerWalletNetwork = &seen, &from, &network
 	}
+}
+
+// accepted reports whether a merchant accepted any of rs.
+func accepted(rs []*InvoicePayment) bool {
+	for _, r := range rs {
+		if r.Resolution == ResolutionAccepted {
+			return true
+		}
+	}
+	return false
 }
 
 // ArrivalStatus is the invoice status a newly seen transfer is judged against: an

@@ -50,6 +50,11 @@ type PaymentService interface {
 	// the invoice is never older than the receipts beside it: a confirmed receipt
 	// is counted in the invoice read with it.
 	InvoiceWithPayments(ctx context.Context, merchantID int64, invoiceID string, limit int) (*Invoice, []*InvoicePayment, error)
+	// ResolvePayment records a merchant's accept or dismiss of one of an
+	// invoice's set-aside payments (kassa.InvoicePayment.CheckResolve) with its
+	// invoice_payment.updated event; accepting recomputes the invoice and writes
+	// its events, all in one transaction. It answers the payment as resolved.
+	ResolvePayment(ctx context.Context, p Principal, invoiceID, paymentID string, req ResolveRequest) (*InvoicePayment, error)
 	// PaymentsOf returns the receipts of several of the merchant's invoices, oldest
 	// first, by invoice id (the reports' payments export); unknown ids have none.
 	PaymentsOf(ctx context.Context, merchantID int64, invoiceIDs []string) (map[string][]*InvoicePayment, error)
@@ -74,6 +79,10 @@ type receiptJSON struct {
 	ConfirmedAt   *string              `json:"confirmed_at"`
 	Settlement    SettlementStatus     `json:"settlement_status"`
 	SettlementTx  *string              `json:"settlement_tx_hash"`
+	Attention     *AttentionReason     `json:"attention_reason"`
+	Resolution    *Resolution          `json:"resolution"`
+	ResolvedAt    *string              `json:"resolved_at"`
+	Note          *string              `json:"resolution_note"`
 }
 
 func (r *InvoicePayment) view() receiptJSON {
@@ -82,7 +91,13 @@ func (r *InvoicePayment) view() receiptJSON {
 		FromAddress: r.FromAddress, AmountToken: r.AmountUnits.String(), AmountUSD: r.AmountUSD,
 		AmountDecimal: r.AmountUSD.Decimal(), Confirmations: r.Confirmations,
 		SeenAt: FormatTime(r.SeenAt), ConfirmedAt: FormatOptTime(r.ConfirmedAt),
-		Settlement: r.Settlement, SettlementTx: r.SettlementTxHash}
+		Settlement: r.Settlement, SettlementTx: r.SettlementTxHash, ResolvedAt: FormatOptTime(r.ResolvedAt)}
+	if r.AttentionReason != "" {
+		v.Attention = &r.AttentionReason
+	}
+	if r.Resolution != "" {
+		v.Resolution, v.Note = &r.Resolution, &r.ResolutionNote
+	}
 	return v
 }
 

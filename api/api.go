@@ -97,7 +97,7 @@ func New(cfg Config) http.Handler {
 	signIn := signin.New(cfg.Merchants, cfg.Sessions, core.Now) // both surfaces' one sign-in rule
 	s.merchant = merchantapi.New(merchantapi.Config{Core: core, PublicURL: cfg.PublicURL, Signer: s.signer,
 		SignIn: signIn, Merchants: cfg.Merchants, Keys: cfg.Keys, Invoices: cfg.Invoices, Payments: cfg.Payments, Events: cfg.Events,
-		Webhooks: cfg.Webhooks, Pay: s.payments})
+		Webhooks: cfg.Webhooks, Pay: s.payments, Registry: cfg.Registry})
 	if cfg.Commerce != nil {
 		s.commerce = commerceapi.New(commerceapi.Config{Shop: cfg.Commerce, Catalog: cfg.Catalog,
 			Invoices: cfg.Invoices, Signer: s.signer, PublicURL: cfg.PublicURL, Now: core.Now})

@@ -99,3 +99,44 @@ func TestReportsCSV(t *testing.T) {
 }
 
 func bigUnits(n int64) *big.Int { return big.NewInt(n) }
+
+// TestPaymentsCSVTokenColumns: payments.csv names each payment's token and gives
+// its amount as a decimal in the token beside the base units, in two columns
+// after the older ones (whose names and order stay), from the API and the
+// dashboard alike.
+func TestPaymentsCSVTokenColumns(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		e := newEnv(t, cfg)
+		m := e.newMerchant(false)
+		id := m.createInvoice(`{"amount_usd": 12.5, "metadata": {"order": "A-7"}}`)["invoice_id"].(string)
+		// 2.5 USDT of bsc-testnet (token 1, 18 decimals).
+		if _, _, err := e.db.IngestPayment(context.Background(), kassa.PaymentInput{MerchantID: m.m.ID, InvoiceID: id,
+			Network: "bsc-testnet", TxHash: "0xabc", TokenID: 1, FromAddress: "0x52908400098527886E0F7030069857D2E4169EE7",
+			AmountUnits: bigUnits(2_500_000_000_000_000_000), AmountUSD: 2500, Confirmations: 3, Confirmed: true}); err != nil {
+			t.Fatal(err)
+		}
+		older := []string{"payment_id", "invoice_id", "seen_at", "confirmed_at", "status", "environment", "network",
+			"token_id", "tx_hash", "log_index", "from_address", "amount_token_units", "amount_usd", "confirmations",
+			"settlement_status", "settlement_tx_hash", "invoice_status", "invoice_created_at", "invoice_amount_usd", "customer_id"}
+		want := append(append(older, "token_symbol", "amount_token"), "metadata.order")
+
+		r := e.do(request{method: "GET", path: "/api/v1/reports/payments.csv", headers: withKey(m.key)})
+		expectStatus(t, r, 200)
+		b := e.browser()
+		b.signIn(m)
+		page := b.get("/dashboard/reports/payments.csv").want(t, 200, "0xabc")
+		for name, body := range map[string]string{"API": string(r.body), "dashboard": page.body} {
+			rows, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+			if err != nil || len(rows) != 2 {
+				t.Fatalf("%s payments.csv (%v):\n%s", name, err, body)
+			}
+			if strings.Join(rows[0], ",") != strings.Join(want, ",") {
+				t.Fatalf("%s header\n%v, want\n%v", name, rows[0], want)
+			}
+			got := csvRows(t, body)[0]
+			if got["token_symbol"] != "USDT" || got["amount_token"] != "2.5" || got["amount_token_units"] != "2500000000000000000" {
+				t.Fatalf("%s row %v", name, got)
+			}
+		}
+	})
+}

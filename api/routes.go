@@ -57,6 +57,8 @@ func (s *server) routes() {
 	// so one route serves both.
 	s.Handle("GET /api/v1/invoices/{first}/{rest...}", s.Merchant(s.merchant.InvoiceSubresource))
 	s.Handle("POST /api/v1/invoices/{invoiceId}/cancel", s.Merchant(s.merchant.CancelInvoice))
+	s.Handle("POST /api/v1/invoices/{invoiceId}/payments/{paymentId}/accept", s.Merchant(s.merchant.AcceptPayment))
+	s.Handle("POST /api/v1/invoices/{invoiceId}/payments/{paymentId}/dismiss", s.Merchant(s.merchant.DismissPayment))
 
 	s.Handle("POST /api/v1/devnet/invoices/{invoiceId}/payments", s.Merchant(s.merchant.DevnetPay))
 

@@ -28,8 +28,10 @@ type GasReport struct {
 	// spend at today's fees, in wei.
 	Waiting int `json:"waiting_payouts"`
 	// SweepCost is what settling one receipt of each token (by id) costs in gas
-	// at today's fees: the top-up and the transfer, estimated by the node, at the
-	// base fee plus the tip, in wei. A token the node cannot estimate is absent.
+	// at today's fees: the top-up and the transfer at the base fee plus the tip,
+	// in wei. The gas is the node's estimate, or the usual figure of the token's
+	// kind (usualGas) where the node refuses to estimate: a standard ERC-20
+	// reverts a transfer from a gas wallet that holds none of it.
 	SweepCost map[int64]*big.Int `json:"-"`
 	Need      *big.Int           `json:"-"`
 	Short     bool               `json:"short"`
@@ -85,7 +87,7 @@ func (s *Sender) GasReport(ctx context.Context) (*GasReport, error) {
 		gasUnits, err := s.Account.EstimateGas(ctx, call)
 		if p.FromIndex == kassa.GasWalletIndex { // a refund, paid from the gas wallet itself
 			if err != nil { // a node will not estimate what the wallet cannot pay: assume the usual
-				gasUnits = refundGas[tok.Type == kassa.TokenNative]
+				gasUnits = usualGas[tok.Type == kassa.TokenNative]
 			}
 			r.Need.Add(r.Need, cost(call.Value, s.withMargin(gasUnits), feeCap))
 			if tok.Type != kassa.TokenNative {
@@ -113,26 +115,33 @@ func (s *Sender) GasReport(ctx context.Context) (*GasReport, error) {
 
 // sweepCosts estimates each token's settlement cost per receipt: a transfer of
 // one base unit (the gas wallet to itself stands in for a deposit address to a
-// merchant) plus the gas top-up, at price wei per gas.
+// merchant) plus the gas top-up, at price wei per gas. Where the node will not
+// estimate one of them (a standard ERC-20 reverts the transfer while the gas
+// wallet holds none of the token; nothing on the wallet to send) it counts the
+// usual gas of its kind, so a token is never shown as free to settle.
 func (s *Sender) sweepCosts(ctx context.Context, gas string, price *big.Int) map[int64]*big.Int {
 	out := map[int64]*big.Int{}
 	topup, err := s.Account.EstimateGas(ctx, Call{From: gas, To: gas})
 	if err != nil {
-		return out
+		topup = usualGas[true]
 	}
 	for _, t := range s.Tokens {
 		units, err := s.Account.EstimateGas(ctx, transferCall(t, &kassa.Payout{From: gas, To: gas, Amount: big.NewInt(1)}))
 		if err != nil {
-			continue
+			units = usualGas[t.Type == kassa.TokenNative]
 		}
 		out[t.ID] = new(big.Int).Mul(new(big.Int).SetUint64(units+topup), price)
 	}
 	return out
 }
 
-// refundGas is the gas assumed for a refund the node will not estimate (the
-// wallet cannot pay it): by whether it is the network's coin.
-var refundGas = map[bool]uint64{true: 21_000, false: 65_000}
+// usualGas is the gas assumed for a transfer the node will not estimate (a
+// standard ERC-20 reverts a transfer from an address that holds none of it), by
+// whether it is the network's coin: 21,000 for the coin, and for an ERC-20
+// 65,000 (the figure payment software such as OxygenPay hard-codes), above
+// what OpenZeppelin's ERC-20 spends on a transfer to an address with no balance
+// yet (51,444, TestDeployOnDevChain in devchain/oztoken).
+var usualGas = map[bool]uint64{true: 21_000, false: 65_000}
 
 // nativeDecimals is the decimals of every EVM network's coin.
 const nativeDecimals = 18

@@ -95,7 +95,7 @@ func (w *Watcher) Round(ctx context.Context, leaseTTL time.Duration) (more bool,
 	if err != nil {
 		return false, err
 	}
-	lost, err := w.Store.AbandonLostPayments(ctx, w.Network.Name, w.now())
+	lost, err := w.Store.AbandonLostPayments(ctx, w.Network.Name, w.now(), w.Network.Confirmations)
 	for _, p := range lost {
 		w.log().Error("a payment's block left the chain and its transaction never came back; kept for a person (manual_retry)",
 			"invoice", p.InvoiceID, "tx", p.TxHash)

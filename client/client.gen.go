@@ -369,6 +369,7 @@ const (
 	ErrorCodeInvalidMinPrice                ErrorCode = "invalid_min_price"
 	ErrorCodeInvalidName                    ErrorCode = "invalid_name"
 	ErrorCodeInvalidNetwork                 ErrorCode = "invalid_network"
+	ErrorCodeInvalidNote                    ErrorCode = "invalid_note"
 	ErrorCodeInvalidOrderId                 ErrorCode = "invalid_order_id"
 	ErrorCodeInvalidPage                    ErrorCode = "invalid_page"
 	ErrorCodeInvalidParameter               ErrorCode = "invalid_parameter"
@@ -434,6 +435,10 @@ const (
 	ErrorCodeNoTokenLocked                  ErrorCode = "no_token_locked"
 	ErrorCodeOrderNotCancelable             ErrorCode = "order_not_cancelable"
 	ErrorCodePaymentInProgress              ErrorCode = "payment_in_progress"
+	ErrorCodePaymentNotConfirmed            ErrorCode = "payment_not_confirmed"
+	ErrorCodePaymentNotSetAside             ErrorCode = "payment_not_set_aside"
+	ErrorCodePaymentResolved                ErrorCode = "payment_resolved"
+	ErrorCodePaymentUnpriced                ErrorCode = "payment_unpriced"
 	ErrorCodePaymentsUnavailable            ErrorCode = "payments_unavailable"
 	ErrorCodePrivateUrlNotAllowed           ErrorCode = "private_url_not_allowed"
 	ErrorCodeProductNotFound                ErrorCode = "product_not_found"
@@ -456,6 +461,7 @@ const (
 	ErrorCodeStreamUnavailable              ErrorCode = "stream_unavailable"
 	ErrorCodeTokenExpired                   ErrorCode = "token_expired"
 	ErrorCodeTokenLocked                    ErrorCode = "token_locked"
+	ErrorCodeTokenNotAccepted               ErrorCode = "token_not_accepted"
 	ErrorCodeTokenRevoked                   ErrorCode = "token_revoked"
 	ErrorCodeTooManyAttempts                ErrorCode = "too_many_attempts"
 	ErrorCodeTooManyItems                   ErrorCode = "too_many_items"
@@ -614,6 +620,8 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeInvalidNetwork:
 		return true
+	case ErrorCodeInvalidNote:
+		return true
 	case ErrorCodeInvalidOrderId:
 		return true
 	case ErrorCodeInvalidPage:
@@ -744,6 +752,14 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodePaymentInProgress:
 		return true
+	case ErrorCodePaymentNotConfirmed:
+		return true
+	case ErrorCodePaymentNotSetAside:
+		return true
+	case ErrorCodePaymentResolved:
+		return true
+	case ErrorCodePaymentUnpriced:
+		return true
 	case ErrorCodePaymentsUnavailable:
 		return true
 	case ErrorCodePrivateUrlNotAllowed:
@@ -787,6 +803,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeTokenExpired:
 		return true
 	case ErrorCodeTokenLocked:
+		return true
+	case ErrorCodeTokenNotAccepted:
 		return true
 	case ErrorCodeTokenRevoked:
 		return true
@@ -1080,6 +1098,36 @@ func (e InvoiceListObject) Valid() bool {
 	}
 }
 
+// Defines values for InvoicePaymentAttentionReason.
+const (
+	InvoicePaymentAttentionReasonFinalInvoice     InvoicePaymentAttentionReason = "final_invoice"
+	InvoicePaymentAttentionReasonLate             InvoicePaymentAttentionReason = "late"
+	InvoicePaymentAttentionReasonLessThannil      InvoicePaymentAttentionReason = "<nil>"
+	InvoicePaymentAttentionReasonReorged          InvoicePaymentAttentionReason = "reorged"
+	InvoicePaymentAttentionReasonSettlementFailed InvoicePaymentAttentionReason = "settlement_failed"
+	InvoicePaymentAttentionReasonWrongToken       InvoicePaymentAttentionReason = "wrong_token"
+)
+
+// Valid indicates whether the value is a known member of the InvoicePaymentAttentionReason enum.
+func (e InvoicePaymentAttentionReason) Valid() bool {
+	switch e {
+	case InvoicePaymentAttentionReasonFinalInvoice:
+		return true
+	case InvoicePaymentAttentionReasonLate:
+		return true
+	case InvoicePaymentAttentionReasonLessThannil:
+		return true
+	case InvoicePaymentAttentionReasonReorged:
+		return true
+	case InvoicePaymentAttentionReasonSettlementFailed:
+		return true
+	case InvoicePaymentAttentionReasonWrongToken:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for InvoicePaymentObject.
 const (
 	InvoicePaymentObjectInvoicePayment InvoicePaymentObject = "invoice_payment"
@@ -1089,6 +1137,30 @@ const (
 func (e InvoicePaymentObject) Valid() bool {
 	switch e {
 	case InvoicePaymentObjectInvoicePayment:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InvoicePaymentResolution.
+const (
+	InvoicePaymentResolutionAccepted    InvoicePaymentResolution = "accepted"
+	InvoicePaymentResolutionDismissed   InvoicePaymentResolution = "dismissed"
+	InvoicePaymentResolutionLessThannil InvoicePaymentResolution = "<nil>"
+	InvoicePaymentResolutionRefunded    InvoicePaymentResolution = "refunded"
+)
+
+// Valid indicates whether the value is a known member of the InvoicePaymentResolution enum.
+func (e InvoicePaymentResolution) Valid() bool {
+	switch e {
+	case InvoicePaymentResolutionAccepted:
+		return true
+	case InvoicePaymentResolutionDismissed:
+		return true
+	case InvoicePaymentResolutionLessThannil:
+		return true
+	case InvoicePaymentResolutionRefunded:
 		return true
 	default:
 		return false
@@ -2520,13 +2592,13 @@ type DeletedWebhookEndpointObject string
 type DevnetPayment struct {
 	// Invoice The canonical invoice object (snake_case, amounts in usd_millis with decimal twins, every nullable field present).
 	//
-	// Examples: {"amount":125500,"amount_decimal":"125.500","amount_paid":0,"amount_paid_decimal":"0.000","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":125500,"amount_remaining_decimal":"125.500","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":null,"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":null,"payer_wallet_address":null,"payer_wallet_network":null,"payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"unpaid"}, {"amount":125500,"amount_decimal":"125.500","amount_paid":125500,"amount_paid_decimal":"125.500","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":0,"amount_remaining_decimal":"0.000","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":"2026-11-22T12:03:10.000Z","latest_payment":{"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"},"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":"2026-11-22T12:03:10.000Z","payer_wallet_address":"0x52908400098527886E0F7030069857D2E4169EE7","payer_wallet_network":"bsc-testnet","payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"paid"}
+	// Examples: {"amount":125500,"amount_decimal":"125.500","amount_paid":0,"amount_paid_decimal":"0.000","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":125500,"amount_remaining_decimal":"125.500","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":null,"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":null,"payer_wallet_address":null,"payer_wallet_network":null,"payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"unpaid"}, {"amount":125500,"amount_decimal":"125.500","amount_paid":125500,"amount_paid_decimal":"125.500","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":0,"amount_remaining_decimal":"0.000","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":"2026-11-22T12:03:10.000Z","latest_payment":{"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","attention_reason":null,"confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","resolution":null,"resolution_note":null,"resolved_at":null,"seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"},"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":"2026-11-22T12:03:10.000Z","payer_wallet_address":"0x52908400098527886E0F7030069857D2E4169EE7","payer_wallet_network":"bsc-testnet","payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"paid"}
 	Invoice Invoice             `json:"invoice"`
 	Object  DevnetPaymentObject `json:"object"`
 
 	// Payment One payment (a transfer found on chain, or simulated on devnet) toward an invoice, as merchants see it.
 	//
-	// Examples: {"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"}
+	// Examples: {"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","attention_reason":null,"confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","resolution":null,"resolution_note":null,"resolved_at":null,"seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"}
 	Payment InvoicePayment `json:"payment"`
 }
 
@@ -2683,7 +2755,7 @@ type HealthStatus string
 
 // Invoice The canonical invoice object (snake_case, amounts in usd_millis with decimal twins, every nullable field present).
 //
-// Examples: {"amount":125500,"amount_decimal":"125.500","amount_paid":0,"amount_paid_decimal":"0.000","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":125500,"amount_remaining_decimal":"125.500","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":null,"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":null,"payer_wallet_address":null,"payer_wallet_network":null,"payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"unpaid"}, {"amount":125500,"amount_decimal":"125.500","amount_paid":125500,"amount_paid_decimal":"125.500","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":0,"amount_remaining_decimal":"0.000","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":"2026-11-22T12:03:10.000Z","latest_payment":{"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"},"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":"2026-11-22T12:03:10.000Z","payer_wallet_address":"0x52908400098527886E0F7030069857D2E4169EE7","payer_wallet_network":"bsc-testnet","payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"paid"}
+// Examples: {"amount":125500,"amount_decimal":"125.500","amount_paid":0,"amount_paid_decimal":"0.000","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":125500,"amount_remaining_decimal":"125.500","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":null,"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":null,"payer_wallet_address":null,"payer_wallet_network":null,"payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"unpaid"}, {"amount":125500,"amount_decimal":"125.500","amount_paid":125500,"amount_paid_decimal":"125.500","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":0,"amount_remaining_decimal":"0.000","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":"2026-11-22T12:03:10.000Z","latest_payment":{"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","attention_reason":null,"confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","resolution":null,"resolution_note":null,"resolved_at":null,"seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"},"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":"2026-11-22T12:03:10.000Z","payer_wallet_address":"0x52908400098527886E0F7030069857D2E4169EE7","payer_wallet_network":"bsc-testnet","payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"paid"}
 type Invoice struct {
 	// Amount USD in thousandths (usd_millis): 12500 is $12.50.
 	Amount int `json:"amount"`
@@ -2815,7 +2887,7 @@ type InvoiceCreated struct {
 
 	// Invoice The canonical invoice object (snake_case, amounts in usd_millis with decimal twins, every nullable field present).
 	//
-	// Examples: {"amount":125500,"amount_decimal":"125.500","amount_paid":0,"amount_paid_decimal":"0.000","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":125500,"amount_remaining_decimal":"125.500","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":null,"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":null,"payer_wallet_address":null,"payer_wallet_network":null,"payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"unpaid"}, {"amount":125500,"amount_decimal":"125.500","amount_paid":125500,"amount_paid_decimal":"125.500","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":0,"amount_remaining_decimal":"0.000","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":"2026-11-22T12:03:10.000Z","latest_payment":{"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"},"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":"2026-11-22T12:03:10.000Z","payer_wallet_address":"0x52908400098527886E0F7030069857D2E4169EE7","payer_wallet_network":"bsc-testnet","payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"paid"}
+	// Examples: {"amount":125500,"amount_decimal":"125.500","amount_paid":0,"amount_paid_decimal":"0.000","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":125500,"amount_remaining_decimal":"125.500","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":null,"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":null,"payer_wallet_address":null,"payer_wallet_network":null,"payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"unpaid"}, {"amount":125500,"amount_decimal":"125.500","amount_paid":125500,"amount_paid_decimal":"125.500","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":0,"amount_remaining_decimal":"0.000","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":"2026-11-22T12:03:10.000Z","latest_payment":{"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","attention_reason":null,"confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","resolution":null,"resolution_note":null,"resolved_at":null,"seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"},"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":"2026-11-22T12:03:10.000Z","payer_wallet_address":"0x52908400098527886E0F7030069857D2E4169EE7","payer_wallet_network":"bsc-testnet","payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"paid"}
 	Invoice   Invoice            `json:"invoice"`
 	InvoiceId openapi_types.UUID `json:"invoice_id"`
 
@@ -2842,7 +2914,7 @@ type InvoiceEvent struct {
 	Data    struct {
 		// Object The canonical invoice object (snake_case, amounts in usd_millis with decimal twins, every nullable field present).
 		//
-		// Examples: {"amount":125500,"amount_decimal":"125.500","amount_paid":0,"amount_paid_decimal":"0.000","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":125500,"amount_remaining_decimal":"125.500","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":null,"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":null,"payer_wallet_address":null,"payer_wallet_network":null,"payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"unpaid"}, {"amount":125500,"amount_decimal":"125.500","amount_paid":125500,"amount_paid_decimal":"125.500","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":0,"amount_remaining_decimal":"0.000","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":"2026-11-22T12:03:10.000Z","latest_payment":{"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"},"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":"2026-11-22T12:03:10.000Z","payer_wallet_address":"0x52908400098527886E0F7030069857D2E4169EE7","payer_wallet_network":"bsc-testnet","payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"paid"}
+		// Examples: {"amount":125500,"amount_decimal":"125.500","amount_paid":0,"amount_paid_decimal":"0.000","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":125500,"amount_remaining_decimal":"125.500","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":null,"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":null,"payer_wallet_address":null,"payer_wallet_network":null,"payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"unpaid"}, {"amount":125500,"amount_decimal":"125.500","amount_paid":125500,"amount_paid_decimal":"125.500","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":0,"amount_remaining_decimal":"0.000","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":"2026-11-22T12:03:10.000Z","latest_payment":{"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","attention_reason":null,"confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","resolution":null,"resolution_note":null,"resolved_at":null,"seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"},"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":"2026-11-22T12:03:10.000Z","payer_wallet_address":"0x52908400098527886E0F7030069857D2E4169EE7","payer_wallet_network":"bsc-testnet","payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"paid"}
 		Object Invoice `json:"object"`
 	} `json:"data"`
 
@@ -2877,31 +2949,41 @@ type InvoiceListObject string
 
 // InvoicePayment One payment (a transfer found on chain, or simulated on devnet) toward an invoice, as merchants see it.
 //
-// Examples: {"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"}
+// Examples: {"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","attention_reason":null,"confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","resolution":null,"resolution_note":null,"resolved_at":null,"seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"}
 type InvoicePayment struct {
 	// AmountTokenUnits The amount in the token's base units.
 	AmountTokenUnits string `json:"amount_token_units"`
 
-	// AmountUsd Its value at the invoice's locked rate, usd_millis.
+	// AmountUsd Its value in usd_millis: at the invoice's locked rate while the quote held, otherwise at the market rate of its block's time, never above the locked rate; 0 when no rate could value it.
 	AmountUsd int `json:"amount_usd"`
 
 	// AmountUsdDecimal The same amount as a decimal string with three decimals.
-	AmountUsdDecimal string             `json:"amount_usd_decimal"`
-	Confirmations    int                `json:"confirmations"`
-	ConfirmedAt      *time.Time         `json:"confirmed_at"`
-	FromAddress      string             `json:"from_address"`
-	Id               openapi_types.UUID `json:"id"`
-	InvoiceId        openapi_types.UUID `json:"invoice_id"`
-	LogIndex         int                `json:"log_index"`
+	AmountUsdDecimal string `json:"amount_usd_decimal"`
+
+	// AttentionReason Why the payment needs a person, or null: `late` (seen after the invoice expired, or no rate could value it), `wrong_token` (a token or network other than the locked one), `final_invoice` (money on a paid or canceled invoice), `reorged` (lost to a reorganisation), `settlement_failed` (counted, but its settlement failed).
+	AttentionReason *InvoicePaymentAttentionReason `json:"attention_reason"`
+	Confirmations   int                            `json:"confirmations"`
+	ConfirmedAt     *time.Time                     `json:"confirmed_at"`
+	FromAddress     string                         `json:"from_address"`
+	Id              openapi_types.UUID             `json:"id"`
+	InvoiceId       openapi_types.UUID             `json:"invoice_id"`
+	LogIndex        int                            `json:"log_index"`
 
 	// Network Examples: bsc-testnet
-	Network          string                         `json:"network"`
-	Object           InvoicePaymentObject           `json:"object"`
+	Network string               `json:"network"`
+	Object  InvoicePaymentObject `json:"object"`
+
+	// Resolution How a person resolved it, or null: `accepted` (credited to its invoice), `refunded`, `dismissed` (kept without credit; it settles to the merchant).
+	Resolution *InvoicePaymentResolution `json:"resolution"`
+
+	// ResolutionNote The merchant's note with the resolution; null while unresolved.
+	ResolutionNote   *string                        `json:"resolution_note"`
+	ResolvedAt       *time.Time                     `json:"resolved_at"`
 	SeenAt           time.Time                      `json:"seen_at"`
 	SettlementStatus InvoicePaymentSettlementStatus `json:"settlement_status"`
 	SettlementTxHash *string                        `json:"settlement_tx_hash"`
 
-	// Status `pending` (seen, not yet confirmed), `confirmed`, `underpaid` (confirmed, below the locked quote), `manual_retry` (needs a person: late, wrong token, failed settlement).
+	// Status `pending` (seen, not yet confirmed), `confirmed`, `underpaid` (confirmed, below the locked quote), `manual_retry` (set aside for a person: `attention_reason` says why; accept, dismiss or refund it).
 	Status  InvoicePaymentStatus `json:"status"`
 	TokenId int                  `json:"token_id"`
 
@@ -2909,13 +2991,19 @@ type InvoicePayment struct {
 	TxHash string `json:"tx_hash"`
 }
 
+// InvoicePaymentAttentionReason Why the payment needs a person, or null: `late` (seen after the invoice expired, or no rate could value it), `wrong_token` (a token or network other than the locked one), `final_invoice` (money on a paid or canceled invoice), `reorged` (lost to a reorganisation), `settlement_failed` (counted, but its settlement failed).
+type InvoicePaymentAttentionReason string
+
 // InvoicePaymentObject defines model for InvoicePayment.Object.
 type InvoicePaymentObject string
+
+// InvoicePaymentResolution How a person resolved it, or null: `accepted` (credited to its invoice), `refunded`, `dismissed` (kept without credit; it settles to the merchant).
+type InvoicePaymentResolution string
 
 // InvoicePaymentSettlementStatus defines model for InvoicePayment.SettlementStatus.
 type InvoicePaymentSettlementStatus string
 
-// InvoicePaymentStatus `pending` (seen, not yet confirmed), `confirmed`, `underpaid` (confirmed, below the locked quote), `manual_retry` (needs a person: late, wrong token, failed settlement).
+// InvoicePaymentStatus `pending` (seen, not yet confirmed), `confirmed`, `underpaid` (confirmed, below the locked quote), `manual_retry` (set aside for a person: `attention_reason` says why; accept, dismiss or refund it).
 type InvoicePaymentStatus string
 
 // InvoicePaymentEvent An `invoice_payment.*` event: `data.object` is the payment right after the change.
@@ -2928,7 +3016,7 @@ type InvoicePaymentEvent struct {
 	Data    struct {
 		// Object One payment (a transfer found on chain, or simulated on devnet) toward an invoice, as merchants see it.
 		//
-		// Examples: {"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"}
+		// Examples: {"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","attention_reason":null,"confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","resolution":null,"resolution_note":null,"resolved_at":null,"seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"}
 		Object InvoicePayment `json:"object"`
 	} `json:"data"`
 
@@ -4284,6 +4372,30 @@ type CancelInvoiceParams struct {
 	XEnvironment *XEnvironment `json:"x-environment,omitempty"`
 }
 
+// AcceptPaymentJSONBody defines parameters for AcceptPayment.
+type AcceptPaymentJSONBody struct {
+	// Note Why, for the record (at most 255 characters).
+	Note *string `json:"note,omitempty"`
+}
+
+// AcceptPaymentParams defines parameters for AcceptPayment.
+type AcceptPaymentParams struct {
+	// XEnvironment With a dashboard JWT only: the environment to act in (default `devnet`). API keys carry their own environment and ignore it.
+	XEnvironment *XEnvironment `json:"x-environment,omitempty"`
+}
+
+// DismissPaymentJSONBody defines parameters for DismissPayment.
+type DismissPaymentJSONBody struct {
+	// Note Why, for the record (at most 255 characters).
+	Note *string `json:"note,omitempty"`
+}
+
+// DismissPaymentParams defines parameters for DismissPayment.
+type DismissPaymentParams struct {
+	// XEnvironment With a dashboard JWT only: the environment to act in (default `devnet`). API keys carry their own environment and ignore it.
+	XEnvironment *XEnvironment `json:"x-environment,omitempty"`
+}
+
 // GetInvoiceStatusParams defines parameters for GetInvoiceStatus.
 type GetInvoiceStatusParams struct {
 	// XEnvironment With a dashboard JWT only: the environment to act in (default `devnet`). API keys carry their own environment and ignore it.
@@ -4510,7 +4622,7 @@ type WebhookInvoiceCanceledJSONBody struct {
 	Data    struct {
 		// Object The canonical invoice object (snake_case, amounts in usd_millis with decimal twins, every nullable field present).
 		//
-		// Examples: {"amount":125500,"amount_decimal":"125.500","amount_paid":0,"amount_paid_decimal":"0.000","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":125500,"amount_remaining_decimal":"125.500","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":null,"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":null,"payer_wallet_address":null,"payer_wallet_network":null,"payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"unpaid"}, {"amount":125500,"amount_decimal":"125.500","amount_paid":125500,"amount_paid_decimal":"125.500","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":0,"amount_remaining_decimal":"0.000","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":"2026-11-22T12:03:10.000Z","latest_payment":{"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"},"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":"2026-11-22T12:03:10.000Z","payer_wallet_address":"0x52908400098527886E0F7030069857D2E4169EE7","payer_wallet_network":"bsc-testnet","payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"paid"}
+		// Examples: {"amount":125500,"amount_decimal":"125.500","amount_paid":0,"amount_paid_decimal":"0.000","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":125500,"amount_remaining_decimal":"125.500","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":null,"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":null,"payer_wallet_address":null,"payer_wallet_network":null,"payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"unpaid"}, {"amount":125500,"amount_decimal":"125.500","amount_paid":125500,"amount_paid_decimal":"125.500","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":0,"amount_remaining_decimal":"0.000","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":"2026-11-22T12:03:10.000Z","latest_payment":{"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","attention_reason":null,"confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","resolution":null,"resolution_note":null,"resolved_at":null,"seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"},"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":"2026-11-22T12:03:10.000Z","payer_wallet_address":"0x52908400098527886E0F7030069857D2E4169EE7","payer_wallet_network":"bsc-testnet","payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"paid"}
 		Object Invoice `json:"object"`
 	} `json:"data"`
 
@@ -4545,7 +4657,7 @@ type WebhookInvoiceCreatedJSONBody struct {
 	Data    struct {
 		// Object The canonical invoice object (snake_case, amounts in usd_millis with decimal twins, every nullable field present).
 		//
-		// Examples: {"amount":125500,"amount_decimal":"125.500","amount_paid":0,"amount_paid_decimal":"0.000","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":125500,"amount_remaining_decimal":"125.500","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":null,"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":null,"payer_wallet_address":null,"payer_wallet_network":null,"payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"unpaid"}, {"amount":125500,"amount_decimal":"125.500","amount_paid":125500,"amount_paid_decimal":"125.500","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":0,"amount_remaining_decimal":"0.000","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":"2026-11-22T12:03:10.000Z","latest_payment":{"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"},"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":"2026-11-22T12:03:10.000Z","payer_wallet_address":"0x52908400098527886E0F7030069857D2E4169EE7","payer_wallet_network":"bsc-testnet","payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"paid"}
+		// Examples: {"amount":125500,"amount_decimal":"125.500","amount_paid":0,"amount_paid_decimal":"0.000","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":125500,"amount_remaining_decimal":"125.500","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":null,"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":null,"payer_wallet_address":null,"payer_wallet_network":null,"payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"unpaid"}, {"amount":125500,"amount_decimal":"125.500","amount_paid":125500,"amount_paid_decimal":"125.500","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":0,"amount_remaining_decimal":"0.000","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":"2026-11-22T12:03:10.000Z","latest_payment":{"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","attention_reason":null,"confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","resolution":null,"resolution_note":null,"resolved_at":null,"seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"},"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":"2026-11-22T12:03:10.000Z","payer_wallet_address":"0x52908400098527886E0F7030069857D2E4169EE7","payer_wallet_network":"bsc-testnet","payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"paid"}
 		Object Invoice `json:"object"`
 	} `json:"data"`
 
@@ -4580,7 +4692,7 @@ type WebhookInvoiceExpiredJSONBody struct {
 	Data    struct {
 		// Object The canonical invoice object (snake_case, amounts in usd_millis with decimal twins, every nullable field present).
 		//
-		// Examples: {"amount":125500,"amount_decimal":"125.500","amount_paid":0,"amount_paid_decimal":"0.000","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":125500,"amount_remaining_decimal":"125.500","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":null,"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":null,"payer_wallet_address":null,"payer_wallet_network":null,"payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"unpaid"}, {"amount":125500,"amount_decimal":"125.500","amount_paid":125500,"amount_paid_decimal":"125.500","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":0,"amount_remaining_decimal":"0.000","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":"2026-11-22T12:03:10.000Z","latest_payment":{"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"},"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":"2026-11-22T12:03:10.000Z","payer_wallet_address":"0x52908400098527886E0F7030069857D2E4169EE7","payer_wallet_network":"bsc-testnet","payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"paid"}
+		// Examples: {"amount":125500,"amount_decimal":"125.500","amount_paid":0,"amount_paid_decimal":"0.000","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":125500,"amount_remaining_decimal":"125.500","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":null,"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":null,"payer_wallet_address":null,"payer_wallet_network":null,"payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"unpaid"}, {"amount":125500,"amount_decimal":"125.500","amount_paid":125500,"amount_paid_decimal":"125.500","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":0,"amount_remaining_decimal":"0.000","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":"2026-11-22T12:03:10.000Z","latest_payment":{"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","attention_reason":null,"confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","resolution":null,"resolution_note":null,"resolved_at":null,"seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"},"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":"2026-11-22T12:03:10.000Z","payer_wallet_address":"0x52908400098527886E0F7030069857D2E4169EE7","payer_wallet_network":"bsc-testnet","payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"paid"}
 		Object Invoice `json:"object"`
 	} `json:"data"`
 
@@ -4615,7 +4727,7 @@ type WebhookInvoicePaidJSONBody struct {
 	Data    struct {
 		// Object The canonical invoice object (snake_case, amounts in usd_millis with decimal twins, every nullable field present).
 		//
-		// Examples: {"amount":125500,"amount_decimal":"125.500","amount_paid":0,"amount_paid_decimal":"0.000","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":125500,"amount_remaining_decimal":"125.500","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":null,"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":null,"payer_wallet_address":null,"payer_wallet_network":null,"payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"unpaid"}, {"amount":125500,"amount_decimal":"125.500","amount_paid":125500,"amount_paid_decimal":"125.500","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":0,"amount_remaining_decimal":"0.000","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":"2026-11-22T12:03:10.000Z","latest_payment":{"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"},"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":"2026-11-22T12:03:10.000Z","payer_wallet_address":"0x52908400098527886E0F7030069857D2E4169EE7","payer_wallet_network":"bsc-testnet","payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"paid"}
+		// Examples: {"amount":125500,"amount_decimal":"125.500","amount_paid":0,"amount_paid_decimal":"0.000","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":125500,"amount_remaining_decimal":"125.500","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":null,"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":null,"payer_wallet_address":null,"payer_wallet_network":null,"payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"unpaid"}, {"amount":125500,"amount_decimal":"125.500","amount_paid":125500,"amount_paid_decimal":"125.500","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":0,"amount_remaining_decimal":"0.000","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":"2026-11-22T12:03:10.000Z","latest_payment":{"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","attention_reason":null,"confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","resolution":null,"resolution_note":null,"resolved_at":null,"seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"},"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":"2026-11-22T12:03:10.000Z","payer_wallet_address":"0x52908400098527886E0F7030069857D2E4169EE7","payer_wallet_network":"bsc-testnet","payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"paid"}
 		Object Invoice `json:"object"`
 	} `json:"data"`
 
@@ -4650,7 +4762,7 @@ type WebhookInvoicePaidAfterExpirationJSONBody struct {
 	Data    struct {
 		// Object The canonical invoice object (snake_case, amounts in usd_millis with decimal twins, every nullable field present).
 		//
-		// Examples: {"amount":125500,"amount_decimal":"125.500","amount_paid":0,"amount_paid_decimal":"0.000","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":125500,"amount_remaining_decimal":"125.500","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":null,"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":null,"payer_wallet_address":null,"payer_wallet_network":null,"payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"unpaid"}, {"amount":125500,"amount_decimal":"125.500","amount_paid":125500,"amount_paid_decimal":"125.500","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":0,"amount_remaining_decimal":"0.000","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":"2026-11-22T12:03:10.000Z","latest_payment":{"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"},"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":"2026-11-22T12:03:10.000Z","payer_wallet_address":"0x52908400098527886E0F7030069857D2E4169EE7","payer_wallet_network":"bsc-testnet","payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"paid"}
+		// Examples: {"amount":125500,"amount_decimal":"125.500","amount_paid":0,"amount_paid_decimal":"0.000","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":125500,"amount_remaining_decimal":"125.500","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":null,"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":null,"payer_wallet_address":null,"payer_wallet_network":null,"payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"unpaid"}, {"amount":125500,"amount_decimal":"125.500","amount_paid":125500,"amount_paid_decimal":"125.500","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":0,"amount_remaining_decimal":"0.000","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":"2026-11-22T12:03:10.000Z","latest_payment":{"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","attention_reason":null,"confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","resolution":null,"resolution_note":null,"resolved_at":null,"seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"},"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":"2026-11-22T12:03:10.000Z","payer_wallet_address":"0x52908400098527886E0F7030069857D2E4169EE7","payer_wallet_network":"bsc-testnet","payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"paid"}
 		Object Invoice `json:"object"`
 	} `json:"data"`
 
@@ -4685,7 +4797,7 @@ type WebhookInvoiceUpdatedJSONBody struct {
 	Data    struct {
 		// Object The canonical invoice object (snake_case, amounts in usd_millis with decimal twins, every nullable field present).
 		//
-		// Examples: {"amount":125500,"amount_decimal":"125.500","amount_paid":0,"amount_paid_decimal":"0.000","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":125500,"amount_remaining_decimal":"125.500","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":null,"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":null,"payer_wallet_address":null,"payer_wallet_network":null,"payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"unpaid"}, {"amount":125500,"amount_decimal":"125.500","amount_paid":125500,"amount_paid_decimal":"125.500","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":0,"amount_remaining_decimal":"0.000","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":"2026-11-22T12:03:10.000Z","latest_payment":{"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"},"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":"2026-11-22T12:03:10.000Z","payer_wallet_address":"0x52908400098527886E0F7030069857D2E4169EE7","payer_wallet_network":"bsc-testnet","payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"paid"}
+		// Examples: {"amount":125500,"amount_decimal":"125.500","amount_paid":0,"amount_paid_decimal":"0.000","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":125500,"amount_remaining_decimal":"125.500","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":null,"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":null,"payer_wallet_address":null,"payer_wallet_network":null,"payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"unpaid"}, {"amount":125500,"amount_decimal":"125.500","amount_paid":125500,"amount_paid_decimal":"125.500","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":0,"amount_remaining_decimal":"0.000","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":"2026-11-22T12:03:10.000Z","latest_payment":{"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","attention_reason":null,"confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","resolution":null,"resolution_note":null,"resolved_at":null,"seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"},"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":"2026-11-22T12:03:10.000Z","payer_wallet_address":"0x52908400098527886E0F7030069857D2E4169EE7","payer_wallet_network":"bsc-testnet","payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"paid"}
 		Object Invoice `json:"object"`
 	} `json:"data"`
 
@@ -4720,7 +4832,7 @@ type WebhookInvoicePaymentCreatedJSONBody struct {
 	Data    struct {
 		// Object One payment (a transfer found on chain, or simulated on devnet) toward an invoice, as merchants see it.
 		//
-		// Examples: {"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"}
+		// Examples: {"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","attention_reason":null,"confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","resolution":null,"resolution_note":null,"resolved_at":null,"seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"}
 		Object InvoicePayment `json:"object"`
 	} `json:"data"`
 
@@ -4755,7 +4867,7 @@ type WebhookInvoicePaymentUpdatedJSONBody struct {
 	Data    struct {
 		// Object One payment (a transfer found on chain, or simulated on devnet) toward an invoice, as merchants see it.
 		//
-		// Examples: {"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"}
+		// Examples: {"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","attention_reason":null,"confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","resolution":null,"resolution_note":null,"resolved_at":null,"seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"}
 		Object InvoicePayment `json:"object"`
 	} `json:"data"`
 
@@ -4850,6 +4962,12 @@ type PostVerifyJSONRequestBody = VerifyRequest
 
 // CreateInvoiceJSONRequestBody defines body for CreateInvoice for application/json ContentType.
 type CreateInvoiceJSONRequestBody = InvoiceCreate
+
+// AcceptPaymentJSONRequestBody defines body for AcceptPayment for application/json ContentType.
+type AcceptPaymentJSONRequestBody AcceptPaymentJSONBody
+
+// DismissPaymentJSONRequestBody defines body for DismissPayment for application/json ContentType.
+type DismissPaymentJSONRequestBody DismissPaymentJSONBody
 
 // UpdateMerchantJSONRequestBody defines body for UpdateMerchant for application/json ContentType.
 type UpdateMerchantJSONRequestBody = MerchantUpdate
@@ -5482,6 +5600,50 @@ type ClientInterface interface {
 	// Corresponds with POST /api/v1/invoices/{invoiceId}/cancel (the `CancelInvoice` operationId).
 	CancelInvoice(ctx context.Context, invoiceId InvoiceIdPath, params *CancelInvoiceParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// AcceptPaymentWithBody Accept a payment set aside for a person
+	//
+	// Credits the payment to its invoice at its USD value when seen (`amount_usd`), confirms it and recomputes the invoice, which settles it as any confirmed payment. Money accepted on an expired invoice that pays it in full makes the invoice `paid` (the one way out of a final status). Only a payment set aside for a person (`manual_retry`), once its transfer is on chain with its network's confirmations; a second call is 409 `payment_resolved`. Emits `invoice_payment.updated`. and the invoice's events.
+	//
+	// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`, `payment_unpriced`, `token_not_accepted`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v1/invoices/{invoiceId}/payments/{paymentId}/accept (the `AcceptPayment` operationId).
+	AcceptPaymentWithBody(ctx context.Context, invoiceId InvoiceIdPath, paymentId string, params *AcceptPaymentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AcceptPayment Accept a payment set aside for a person
+	//
+	// Credits the payment to its invoice at its USD value when seen (`amount_usd`), confirms it and recomputes the invoice, which settles it as any confirmed payment. Money accepted on an expired invoice that pays it in full makes the invoice `paid` (the one way out of a final status). Only a payment set aside for a person (`manual_retry`), once its transfer is on chain with its network's confirmations; a second call is 409 `payment_resolved`. Emits `invoice_payment.updated`. and the invoice's events.
+	//
+	// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`, `payment_unpriced`, `token_not_accepted`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/v1/invoices/{invoiceId}/payments/{paymentId}/accept (the `AcceptPayment` operationId).
+	AcceptPayment(ctx context.Context, invoiceId InvoiceIdPath, paymentId string, params *AcceptPaymentParams, body AcceptPaymentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DismissPaymentWithBody Dismiss a payment set aside for a person
+	//
+	// The merchant keeps the money without crediting it: the payment stays `manual_retry` with `resolution: "dismissed"`, the invoice does not change, and the money settles to the merchant like a confirmed payment's (unless a reorganisation took it: then there is nothing to settle). Only a payment set aside for a person (`manual_retry`), once its transfer is on chain with its network's confirmations; a second call is 409 `payment_resolved`. Emits `invoice_payment.updated`.
+	//
+	// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v1/invoices/{invoiceId}/payments/{paymentId}/dismiss (the `DismissPayment` operationId).
+	DismissPaymentWithBody(ctx context.Context, invoiceId InvoiceIdPath, paymentId string, params *DismissPaymentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DismissPayment Dismiss a payment set aside for a person
+	//
+	// The merchant keeps the money without crediting it: the payment stays `manual_retry` with `resolution: "dismissed"`, the invoice does not change, and the money settles to the merchant like a confirmed payment's (unless a reorganisation took it: then there is nothing to settle). Only a payment set aside for a person (`manual_retry`), once its transfer is on chain with its network's confirmations; a second call is 409 `payment_resolved`. Emits `invoice_payment.updated`.
+	//
+	// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/v1/invoices/{invoiceId}/payments/{paymentId}/dismiss (the `DismissPayment` operationId).
+	DismissPayment(ctx context.Context, invoiceId InvoiceIdPath, paymentId string, params *DismissPaymentParams, body DismissPaymentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetInvoiceStatus An invoice's payment status
 	//
 	// Errors of its own: 400 `invalid_invoice_id`; 404 `resource_missing`.
@@ -5640,6 +5802,8 @@ type ClientInterface interface {
 	// GetPaymentsReport Export payments as CSV
 	//
 	// A CSV file, one row per payment, of the invoices created in the range (both environments unless `environment` says).
+	//
+	// Columns, in this order: `payment_id`, `invoice_id`, `seen_at`, `confirmed_at`, `status`, `environment`, `network`, `token_id`, `tx_hash`, `log_index`, `from_address`, `amount_token_units` (base units), `amount_usd`, `confirmations`, `settlement_status`, `settlement_tx_hash`, `invoice_status`, `invoice_created_at`, `invoice_amount_usd`, `customer_id`, `token_symbol`, `amount_token` (a decimal in the token, `2.5`; `token_symbol` and `amount_token` are empty for a token the registry no longer lists), then `metadata.<key>` for every metadata key of the rows, sorted. New columns are added after the others, before the metadata columns.
 	//
 	// Errors of its own: 400 `invalid_environment`, `invalid_customer_id`, `invalid_timestamp`.
 	//
@@ -6572,6 +6736,90 @@ func (c *Client) CancelInvoice(ctx context.Context, invoiceId InvoiceIdPath, par
 	return c.Client.Do(req)
 }
 
+// AcceptPaymentWithBody Accept a payment set aside for a person
+//
+// Credits the payment to its invoice at its USD value when seen (`amount_usd`), confirms it and recomputes the invoice, which settles it as any confirmed payment. Money accepted on an expired invoice that pays it in full makes the invoice `paid` (the one way out of a final status). Only a payment set aside for a person (`manual_retry`), once its transfer is on chain with its network's confirmations; a second call is 409 `payment_resolved`. Emits `invoice_payment.updated`. and the invoice's events.
+//
+// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`, `payment_unpriced`, `token_not_accepted`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v1/invoices/{invoiceId}/payments/{paymentId}/accept (the `AcceptPayment` operationId).
+func (c *Client) AcceptPaymentWithBody(ctx context.Context, invoiceId InvoiceIdPath, paymentId string, params *AcceptPaymentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAcceptPaymentRequestWithBody(c.Server, invoiceId, paymentId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AcceptPayment Accept a payment set aside for a person
+//
+// Credits the payment to its invoice at its USD value when seen (`amount_usd`), confirms it and recomputes the invoice, which settles it as any confirmed payment. Money accepted on an expired invoice that pays it in full makes the invoice `paid` (the one way out of a final status). Only a payment set aside for a person (`manual_retry`), once its transfer is on chain with its network's confirmations; a second call is 409 `payment_resolved`. Emits `invoice_payment.updated`. and the invoice's events.
+//
+// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`, `payment_unpriced`, `token_not_accepted`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/v1/invoices/{invoiceId}/payments/{paymentId}/accept (the `AcceptPayment` operationId).
+func (c *Client) AcceptPayment(ctx context.Context, invoiceId InvoiceIdPath, paymentId string, params *AcceptPaymentParams, body AcceptPaymentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAcceptPaymentRequest(c.Server, invoiceId, paymentId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DismissPaymentWithBody Dismiss a payment set aside for a person
+//
+// The merchant keeps the money without crediting it: the payment stays `manual_retry` with `resolution: "dismissed"`, the invoice does not change, and the money settles to the merchant like a confirmed payment's (unless a reorganisation took it: then there is nothing to settle). Only a payment set aside for a person (`manual_retry`), once its transfer is on chain with its network's confirmations; a second call is 409 `payment_resolved`. Emits `invoice_payment.updated`.
+//
+// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v1/invoices/{invoiceId}/payments/{paymentId}/dismiss (the `DismissPayment` operationId).
+func (c *Client) DismissPaymentWithBody(ctx context.Context, invoiceId InvoiceIdPath, paymentId string, params *DismissPaymentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDismissPaymentRequestWithBody(c.Server, invoiceId, paymentId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DismissPayment Dismiss a payment set aside for a person
+//
+// The merchant keeps the money without crediting it: the payment stays `manual_retry` with `resolution: "dismissed"`, the invoice does not change, and the money settles to the merchant like a confirmed payment's (unless a reorganisation took it: then there is nothing to settle). Only a payment set aside for a person (`manual_retry`), once its transfer is on chain with its network's confirmations; a second call is 409 `payment_resolved`. Emits `invoice_payment.updated`.
+//
+// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/v1/invoices/{invoiceId}/payments/{paymentId}/dismiss (the `DismissPayment` operationId).
+func (c *Client) DismissPayment(ctx context.Context, invoiceId InvoiceIdPath, paymentId string, params *DismissPaymentParams, body DismissPaymentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDismissPaymentRequest(c.Server, invoiceId, paymentId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetInvoiceStatus An invoice's payment status
 //
 // Errors of its own: 400 `invalid_invoice_id`; 404 `resource_missing`.
@@ -6900,6 +7148,8 @@ func (c *Client) GetInvoicesReport(ctx context.Context, params *GetInvoicesRepor
 // GetPaymentsReport Export payments as CSV
 //
 // A CSV file, one row per payment, of the invoices created in the range (both environments unless `environment` says).
+//
+// Columns, in this order: `payment_id`, `invoice_id`, `seen_at`, `confirmed_at`, `status`, `environment`, `network`, `token_id`, `tx_hash`, `log_index`, `from_address`, `amount_token_units` (base units), `amount_usd`, `confirmations`, `settlement_status`, `settlement_tx_hash`, `invoice_status`, `invoice_created_at`, `invoice_amount_usd`, `customer_id`, `token_symbol`, `amount_token` (a decimal in the token, `2.5`; `token_symbol` and `amount_token` are empty for a token the registry no longer lists), then `metadata.<key>` for every metadata key of the rows, sorted. New columns are added after the others, before the metadata columns.
 //
 // Errors of its own: 400 `invalid_environment`, `invalid_customer_id`, `invalid_timestamp`.
 //
@@ -9143,6 +9393,144 @@ func NewCancelInvoiceRequest(server string, invoiceId InvoiceIdPath, params *Can
 	return req, nil
 }
 
+// NewAcceptPaymentRequest calls the generic AcceptPayment builder with application/json body
+func NewAcceptPaymentRequest(server string, invoiceId InvoiceIdPath, paymentId string, params *AcceptPaymentParams, body AcceptPaymentJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewAcceptPaymentRequestWithBody(server, invoiceId, paymentId, params, "application/json", bodyReader)
+}
+
+// NewAcceptPaymentRequestWithBody constructs an http.Request for the AcceptPayment method, with any body, and a specified content type
+func NewAcceptPaymentRequestWithBody(server string, invoiceId InvoiceIdPath, paymentId string, params *AcceptPaymentParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "invoiceId", invoiceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "paymentId", paymentId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/invoices/%s/payments/%s/accept", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XEnvironment != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "x-environment", *params.XEnvironment, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("x-environment", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewDismissPaymentRequest calls the generic DismissPayment builder with application/json body
+func NewDismissPaymentRequest(server string, invoiceId InvoiceIdPath, paymentId string, params *DismissPaymentParams, body DismissPaymentJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewDismissPaymentRequestWithBody(server, invoiceId, paymentId, params, "application/json", bodyReader)
+}
+
+// NewDismissPaymentRequestWithBody constructs an http.Request for the DismissPayment method, with any body, and a specified content type
+func NewDismissPaymentRequestWithBody(server string, invoiceId InvoiceIdPath, paymentId string, params *DismissPaymentParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "invoiceId", invoiceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "paymentId", paymentId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/invoices/%s/payments/%s/dismiss", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XEnvironment != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "x-environment", *params.XEnvironment, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("x-environment", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewGetInvoiceStatusRequest constructs an http.Request for the GetInvoiceStatus method
 func NewGetInvoiceStatusRequest(server string, invoiceId InvoiceIdPath, params *GetInvoiceStatusParams) (*http.Request, error) {
 	var err error
@@ -11005,6 +11393,50 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/v1/invoices/{invoiceId}/cancel (the `CancelInvoice` operationId).
 	CancelInvoiceWithResponse(ctx context.Context, invoiceId InvoiceIdPath, params *CancelInvoiceParams, reqEditors ...RequestEditorFn) (*CancelInvoiceAnswer, error)
 
+	// AcceptPaymentWithBodyWithResponse Accept a payment set aside for a person
+	//
+	// Credits the payment to its invoice at its USD value when seen (`amount_usd`), confirms it and recomputes the invoice, which settles it as any confirmed payment. Money accepted on an expired invoice that pays it in full makes the invoice `paid` (the one way out of a final status). Only a payment set aside for a person (`manual_retry`), once its transfer is on chain with its network's confirmations; a second call is 409 `payment_resolved`. Emits `invoice_payment.updated`. and the invoice's events.
+	//
+	// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`, `payment_unpriced`, `token_not_accepted`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/invoices/{invoiceId}/payments/{paymentId}/accept (the `AcceptPayment` operationId).
+	AcceptPaymentWithBodyWithResponse(ctx context.Context, invoiceId InvoiceIdPath, paymentId string, params *AcceptPaymentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AcceptPaymentAnswer, error)
+
+	// AcceptPaymentWithResponse Accept a payment set aside for a person
+	//
+	// Credits the payment to its invoice at its USD value when seen (`amount_usd`), confirms it and recomputes the invoice, which settles it as any confirmed payment. Money accepted on an expired invoice that pays it in full makes the invoice `paid` (the one way out of a final status). Only a payment set aside for a person (`manual_retry`), once its transfer is on chain with its network's confirmations; a second call is 409 `payment_resolved`. Emits `invoice_payment.updated`. and the invoice's events.
+	//
+	// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`, `payment_unpriced`, `token_not_accepted`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/invoices/{invoiceId}/payments/{paymentId}/accept (the `AcceptPayment` operationId).
+	AcceptPaymentWithResponse(ctx context.Context, invoiceId InvoiceIdPath, paymentId string, params *AcceptPaymentParams, body AcceptPaymentJSONRequestBody, reqEditors ...RequestEditorFn) (*AcceptPaymentAnswer, error)
+
+	// DismissPaymentWithBodyWithResponse Dismiss a payment set aside for a person
+	//
+	// The merchant keeps the money without crediting it: the payment stays `manual_retry` with `resolution: "dismissed"`, the invoice does not change, and the money settles to the merchant like a confirmed payment's (unless a reorganisation took it: then there is nothing to settle). Only a payment set aside for a person (`manual_retry`), once its transfer is on chain with its network's confirmations; a second call is 409 `payment_resolved`. Emits `invoice_payment.updated`.
+	//
+	// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/invoices/{invoiceId}/payments/{paymentId}/dismiss (the `DismissPayment` operationId).
+	DismissPaymentWithBodyWithResponse(ctx context.Context, invoiceId InvoiceIdPath, paymentId string, params *DismissPaymentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DismissPaymentAnswer, error)
+
+	// DismissPaymentWithResponse Dismiss a payment set aside for a person
+	//
+	// The merchant keeps the money without crediting it: the payment stays `manual_retry` with `resolution: "dismissed"`, the invoice does not change, and the money settles to the merchant like a confirmed payment's (unless a reorganisation took it: then there is nothing to settle). Only a payment set aside for a person (`manual_retry`), once its transfer is on chain with its network's confirmations; a second call is 409 `payment_resolved`. Emits `invoice_payment.updated`.
+	//
+	// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/invoices/{invoiceId}/payments/{paymentId}/dismiss (the `DismissPayment` operationId).
+	DismissPaymentWithResponse(ctx context.Context, invoiceId InvoiceIdPath, paymentId string, params *DismissPaymentParams, body DismissPaymentJSONRequestBody, reqEditors ...RequestEditorFn) (*DismissPaymentAnswer, error)
+
 	// GetInvoiceStatusWithResponse An invoice's payment status
 	//
 	// Errors of its own: 400 `invalid_invoice_id`; 404 `resource_missing`.
@@ -11181,6 +11613,8 @@ type ClientWithResponsesInterface interface {
 	// GetPaymentsReportWithResponse Export payments as CSV
 	//
 	// A CSV file, one row per payment, of the invoices created in the range (both environments unless `environment` says).
+	//
+	// Columns, in this order: `payment_id`, `invoice_id`, `seen_at`, `confirmed_at`, `status`, `environment`, `network`, `token_id`, `tx_hash`, `log_index`, `from_address`, `amount_token_units` (base units), `amount_usd`, `confirmations`, `settlement_status`, `settlement_tx_hash`, `invoice_status`, `invoice_created_at`, `invoice_amount_usd`, `customer_id`, `token_symbol`, `amount_token` (a decimal in the token, `2.5`; `token_symbol` and `amount_token` are empty for a token the registry no longer lists), then `metadata.<key>` for every metadata key of the rows, sorted. New columns are added after the others, before the metadata columns.
 	//
 	// Errors of its own: 400 `invalid_environment`, `invalid_customer_id`, `invalid_timestamp`.
 	//
@@ -16041,6 +16475,386 @@ func (r CancelInvoiceAnswer) ContentType() string {
 	return ""
 }
 
+// AcceptPaymentAnswer200Headers the declared response headers of an HTTP 200 response for AcceptPayment
+type AcceptPaymentAnswer200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// AcceptPaymentAnswer400Headers the declared response headers of an HTTP 400 response for AcceptPayment
+type AcceptPaymentAnswer400Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// AcceptPaymentAnswer401Headers the declared response headers of an HTTP 401 response for AcceptPayment
+type AcceptPaymentAnswer401Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// AcceptPaymentAnswer403Headers the declared response headers of an HTTP 403 response for AcceptPayment
+type AcceptPaymentAnswer403Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// AcceptPaymentAnswer404Headers the declared response headers of an HTTP 404 response for AcceptPayment
+type AcceptPaymentAnswer404Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// AcceptPaymentAnswer409Headers the declared response headers of an HTTP 409 response for AcceptPayment
+type AcceptPaymentAnswer409Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// AcceptPaymentAnswer429Headers the declared response headers of an HTTP 429 response for AcceptPayment
+type AcceptPaymentAnswer429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+	RetryAfter         int
+}
+
+// AcceptPaymentAnswer500Headers the declared response headers of an HTTP 500 response for AcceptPayment
+type AcceptPaymentAnswer500Headers struct {
+	IdempotentReplayed *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// AcceptPaymentAnswer503Headers the declared response headers of an HTTP 503 response for AcceptPayment
+type AcceptPaymentAnswer503Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+	RetryAfter         int
+}
+
+type AcceptPaymentAnswer struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *InvoicePayment
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *AcceptPaymentAnswer200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *AcceptPaymentAnswer400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *AcceptPaymentAnswer401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *AcceptPaymentAnswer403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *AcceptPaymentAnswer404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *AcceptPaymentAnswer409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *AcceptPaymentAnswer429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *AcceptPaymentAnswer500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *AcceptPaymentAnswer503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r AcceptPaymentAnswer) GetJSON200() *InvoicePayment {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r AcceptPaymentAnswer) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r AcceptPaymentAnswer) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r AcceptPaymentAnswer) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r AcceptPaymentAnswer) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r AcceptPaymentAnswer) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r AcceptPaymentAnswer) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r AcceptPaymentAnswer) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r AcceptPaymentAnswer) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r AcceptPaymentAnswer) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AcceptPaymentAnswer) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AcceptPaymentAnswer) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AcceptPaymentAnswer) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DismissPaymentAnswer200Headers the declared response headers of an HTTP 200 response for DismissPayment
+type DismissPaymentAnswer200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// DismissPaymentAnswer400Headers the declared response headers of an HTTP 400 response for DismissPayment
+type DismissPaymentAnswer400Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// DismissPaymentAnswer401Headers the declared response headers of an HTTP 401 response for DismissPayment
+type DismissPaymentAnswer401Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// DismissPaymentAnswer403Headers the declared response headers of an HTTP 403 response for DismissPayment
+type DismissPaymentAnswer403Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// DismissPaymentAnswer404Headers the declared response headers of an HTTP 404 response for DismissPayment
+type DismissPaymentAnswer404Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// DismissPaymentAnswer409Headers the declared response headers of an HTTP 409 response for DismissPayment
+type DismissPaymentAnswer409Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// DismissPaymentAnswer429Headers the declared response headers of an HTTP 429 response for DismissPayment
+type DismissPaymentAnswer429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+	RetryAfter         int
+}
+
+// DismissPaymentAnswer500Headers the declared response headers of an HTTP 500 response for DismissPayment
+type DismissPaymentAnswer500Headers struct {
+	IdempotentReplayed *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// DismissPaymentAnswer503Headers the declared response headers of an HTTP 503 response for DismissPayment
+type DismissPaymentAnswer503Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+	RetryAfter         int
+}
+
+type DismissPaymentAnswer struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *InvoicePayment
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *DismissPaymentAnswer200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *DismissPaymentAnswer400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *DismissPaymentAnswer401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DismissPaymentAnswer403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *DismissPaymentAnswer404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *DismissPaymentAnswer409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DismissPaymentAnswer429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *DismissPaymentAnswer500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DismissPaymentAnswer503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DismissPaymentAnswer) GetJSON200() *InvoicePayment {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DismissPaymentAnswer) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DismissPaymentAnswer) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DismissPaymentAnswer) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DismissPaymentAnswer) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r DismissPaymentAnswer) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DismissPaymentAnswer) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r DismissPaymentAnswer) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DismissPaymentAnswer) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r DismissPaymentAnswer) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DismissPaymentAnswer) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DismissPaymentAnswer) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DismissPaymentAnswer) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetInvoiceStatusAnswer200Headers the declared response headers of an HTTP 200 response for GetInvoiceStatus
 type GetInvoiceStatusAnswer200Headers struct {
 	RateLimitLimit     *int
@@ -20764,6 +21578,74 @@ func (c *ClientWithResponses) CancelInvoiceWithResponse(ctx context.Context, inv
 	return ParseCancelInvoiceAnswer(rsp)
 }
 
+// AcceptPaymentWithBodyWithResponse Accept a payment set aside for a person
+//
+// Credits the payment to its invoice at its USD value when seen (`amount_usd`), confirms it and recomputes the invoice, which settles it as any confirmed payment. Money accepted on an expired invoice that pays it in full makes the invoice `paid` (the one way out of a final status). Only a payment set aside for a person (`manual_retry`), once its transfer is on chain with its network's confirmations; a second call is 409 `payment_resolved`. Emits `invoice_payment.updated`. and the invoice's events.
+//
+// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`, `payment_unpriced`, `token_not_accepted`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/invoices/{invoiceId}/payments/{paymentId}/accept (the `AcceptPayment` operationId).
+func (c *ClientWithResponses) AcceptPaymentWithBodyWithResponse(ctx context.Context, invoiceId InvoiceIdPath, paymentId string, params *AcceptPaymentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AcceptPaymentAnswer, error) {
+	rsp, err := c.AcceptPaymentWithBody(ctx, invoiceId, paymentId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAcceptPaymentAnswer(rsp)
+}
+
+// AcceptPaymentWithResponse Accept a payment set aside for a person
+//
+// Credits the payment to its invoice at its USD value when seen (`amount_usd`), confirms it and recomputes the invoice, which settles it as any confirmed payment. Money accepted on an expired invoice that pays it in full makes the invoice `paid` (the one way out of a final status). Only a payment set aside for a person (`manual_retry`), once its transfer is on chain with its network's confirmations; a second call is 409 `payment_resolved`. Emits `invoice_payment.updated`. and the invoice's events.
+//
+// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`, `payment_unpriced`, `token_not_accepted`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/invoices/{invoiceId}/payments/{paymentId}/accept (the `AcceptPayment` operationId).
+func (c *ClientWithResponses) AcceptPaymentWithResponse(ctx context.Context, invoiceId InvoiceIdPath, paymentId string, params *AcceptPaymentParams, body AcceptPaymentJSONRequestBody, reqEditors ...RequestEditorFn) (*AcceptPaymentAnswer, error) {
+	rsp, err := c.AcceptPayment(ctx, invoiceId, paymentId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAcceptPaymentAnswer(rsp)
+}
+
+// DismissPaymentWithBodyWithResponse Dismiss a payment set aside for a person
+//
+// The merchant keeps the money without crediting it: the payment stays `manual_retry` with `resolution: "dismissed"`, the invoice does not change, and the money settles to the merchant like a confirmed payment's (unless a reorganisation took it: then there is nothing to settle). Only a payment set aside for a person (`manual_retry`), once its transfer is on chain with its network's confirmations; a second call is 409 `payment_resolved`. Emits `invoice_payment.updated`.
+//
+// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/invoices/{invoiceId}/payments/{paymentId}/dismiss (the `DismissPayment` operationId).
+func (c *ClientWithResponses) DismissPaymentWithBodyWithResponse(ctx context.Context, invoiceId InvoiceIdPath, paymentId string, params *DismissPaymentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DismissPaymentAnswer, error) {
+	rsp, err := c.DismissPaymentWithBody(ctx, invoiceId, paymentId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDismissPaymentAnswer(rsp)
+}
+
+// DismissPaymentWithResponse Dismiss a payment set aside for a person
+//
+// The merchant keeps the money without crediting it: the payment stays `manual_retry` with `resolution: "dismissed"`, the invoice does not change, and the money settles to the merchant like a confirmed payment's (unless a reorganisation took it: then there is nothing to settle). Only a payment set aside for a person (`manual_retry`), once its transfer is on chain with its network's confirmations; a second call is 409 `payment_resolved`. Emits `invoice_payment.updated`.
+//
+// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/invoices/{invoiceId}/payments/{paymentId}/dismiss (the `DismissPayment` operationId).
+func (c *ClientWithResponses) DismissPaymentWithResponse(ctx context.Context, invoiceId InvoiceIdPath, paymentId string, params *DismissPaymentParams, body DismissPaymentJSONRequestBody, reqEditors ...RequestEditorFn) (*DismissPaymentAnswer, error) {
+	rsp, err := c.DismissPayment(ctx, invoiceId, paymentId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDismissPaymentAnswer(rsp)
+}
+
 // GetInvoiceStatusWithResponse An invoice's payment status
 //
 // Errors of its own: 400 `invalid_invoice_id`; 404 `resource_missing`.
@@ -21042,6 +21924,8 @@ func (c *ClientWithResponses) GetInvoicesReportWithResponse(ctx context.Context,
 // GetPaymentsReportWithResponse Export payments as CSV
 //
 // A CSV file, one row per payment, of the invoices created in the range (both environments unless `environment` says).
+//
+// Columns, in this order: `payment_id`, `invoice_id`, `seen_at`, `confirmed_at`, `status`, `environment`, `network`, `token_id`, `tx_hash`, `log_index`, `from_address`, `amount_token_units` (base units), `amount_usd`, `confirmations`, `settlement_status`, `settlement_tx_hash`, `invoice_status`, `invoice_created_at`, `invoice_amount_usd`, `customer_id`, `token_symbol`, `amount_token` (a decimal in the token, `2.5`; `token_symbol` and `amount_token` are empty for a token the registry no longer lists), then `metadata.<key>` for every metadata key of the rows, sorted. New columns are added after the others, before the metadata columns.
 //
 // Errors of its own: 400 `invalid_environment`, `invalid_customer_id`, `invalid_timestamp`.
 //
@@ -30708,6 +31592,776 @@ func ParseCancelInvoiceAnswer(rsp *http.Response) (*CancelInvoiceAnswer, error) 
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers CancelInvoiceAnswer503Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseAcceptPaymentAnswer parses an HTTP response from a AcceptPaymentWithResponse call
+func ParseAcceptPaymentAnswer(rsp *http.Response) (*AcceptPaymentAnswer, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AcceptPaymentAnswer{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest InvoicePayment
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers AcceptPaymentAnswer200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers AcceptPaymentAnswer400Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers AcceptPaymentAnswer401Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers AcceptPaymentAnswer403Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers AcceptPaymentAnswer404Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers AcceptPaymentAnswer409Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers AcceptPaymentAnswer429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers AcceptPaymentAnswer500Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers AcceptPaymentAnswer503Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDismissPaymentAnswer parses an HTTP response from a DismissPaymentWithResponse call
+func ParseDismissPaymentAnswer(rsp *http.Response) (*DismissPaymentAnswer, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DismissPaymentAnswer{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest InvoicePayment
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers DismissPaymentAnswer200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers DismissPaymentAnswer400Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers DismissPaymentAnswer401Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DismissPaymentAnswer403Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers DismissPaymentAnswer404Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers DismissPaymentAnswer409Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers DismissPaymentAnswer429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers DismissPaymentAnswer500Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers DismissPaymentAnswer503Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

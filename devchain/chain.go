@@ -36,8 +36,9 @@ type Config struct {
 	// BlockTime is the time between blocks. 0 mines a block only when a
 	// transaction arrives and on evm_mine (Chain.Mine).
 	BlockTime time.Duration
-	// Logger receives go-ethereum's warnings and errors; its other messages are
-	// dropped. nil discards everything.
+	// Logger receives the chain's own warnings and go-ethereum's messages
+	// (component=devchain): its errors as errors, its info and warnings at debug,
+	// nothing below. nil discards everything.
 	Logger *slog.Logger
 	// MinTip is the smallest tip (max priority fee per gas, wei) the miner takes;
 	// transactions tipping less wait in the pool. nil keeps go-ethereum's default

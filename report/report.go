@@ -12,10 +12,12 @@ import (
 	"kassa"
 )
 
-// Source is where reports read from: the merchant's invoices and their receipts.
+// Source is where reports read from: the merchant's invoices and their receipts,
+// and the registry that names the receipts' tokens.
 type Source struct {
 	Invoices kassa.InvoiceService
 	Payments kassa.PaymentService
+	Registry kassa.Registry // token symbols and decimals of payments.csv; nil: those cells are empty
 }
 
 // Filter selects the invoices of a report: one merchant, optionally one

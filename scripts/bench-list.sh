@@ -7,7 +7,7 @@
 # which contention from other processes on the machine disturbs far less.
 # Usage: scripts/bench-list.sh ROUNDS SECS BUILD... where a BUILD is a git revision
 # ("HEAD", "2cf6d72") or "." for the working tree. SEED (default 18) is the seconds
-# of creates. Figures: docs/performance.md, "Invoice encoder (issue 17)".
+# of creates. Figures: docs/performance.md, "Fast paths".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=$1; secs=$2; shift 2

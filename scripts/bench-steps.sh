@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Create and list on SQLite and PostgreSQL for several kassa builds, one row per build:
-# the "row per step" table of issue 17 in docs/performance.md. Each round runs every
+# Create and list on SQLite and PostgreSQL for several kassa builds, one row per build
+# (docs/performance.md, "Machine and method": comparing two builds). Each round runs every
 # build in turn (fresh data dir and schema each), so drifts of a shared machine hit
 # them alike; each run prints req/s and the server's CPU per request (utime+stime of
 # /proc/PID/stat), which contention from other processes disturbs far less, and on

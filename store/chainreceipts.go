@@ -33,7 +33,7 @@ func (db *DB) detachReceipts(ctx context.Context, tx txq, network string, above 
 				}
 				r.BlockHash, r.Confirmations = "", 0
 				if r.Status == kassa.PaymentConfirmed || r.Status == kassa.PaymentUnderpaid {
-					r.Status = kassa.PaymentManualRetry
+					r.Status, r.AttentionReason = kassa.PaymentManualRetry, kassa.AttentionReorged
 				}
 				return true
 			})
@@ -68,20 +68,32 @@ func (db *DB) PendingChainPayments(ctx context.Context, network string) ([]*kass
 	return out, rows.Err()
 }
 
-// AbandonLostPayments sets to manual_retry network's pending receipts whose block
-// left the chain (not seen in a canonical block since) and whose invoice's watch
-// has ended at now (now >= expires_at + kassa.WatchAfterExpiry), writing
-// invoice_payment.updated for each and recomputing their invoices with events, in
-// one transaction; it returns them. When there are none it only reads.
-func (db *DB) AbandonLostPayments(ctx context.Context, network string, now time.Time) ([]*kassa.InvoicePayment, error) {
+// AbandonLostPayments sets to manual_retry (reorged) network's pending receipts
+// whose block left the chain (not seen in a canonical block since) and either
+// whose invoice's watch has ended at now (now >= expires_at + kassa.WatchAfterExpiry)
+// or whose invoice is paid and whose transaction had confirmations more blocks to
+// come back (the network's cursor at least block + confirmations) and did not: on
+// a paid invoice nothing waits on it, and it would otherwise show as pending money
+// for a day. Each gets invoice_payment.updated and its invoice is recomputed with
+// events, in one transaction; it returns them. When there are none it only reads.
+func (db *DB) AbandonLostPayments(ctx context.Context, network string, now time.Time, confirmations int) ([]*kassa.InvoicePayment, error) {
 	if !storable(network) {
 		return nil, nil
 	}
 	const lost = `SELECT DISTINCT r.merchant_id, r.invoice_id FROM receipts r JOIN invoices i ON i.id = r.invoice_id
-		WHERE r.network = $1 AND r.status = 'pending' AND r.block_number > 0 AND r.block_hash = '' AND i.expires_at <= $2
+		WHERE r.network = $1 AND r.status = 'pending' AND r.block_number > 0 AND r.block_hash = ''
+		AND (i.expires_at <= $2 OR (i.status = 'paid' AND r.block_number <= $3))
 		ORDER BY r.invoice_id`
 	ended := micros(now.Add(-kassa.WatchAfterExpiry))
-	invs, err := invoiceRefs(ctx, db.r, lost, network, ended)
+	below := int64(-1) // lost blocks at or below it had their chance to come back
+	cur, err := db.ChainCursor(ctx, network)
+	if err != nil {
+		return nil, err
+	}
+	if cur != nil && cur.Block.Number >= uint64(max(confirmations, 0)) {
+		below = int64(cur.Block.Number) - int64(max(confirmations, 0))
+	}
+	invs, err := invoiceRefs(ctx, db.r, lost, network, ended, below)
 	if err != nil || len(invs) == 0 {
 		return nil, err
 	}
@@ -89,11 +101,19 @@ func (db *DB) AbandonLostPayments(ctx context.Context, network string, now time.
 	err = db.tx(ctx, func(tx txq) error {
 		changed = nil
 		for _, ref := range invs {
+			var watchEnded, paid bool
+			if err := tx.QueryRowContext(ctx, "SELECT expires_at <= $1, status = 'paid' FROM invoices WHERE id = $2",
+				ended, ref.id).Scan(&watchEnded, &paid); err != nil {
+				return fmt.Errorf("store: abandon lost payments: %w", err)
+			}
 			rs, err := db.reworkReceipts(ctx, tx, ref, func(r *kassa.InvoicePayment) bool {
 				if r.Network != network || r.Status != kassa.PaymentPending || !r.Orphaned() {
 					return false
 				}
-				r.Status = kassa.PaymentManualRetry
+				if !watchEnded && !(paid && int64(r.BlockNumber) <= below) {
+					return false
+				}
+				r.Status, r.AttentionReason = kassa.PaymentManualRetry, kassa.AttentionReorged
 				return true
 			})
 			if err != nil {
@@ -155,8 +175,9 @@ func (db *DB) reworkReceipts(ctx context.Context, tx txq, ref invoiceRef, change
 		if !change(r) {
 			continue
 		}
-		if _, err := tx.ExecContext(ctx, "UPDATE receipts SET status = $1, confirmations = $2, block_hash = $3 WHERE id = $4",
-			string(r.Status), r.Confirmations, r.BlockHash, r.ID); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE receipts SET status = $1, confirmations = $2, block_hash = $3,
+			attention_reason = $4 WHERE id = $5`,
+			string(r.Status), r.Confirmations, r.BlockHash, string(r.AttentionReason), r.ID); err != nil {
 			return nil, fmt.Errorf("store: update receipt: %w", err)
 		}
 		if err := writeEvents(ctx, tx, inv.MerchantID, inv.Environment, r, now, kassa.EventPaymentUpdated); err != nil {

@@ -183,12 +183,12 @@ func TestAbandonLostPayments(t *testing.T) {
 		must(t, err)
 
 		f.clock.Advance(time.Minute + kassa.WatchAfterExpiry - time.Microsecond)
-		if got, err := f.db.AbandonLostPayments(f.ctx, chainNet, f.clock.Now()); err != nil || len(got) != 0 {
+		if got, err := f.db.AbandonLostPayments(f.ctx, chainNet, f.clock.Now(), 3); err != nil || len(got) != 0 {
 			t.Fatalf("abandoned %d before the watch ended (%v)", len(got), err)
 		}
 		f.clock.Advance(time.Microsecond)
 		before := f.db.Stats()
-		got, err := f.db.AbandonLostPayments(f.ctx, chainNet, f.clock.Now())
+		got, err := f.db.AbandonLostPayments(f.ctx, chainNet, f.clock.Now(), 3)
 		must(t, err)
 		if len(got) != 1 || got[0].TxHash != "0xa1" || got[0].Status != kassa.PaymentManualRetry {
 			t.Fatalf("abandoned %+v, want 0xa1 manual_retry", got)
@@ -219,11 +219,49 @@ func TestAbandonLostPayments(t *testing.T) {
 		}
 
 		before = f.db.Stats()
-		if got, err := f.db.AbandonLostPayments(f.ctx, chainNet, f.clock.Now()); err != nil || len(got) != 0 {
+		if got, err := f.db.AbandonLostPayments(f.ctx, chainNet, f.clock.Now(), 3); err != nil || len(got) != 0 {
 			t.Fatalf("abandoned %d again (%v)", len(got), err)
 		}
 		if after := f.db.Stats(); after != before {
 			t.Fatalf("nothing to abandon ran %d transactions", after.Transactions-before.Transactions)
+		}
+	})
+}
+
+// TestAbandonLostPaymentOnPaidInvoice: a pending receipt on a paid invoice whose
+// block left the chain is set aside (reorged) once its transaction had the
+// network's confirmations in blocks to come back and did not, not a day after
+// expiry; before that it stays pending money. Both engines.
+func TestAbandonLostPaymentOnPaidInvoice(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		f := newFixture(t, cfg)
+		must(t, f.db.AdvanceChain(f.ctx, chainNet, "0xg", blks(1, 10, 0), 100))
+		inv := f.invoice(t, f.m, 1000, nil)
+		f.chainPay(t, inv, "0xa1", 0, 1000, blk(8, 0), 1)      // pending
+		f.chainPay(t, inv, "0xa2", 0, 300, blk(10, 0), 1)      // more, pending
+		f.chainPay(t, inv, "0xa1", 0, 1000, blk(8, 0), 3)      // the first confirms: paid
+		_, err := f.db.RewindChain(f.ctx, chainNet, blk(9, 0)) // 0xa2 left the chain
+		must(t, err)
+		if got := f.stored(t, inv); got.Status != kassa.StatusPaid || got.AmountPending != 300 {
+			t.Fatalf("after the reorganisation: %s pending %d", got.Status, got.AmountPending)
+		}
+		// Blocks 10 to 12 of the new fork: the transaction had two blocks to come back.
+		must(t, f.db.AdvanceChain(f.ctx, chainNet, "0xg", []kassa.BlockRef{
+			{Number: 10, Hash: blockHash(10, 1), Parent: blockHash(9, 0)},
+			{Number: 11, Hash: blockHash(11, 1), Parent: blockHash(10, 1)},
+			{Number: 12, Hash: blockHash(12, 1), Parent: blockHash(11, 1)}}, 100))
+		if got, err := f.db.AbandonLostPayments(f.ctx, chainNet, f.clock.Now(), 3); err != nil || len(got) != 0 {
+			t.Fatalf("set aside %d with one block still to come (%v)", len(got), err)
+		}
+		must(t, f.db.AdvanceChain(f.ctx, chainNet, "0xg", []kassa.BlockRef{
+			{Number: 13, Hash: blockHash(13, 1), Parent: blockHash(12, 1)}}, 100))
+		got, err := f.db.AbandonLostPayments(f.ctx, chainNet, f.clock.Now(), 3)
+		must(t, err)
+		if len(got) != 1 || got[0].TxHash != "0xa2" || got[0].Status != kassa.PaymentManualRetry || got[0].AttentionReason != kassa.AttentionReorged {
+			t.Fatalf("set aside %+v, want 0xa2 manual_retry (reorged)", got)
+		}
+		if after := f.stored(t, inv); after.Status != kassa.StatusPaid || after.AmountPending != 0 || after.AmountPaid != 1000 {
+			t.Fatalf("invoice after: %s paid %d pending %d", after.Status, after.AmountPaid, after.AmountPending)
 		}
 	})
 }

@@ -97,11 +97,14 @@ func (db *DB) abandonPending(ctx context.Context, tx txq, inv *kassa.Invoice, no
 		if r.Status != kassa.PaymentPending {
 			continue
 		}
-		if _, err := tx.ExecContext(ctx, "UPDATE receipts SET status = $1 WHERE id = $2",
-			string(kassa.PaymentManualRetry), r.ID); err != nil {
+		r.Status, r.AttentionReason = kassa.PaymentManualRetry, kassa.AttentionLate
+		if r.Orphaned() {
+			r.AttentionReason = kassa.AttentionReorged
+		}
+		if _, err := tx.ExecContext(ctx, "UPDATE receipts SET status = $1, attention_reason = $2 WHERE id = $3",
+			string(r.Status), string(r.AttentionReason), r.ID); err != nil {
 			return fmt.Errorf("store: abandon pending receipt: %w", err)
 		}
-		r.Status = kassa.PaymentManualRetry
 		if err := writeEvents(ctx, tx, inv.MerchantID, inv.Environment, r, now, kassa.EventPaymentUpdated); err != nil {
 			return err
 		}

@@ -16,23 +16,25 @@ var _ kassa.PaymentService = (*DB)(nil)
 
 const receiptColumns = `id, invoice_id, merchant_id, environment, network, tx_hash, log_index, token_id,
 	from_address, amount_units, amount_usd, status, confirmations, seen_at, confirmed_at, settlement_status,
-	block_number, block_hash`
+	block_number, block_hash, attention_reason`
 
-// receiptSelect is what reads of a receipt select: its columns and the settlement
-// transaction, which is written only when the receipt settles.
-const receiptSelect = receiptColumns + ", settlement_tx_hash"
+// receiptSelect is what reads of a receipt select: its columns, the settlement
+// transaction, which is written only when the receipt settles, and its
+// resolution, written when a person resolves it.
+const receiptSelect = receiptColumns + ", settlement_tx_hash, resolution, resolved_at, resolution_note"
 
 func scanReceipt(s scanner) (*kassa.InvoicePayment, error) {
 	var (
 		r                          kassa.InvoicePayment
 		env, status, settle, units string
+		attention, resolution      string
 		usd, seen, block           int64
-		confirmed                  sql.Null[int64]
+		confirmed, resolved        sql.Null[int64]
 		settleTx                   sql.Null[string]
 	)
 	if err := s.Scan(&r.ID, &r.InvoiceID, &r.MerchantID, &env, &r.Network, &r.TxHash, &r.LogIndex, &r.TokenID,
 		&r.FromAddress, &units, &usd, &status, &r.Confirmations, &seen, &confirmed, &settle,
-		&block, &r.BlockHash, &settleTx); err != nil {
+		&block, &r.BlockHash, &attention, &settleTx, &resolution, &resolved, &r.ResolutionNote); err != nil {
 		return nil, err
 	}
 	amount, ok := new(big.Int).SetString(units, 10)
@@ -42,6 +44,7 @@ func scanReceipt(s scanner) (*kassa.InvoicePayment, error) {
 	r.Environment, r.Status, r.Settlement = kassa.Environment(env), kassa.InvoicePaymentStatus(status), kassa.SettlementStatus(settle)
 	r.AmountUnits, r.AmountUSD, r.SeenAt, r.ConfirmedAt = amount, kassa.Millis(usd), fromMicros(seen), timeOrNil(confirmed)
 	r.SettlementTxHash, r.BlockNumber = stringOrNil(settleTx), uint64(block)
+	r.AttentionReason, r.Resolution, r.ResolvedAt = kassa.AttentionReason(attention), kassa.Resolution(resolution), timeOrNil(resolved)
 	return &r, nil
 }
 

@@ -51,15 +51,16 @@ func (db *DB) upsertReceipt(ctx context.Context, tx txq, inv *kassa.Invoice, all
 			Confirmations: in.Confirmations, SeenAt: now, Settlement: kassa.SettlementPending,
 			BlockNumber: in.BlockNumber, BlockHash: in.BlockHash}
 		r.Status = kassa.ClassifyPayment(inv.ArrivalStatus(now), locked, arrival, tolerance)
+		r.AttentionReason = kassa.SetAsideReason(inv.ArrivalStatus(now), locked, arrival)
 		if r.Status != kassa.PaymentPending {
 			r.ConfirmedAt = confirmedAt(r.Status, now)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO receipts (`+receiptColumns+`)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)`,
 			r.ID, r.InvoiceID, r.MerchantID, string(r.Environment), r.Network, r.TxHash, r.LogIndex, r.TokenID,
 			r.FromAddress, r.AmountUnits.String(), int64(r.AmountUSD), string(r.Status), r.Confirmations,
 			micros(r.SeenAt), nullMicros(r.ConfirmedAt), string(r.Settlement),
-			int64(r.BlockNumber), r.BlockHash); err != nil {
+			int64(r.BlockNumber), r.BlockHash, string(r.AttentionReason)); err != nil {
 			return nil, fmt.Errorf("store: insert receipt: %w", err)
 		}
 		tx.note(note{kind: notePayment, env: r.Environment, network: r.Network, tokenID: r.TokenID})

@@ -25,9 +25,9 @@ func (db *DB) ClaimSettlements(ctx context.Context, limit int, lease time.Durati
 	err := db.tx(ctx, func(tx txq) error {
 		jobs = nil
 		return db.claim(ctx, tx, claimSpec{table: "receipts", key: "id",
-			due: "(settlement_status = $1 OR (settlement_status = $2 AND settlement_claimed_at <= $3 AND payout_id IS NULL)) AND status IN ($4, $5)",
-			args: []any{string(kassa.SettlementPending), string(kassa.SettlementProcessing), micros(now.Add(-lease)),
-				string(kassa.PaymentConfirmed), string(kassa.PaymentUnderpaid)},
+			due: "(settlement_status = $1 OR (settlement_status = $2 AND settlement_claimed_at <= $3 AND payout_id IS NULL)) AND " +
+				settlesSQL,
+			args:  []any{string(kassa.SettlementPending), string(kassa.SettlementProcessing), micros(now.Add(-lease))},
 			order: "seen_at", limit: limit,
 			lease: []assign{{"settlement_status", string(kassa.SettlementProcessing)}, {"settlement_claimed_at", micros(now)}},
 		}, func(ids []string) ([]string, error) {
@@ -44,6 +44,13 @@ func (db *DB) ClaimSettlements(ctx context.Context, limit int, lease time.Durati
 	})
 	return jobs, err
 }
+
+// settlesSQL says which receipts settle to the merchant: counted money
+// (confirmed, underpaid), and money a merchant dismissed (kept without credit)
+// that is still on the canonical chain; a dismissed transfer a reorganisation
+// took away has nothing to move.
+const settlesSQL = `(status IN ('confirmed', 'underpaid') OR (status = 'manual_retry' AND resolution = 'dismissed'
+	AND NOT (block_number > 0 AND block_hash = '')))`
 
 // loadSettlementJobs reads the claimed receipts ids with their destinations.
 func (db *DB) loadSettlementJobs(ctx context.Context, tx txq, ids []string) ([]kassa.SettlementJob, error) {
@@ -125,8 +132,12 @@ func (db *DB) finishSettlement(ctx context.Context, tx txq, receiptID string, st
 	if r.Settlement != kassa.SettlementProcessing {
 		return kassa.Errorf(kassa.KindConflict, "settlement_not_processing", "Receipt %s is %s, not processing.", r.ID, r.Settlement)
 	}
+	if status == kassa.SettlementFailed && r.AttentionReason == "" {
+		r.AttentionReason = kassa.AttentionSettlementFailed
+	}
 	if _, err := tx.ExecContext(ctx, `UPDATE receipts SET settlement_status = $1, settlement_tx_hash = $2,
-		settlement_reason = $3 WHERE id = $4`, string(status), nullIfEmpty(txHash), nullIfEmpty(reason), r.ID); err != nil {
+		settlement_reason = $3, attention_reason = $4 WHERE id = $5`,
+		string(status), nullIfEmpty(txHash), nullIfEmpty(reason), string(r.AttentionReason), r.ID); err != nil {
 		return fmt.Errorf("store: finish settlement: %w", err)
 	}
 	r.Settlement, r.SettlementTxHash = status, stringOrNil(sql.Null[string]{V: txHash, Valid: txHash != ""})

@@ -47,8 +47,8 @@ func (c sqliteConnector) Driver() driver.Driver { return sqliteDriver }
 // allocates that mutex only for serialized connections, and every use of it is a
 // no-op on a NULL pointer). modernc's driver hard-codes SQLITE_OPEN_FULLMUTEX, so
 // every sqlite3_column_* call locked and unlocked the connection's recursive mutex:
-// about a fifth of the CPU of an invoice list (docs/performance.md, "Issue 17,
-// fourth session"). Multi-thread mode is safe where no connection is used by two
+// about a fifth of the CPU of an invoice list (docs/performance.md, "Fast
+// paths"). Multi-thread mode is safe where no connection is used by two
 // goroutines at once, which database/sql guarantees (and the driver's own
 // per-connection state needs anyway, as its documentation says);
 // sqlite3_interrupt, which the driver calls from another goroutine when a context

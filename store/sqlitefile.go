@@ -45,8 +45,7 @@ func privateFiles(dir, path string) error {
 // power cut or a kernel crash, not only a crash of the process; NORMAL syncs only
 // at checkpoints, and a power cut may roll back the last commits. The group commit
 // shares one sync among the transactions committed together; FULL cost 15 % of
-// SQLite creates per second under load (docs/performance.md, fifth session of
-// issue 17). temp_store(MEMORY) keeps the statement journal in memory: the group
+// SQLite creates per second under load (docs/performance.md, "Durable commits"). temp_store(MEMORY) keeps the statement journal in memory: the group
 // commit runs transactions that share a commit in savepoints, whose first change
 // to each page copies that page to the journal, and in a file that meant open,
 // write and close system calls per group.
@@ -65,7 +64,7 @@ const sqliteCheckpoint = "_pragma=wal_autocheckpoint(16000)"
 // SQLite's default (2 MiB). A larger cache cost more than it saved: SQLite walks
 // the whole cache at the end of every write transaction (a tenth of a create's CPU
 // with 64 MiB), and a reader's cache is emptied whenever another connection wrote
-// (docs/performance.md, "Profile of a create (issue 17)").
+// (docs/performance.md, "Tried and not kept").
 const sqliteCache = "_pragma=mmap_size(268435456)"
 
 // openSQLite opens the SQLite database kassa.db in dir: the writer's connection and

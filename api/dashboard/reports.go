@@ -46,7 +46,7 @@ func (d *Dashboard) reportCSV(w http.ResponseWriter, r *http.Request, v *visit) 
 	}
 	env := v.env()
 	var buf bytes.Buffer
-	err := write(report.Source{Invoices: d.cfg.Invoices, Payments: d.cfg.Payments}, r.Context(),
+	err := write(report.Source{Invoices: d.cfg.Invoices, Payments: d.cfg.Payments, Registry: d.cfg.Registry}, r.Context(),
 		report.Filter{MerchantID: v.m.ID, Environment: &env, CreatedGTE: f.CreatedGTE, CreatedLTE: f.CreatedLTE}, &buf)
 	if err != nil {
 		return err

@@ -20,6 +20,7 @@ type Config struct {
 	Events    kassa.EventService    // the events list and lookups
 	Webhooks  kassa.WebhookService  // webhook endpoints, their delivery log and event resends
 	Pay       *payment.Service      // devnet payments (DevnetPay)
+	Registry  kassa.Registry        // token symbols and decimals in payments.csv
 }
 
 // API serves the merchant routes; its handlers are httpx.Func values for the route
@@ -36,11 +37,12 @@ type API struct {
 	events    kassa.EventService
 	webhooks  kassa.WebhookService
 	pay       *payment.Service
+	registry  kassa.Registry
 }
 
 // New returns the merchant API over cfg.
 func New(cfg Config) *API {
 	return &API{core: cfg.Core, publicURL: cfg.PublicURL, signer: cfg.Signer, signIn: cfg.SignIn, merchants: cfg.Merchants,
 		keys: cfg.Keys, invoices: cfg.Invoices, payments: cfg.Payments, events: cfg.Events,
-		webhooks: cfg.Webhooks, pay: cfg.Pay}
+		webhooks: cfg.Webhooks, pay: cfg.Pay, registry: cfg.Registry}
 }

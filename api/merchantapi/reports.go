@@ -30,7 +30,7 @@ func (a *API) writeReport(w http.ResponseWriter, r *http.Request, name string,
 		return err
 	}
 	var buf bytes.Buffer
-	if err := write(report.Source{Invoices: a.invoices, Payments: a.payments}, r.Context(), f, &buf); err != nil {
+	if err := write(report.Source{Invoices: a.invoices, Payments: a.payments, Registry: a.registry}, r.Context(), f, &buf); err != nil {
 		return err
 	}
 	httpx.WriteCSV(w, name, buf.Bytes())

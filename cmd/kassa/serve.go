@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -35,7 +36,8 @@ const shutdownTimeout = 30 * time.Second
 // once (Go's 100). The live heap is small (about 20 MiB under load), so a list
 // load collected several times a second; at 200 a list took 10 % less CPU (SQLite
 // lists 11 % more per second, PostgreSQL's 4 %) for 12-13 MiB more anonymous
-// memory after a create load (docs/performance.md, issue 17, eighth session).
+// memory after a create load (docs/performance.md, "Fast paths" and "Memory
+// after a create load").
 const gcPercent = 200
 
 // openStore opens the store serve runs on; tests replace it to watch the store.
@@ -122,17 +124,21 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if publicURL == "" {
 		publicURL = "http://" + ln.Addr().String()
 	}
+	// The banner (--dev's demo merchant and dev chain) is collected and printed
+	// in one write with the listening line, after the start's log lines: log
+	// lines written meanwhile cannot cut it.
+	var banner bytes.Buffer
 	if f.dev {
 		settleOn := "bsc-testnet"
 		if f.devchain {
 			settleOn = devNetwork
 		}
-		if err := seedDev(ctx, db, publicURL, settleOn, stdout); err != nil {
+		if err := seedDev(ctx, db, f.dataDir, keys, publicURL, settleOn, &banner); err != nil {
 			ln.Close()
 			return fmt.Errorf("seed demo merchant: %w", err)
 		}
 		if f.webhookAllowPrivate {
-			fmt.Fprintln(stdout, "  webhooks:       devnet endpoints may target loopback and private addresses (--webhook-allow-private, on with --dev); mainnet ones never")
+			fmt.Fprintln(&banner, "  webhooks:       devnet endpoints may target loopback and private addresses (--webhook-allow-private, on with --dev); mainnet ones never")
 		}
 	}
 	if f.webhookAllowPrivate {
@@ -145,7 +151,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := reclaimLeases(ctx, db, holder, log); err != nil {
 		return err
 	}
-	chains, err := startChains(ctx, f, reg, db, rates, wallets, holder, log, stdout)
+	chains, err := startChains(ctx, f, reg, db, rates, wallets, holder, log, &banner)
 	if err != nil {
 		ln.Close()
 		return err
@@ -208,7 +214,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(serverListener(ln, serverLimits, f.maxConnsPerAddress, log)) }()
-	fmt.Fprintf(stdout, "kassa listening on %s (public URL %s, store %s)\n", ln.Addr(), publicURL, db.Engine())
+	fmt.Fprintf(&banner, "kassa listening on %s (public URL %s, store %s)\n", ln.Addr(), publicURL, db.Engine())
+	logs.Flush()
+	_, _ = stdout.Write(banner.Bytes())
 
 	select {
 	case err = <-served:

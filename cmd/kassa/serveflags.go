@@ -67,7 +67,7 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	f.rates.register(fs)
 	f.metrics.register(fs)
 	fs.StringVar(&f.pprofAddr, "pprof-addr", envOr("KASSA_PPROF_ADDR", ""), "serve Go's profiler (/debug/pprof/) on this loopback address, e.g. 127.0.0.1:6060; empty: off (env KASSA_PPROF_ADDR)")
-	fs.BoolVar(&f.dev, "dev", envBool("KASSA_DEV"), "seed a demo merchant and print its login and keys (env KASSA_DEV)")
+	fs.BoolVar(&f.dev, "dev", envBool("KASSA_DEV"), "seed a demo merchant and print its login and keys, the same keys at each start on one data dir (env KASSA_DEV)")
 	fs.Float64Var(&f.limits.Rate, "rate-limit", envFloat("KASSA_RATE_LIMIT", d.Rate), "requests per second per API key (env KASSA_RATE_LIMIT)")
 	fs.IntVar(&f.limits.Burst, "rate-burst", envInt("KASSA_RATE_BURST", d.Burst), "burst per API key (env KASSA_RATE_BURST)")
 	fs.Float64Var(&f.limits.CreateRate, "create-rate-limit", envFloat("KASSA_CREATE_RATE_LIMIT", d.CreateRate), "invoice creates per second per API key (env KASSA_CREATE_RATE_LIMIT)")

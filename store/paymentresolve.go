@@ -1,0 +1,70 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"kassa"
+)
+
+// ResolvePayment records a merchant's accept or dismiss of a set-aside payment in
+// one transaction, with the invoice locked: the receipt's resolution and its
+// invoice_payment.updated event; accepting also confirms it and recomputes the
+// invoice (an expired invoice the accepted money pays becomes paid:
+// kassa.Invoice.Recompute), with the invoice's events. The rules are
+// kassa.InvoicePayment.CheckResolve's, judged on the locked rows.
+func (db *DB) ResolvePayment(ctx context.Context, p kassa.Principal, invoiceID, paymentID string, req kassa.ResolveRequest) (*kassa.InvoicePayment, error) {
+	if !kassa.ValidUUID(paymentID) {
+		return nil, kassa.NotFound("payment")
+	}
+	var rec *kassa.InvoicePayment
+	err := db.tx(ctx, func(tx txq) error {
+		inv, err := db.invoice(ctx, tx, p.MerchantID, invoiceID, db.forUpdate())
+		if err != nil {
+			return err
+		}
+		if inv.Environment != p.Environment {
+			return kassa.Errorf(kassa.KindPermission, "environment_mismatch",
+				"This invoice is in %s; a %s credential cannot resolve its payments.", inv.Environment, p.Environment)
+		}
+		all, err := receipts(ctx, tx, inv.ID, 0)
+		if err != nil {
+			return err
+		}
+		rec = nil
+		for _, r := range all {
+			if r.ID == paymentID {
+				rec = r
+			}
+		}
+		if rec == nil {
+			return kassa.NotFound("payment")
+		}
+		if err := rec.CheckResolve(req); err != nil {
+			return err
+		}
+		now := db.clock()
+		rec.Resolve(req.How, req.Note, now)
+		if _, err := tx.ExecContext(ctx, `UPDATE receipts SET status = $1, confirmed_at = $2, resolution = $3,
+			resolved_at = $4, resolution_note = $5 WHERE id = $6`,
+			string(rec.Status), nullMicros(rec.ConfirmedAt), string(rec.Resolution), micros(now), rec.ResolutionNote,
+			rec.ID); err != nil {
+			return fmt.Errorf("store: resolve payment: %w", err)
+		}
+		if err := writeEvents(ctx, tx, inv.MerchantID, inv.Environment, rec, now, kassa.EventPaymentUpdated); err != nil {
+			return err
+		}
+		if req.How != kassa.ResolutionAccepted {
+			return nil
+		}
+		m, err := db.merchant(ctx, tx, inv.MerchantID, "")
+		if err != nil {
+			return err
+		}
+		return db.saveRecomputed(ctx, tx, inv, all, rec, m.UnderpaymentToleranceMillis, now)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rec, nil
+}
