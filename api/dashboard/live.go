@@ -44,7 +44,7 @@ func newLiveView(view *invoiceView) liveView {
 		lv.Timeline = []timelineRow{}
 	}
 	for _, p := range view.Payments {
-		row := livePayment{Amount: p.AmountText(), Status: status(kindPayment, p.Status), Network: p.Network, TxHash: p.TxHash,
+		row := livePayment{Amount: p.AmountText(), Status: paymentStatus(p.InvoicePayment), Network: p.Network, TxHash: p.TxHash,
 			TxURL: p.TxURL, Confirmations: strconv.Itoa(p.Confirmations), Settlement: status(kindSettlement, p.Settlement),
 			SettlementURL: p.SettlementURL}
 		if p.SettlementTxHash != nil {

@@ -74,7 +74,8 @@ var funcs = template.FuncMap{
 		}
 		return &log[len(log)-1]
 	},
-	"status": status,
+	"status":        status,
+	"paymentStatus": paymentStatus,
 }
 
 // usd shows a dollar amount with cents ("$12.50"), or with the exact

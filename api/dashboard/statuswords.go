@@ -3,6 +3,8 @@ package dashboard
 import (
 	"encoding/json"
 	"fmt"
+
+	"kassa"
 )
 
 // statusWord is how the dashboard shows one status of the API: a few words, a
@@ -96,6 +98,26 @@ var statusWords = map[string]map[string]statusWord{
 		"REFUNDED", "Refunded", "Sent to the payor and confirmed.",
 		"FAILED", "Refund failed", "The transfer failed for good: send it by hand.",
 	),
+}
+
+// setAsideWords say why a receipt needs review (its attention_reason), the
+// explanation of its "Needs review" status: "Needs review: paid after expiry".
+var setAsideWords = map[kassa.AttentionReason]string{
+	kassa.AttentionLate:             "Paid after expiry, or no rate could value it.",
+	kassa.AttentionWrongToken:       "Paid in another token or network than the one chosen.",
+	kassa.AttentionFinalInvoice:     "Paid after the invoice was paid or canceled.",
+	kassa.AttentionReorged:          "Its block left the chain (a reorganisation).",
+	kassa.AttentionSettlementFailed: "Its settlement failed.",
+}
+
+// paymentStatus is a receipt's status in words; one set aside for a person
+// says why (its attention_reason) when it is known.
+func paymentStatus(p *kassa.InvoicePayment) statusWord {
+	w := status(kindPayment, p.Status)
+	if why, ok := setAsideWords[p.AttentionReason]; ok && p.Status == kassa.PaymentManualRetry {
+		w.Explain = why
+	}
+	return w
 }
 
 // words builds one kind's table from code, label, explanation triples.
