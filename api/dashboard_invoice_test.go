@@ -41,7 +41,11 @@ func TestDashboardInvoiceDetail(t *testing.T) {
 			return r.obj(t)["payment"].(map[string]any)
 		}
 		rec := pay(`{"amount_usd": 4, "status": "pending", "tx_hash": "` + hash + `"}`)
-		b.get(page).want(t, 200, "Payment detected: $4.00 on bsc-testnet", "<code>"+hash+"</code>", "badge pending", "$0.00 of $10.00")
+		// The receipt in words, its token amount beside the USD value; the
+		// transaction hash whole in one unbroken line (cut by CSS, title kept).
+		b.get(page).want(t, 200, "Payment detected: $4.00 on bsc-testnet", `title="`+hash+`">`+hash+"</code>", "$0.00 of $10.00",
+			`data-label="Amount">4 USDT ($4.00)</td>`, `(API status: pending)">Confirming</span>`,
+			`(API status: pending)">Waiting to settle</span>`)
 		pay(`{"amount_usd": 4, "tx_hash": "` + hash + `"}`)
 		b.get(page).want(t, 200, "Payment of $4.00 confirmed", "Invoice underpaid: $4.00 of $10.00 paid", "$4.00 of $10.00")
 
@@ -55,7 +59,9 @@ func TestDashboardInvoiceDetail(t *testing.T) {
 			BlockNumber: 100, BlockHash: block}); err != nil {
 			t.Fatal(err)
 		}
-		p := b.get(page).want(t, 200, "badge paid", "Paid in full", "$10.00 of $10.00",
+		p := b.get(page).want(t, 200, "badge paid", "Paid in full", "$10.00 of $10.00", "6 USDT ($6.00)",
+			// deliveries name the endpoint by its URL
+			`data-label="Endpoint"><a class="ident" href="/dashboard/developers/webhooks/`, `>https://hooks.example.com/k</a>`,
 			`href="https://testnet.bscscan.com/tx/`+tx+`"`, "Paid at")
 		if strings.Contains(p.body, `action="`+page+`/cancel"`) {
 			t.Fatalf("a paid invoice offers Cancel")
@@ -96,8 +102,10 @@ type liveView struct {
 	Status   string `json:"status"`
 	Paid     string `json:"paid"`
 	Payments []struct {
-		Amount, Status, TxHash string
+		Amount, TxHash string
+		Status         struct{ Code, Label string }
 	} `json:"payments"`
+	Label    string                  `json:"status_label"`
 	Timeline []struct{ Text string } `json:"timeline"`
 }
 
@@ -158,7 +166,8 @@ func TestDashboardInvoiceLive(t *testing.T) {
 				for v.Status != "paid" { // the payment and the invoice may come as two updates
 					v = next()
 				}
-				if len(v.Payments) != 1 || v.Payments[0].Amount != "$10.00" || v.Paid != "$10.00 of $10.00" ||
+				if len(v.Payments) != 1 || v.Payments[0].Amount != "10 USDT ($10.00)" || v.Paid != "$10.00 of $10.00" ||
+					v.Label != "Paid" || v.Payments[0].Status != (struct{ Code, Label string }{"confirmed", "Confirmed"}) ||
 					v.Timeline[len(v.Timeline)-1].Text != "Paid in full" {
 					t.Fatalf("after the payment %+v", v)
 				}

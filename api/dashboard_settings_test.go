@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 
 	"kassa/store"
@@ -38,7 +39,15 @@ func TestDashboardSettings(t *testing.T) {
 
 		seeOther(t, b.post("/dashboard/settings", settingsForm()), "/dashboard/settings?saved=1")
 		b.get("/dashboard/settings?saved=1").want(t, 200, "Settings saved.", `value="Mug Co"`,
-			`value="https://shop.example/thanks"`, `value="0.5"`, `value="`+wallet+`"`)
+			`value="https://shop.example/thanks"`, `value="0.5"`, `value="`+wallet+`"`,
+			// Network and token are chosen from what the registry offers in each
+			// environment; the saved value stays selected though devnet has no "bsc".
+			`<select id="settlement.devnet.network"`, `<option value="devchain">Kassa Dev Chain (devchain)</option>`,
+			`<option value="bsc-testnet">BNB Smart Chain Testnet (bsc-testnet)</option>`,
+			`<option value="bsc" selected>bsc (no longer offered)</option>`,
+			`<select id="settlement.mainnet.network"`, `<option value="ethereum">Ethereum (ethereum)</option>`,
+			`<option value="USDT" selected>USDT (on bsc-testnet, ethereum-sepolia, devchain)</option>`,
+			`<option value="ETH">ETH (on devchain)</option>`)
 		got := account()
 		dev, _ := got["settlement"].(map[string]any)["devnet"].(map[string]any)
 		if got["company_name"] != "Mug Co" || got["default_return_url"] != "https://shop.example/thanks" ||
@@ -46,18 +55,23 @@ func TestDashboardSettings(t *testing.T) {
 			t.Fatalf("merchant after save %v", got)
 		}
 
-		for _, tc := range []struct{ field, value, msg string }{
-			{"company_name", "", "company_name must not be empty."},
-			{"default_return_url", "http://shop.example/", "must be an absolute https URL"},
-			{"underpayment_tolerance_usd", "fifty cents", "Enter the tolerance in USD"},
-			{"underpayment_tolerance_usd", "2000000", "must be between 0 and"},
-			{"settlement.mainnet.network", "BSC!", "network must be a network name"},
-			{"settlement.devnet.address", "0x12", "settlement.devnet.address"},
+		// Refused fields are said in a merchant's words, by the field, never in
+		// the API's JSON wording.
+		for _, tc := range []struct{ field, value, msg, api string }{
+			{"company_name", "", "Company name: This field must not be empty.", "company_name must"},
+			{"default_return_url", "http://shop.example/", "Enter a web address that starts with https://.", "must be an absolute https URL"},
+			{"underpayment_tolerance_usd", "fifty cents", "Enter a tolerance from 0 to 1,000,000 USD", "Enter the tolerance in USD"},
+			{"underpayment_tolerance_usd", "2000000", "Enter a tolerance from 0 to 1,000,000 USD", "must be between 0 and"},
+			{"settlement.mainnet.network", "BSC!", "Settlement target on mainnet, Network: Choose a network from the list.", "network must be a network name"},
+			{"settlement.devnet.address", "0x12", "Enter an address such as 0x", "settlement.devnet.address must"},
 		} {
 			f := settingsForm()
 			f.Set(tc.field, tc.value)
-			b.post("/dashboard/settings", f).want(t, 400, tc.msg, `id="`+tc.field+`-note">`, `aria-invalid="true"`,
+			p := b.post("/dashboard/settings", f).want(t, 400, tc.msg, `id="`+tc.field+`-note">`, `aria-invalid="true"`,
 				`value="`+tc.value+`"`, `value="USDT"`)
+			if strings.Contains(p.body, tc.api) {
+				t.Errorf("%s=%q: the page says the API's words %q", tc.field, tc.value, tc.api)
+			}
 		}
 		if got := account(); got["company_name"] != "Mug Co" {
 			t.Fatalf("a refused form changed the merchant: %v", got)

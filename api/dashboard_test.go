@@ -139,8 +139,17 @@ func TestDashboardInvoices(t *testing.T) {
 		b := e.browser()
 		b.signIn(m)
 		b.get("/dashboard/invoices/new").want(t, 200, `name="amount_usd"`)
-		b.post("/dashboard/invoices/new", url.Values{"amount_usd": {"abc"}}).want(t, 400, `aria-invalid="true"`, `role="alert"`)
-		b.post("/dashboard/invoices/new", url.Values{"amount_usd": {"0.001"}}).want(t, 400, "amount")
+		// A refused amount is said in a merchant's words, not the API's JSON ones.
+		for _, tc := range []struct{ amount, msg string }{
+			{"abc", "Enter an amount such as 12.50."},
+			{"12,50", "Enter an amount such as 12.50."},
+			{"0.001", "Enter an amount from 0.01 to 1,000,000 USD."},
+		} {
+			p := b.post("/dashboard/invoices/new", url.Values{"amount_usd": {tc.amount}}).want(t, 400, `aria-invalid="true"`, `role="alert"`, tc.msg)
+			if strings.Contains(p.body, "amount_usd must") || strings.Contains(p.body, "JSON") {
+				t.Errorf("amount %q: the form shows the API's wording", tc.amount)
+			}
+		}
 		made := b.post("/dashboard/invoices/new", url.Values{"amount_usd": {"12.50"}, "description": {"Blue mug"}, "customer_id": {"cust_7"}}).
 			want(t, 201, "$12.50", "Blue mug", "http://pay.test/pay/", "session=", `src="data:image/png;base64,`, "Invoice created")
 		id := regexp.MustCompile(`/pay/([0-9a-f-]{36})\?`).FindStringSubmatch(made.body)[1]
@@ -167,7 +176,7 @@ func TestDashboardInvoices(t *testing.T) {
 		if p := b.post("/dashboard/invoices/"+id+"/cancel", url.Values{}); p.status != http.StatusSeeOther || p.location != "/dashboard/invoices/"+id {
 			t.Fatalf("cancel: %d to %q", p.status, p.location)
 		}
-		b.get("/dashboard/invoices/"+id).want(t, 200, `badge canceled`, "Canceled")
+		b.get("/dashboard/invoices/"+id).want(t, 200, `badge canceled`, `(API status: canceled)" data-live="status">Canceled</span>`)
 		b.post("/dashboard/invoices/"+id+"/cancel", url.Values{}).want(t, 409)
 		b.get("/dashboard").want(t, 200, "Recent invoices", "Red cup")
 	})

@@ -2,6 +2,7 @@ package payment
 
 import (
 	"context"
+	"slices"
 
 	"kassa"
 )
@@ -34,4 +35,23 @@ func (s *Service) Rate(ctx context.Context, t kassa.Token) (kassa.Rate, error) {
 func errNetworkWatched(network string) error {
 	return kassa.Invalidf("token_id", "network_watched",
 		"Kassa watches %s: send a real transaction (for example with `kassa pay`) instead of simulating one.", network)
+}
+
+// WatchedFirst orders tokens for a payor: those on networks Kassa watches first
+// (with --dev, the dev chain's), each group in the registry's order. Both the
+// payment page and the payor API's available tokens list them so. A nil Service
+// watches nothing and keeps the order.
+func (s *Service) WatchedFirst(tokens []kassa.Token) []kassa.Token {
+	out := slices.Clone(tokens)
+	if s == nil {
+		return out
+	}
+	rank := func(t kassa.Token) int {
+		if s.Watched(t.Environment, t.Network) {
+			return 0
+		}
+		return 1
+	}
+	slices.SortStableFunc(out, func(a, b kassa.Token) int { return rank(a) - rank(b) })
+	return out
 }

@@ -15,7 +15,7 @@ type invoiceView struct {
 	Inv        *kassa.Invoice
 	Payments   []paymentRow
 	Timeline   []timelineRow
-	Deliveries []*kassa.WebhookDelivery
+	Deliveries []deliveryRow
 	CanCancel  bool
 	PaymentURL string       // only when just made: the link is shown once (its token is stored hashed)
 	QR         template.URL // the link's QR code
@@ -28,6 +28,23 @@ type invoiceView struct {
 type paymentRow struct {
 	*kassa.InvoicePayment
 	TxURL, SettlementURL string
+	Token                string // the amount in the token, "0.0125 ETH"; "" when the registry no longer has it
+}
+
+// AmountText is the receipt's amount as a merchant reads it: the token amount
+// with its USD value beside it, "0.0125 ETH ($25.00)".
+func (p paymentRow) AmountText() string {
+	if p.Token == "" {
+		return p.AmountUSD.USD()
+	}
+	return p.Token + " (" + p.AmountUSD.USD() + ")"
+}
+
+// deliveryRow is one webhook delivery with its endpoint's URL ("" when the
+// endpoint was deleted).
+type deliveryRow struct {
+	*kassa.WebhookDelivery
+	EndpointURL string
 }
 
 // invoice serves GET /dashboard/invoices/{id}: another merchant's invoice is not found.
@@ -61,6 +78,9 @@ func (d *Dashboard) invoiceView(r *http.Request, v *visit, id string, deliveries
 	objects := []string{id}
 	for _, p := range receipts {
 		row := paymentRow{InvoicePayment: p}
+		if t, ok := d.cfg.Registry.Token(inv.Environment, p.TokenID); ok && p.AmountUnits != nil {
+			row.Token = kassa.FormatUnits(p.AmountUnits, t.Decimals) + " " + t.Symbol
+		}
 		if n, ok := d.cfg.Registry.Network(inv.Environment, p.Network); ok && n.ExplorerURL != "" && p.OnChain() {
 			base := strings.TrimRight(n.ExplorerURL, "/") + "/tx/"
 			row.TxURL = base + p.TxHash
@@ -85,7 +105,7 @@ func (d *Dashboard) invoiceView(r *http.Request, v *visit, id string, deliveries
 	if deliveries {
 		p := v.principal()
 		p.Environment = inv.Environment
-		if view.Deliveries, err = d.cfg.Stats.EventDeliveries(r.Context(), p, eventIDs, 50); err != nil {
+		if view.Deliveries, err = d.deliveryRows(r, p, eventIDs); err != nil {
 			return nil, err
 		}
 	}
@@ -134,4 +154,26 @@ func (d *Dashboard) ownInvoice(r *http.Request, v *visit) (*kassa.Invoice, kassa
 	p := v.principal()
 	p.Environment = inv.Environment
 	return inv, p, nil
+}
+
+// deliveryRows are the webhook deliveries of the events, each with its
+// endpoint's URL: a merchant knows endpoints by their address, not their id.
+func (d *Dashboard) deliveryRows(r *http.Request, p kassa.Principal, eventIDs []string) ([]deliveryRow, error) {
+	ds, err := d.cfg.Stats.EventDeliveries(r.Context(), p, eventIDs, 50)
+	if err != nil || len(ds) == 0 {
+		return nil, err
+	}
+	eps, err := d.cfg.Webhooks.WebhookEndpoints(r.Context(), p)
+	if err != nil {
+		return nil, err
+	}
+	urls := make(map[string]string, len(eps))
+	for _, ep := range eps {
+		urls[ep.ID] = ep.URL
+	}
+	rows := make([]deliveryRow, len(ds))
+	for i, dl := range ds {
+		rows[i] = deliveryRow{WebhookDelivery: dl, EndpointURL: urls[dl.EndpointID]}
+	}
+	return rows, nil
 }

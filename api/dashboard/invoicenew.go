@@ -43,7 +43,7 @@ func (d *Dashboard) createInvoice(w http.ResponseWriter, r *http.Request, v *vis
 			return err
 		}
 		e := kassa.AsError(err)
-		form.Error, form.Param = e.Message, e.Param
+		form.Error, form.Param = formMessage(err), e.Param
 		d.render(w, r, http.StatusBadRequest, "invoice_new.html", v, form)
 		return nil
 	}

@@ -80,7 +80,7 @@ func (d *Dashboard) createAPIKey(w http.ResponseWriter, r *http.Request, v *visi
 			return err
 		}
 		e := kassa.AsError(err)
-		view.Error, view.Param, view.Name, view.Scope, view.Expires = e.Message, strings.TrimSuffix(e.Param, "_at"), c.Name, string(c.Scope), expires
+		view.Error, view.Param, view.Name, view.Scope, view.Expires = formMessage(err), strings.TrimSuffix(e.Param, "_at"), c.Name, string(c.Scope), expires
 		d.render(w, r, http.StatusBadRequest, "keys.html", v, view)
 		return nil
 	}

@@ -13,6 +13,8 @@ import (
 // script receives it: texts only, which it writes with textContent.
 type liveView struct {
 	Status    kassa.InvoiceStatus `json:"status"`
+	Label     string              `json:"status_label"` // the status in words (statusWords)
+	Title     string              `json:"status_title"` // its explanation and the API's value
 	Paid      string              `json:"paid"`
 	Pending   string              `json:"pending"`
 	CanCancel bool                `json:"can_cancel"`
@@ -22,27 +24,28 @@ type liveView struct {
 
 // livePayment is one row of the payments table.
 type livePayment struct {
-	Amount        string `json:"amount"`
-	Status        string `json:"status"`
-	Network       string `json:"network"`
-	TxHash        string `json:"tx_hash"`
-	TxURL         string `json:"tx_url"`
-	Confirmations string `json:"confirmations"`
-	Settlement    string `json:"settlement"`
-	SettlementTx  string `json:"settlement_tx"`
-	SettlementURL string `json:"settlement_url"`
+	Amount        string     `json:"amount"`
+	Status        statusWord `json:"status"`
+	Network       string     `json:"network"`
+	TxHash        string     `json:"tx_hash"`
+	TxURL         string     `json:"tx_url"`
+	Confirmations string     `json:"confirmations"`
+	Settlement    statusWord `json:"settlement"`
+	SettlementTx  string     `json:"settlement_tx"`
+	SettlementURL string     `json:"settlement_url"`
 }
 
 func newLiveView(view *invoiceView) liveView {
 	inv := view.Inv
-	lv := liveView{Status: inv.Status, Paid: inv.AmountPaid.USD() + " of " + inv.Amount.USD(), Pending: inv.AmountPending.USD(),
+	st := status(kindInvoice, inv.Status)
+	lv := liveView{Status: inv.Status, Label: st.Label, Title: st.Title(), Paid: inv.AmountPaid.USD() + " of " + inv.Amount.USD(), Pending: inv.AmountPending.USD(),
 		CanCancel: view.CanCancel, Payments: []livePayment{}, Timeline: view.Timeline}
 	if lv.Timeline == nil {
 		lv.Timeline = []timelineRow{}
 	}
 	for _, p := range view.Payments {
-		row := livePayment{Amount: p.AmountUSD.USD(), Status: string(p.Status), Network: p.Network, TxHash: p.TxHash,
-			TxURL: p.TxURL, Confirmations: strconv.Itoa(p.Confirmations), Settlement: string(p.Settlement),
+		row := livePayment{Amount: p.AmountText(), Status: paymentStatus(p.InvoicePayment), Network: p.Network, TxHash: p.TxHash,
+			TxURL: p.TxURL, Confirmations: strconv.Itoa(p.Confirmations), Settlement: status(kindSettlement, p.Settlement),
 			SettlementURL: p.SettlementURL}
 		if p.SettlementTxHash != nil {
 			row.SettlementTx = *p.SettlementTxHash

@@ -81,7 +81,7 @@ func (d *Dashboard) cancelOrder(w http.ResponseWriter, r *http.Request, v *visit
 	if kassa.ErrorKindOf(err) == kassa.KindInvalid && kassa.AsError(err).Param != "idempotency_key" {
 		view := newOrderView(o)
 		e := kassa.AsError(err)
-		view.Error, view.Param, view.RefundAddress = e.Message, e.Param, refund
+		view.Error, view.Param, view.RefundAddress = formMessage(err), e.Param, refund
 		d.render(w, r, http.StatusBadRequest, "order.html", v, view)
 		return nil
 	}

@@ -74,6 +74,8 @@ var funcs = template.FuncMap{
 		}
 		return &log[len(log)-1]
 	},
+	"status":        status,
+	"paymentStatus": paymentStatus,
 }
 
 // templates are parsed once: each page with the layout.

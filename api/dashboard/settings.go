@@ -12,7 +12,8 @@ import (
 // field is one input of a settings form, with what is wrong with it.
 type field struct {
 	Name, Label, Value, Type, Hint, Auto, Error string
-	Mode                                        string // inputmode, e.g. numeric
+	Mode                                        string   // inputmode, e.g. numeric
+	Options                                     []option // a select's choices; nil for an input
 }
 
 // settlementFields are one environment's settlement target inputs.
@@ -76,16 +77,34 @@ func (f settingsForm) view(m *kassa.Merchant, param, msg string) *settingsView {
 	}}
 	for _, env := range []kassa.Environment{kassa.Devnet, kassa.Mainnet} {
 		v.Settlement = append(v.Settlement, settlementFields{Env: env, Fields: []field{
-			mk(settlementParam(env, "network"), "Network", "text", "e.g. bsc or ethereum", "off"),
-			mk(settlementParam(env, "token_symbol"), "Token", "text", "e.g. USDT", "off"),
+			mk(settlementParam(env, "network"), "Network", "text", "The networks Kassa offers in "+string(env)+".", "off"),
+			mk(settlementParam(env, "token_symbol"), "Token", "text", "The token you receive, on that network.", "off"),
 			mk(settlementParam(env, "address"), "Address", "text", "0x…", "off"),
 		}})
 	}
 	v.Confirm = proofFields(param, msg, "Needed only to change a settlement target or the underpayment tolerance.")
 	if param != "" && !strings.Contains(param, "password") && param != "code" {
-		v.Error = msg
+		v.Error = v.labelOf(param) + msg
 	}
 	return v
+}
+
+// labelOf names the field of param for the message above the form
+// ("Settlement target on devnet, Address: "), "" for no field of the form.
+func (v *settingsView) labelOf(param string) string {
+	for _, f := range v.Account {
+		if f.Name == param {
+			return f.Label + ": "
+		}
+	}
+	for _, st := range v.Settlement {
+		for _, f := range st.Fields {
+			if f.Name == param {
+				return "Settlement target on " + string(st.Env) + ", " + f.Label + ": "
+			}
+		}
+	}
+	return ""
 }
 
 // proofFields are the inputs of a re-authentication, never refilled: the current
@@ -187,7 +206,7 @@ func (d *Dashboard) saveSettings(w http.ResponseWriter, r *http.Request, v *visi
 		if param == "underpayment_tolerance_usd_millis" {
 			param = toleranceField
 		}
-		return d.renderSettings(w, r, v, status, form.view(v.m, param, e.Message), "", "")
+		return d.renderSettings(w, r, v, status, form.view(v.m, param, formMessage(err)), "", "")
 	}
 	redirect(w, r, "/dashboard/settings?saved=1")
 	return nil

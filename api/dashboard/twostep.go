@@ -59,6 +59,7 @@ func (d *Dashboard) renderSettings(w http.ResponseWriter, r *http.Request, v *vi
 		return err
 	}
 	view.TwoStep = tv
+	d.settlementChoices(view)
 	if view.Password == nil {
 		view.Password = passwordFields("", "")
 	}

@@ -51,7 +51,7 @@ func (d *Dashboard) createWebhook(w http.ResponseWriter, r *http.Request, v *vis
 		if verr != nil {
 			return verr
 		}
-		view.Error, view.URL, view.Events = kassa.AsError(err).Message, *in.URL, map[string]bool{}
+		view.Error, view.URL, view.Events = formMessage(err), *in.URL, map[string]bool{}
 		for _, e := range in.EnabledEvents {
 			view.Events[e] = true
 		}

@@ -34,7 +34,8 @@ type availableToken struct {
 
 // AvailableTokens serves GET /api/v1/payments/available-tokens: the tokens of the
 // invoice's environment with their rates; while the invoice is underpaid, only the
-// locked token (docs/api.md 3.1, rule 1). A token without a rate is listed as
+// locked token (docs/api.md 3.1, rule 1). Tokens on watched networks come first
+// (payment.Service.WatchedFirst). A token without a rate is listed as
 // UNAVAILABLE with its reason, so a page can show it disabled.
 func (a *API) AvailableTokens(w http.ResponseWriter, r *http.Request) error {
 	inv := sessionInvoice(r.Context())
@@ -43,7 +44,7 @@ func (a *API) AvailableTokens(w http.ResponseWriter, r *http.Request) error {
 		httpx.WriteJSON(w, http.StatusOK, out)
 		return nil
 	}
-	for _, t := range a.cfg.Registry.Tokens(inv.Environment) {
+	for _, t := range a.cfg.Pay.WatchedFirst(a.cfg.Registry.Tokens(inv.Environment)) {
 		if inv.Status == kassa.StatusUnderpaid && inv.LockedTokenID != nil && t.ID != *inv.LockedTokenID {
 			continue
 		}

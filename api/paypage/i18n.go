@@ -23,6 +23,10 @@ type messages struct {
 	ReceiptPending, ReceiptConfirmed, ReceiptReview, StatusUnavailable                   string
 	// NoRate names why a token without a rate cannot be chosen: symbol, network.
 	NoRate string
+	// NotWatched says why a token on a network Kassa does not watch cannot be chosen.
+	NotWatched string
+	// SimulatedOnly marks a devnet token on an unwatched network while another is watched.
+	SimulatedOnly string
 	// Errors are the page's words for API error codes; a code not listed shows the
 	// API's own (English) message in English and Generic in other languages.
 	Errors map[string]string
@@ -51,6 +55,8 @@ var english = messages{
 	ReceiptPending: "pending", ReceiptConfirmed: "confirmed", ReceiptReview: "under review by the shop",
 	StatusUnavailable: "The payment status is unavailable",
 	NoRate:            "No rate is available for %s on %s.",
+	NotWatched:        "this network is not watched here, so a payment on it would not be seen",
+	SimulatedOnly:     "Not watched here: only a simulated payment counts on this network.",
 }
 
 var spanish = messages{
@@ -76,6 +82,8 @@ var spanish = messages{
 	ReceiptPending: "pendiente", ReceiptConfirmed: "confirmado", ReceiptReview: "en revisión por la tienda",
 	StatusUnavailable: "El estado del pago no está disponible",
 	NoRate:            "No hay cotización disponible para %s en %s.",
+	NotWatched:        "esta red no se vigila aquí, así que un pago en ella no se vería",
+	SimulatedOnly:     "No se vigila aquí: en esta red solo cuenta un pago simulado.",
 	Errors: map[string]string{
 		"answers_required":     "Responda primero las preguntas obligatorias.",
 		"missing_response":     "Responda las preguntas obligatorias.",

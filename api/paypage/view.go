@@ -78,6 +78,7 @@ type tokenView struct {
 	Symbol, Name, Network, Icon string
 	Available                   bool
 	Reason                      string
+	Note                        string // a devnet token on an unwatched network: only simulations count
 	Selected                    bool
 }
 
@@ -207,13 +208,23 @@ func IconURL(uri string) string {
 	return uri
 }
 
+// watched reports whether Kassa watches t's network.
+func (p *Page) watched(t kassa.Token) bool {
+	return p.cfg.Pay != nil && p.cfg.Pay.Watched(t.Environment, t.Network)
+}
+
 // pageTokens lists the tokens the payor may choose and, once one is locked and
 // money is still owed, its deposit address and quote.
 func (p *Page) pageTokens(ctx context.Context, inv *kassa.Invoice, v *pageView) error {
 	if p.cfg.Registry == nil || p.cfg.Rates == nil {
 		return nil
 	}
-	for _, t := range p.cfg.Registry.Tokens(inv.Environment) {
+	tokens := p.cfg.Pay.WatchedFirst(p.cfg.Registry.Tokens(inv.Environment))
+	// A mainnet token on a network Kassa does not watch cannot be chosen: nobody
+	// would see the payment. On a devnet that watches some network (--dev: the dev
+	// chain) the others stay choosable, paid by simulation, and say so.
+	anyWatched := len(tokens) > 0 && p.watched(tokens[0])
+	for _, t := range tokens {
 		if inv.Status == kassa.StatusUnderpaid && inv.LockedTokenID != nil && t.ID != *inv.LockedTokenID {
 			continue
 		}
@@ -221,7 +232,13 @@ func (p *Page) pageTokens(ctx context.Context, inv *kassa.Invoice, v *pageView) 
 		if n, ok := p.cfg.Registry.Network(inv.Environment, t.Network); ok {
 			tv.Network = n.DisplayName
 		}
-		if _, err := p.cfg.Rates.Rate(ctx, t); err != nil {
+		watched := p.watched(t)
+		if !watched && inv.Environment == kassa.Devnet && anyWatched {
+			tv.Note = v.T.SimulatedOnly
+		}
+		if !watched && inv.Environment == kassa.Mainnet {
+			tv.Available, tv.Reason = false, v.T.NotWatched
+		} else if _, err := p.cfg.Rates.Rate(ctx, t); err != nil {
 			tv.Available = false
 			if kassa.ErrorCode(err) == "rate_unavailable" {
 				tv.Reason = fmt.Sprintf(v.T.NoRate, t.Symbol, tv.Network)

@@ -21,8 +21,9 @@ func TestDashboardBrowserOrders(t *testing.T) {
 	d.open("/dashboard/orders/"+shipped, "21-order")
 	do(t, d.ctx, "simulate shipped", chromedp.Click(css(`main form[action$="/simulate"]:has(input[value="shipped"]) button`)),
 		chromedp.WaitVisible(css("main .badge.shipped")))
-	holds(t, d.ctx, "the timeline has the stages",
-		`["payment_confirmed","payment_settled","placed","shipped"].every(function(s){return document.querySelector("main").textContent.indexOf(s)>=0})`)
+	holds(t, d.ctx, "the timeline has the stages, in words",
+		`["payment_confirmed","payment_settled","placed","shipped"].every(function(s){var b=document.querySelector("main .timeline .badge."+s);
+			return !!b&&b.textContent.indexOf("_")<0&&b.title.indexOf("API status: "+s)>=0})`)
 	d.check("22-order-shipped")
 	d.open("/dashboard/orders/"+unpaid, "")
 	do(t, d.ctx, "cancel", chromedp.Click(css(`main form[action$="/cancel"] button`)), chromedp.WaitVisible(css("main .badge.cancelled")))

@@ -80,7 +80,7 @@ func TestDashboardBrowserNewInvoice(t *testing.T) {
 	d.check("05-invoice-new")
 	payURL, id := d.createInvoice("12.50", "Blue teapot")
 	waitText(t, d.ctx, "main h1", "$12.50")
-	waitText(t, d.ctx, "main .badge", "unpaid")
+	waitText(t, d.ctx, "main .badge", "Awaiting payment")
 	if w := get(t, d.ctx, "QR", chromedp.Poll[int](`document.querySelector("img.qr").complete&&document.querySelector("img.qr").naturalWidth`)); w < 100 {
 		t.Errorf("QR %d px wide", w)
 	}

@@ -34,7 +34,7 @@
       try { v = JSON.parse(msg.data); } catch (e) { return; }
       updateInvoice(v);
       if (lastStatus !== null && lastStatus !== v.status) {
-        setText("announce", "The invoice is now " + v.status + ".");
+        setText("announce", "The invoice is now: " + v.status_label + ".");
       }
       lastStatus = v.status;
     };
@@ -48,13 +48,25 @@
     return e;
   }
   function txCell(hash, url) {
+    var e = el(url ? "a" : "code", hash, "ident hash");
+    e.title = hash;
     if (url) {
-      var a = el("a", hash);
-      a.href = url;
-      a.rel = "noreferrer";
-      return a;
+      e.href = url;
+      e.rel = "noreferrer";
     }
-    return el("code", hash);
+    return e;
+  }
+  // badge is a status in words (code, label, title), as the server renders it.
+  function badge(s) {
+    var b = el("span", s.label, "badge " + s.code);
+    b.title = s.title;
+    return b;
+  }
+  function cell(label, child) {
+    var td = el("td");
+    td.setAttribute("data-label", label);
+    if (typeof child === "string") { td.textContent = child; } else { td.appendChild(child); }
+    return td;
   }
   function localTime(iso) {
     var t = el("time", iso);
@@ -64,24 +76,20 @@
     return t;
   }
   function updateInvoice(v) {
-    all("status").forEach(function (b) { b.textContent = v.status; b.className = "badge " + v.status; });
+    all("status").forEach(function (b) { b.textContent = v.status_label; b.title = v.status_title; b.className = "badge " + v.status; });
+    setText("status-note", v.status_title);
     setText("paid", v.paid);
     setText("pending", v.pending);
     all("cancel").forEach(function (f) { f.hidden = !v.can_cancel; });
     all("payments").forEach(function (body) {
       var rows = v.payments.map(function (p) {
         var tr = el("tr");
-        tr.appendChild(el("td", p.amount));
-        var st = el("td");
-        st.appendChild(el("span", p.status, "badge " + p.status));
-        tr.appendChild(st);
-        tr.appendChild(el("td", p.network));
-        var tx = el("td");
-        tx.appendChild(txCell(p.tx_hash, p.tx_url));
-        tr.appendChild(tx);
-        tr.appendChild(el("td", p.confirmations));
-        var se = el("td");
-        se.appendChild(el("span", p.settlement, "badge " + p.settlement));
+        tr.appendChild(cell("Amount", p.amount));
+        tr.appendChild(cell("Status", badge(p.status)));
+        tr.appendChild(cell("Network", p.network));
+        tr.appendChild(cell("Transaction", txCell(p.tx_hash, p.tx_url)));
+        tr.appendChild(cell("Confirmations", p.confirmations));
+        var se = cell("Settlement", badge(p.settlement));
         if (p.settlement_tx) {
           se.appendChild(document.createTextNode(" "));
           se.appendChild(txCell(p.settlement_tx, p.settlement_url));

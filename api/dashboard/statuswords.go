@@ -1,0 +1,140 @@
+package dashboard
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"kassa"
+)
+
+// statusWord is how the dashboard shows one status of the API: a few words, a
+// short explanation, and the API's own value (its code) for developers.
+type statusWord struct {
+	Code    string // the API's value, e.g. manual_retry; also the badge's class
+	Label   string // what a merchant reads, e.g. "Needs review"
+	Explain string // one short sentence; "" when the label says it all
+}
+
+// MarshalJSON sends the live page what its script writes: code, label and title.
+func (s statusWord) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Code  string `json:"code"`
+		Label string `json:"label"`
+		Title string `json:"title"`
+	}{s.Code, s.Label, s.Title()})
+}
+
+// Title is the badge's tooltip: the explanation and the API's value.
+func (s statusWord) Title() string {
+	if s.Explain == "" {
+		return "API status: " + s.Code
+	}
+	return s.Explain + " (API status: " + s.Code + ")"
+}
+
+// statusKinds name the tables below, as templates pass them to the status func.
+const (
+	kindInvoice      = "invoice"
+	kindPayment      = "payment"
+	kindSettlement   = "settlement"
+	kindDelivery     = "delivery"
+	kindOrder        = "order"
+	kindOrderPayment = "order_payment"
+	kindRefund       = "refund"
+)
+
+// statusWords are the words of every status the dashboard shows, by kind: the
+// same value means different things in different kinds ("pending" money is not
+// a "pending" webhook delivery). The interface spells the invoice status
+// "canceled" and the order status "cancelled"; both read "Canceled".
+var statusWords = map[string]map[string]statusWord{
+	kindInvoice: words(
+		"unpaid", "Awaiting payment", "Nothing has arrived yet.",
+		"underpaid", "Part paid", "Less than the amount arrived; the payor can send the rest.",
+		"paid", "Paid", "The full amount arrived and is confirmed.",
+		"expired", "Expired", "Not paid in time; the payment link takes no more money.",
+		"canceled", "Canceled", "Canceled before it was paid.",
+	),
+	kindPayment: words(
+		"pending", "Confirming", "Seen on the network, waiting for confirmations.",
+		"confirmed", "Confirmed", "Confirmed on the network and counted.",
+		"underpaid", "Short", "Confirmed, but less than the quote asked.",
+		"manual_retry", "Needs review", "Set aside for a person: paid after expiry, in another token, or its settlement failed.",
+	),
+	kindSettlement: words(
+		"pending", "Waiting to settle", "Settles once the payment is confirmed.",
+		"processing", "Settling", "The transfer to your settlement address is on its way.",
+		"settled", "Settled", "Sent to your settlement address.",
+		"failed", "Settlement failed", "The transfer failed; it needs a person.",
+		"manual", "Settle by hand", "No automatic route for this token: send it yourself.",
+	),
+	kindDelivery: words(
+		"pending", "Retrying", "Waiting for its next attempt.",
+		"succeeded", "Delivered", "The endpoint answered 2xx.",
+		"failed", "Failed", "Retries ran out, the endpoint answered 410, or it was disabled.",
+	),
+	kindOrder: words(
+		"pending_payment", "Awaiting payment", "The order's invoice is not paid yet.",
+		"payment_confirmed", "Paid", "The payment is confirmed.",
+		"payment_settled", "Paid and settled", "The payment is confirmed and settled.",
+		"placed", "Placed", "Ordered from the retailer.",
+		"shipped", "Shipped", "On its way to the customer.",
+		"delivery_confirmed", "Delivered", "The carrier confirmed the delivery.",
+		"failed", "Failed", "The order could not be placed.",
+		"cancelled", "Canceled", "Canceled; a paid order is refunded less the commerce fee.",
+		"refunded", "Refunded", "The payor was refunded.",
+	),
+	kindOrderPayment: words(
+		"unpaid", "Awaiting payment", "Nothing has arrived yet.",
+		"pending", "Confirming", "Seen on the network, waiting for confirmations.",
+		"underpaid", "Part paid", "Less than the total arrived.",
+		"paid", "Paid", "The full amount arrived and is confirmed.",
+		"expired", "Expired", "Not paid in time.",
+		"canceled", "Canceled", "Canceled before it was paid.",
+	),
+	kindRefund: words(
+		"NONE", "No refund", "",
+		"PENDING", "Refund owed", "Owed to the payor, not sent yet.",
+		"REFUNDED", "Refunded", "Sent to the payor and confirmed.",
+		"FAILED", "Refund failed", "The transfer failed for good: send it by hand.",
+	),
+}
+
+// setAsideWords say why a receipt needs review (its attention_reason), the
+// explanation of its "Needs review" status: "Needs review: paid after expiry".
+var setAsideWords = map[kassa.AttentionReason]string{
+	kassa.AttentionLate:             "Paid after expiry, or no rate could value it.",
+	kassa.AttentionWrongToken:       "Paid in another token or network than the one chosen.",
+	kassa.AttentionFinalInvoice:     "Paid after the invoice was paid or canceled.",
+	kassa.AttentionReorged:          "Its block left the chain (a reorganisation).",
+	kassa.AttentionSettlementFailed: "Its settlement failed.",
+}
+
+// paymentStatus is a receipt's status in words; one set aside for a person
+// says why (its attention_reason) when it is known.
+func paymentStatus(p *kassa.InvoicePayment) statusWord {
+	w := status(kindPayment, p.Status)
+	if why, ok := setAsideWords[p.AttentionReason]; ok && p.Status == kassa.PaymentManualRetry {
+		w.Explain = why
+	}
+	return w
+}
+
+// words builds one kind's table from code, label, explanation triples.
+func words(triples ...string) map[string]statusWord {
+	m := make(map[string]statusWord, len(triples)/3)
+	for i := 0; i+2 < len(triples); i += 3 {
+		m[triples[i]] = statusWord{Code: triples[i], Label: triples[i+1], Explain: triples[i+2]}
+	}
+	return m
+}
+
+// status is the words of value (any string type) in kind's table; a value the
+// table does not know reads as itself.
+func status(kind string, value any) statusWord {
+	code := fmt.Sprint(value)
+	if w, ok := statusWords[kind][code]; ok {
+		return w
+	}
+	return statusWord{Code: code, Label: code}
+}
