@@ -9,6 +9,7 @@ import (
 	"kassa"
 	"kassa/api/httpx"
 	"kassa/commerce"
+	"kassa/payment"
 	"kassa/signin"
 )
 
@@ -22,6 +23,7 @@ type Config struct {
 	Keys      kassa.APIKeyService
 	Webhooks  kassa.WebhookService
 	Payments  kassa.PaymentService // an invoice's receipts
+	Pay       *payment.Service     // accepting and dismissing money set aside
 	Events    kassa.EventService   // an invoice's timeline
 	Stats     kassa.OverviewStats  // the overview's chart, failed deliveries and an invoice's deliveries
 	Stream    kassa.EventStream    // wakes an invoice page's live updates; nil: they poll
@@ -67,6 +69,8 @@ func (d *Dashboard) Routes(handle func(pattern string, h http.HandlerFunc)) {
 	handle("POST /dashboard/invoices/new", d.post(d.signedIn(d.createInvoice)))
 	handle("GET /dashboard/invoices/{id}", d.signedIn(d.invoice))
 	handle("POST /dashboard/invoices/{id}/cancel", d.post(d.signedIn(d.cancelInvoice)))
+	handle("POST /dashboard/invoices/{id}/payments/{paymentId}/accept", d.post(d.signedIn(d.acceptPayment)))
+	handle("POST /dashboard/invoices/{id}/payments/{paymentId}/dismiss", d.post(d.signedIn(d.dismissPayment)))
 	handle("GET /dashboard/orders", d.signedIn(d.orders))
 	handle("GET /dashboard/orders/{id}", d.signedIn(d.order))
 	handle("POST /dashboard/orders/{id}/cancel", d.post(d.signedIn(d.cancelOrder)))

@@ -29,6 +29,7 @@ type paymentRow struct {
 	*kassa.InvoicePayment
 	TxURL, SettlementURL string
 	Token                string // the amount in the token, "0.0125 ETH"; "" when the registry no longer has it
+	CanResolve           bool   // set aside and unresolved: the merchant may accept or dismiss it
 }
 
 // AmountText is the receipt's amount as a merchant reads it: the token amount
@@ -53,8 +54,13 @@ func (d *Dashboard) invoice(w http.ResponseWriter, r *http.Request, v *visit) er
 	if err != nil {
 		return err
 	}
-	if r.URL.Query().Get("done") == "resent" {
+	switch r.URL.Query().Get("done") {
+	case "resent":
 		view.Notice = "The event was queued again: see its delivery below."
+	case string(kassa.ResolutionAccepted):
+		view.Notice = "The payment was accepted: it counts toward the invoice and settles to you."
+	case string(kassa.ResolutionDismissed):
+		view.Notice = "The payment was dismissed: you keep it without crediting the invoice; it settles to you."
 	}
 	d.render(w, r, http.StatusOK, "invoice.html", v, view)
 	return nil
@@ -66,18 +72,15 @@ func (d *Dashboard) invoiceView(r *http.Request, v *visit, id string, deliveries
 	if !kassa.ValidUUID(id) {
 		return nil, kassa.NotFound("invoice")
 	}
-	inv, err := d.cfg.Invoices.Invoice(r.Context(), v.m.ID, id)
+	// The invoice read with its receipts never lags them.
+	inv, receipts, err := d.cfg.Payments.InvoiceWithPayments(r.Context(), v.m.ID, id, 100)
 	if err != nil {
 		return nil, err
 	}
 	view := &invoiceView{Inv: inv, CanCancel: inv.Status == kassa.StatusUnpaid, Metadata: string(inv.Metadata)}
-	receipts, err := d.cfg.Payments.InvoicePayments(r.Context(), v.m.ID, id, 100)
-	if err != nil {
-		return nil, err
-	}
 	objects := []string{id}
 	for _, p := range receipts {
-		row := paymentRow{InvoicePayment: p}
+		row := paymentRow{InvoicePayment: p, CanResolve: p.Resolvable() && d.cfg.Pay != nil}
 		if t, ok := d.cfg.Registry.Token(inv.Environment, p.TokenID); ok && p.AmountUnits != nil {
 			row.Token = kassa.FormatUnits(p.AmountUnits, t.Decimals) + " " + t.Symbol
 		}

@@ -33,6 +33,8 @@ type livePayment struct {
 	Settlement    statusWord `json:"settlement"`
 	SettlementTx  string     `json:"settlement_tx"`
 	SettlementURL string     `json:"settlement_url"`
+	ID            string     `json:"id"`
+	CanResolve    bool       `json:"can_resolve"` // the row offers Accept and Dismiss
 }
 
 func newLiveView(view *invoiceView) liveView {
@@ -46,7 +48,7 @@ func newLiveView(view *invoiceView) liveView {
 	for _, p := range view.Payments {
 		row := livePayment{Amount: p.AmountText(), Status: paymentStatus(p.InvoicePayment), Network: p.Network, TxHash: p.TxHash,
 			TxURL: p.TxURL, Confirmations: strconv.Itoa(p.Confirmations), Settlement: status(kindSettlement, p.Settlement),
-			SettlementURL: p.SettlementURL}
+			SettlementURL: p.SettlementURL, ID: p.ID, CanResolve: p.CanResolve}
 		if p.SettlementTxHash != nil {
 			row.SettlementTx = *p.SettlementTxHash
 		}

@@ -100,22 +100,31 @@ var statusWords = map[string]map[string]statusWord{
 	),
 }
 
-// setAsideWords say why a receipt needs review (its attention_reason), the
-// explanation of its "Needs review" status: "Needs review: paid after expiry".
-var setAsideWords = map[kassa.AttentionReason]string{
-	kassa.AttentionLate:             "Paid after expiry, or no rate could value it.",
-	kassa.AttentionWrongToken:       "Paid in another token or network than the one chosen.",
-	kassa.AttentionFinalInvoice:     "Paid after the invoice was paid or canceled.",
-	kassa.AttentionReorged:          "Its block left the chain (a reorganisation).",
-	kassa.AttentionSettlementFailed: "Its settlement failed.",
+// setAsideWords say why a receipt needs review (its attention_reason): a few
+// words for its label ("Needs review: paid after expiry") and an explanation.
+var setAsideWords = map[kassa.AttentionReason][2]string{
+	kassa.AttentionLate:             {"paid after expiry", "Paid after the invoice expired, or no rate could value it."},
+	kassa.AttentionWrongToken:       {"wrong token", "Paid in another token or network than the one chosen."},
+	kassa.AttentionFinalInvoice:     {"invoice already closed", "Paid after the invoice was paid or canceled."},
+	kassa.AttentionReorged:          {"lost to a reorganisation", "Its block left the chain; the transfer may not exist any more."},
+	kassa.AttentionSettlementFailed: {"settlement failed", "Its settlement failed."},
 }
 
-// paymentStatus is a receipt's status in words; one set aside for a person
-// says why (its attention_reason) when it is known.
+// paymentStatus is a receipt's status in words. One set aside for a person
+// says why (its attention_reason) in its label and explanation, and once a
+// merchant dismissed it, that it was kept without credit.
 func paymentStatus(p *kassa.InvoicePayment) statusWord {
 	w := status(kindPayment, p.Status)
-	if why, ok := setAsideWords[p.AttentionReason]; ok && p.Status == kassa.PaymentManualRetry {
-		w.Explain = why
+	why, ok := setAsideWords[p.AttentionReason]
+	switch {
+	case p.Status != kassa.PaymentManualRetry:
+	case p.Resolution == kassa.ResolutionDismissed:
+		w.Label, w.Explain = "Dismissed", "Kept without credit to the invoice; it settles to you."
+		if ok {
+			w.Explain = why[1] + " " + w.Explain
+		}
+	case ok:
+		w.Label, w.Explain = w.Label+": "+why[0], why[1]
 	}
 	return w
 }

@@ -18,11 +18,12 @@
     });
   });
   // Confirmations before forms that cannot be undone.
-  document.querySelectorAll("form[data-confirm]").forEach(function (form) {
+  function confirmFirst(form) {
     form.addEventListener("submit", function (e) {
       if (!window.confirm(form.getAttribute("data-confirm"))) { e.preventDefault(); }
     });
-  });
+  }
+  document.querySelectorAll("form[data-confirm]").forEach(confirmFirst);
   // Live invoice page: the server sends the changing parts as JSON (Server-Sent
   // Events) and they are written with textContent and new elements only.
   var live = document.querySelector("[data-live-src]");
@@ -75,6 +76,23 @@
     if (!isNaN(d)) { t.textContent = d.toLocaleString(); t.title = iso; }
     return t;
   }
+  // resolveForms are a set-aside payment's Accept and Dismiss, as the server renders them.
+  function resolveForms(invoice, p) {
+    var div = el("div", null, "actions");
+    [["accept", "Accept", "", "Accept " + p.amount + "? It is credited to this invoice at its value when it arrived and settles to you like any payment."],
+     ["dismiss", "Dismiss", "", "Dismiss " + p.amount + "? You keep the money without crediting the invoice; it settles to you."]].forEach(function (a) {
+      var form = el("form");
+      form.method = "post";
+      form.action = "/dashboard/invoices/" + encodeURIComponent(invoice) + "/payments/" + encodeURIComponent(p.id) + "/" + a[0];
+      form.setAttribute("data-confirm", a[3]);
+      var b = el("button", a[1], a[2]);
+      b.type = "submit";
+      form.appendChild(b);
+      confirmFirst(form);
+      div.appendChild(form);
+    });
+    return div;
+  }
   function updateInvoice(v) {
     all("status").forEach(function (b) { b.textContent = v.status_label; b.title = v.status_title; b.className = "badge " + v.status; });
     setText("status-note", v.status_title);
@@ -95,6 +113,9 @@
           se.appendChild(txCell(p.settlement_tx, p.settlement_url));
         }
         tr.appendChild(se);
+        var act = cell("Actions", "");
+        if (p.can_resolve) { act.appendChild(resolveForms(body.getAttribute("data-invoice"), p)); }
+        tr.appendChild(act);
         return tr;
       });
       body.replaceChildren.apply(body, rows);
