@@ -69,7 +69,7 @@ func TestPlanRefund(t *testing.T) {
 			wantUnits: 3000, wantUSD: 1500, wantToken: 2},
 		{name: "a wrong-token payment, not the pool's refunds", payments: pays,
 			refunds: []*Refund{refund("", 1, 10_000000, 10000, RefundPending), refund("wrong", 2, 1000, 500, RefundPending)},
-			req: RefundRequest{PaymentID: "wrong"}, wantUnits: 2000, wantUSD: 1000, wantToken: 2},
+			req:     RefundRequest{PaymentID: "wrong"}, wantUnits: 2000, wantUSD: 1000, wantToken: 2},
 		{name: "one confirmed payment, bounded by itself", payments: pays, req: RefundRequest{PaymentID: "p2", AmountUSD: usdPtr(4001)},
 			wantCode: "refund_exceeds_paid"},
 		{name: "one confirmed payment, bounded by the invoice", payments: pays,
