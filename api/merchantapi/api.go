@@ -4,6 +4,7 @@ import (
 	"kassa"
 	"kassa/api/httpx"
 	"kassa/payment"
+	"kassa/refund"
 	"kassa/signin"
 )
 
@@ -20,6 +21,7 @@ type Config struct {
 	Events    kassa.EventService    // the events list and lookups
 	Webhooks  kassa.WebhookService  // webhook endpoints, their delivery log and event resends
 	Pay       *payment.Service      // devnet payments (DevnetPay)
+	Refunds   *refund.Service       // refunds
 }
 
 // API serves the merchant routes; its handlers are httpx.Func values for the route
@@ -36,11 +38,12 @@ type API struct {
 	events    kassa.EventService
 	webhooks  kassa.WebhookService
 	pay       *payment.Service
+	refunds   *refund.Service
 }
 
 // New returns the merchant API over cfg.
 func New(cfg Config) *API {
 	return &API{core: cfg.Core, publicURL: cfg.PublicURL, signer: cfg.Signer, signIn: cfg.SignIn, merchants: cfg.Merchants,
 		keys: cfg.Keys, invoices: cfg.Invoices, payments: cfg.Payments, events: cfg.Events,
-		webhooks: cfg.Webhooks, pay: cfg.Pay}
+		webhooks: cfg.Webhooks, pay: cfg.Pay, refunds: cfg.Refunds}
 }

@@ -165,7 +165,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Merchants: db, Keys: db, Invoices: db, Payments: db, Payor: db, Idempotency: db, Health: db.Ping, Draining: drain.draining,
 		Warnings: warnings, Events: db, Webhooks: db, Stream: hub,
 		Registry: reg, Rates: rates, Pay: pay,
-		Commerce: shop, Catalog: catalog, Sessions: db, Overview: db,
+		Commerce: shop, Catalog: catalog, Sessions: db, Overview: db, Refunds: db,
 	}
 	serveMetrics(&ac, meters, &f.metrics, db, chains, hub)
 	handler := api.New(ac)
