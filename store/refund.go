@@ -194,7 +194,7 @@ func (db *DB) cancelRefundPayout(ctx context.Context, tx txq, refundID string, n
 		return nil
 	case err != nil:
 		return fmt.Errorf("store: refund payout: %w", err)
-	case status != string(kassa.PayoutQueued):
+	case status != string(kassa.PayoutQueued) && status != string(kassa.PayoutFunding):
 		return kassa.Errorf(kassa.KindConflict, "refund_not_cancelable", "This refund's transfer is already signed; it can no longer be canceled.")
 	}
 	return setPayout(ctx, tx, id, "status = $1, reason = $2, updated_at = $3", string(kassa.PayoutFailed), "refund canceled", micros(now))
