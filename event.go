@@ -33,7 +33,7 @@ const (
 var EventTypes = []string{
 	EventInvoiceCreated, EventInvoiceUpdated, EventInvoicePaid, EventInvoiceExpired, EventInvoiceCanceled,
 	EventInvoicePaidAfterExpired, EventPaymentCreated, EventPaymentUpdated,
-	EventOrderCreated, EventOrderUpdated, EventWebhookEndpointDisabled,
+	EventOrderCreated, EventOrderUpdated, EventWebhookEndpointDisabled, EventRefundCreated, EventRefundUpdated,
 }
 
 // EventRetention is how long events are kept before the pruner deletes them.

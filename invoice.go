@@ -44,6 +44,8 @@ type Invoice struct {
 	Amount        Millis
 	AmountPaid    Millis // confirmed money, overpayment included
 	AmountPending Millis // seen on chain, not yet confirmed
+	// AmountRefunded is what the invoice's confirmed refunds paid back.
+	AmountRefunded Millis
 
 	Description             *string
 	CustomerID              *string

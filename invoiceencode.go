@@ -32,7 +32,7 @@ func (inv *Invoice) appendFields(b []byte) ([]byte, error) {
 	b = AppendJSONString(b, inv.Type)
 	b = append(b, `,"currency":`...)
 	b = AppendJSONString(b, inv.Currency)
-	b = inv.appendAmounts(b)
+	b = inv.appendAmounts(b, true)
 	b = append(b, `,"customer_id":`...)
 	b = appendOptString(b, inv.CustomerID)
 	b = append(b, `,"payer_wallet_address":`...)
@@ -80,8 +80,9 @@ func (inv *Invoice) appendFields(b []byte) ([]byte, error) {
 	return appendCompactJSON(b, inv.Metadata)
 }
 
-// appendAmounts appends the members of invoiceAmounts, each after a comma.
-func (inv *Invoice) appendAmounts(b []byte) []byte {
+// appendAmounts appends the members of invoiceAmounts, each after a comma;
+// refunded adds amount_refunded, which only the merchant sees.
+func (inv *Invoice) appendAmounts(b []byte, refunded bool) []byte {
 	rem := inv.AmountRemaining()
 	b = append(b, `,"amount":`...)
 	b = strconv.AppendInt(b, int64(inv.Amount), 10)
@@ -99,6 +100,12 @@ func (inv *Invoice) appendAmounts(b []byte) []byte {
 	b = strconv.AppendInt(b, int64(inv.AmountPending), 10)
 	b = append(b, `,"amount_pending_decimal":"`...)
 	b = appendDecimal(b, inv.AmountPending)
+	if refunded {
+		b = append(b, `","amount_refunded":`...)
+		b = strconv.AppendInt(b, int64(inv.AmountRefunded), 10)
+		b = append(b, `,"amount_refunded_decimal":"`...)
+		b = appendDecimal(b, inv.AmountRefunded)
+	}
 	return append(b, `","amount_unit":"usd_millis"`...)
 }
 
@@ -147,7 +154,7 @@ func appendFormResponses(b []byte, rs []FormResponse) []byte {
 // jsonSize is a guess of the length of the canonical object, for a buffer that
 // rarely grows.
 func (inv *Invoice) jsonSize() int {
-	n := 1100 + len(inv.Metadata) + len(inv.InvoiceTitle) + len(inv.InvoiceFooter)
+	n := 1160 + len(inv.Metadata) + len(inv.InvoiceTitle) + len(inv.InvoiceFooter)
 	for _, s := range []*string{inv.Description, inv.CustomerEmail, inv.PaymentReturnURL} {
 		if s != nil {
 			n += len(*s)

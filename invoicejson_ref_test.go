@@ -39,30 +39,37 @@ type refInvoiceJSON struct {
 }
 
 type refAmounts struct {
-	Amount                 Millis `json:"amount"`
-	AmountDecimal          string `json:"amount_decimal"`
-	AmountPaid             Millis `json:"amount_paid"`
-	AmountPaidDecimal      string `json:"amount_paid_decimal"`
-	AmountRemaining        Millis `json:"amount_remaining"`
-	AmountRemainingDecimal string `json:"amount_remaining_decimal"`
-	AmountPending          Millis `json:"amount_pending"`
-	AmountPendingDecimal   string `json:"amount_pending_decimal"`
-	AmountUnit             string `json:"amount_unit"`
+	Amount                 Millis  `json:"amount"`
+	AmountDecimal          string  `json:"amount_decimal"`
+	AmountPaid             Millis  `json:"amount_paid"`
+	AmountPaidDecimal      string  `json:"amount_paid_decimal"`
+	AmountRemaining        Millis  `json:"amount_remaining"`
+	AmountRemainingDecimal string  `json:"amount_remaining_decimal"`
+	AmountPending          Millis  `json:"amount_pending"`
+	AmountPendingDecimal   string  `json:"amount_pending_decimal"`
+	AmountRefunded         *Millis `json:"amount_refunded,omitempty"`
+	AmountRefundedDecimal  *string `json:"amount_refunded_decimal,omitempty"`
+	AmountUnit             string  `json:"amount_unit"`
 }
 
 type refQuestionsObj struct {
 	Questions []Question `json:"questions"`
 }
 
-func refAmountsOf(inv *Invoice) refAmounts {
+func refAmountsOf(inv *Invoice, refunded bool) refAmounts {
 	rem := inv.AmountRemaining()
-	return refAmounts{
+	a := refAmounts{
 		Amount: inv.Amount, AmountDecimal: inv.Amount.Decimal(),
 		AmountPaid: inv.AmountPaid, AmountPaidDecimal: inv.AmountPaid.Decimal(),
 		AmountRemaining: rem, AmountRemainingDecimal: rem.Decimal(),
 		AmountPending: inv.AmountPending, AmountPendingDecimal: inv.AmountPending.Decimal(),
 		AmountUnit: "usd_millis",
 	}
+	if refunded {
+		d := inv.AmountRefunded.Decimal()
+		a.AmountRefunded, a.AmountRefundedDecimal = &inv.AmountRefunded, &d
+	}
+	return a
 }
 
 func refCanonical(inv *Invoice) refInvoiceJSON {
@@ -76,7 +83,7 @@ func refCanonical(inv *Invoice) refInvoiceJSON {
 	}
 	return refInvoiceJSON{
 		Object: "invoice", ID: inv.ID, MerchantID: inv.MerchantID, Status: inv.Status,
-		InvoiceType: inv.Type, Currency: inv.Currency, refAmounts: refAmountsOf(inv), CustomerID: inv.CustomerID,
+		InvoiceType: inv.Type, Currency: inv.Currency, refAmounts: refAmountsOf(inv, true), CustomerID: inv.CustomerID,
 		PayerWalletAddress: inv.PayerWalletAddress, PayerWalletNetwork: inv.PayerWalletNetwork,
 		CommerceOrderID: inv.CommerceOrderID, Environment: inv.Environment,
 		ExpiresAt: FormatOptTime(&inv.ExpiresAt), CreatedAt: FormatOptTime(&inv.CreatedAt),
@@ -144,7 +151,7 @@ type refPayorJSON struct {
 func refPayor(p PayorInvoice) ([]byte, error) {
 	inv := p.Invoice
 	v := refPayorJSON{Object: "payor_invoice", ID: inv.ID, Status: inv.Status, Currency: inv.Currency,
-		refAmounts: refAmountsOf(inv), Environment: inv.Environment,
+		refAmounts: refAmountsOf(inv, false), Environment: inv.Environment,
 		InvoiceTitle: inv.InvoiceTitle, InvoiceFooter: inv.InvoiceFooter, Description: inv.Description,
 		ExpiresAt: FormatTime(inv.ExpiresAt), PaidAt: FormatOptTime(inv.PaidAt),
 		LockedTokenID: inv.LockedTokenID, LockedNetwork: p.LockedNetwork}

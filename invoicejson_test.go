@@ -60,6 +60,7 @@ func TestInvoiceJSONMinimal(t *testing.T) {
 		"expires_at": `"2026-11-01T22:00:00.000Z"`, "created_at": `"2026-11-01T10:00:00.000Z"`,
 		"paid_at": `null`, "last_payment_at": `null`, "metadata": `{}`,
 		"amount_pending": `0`, "amount_pending_decimal": `"0.000"`, "canceled_at": `null`,
+		"amount_refunded": `0`, "amount_refunded_decimal": `"0.000"`,
 		"description": `null`, "customer_email": `null`, "invoice_title": `"Shop"`, "invoice_footer": `"Shop"`,
 		"payment_return_url": `null`, "payment_return_url_enabled": `false`,
 		"receiver_override_enabled": `false`, "receiver_override_address": `null`, "questions": `null`, "form_responses": `null`,
@@ -71,13 +72,13 @@ func TestInvoiceJSONMinimal(t *testing.T) {
 			t.Errorf("%s present without expansion", key)
 		}
 	}
-	if len(m) != 36 {
+	if len(m) != 38 {
 		keys := make([]string, 0, len(m))
 		for k := range m {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		t.Errorf("invoice has %d members, want 36: %v", len(m), keys)
+		t.Errorf("invoice has %d members, want 38: %v", len(m), keys)
 	}
 	// An Invoice value marshals the same as a pointer to it.
 	v, err := json.Marshal(*minimalInvoice())

@@ -67,7 +67,7 @@ func (p PayorInvoice) AppendJSON(b []byte) []byte {
 	b = AppendJSONString(b, string(inv.Status))
 	b = append(b, `,"currency":`...)
 	b = AppendJSONString(b, inv.Currency)
-	b = inv.appendAmounts(b)
+	b = inv.appendAmounts(b, false)
 	b = append(b, `,"environment":`...)
 	b = AppendJSONString(b, string(inv.Environment))
 	b = append(b, `,"invoice_title":`...)

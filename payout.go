@@ -16,7 +16,7 @@ import (
 // Payout kinds.
 const (
 	PayoutSweep  = "sweep"  // a deposit address's receipts to the merchant
-	PayoutRefund = "refund" // a commerce order's refund, from the gas wallet
+	PayoutRefund = "refund" // a refund: a commerce order's or a kassa.Refund, from the gas wallet or a deposit address
 )
 
 // PayoutStatus is where a payout stands.
@@ -50,7 +50,8 @@ type Payout struct {
 	TokenID     int64
 	Amount      *big.Int // base units: exactly what the receiver gets
 	To          string
-	OrderID     string // a refund's order
+	OrderID     string // a commerce refund's order
+	RefundID    string // a refund's (kassa.Refund)
 	Status      PayoutStatus
 	TopupTxID   string // the gas wallet's top-up of From, while funding
 	TxID        string // the transfer, once signed

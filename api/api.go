@@ -22,6 +22,7 @@ import (
 	"kassa/api/paypage"
 	"kassa/commerce"
 	"kassa/payment"
+	"kassa/refund"
 	"kassa/signin"
 )
 
@@ -38,6 +39,7 @@ type Config struct {
 	Registry    kassa.Registry        // networks and tokens
 	Rates       kassa.RateSource      // USD prices of tokens
 	Pay         *payment.Service      // deposit addresses, quotes and devnet payments; nil: none
+	Refunds     kassa.RefundStore     // refunds; nil: none (the refund routes answer 404)
 	Idempotency kassa.IdempotencyStore
 	Events      kassa.EventService              // the events API and stream replays
 	Stream      kassa.EventStream               // live events for WebSocket streams
@@ -95,9 +97,14 @@ func New(cfg Config) http.Handler {
 		s.payments.Now = core.Now
 	}
 	signIn := signin.New(cfg.Merchants, cfg.Sessions, core.Now) // both surfaces' one sign-in rule
+	var refunds *refund.Service
+	if cfg.Refunds != nil {
+		refunds = &refund.Service{Store: cfg.Refunds, Payments: cfg.Payments, Registry: cfg.Registry, Rates: cfg.Rates,
+			Signer: s.signer, PublicURL: cfg.PublicURL}
+	}
 	s.merchant = merchantapi.New(merchantapi.Config{Core: core, PublicURL: cfg.PublicURL, Signer: s.signer,
 		SignIn: signIn, Merchants: cfg.Merchants, Keys: cfg.Keys, Invoices: cfg.Invoices, Payments: cfg.Payments, Events: cfg.Events,
-		Webhooks: cfg.Webhooks, Pay: s.payments, Registry: cfg.Registry})
+		Webhooks: cfg.Webhooks, Pay: s.payments, Registry: cfg.Registry, Refunds: refunds})
 	if cfg.Commerce != nil {
 		s.commerce = commerceapi.New(commerceapi.Config{Shop: cfg.Commerce, Catalog: cfg.Catalog,
 			Invoices: cfg.Invoices, Signer: s.signer, PublicURL: cfg.PublicURL, Now: core.Now})

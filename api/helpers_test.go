@@ -73,7 +73,7 @@ func newEnvOn(t *testing.T, db *store.DB, clock *storetest.Clock, opts ...envOpt
 			Invoices: db, Payments: db},
 		PublicURL: "http://pay.test", Secret: testSecret,
 		Merchants: db, Keys: db, Invoices: db, Payments: db, Payor: db, Idempotency: db, Health: db.Ping,
-		Events: db, Webhooks: db, Sessions: db, Overview: db,
+		Events: db, Webhooks: db, Sessions: db, Overview: db, Refunds: db,
 		Limits: httpx.RateLimits{Rate: 1e6, Burst: 1e6, CreateRate: 1e6, CreateBurst: 1e6, LoginRate: 1e6, LoginBurst: 1e6,
 			PayorRate: 1e6, PayorBurst: 1e6, PayorAddrRate: 1e6, PayorAddrBurst: 1e6,
 			VerifyRate: 1e6, VerifyBurst: 1e6, VerifyAddrRate: 1e6, VerifyAddrBurst: 1e6},

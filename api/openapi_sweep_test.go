@@ -99,8 +99,10 @@ func validBody(op openapitest.Operation) (string, map[string]string) {
 			"street_address": "1 Main St", "city": "Austin", "state": "TX", "zip_code": "78701", "country": "US"}}`, nil
 	case "checkoutInvoice":
 		return `{"customer_id": "c1", "estimateId": "` + kassa.NewUUID() + `", "addressId": "` + kassa.NewUUID() + `"}`, nil
-	case "cancelOrder":
+	case "cancelOrder", "createRefund":
 		return `{}`, idem
+	case "claimRefund":
+		return `{"token": "x", "address": "0x52908400098527886E0F7030069857D2E4169EE7"}`, nil
 	case "simulateOrder":
 		return `{"transitionTo": "shipped"}`, nil
 	}

@@ -48,7 +48,8 @@ func checked(t *testing.T, h http.Handler) http.Handler {
 // routeExpansions are the routes of routes.go registered as one ServeMux pattern
 // for what the document describes as several paths.
 var routeExpansions = map[string][]string{
-	"GET /api/v1/invoices/{first}/{rest...}": {"GET /api/v1/invoices/customer/{customerId}", "GET /api/v1/invoices/{invoiceId}/status"},
+	"GET /api/v1/invoices/{first}/{rest...}": {"GET /api/v1/invoices/customer/{customerId}", "GET /api/v1/invoices/{invoiceId}/status",
+		"GET /api/v1/invoices/{invoiceId}/refunds"},
 }
 
 // notInRoutes are documented operations served outside api/routes.go.

@@ -60,6 +60,12 @@ func (s *server) routes() {
 	s.Handle("POST /api/v1/invoices/{invoiceId}/payments/{paymentId}/accept", s.Merchant(s.merchant.AcceptPayment))
 	s.Handle("POST /api/v1/invoices/{invoiceId}/payments/{paymentId}/dismiss", s.Merchant(s.merchant.DismissPayment))
 
+	s.Handle("POST /api/v1/invoices/{invoiceId}/refunds", s.Merchant(
+		s.Idempotent(httpx.IdempotencyOptions{Required: true, UUID: true}, httpx.WithoutClaim(s.merchant.CreateRefund))))
+	s.Handle("GET /api/v1/refunds/{refundId}", s.Merchant(s.merchant.GetRefund))
+	s.Handle("POST /api/v1/refunds/{refundId}/cancel", s.Merchant(s.merchant.CancelRefund))
+	s.Handle("POST /api/v1/refunds/{refundId}/claim", s.merchant.ClaimRefund)
+
 	s.Handle("POST /api/v1/devnet/invoices/{invoiceId}/payments", s.Merchant(s.merchant.DevnetPay))
 
 	s.Handle("GET /api/v1/events", s.AnyScope(s.merchant.ListEvents))

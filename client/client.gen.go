@@ -383,6 +383,7 @@ const (
 	ErrorCodeInvalidQuery                   ErrorCode = "invalid_query"
 	ErrorCodeInvalidQuestion                ErrorCode = "invalid_question"
 	ErrorCodeInvalidQuestionType            ErrorCode = "invalid_question_type"
+	ErrorCodeInvalidRate                    ErrorCode = "invalid_rate"
 	ErrorCodeInvalidReason                  ErrorCode = "invalid_reason"
 	ErrorCodeInvalidReceiverOverrideAddress ErrorCode = "invalid_receiver_override_address"
 	ErrorCodeInvalidResponse                ErrorCode = "invalid_response"
@@ -433,7 +434,9 @@ const (
 	ErrorCodeNetworkWatched                 ErrorCode = "network_watched"
 	ErrorCodeNoQuestions                    ErrorCode = "no_questions"
 	ErrorCodeNoTokenLocked                  ErrorCode = "no_token_locked"
+	ErrorCodeNothingToRefund                ErrorCode = "nothing_to_refund"
 	ErrorCodeOrderNotCancelable             ErrorCode = "order_not_cancelable"
+	ErrorCodeParameterConflict              ErrorCode = "parameter_conflict"
 	ErrorCodePaymentInProgress              ErrorCode = "payment_in_progress"
 	ErrorCodePaymentNotConfirmed            ErrorCode = "payment_not_confirmed"
 	ErrorCodePaymentNotSetAside             ErrorCode = "payment_not_set_aside"
@@ -448,6 +451,11 @@ const (
 	ErrorCodeRateUnavailable                ErrorCode = "rate_unavailable"
 	ErrorCodeReadOnlyParameter              ErrorCode = "read_only_parameter"
 	ErrorCodeReauthenticationRequired       ErrorCode = "reauthentication_required"
+	ErrorCodeRefundAddressNeedsDashboard    ErrorCode = "refund_address_needs_dashboard"
+	ErrorCodeRefundClaimed                  ErrorCode = "refund_claimed"
+	ErrorCodeRefundConflict                 ErrorCode = "refund_conflict"
+	ErrorCodeRefundExceedsPaid              ErrorCode = "refund_exceeds_paid"
+	ErrorCodeRefundNotCancelable            ErrorCode = "refund_not_cancelable"
 	ErrorCodeResourceMissing                ErrorCode = "resource_missing"
 	ErrorCodeRetailerAuthFailed             ErrorCode = "retailer_auth_failed"
 	ErrorCodeRetailerNotSupported           ErrorCode = "retailer_not_supported"
@@ -648,6 +656,8 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeInvalidQuestionType:
 		return true
+	case ErrorCodeInvalidRate:
+		return true
 	case ErrorCodeInvalidReason:
 		return true
 	case ErrorCodeInvalidReceiverOverrideAddress:
@@ -748,7 +758,11 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeNoTokenLocked:
 		return true
+	case ErrorCodeNothingToRefund:
+		return true
 	case ErrorCodeOrderNotCancelable:
+		return true
+	case ErrorCodeParameterConflict:
 		return true
 	case ErrorCodePaymentInProgress:
 		return true
@@ -777,6 +791,16 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeReadOnlyParameter:
 		return true
 	case ErrorCodeReauthenticationRequired:
+		return true
+	case ErrorCodeRefundAddressNeedsDashboard:
+		return true
+	case ErrorCodeRefundClaimed:
+		return true
+	case ErrorCodeRefundConflict:
+		return true
+	case ErrorCodeRefundExceedsPaid:
+		return true
+	case ErrorCodeRefundNotCancelable:
 		return true
 	case ErrorCodeResourceMissing:
 		return true
@@ -945,6 +969,8 @@ const (
 	EventTypeInvoicePaymentCreated      EventType = "invoice_payment.created"
 	EventTypeInvoicePaymentUpdated      EventType = "invoice_payment.updated"
 	EventTypeInvoiceUpdated             EventType = "invoice.updated"
+	EventTypeRefundCreated              EventType = "refund.created"
+	EventTypeRefundUpdated              EventType = "refund.updated"
 	EventTypeWebhookEndpointDisabled    EventType = "webhook_endpoint.disabled"
 )
 
@@ -970,6 +996,10 @@ func (e EventType) Valid() bool {
 	case EventTypeInvoicePaymentUpdated:
 		return true
 	case EventTypeInvoiceUpdated:
+		return true
+	case EventTypeRefundCreated:
+		return true
+	case EventTypeRefundUpdated:
 		return true
 	case EventTypeWebhookEndpointDisabled:
 		return true
@@ -1725,6 +1755,69 @@ func (e PayorInvoiceObject) Valid() bool {
 	}
 }
 
+// Defines values for PayorRefundObject.
+const (
+	PayorRefundObjectRefund PayorRefundObject = "refund"
+)
+
+// Valid indicates whether the value is a known member of the PayorRefundObject enum.
+func (e PayorRefundObject) Valid() bool {
+	switch e {
+	case PayorRefundObjectRefund:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PayorRefundRate.
+const (
+	PayorRefundRateCurrent PayorRefundRate = "current"
+	PayorRefundRatePaid    PayorRefundRate = "paid"
+)
+
+// Valid indicates whether the value is a known member of the PayorRefundRate enum.
+func (e PayorRefundRate) Valid() bool {
+	switch e {
+	case PayorRefundRateCurrent:
+		return true
+	case PayorRefundRatePaid:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PayorRefundStatus.
+const (
+	PayorRefundStatusAwaitingAddress PayorRefundStatus = "awaiting_address"
+	PayorRefundStatusCanceled        PayorRefundStatus = "canceled"
+	PayorRefundStatusConfirmed       PayorRefundStatus = "confirmed"
+	PayorRefundStatusFailed          PayorRefundStatus = "failed"
+	PayorRefundStatusPending         PayorRefundStatus = "pending"
+	PayorRefundStatusSent            PayorRefundStatus = "sent"
+)
+
+// Valid indicates whether the value is a known member of the PayorRefundStatus enum.
+func (e PayorRefundStatus) Valid() bool {
+	switch e {
+	case PayorRefundStatusAwaitingAddress:
+		return true
+	case PayorRefundStatusCanceled:
+		return true
+	case PayorRefundStatusConfirmed:
+		return true
+	case PayorRefundStatusFailed:
+		return true
+	case PayorRefundStatusPending:
+		return true
+	case PayorRefundStatusSent:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for QuestionType.
 const (
 	QuestionTypeEmail  QuestionType = "email"
@@ -1782,6 +1875,123 @@ const (
 func (e ReadinessStatus) Valid() bool {
 	switch e {
 	case ReadinessStatusOk:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RefundObject.
+const (
+	RefundObjectRefund RefundObject = "refund"
+)
+
+// Valid indicates whether the value is a known member of the RefundObject enum.
+func (e RefundObject) Valid() bool {
+	switch e {
+	case RefundObjectRefund:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RefundRate.
+const (
+	RefundRateCurrent RefundRate = "current"
+	RefundRatePaid    RefundRate = "paid"
+)
+
+// Valid indicates whether the value is a known member of the RefundRate enum.
+func (e RefundRate) Valid() bool {
+	switch e {
+	case RefundRateCurrent:
+		return true
+	case RefundRatePaid:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RefundStatus.
+const (
+	RefundStatusAwaitingAddress RefundStatus = "awaiting_address"
+	RefundStatusCanceled        RefundStatus = "canceled"
+	RefundStatusConfirmed       RefundStatus = "confirmed"
+	RefundStatusFailed          RefundStatus = "failed"
+	RefundStatusPending         RefundStatus = "pending"
+	RefundStatusSent            RefundStatus = "sent"
+)
+
+// Valid indicates whether the value is a known member of the RefundStatus enum.
+func (e RefundStatus) Valid() bool {
+	switch e {
+	case RefundStatusAwaitingAddress:
+		return true
+	case RefundStatusCanceled:
+		return true
+	case RefundStatusConfirmed:
+		return true
+	case RefundStatusFailed:
+		return true
+	case RefundStatusPending:
+		return true
+	case RefundStatusSent:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RefundCreateRate.
+const (
+	RefundCreateRateCurrent     RefundCreateRate = "current"
+	RefundCreateRateLessThannil RefundCreateRate = "<nil>"
+	RefundCreateRatePaid        RefundCreateRate = "paid"
+)
+
+// Valid indicates whether the value is a known member of the RefundCreateRate enum.
+func (e RefundCreateRate) Valid() bool {
+	switch e {
+	case RefundCreateRateCurrent:
+		return true
+	case RefundCreateRateLessThannil:
+		return true
+	case RefundCreateRatePaid:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RefundEventObject.
+const (
+	RefundEventObjectEvent RefundEventObject = "event"
+)
+
+// Valid indicates whether the value is a known member of the RefundEventObject enum.
+func (e RefundEventObject) Valid() bool {
+	switch e {
+	case RefundEventObjectEvent:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RefundEventType.
+const (
+	RefundEventTypeRefundCreated RefundEventType = "refund.created"
+	RefundEventTypeRefundUpdated RefundEventType = "refund.updated"
+)
+
+// Valid indicates whether the value is a known member of the RefundEventType enum.
+func (e RefundEventType) Valid() bool {
+	switch e {
+	case RefundEventTypeRefundCreated:
+		return true
+	case RefundEventTypeRefundUpdated:
 		return true
 	default:
 		return false
@@ -2310,6 +2520,36 @@ func (e WebhookInvoicePaymentUpdatedJSONBodyObject) Valid() bool {
 	}
 }
 
+// Defines values for WebhookRefundCreatedJSONBodyObject.
+const (
+	WebhookRefundCreatedJSONBodyObjectEvent WebhookRefundCreatedJSONBodyObject = "event"
+)
+
+// Valid indicates whether the value is a known member of the WebhookRefundCreatedJSONBodyObject enum.
+func (e WebhookRefundCreatedJSONBodyObject) Valid() bool {
+	switch e {
+	case WebhookRefundCreatedJSONBodyObjectEvent:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookRefundUpdatedJSONBodyObject.
+const (
+	WebhookRefundUpdatedJSONBodyObjectEvent WebhookRefundUpdatedJSONBodyObject = "event"
+)
+
+// Valid indicates whether the value is a known member of the WebhookRefundUpdatedJSONBodyObject enum.
+func (e WebhookRefundUpdatedJSONBodyObject) Valid() bool {
+	switch e {
+	case WebhookRefundUpdatedJSONBodyObjectEvent:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WebhookWebhookEndpointDisabledJSONBodyObject.
 const (
 	WebhookWebhookEndpointDisabledJSONBodyObjectEvent WebhookWebhookEndpointDisabledJSONBodyObject = "event"
@@ -2592,7 +2832,7 @@ type DeletedWebhookEndpointObject string
 type DevnetPayment struct {
 	// Invoice The canonical invoice object (snake_case, amounts in usd_millis with decimal twins, every nullable field present).
 	//
-	// Examples: {"amount":125500,"amount_decimal":"125.500","amount_paid":0,"amount_paid_decimal":"0.000","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":125500,"amount_remaining_decimal":"125.500","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":null,"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":null,"payer_wallet_address":null,"payer_wallet_network":null,"payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"unpaid"}, {"amount":125500,"amount_decimal":"125.500","amount_paid":125500,"amount_paid_decimal":"125.500","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":0,"amount_remaining_decimal":"0.000","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":"2026-11-22T12:03:10.000Z","latest_payment":{"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","attention_reason":null,"confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","resolution":null,"resolution_note":null,"resolved_at":null,"seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"},"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":"2026-11-22T12:03:10.000Z","payer_wallet_address":"0x52908400098527886E0F7030069857D2E4169EE7","payer_wallet_network":"bsc-testnet","payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"paid"}
+	// Examples: {"amount":125500,"amount_decimal":"125.500","amount_paid":0,"amount_paid_decimal":"0.000","amount_pending":0,"amount_pending_decimal":"0.000","amount_refunded":0,"amount_refunded_decimal":"0.000","amount_remaining":125500,"amount_remaining_decimal":"125.500","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":null,"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":null,"payer_wallet_address":null,"payer_wallet_network":null,"payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"unpaid"}, {"amount":125500,"amount_decimal":"125.500","amount_paid":125500,"amount_paid_decimal":"125.500","amount_pending":0,"amount_pending_decimal":"0.000","amount_refunded":0,"amount_refunded_decimal":"0.000","amount_remaining":0,"amount_remaining_decimal":"0.000","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":"2026-11-22T12:03:10.000Z","latest_payment":{"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","attention_reason":null,"confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","resolution":null,"resolution_note":null,"resolved_at":null,"seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"},"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":"2026-11-22T12:03:10.000Z","payer_wallet_address":"0x52908400098527886E0F7030069857D2E4169EE7","payer_wallet_network":"bsc-testnet","payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"paid"}
 	Invoice Invoice             `json:"invoice"`
 	Object  DevnetPaymentObject `json:"object"`
 
@@ -2715,12 +2955,12 @@ type EstimateRequest struct {
 
 // Event One recorded change; `data.object` is the full object after it, as the API returns it.
 //
-// Examples: {"api_version":"2026-11-01","created":1795348990,"data":{"object":{"amount":125500,"amount_decimal":"125.500","amount_paid":125500,"amount_paid_decimal":"125.500","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":0,"amount_remaining_decimal":"0.000","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":"2026-11-22T12:03:10.000Z","merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":"2026-11-22T12:03:10.000Z","payer_wallet_address":"0x52908400098527886E0F7030069857D2E4169EE7","payer_wallet_network":"bsc-testnet","payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"paid"}},"id":"evt_019a4b7f0c117d2e8f3a5b6c7d8e9f01","object":"event","type":"invoice.paid"}
+// Examples: {"api_version":"2026-11-01","created":1795348990,"data":{"object":{"amount":125500,"amount_decimal":"125.500","amount_paid":125500,"amount_paid_decimal":"125.500","amount_pending":0,"amount_pending_decimal":"0.000","amount_refunded":0,"amount_refunded_decimal":"0.000","amount_remaining":0,"amount_remaining_decimal":"0.000","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":"2026-11-22T12:03:10.000Z","merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":"2026-11-22T12:03:10.000Z","payer_wallet_address":"0x52908400098527886E0F7030069857D2E4169EE7","payer_wallet_network":"bsc-testnet","payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"paid"}},"id":"evt_019a4b7f0c117d2e8f3a5b6c7d8e9f01","object":"event","type":"invoice.paid"}
 type Event struct {
 	union json.RawMessage
 }
 
-// EventList Examples: {"data":{"data":[{"api_version":"2026-11-01","created":1795348990,"data":{"object":{"amount":125500,"amount_decimal":"125.500","amount_paid":125500,"amount_paid_decimal":"125.500","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":0,"amount_remaining_decimal":"0.000","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":"2026-11-22T12:03:10.000Z","merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":"2026-11-22T12:03:10.000Z","payer_wallet_address":"0x52908400098527886E0F7030069857D2E4169EE7","payer_wallet_network":"bsc-testnet","payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"paid"}},"id":"evt_019a4b7f0c117d2e8f3a5b6c7d8e9f01","object":"event","type":"invoice.paid"}],"has_more":false,"object":"list"},"success":true}
+// EventList Examples: {"data":{"data":[{"api_version":"2026-11-01","created":1795348990,"data":{"object":{"amount":125500,"amount_decimal":"125.500","amount_paid":125500,"amount_paid_decimal":"125.500","amount_pending":0,"amount_pending_decimal":"0.000","amount_refunded":0,"amount_refunded_decimal":"0.000","amount_remaining":0,"amount_remaining_decimal":"0.000","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":"2026-11-22T12:03:10.000Z","merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":"2026-11-22T12:03:10.000Z","payer_wallet_address":"0x52908400098527886E0F7030069857D2E4169EE7","payer_wallet_network":"bsc-testnet","payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"paid"}},"id":"evt_019a4b7f0c117d2e8f3a5b6c7d8e9f01","object":"event","type":"invoice.paid"}],"has_more":false,"object":"list"},"success":true}
 type EventList struct {
 	Data struct {
 		Data    []Event             `json:"data"`
@@ -2755,7 +2995,7 @@ type HealthStatus string
 
 // Invoice The canonical invoice object (snake_case, amounts in usd_millis with decimal twins, every nullable field present).
 //
-// Examples: {"amount":125500,"amount_decimal":"125.500","amount_paid":0,"amount_paid_decimal":"0.000","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":125500,"amount_remaining_decimal":"125.500","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":null,"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":null,"payer_wallet_address":null,"payer_wallet_network":null,"payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"unpaid"}, {"amount":125500,"amount_decimal":"125.500","amount_paid":125500,"amount_paid_decimal":"125.500","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":0,"amount_remaining_decimal":"0.000","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":"2026-11-22T12:03:10.000Z","latest_payment":{"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","attention_reason":null,"confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","resolution":null,"resolution_note":null,"resolved_at":null,"seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"},"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":"2026-11-22T12:03:10.000Z","payer_wallet_address":"0x52908400098527886E0F7030069857D2E4169EE7","payer_wallet_network":"bsc-testnet","payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"paid"}
+// Examples: {"amount":125500,"amount_decimal":"125.500","amount_paid":0,"amount_paid_decimal":"0.000","amount_pending":0,"amount_pending_decimal":"0.000","amount_refunded":0,"amount_refunded_decimal":"0.000","amount_remaining":125500,"amount_remaining_decimal":"125.500","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":null,"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":null,"payer_wallet_address":null,"payer_wallet_network":null,"payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"unpaid"}, {"amount":125500,"amount_decimal":"125.500","amount_paid":125500,"amount_paid_decimal":"125.500","amount_pending":0,"amount_pending_decimal":"0.000","amount_refunded":0,"amount_refunded_decimal":"0.000","amount_remaining":0,"amount_remaining_decimal":"0.000","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":"2026-11-22T12:03:10.000Z","latest_payment":{"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","attention_reason":null,"confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","resolution":null,"resolution_note":null,"resolved_at":null,"seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"},"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":"2026-11-22T12:03:10.000Z","payer_wallet_address":"0x52908400098527886E0F7030069857D2E4169EE7","payer_wallet_network":"bsc-testnet","payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"paid"}
 type Invoice struct {
 	// Amount USD in thousandths (usd_millis): 12500 is $12.50.
 	Amount int `json:"amount"`
@@ -2774,6 +3014,12 @@ type Invoice struct {
 
 	// AmountPendingDecimal The same amount as a decimal string with three decimals.
 	AmountPendingDecimal string `json:"amount_pending_decimal"`
+
+	// AmountRefunded What the invoice's confirmed refunds paid back, usd_millis; the invoice's status does not change with it.
+	AmountRefunded int `json:"amount_refunded"`
+
+	// AmountRefundedDecimal The same amount as a decimal string with three decimals.
+	AmountRefundedDecimal string `json:"amount_refunded_decimal"`
 
 	// AmountRemaining What is still owed, usd_millis.
 	AmountRemaining int `json:"amount_remaining"`
@@ -2881,13 +3127,13 @@ type InvoiceCreate struct {
 	ReceiverOverrideEnable *bool `json:"receiver_override_enable,omitempty"`
 }
 
-// InvoiceCreated Examples: {"expires_at":"2026-11-22T13:00:00.000Z","invoice":{"amount":125500,"amount_decimal":"125.500","amount_paid":0,"amount_paid_decimal":"0.000","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":125500,"amount_remaining_decimal":"125.500","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":null,"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":null,"payer_wallet_address":null,"payer_wallet_network":null,"payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"unpaid"},"invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","payment_session_headers":{"x-session-token":"ps_3f7k2m9q4w8e6r1t5y0u2i7o3p9a4s6d","x-signature":"p1Z8dQw3mXc7Vb2Nn6Kk0Ls4Jh9Gf5Dd1Ss3Aa8Qq2E"},"payment_url":"https://pay.example.com/pay/019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e?session=ps_3f7k2m9q4w8e6r1t5y0u2i7o3p9a4s6d\u0026signature=p1Z8dQw3mXc7Vb2Nn6Kk0Ls4Jh9Gf5Dd1Ss3Aa8Qq2E","session_token":"ps_3f7k2m9q4w8e6r1t5y0u2i7o3p9a4s6d","signature":"p1Z8dQw3mXc7Vb2Nn6Kk0Ls4Jh9Gf5Dd1Ss3Aa8Qq2E"}
+// InvoiceCreated Examples: {"expires_at":"2026-11-22T13:00:00.000Z","invoice":{"amount":125500,"amount_decimal":"125.500","amount_paid":0,"amount_paid_decimal":"0.000","amount_pending":0,"amount_pending_decimal":"0.000","amount_refunded":0,"amount_refunded_decimal":"0.000","amount_remaining":125500,"amount_remaining_decimal":"125.500","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":null,"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":null,"payer_wallet_address":null,"payer_wallet_network":null,"payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"unpaid"},"invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","payment_session_headers":{"x-session-token":"ps_3f7k2m9q4w8e6r1t5y0u2i7o3p9a4s6d","x-signature":"p1Z8dQw3mXc7Vb2Nn6Kk0Ls4Jh9Gf5Dd1Ss3Aa8Qq2E"},"payment_url":"https://pay.example.com/pay/019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e?session=ps_3f7k2m9q4w8e6r1t5y0u2i7o3p9a4s6d\u0026signature=p1Z8dQw3mXc7Vb2Nn6Kk0Ls4Jh9Gf5Dd1Ss3Aa8Qq2E","session_token":"ps_3f7k2m9q4w8e6r1t5y0u2i7o3p9a4s6d","signature":"p1Z8dQw3mXc7Vb2Nn6Kk0Ls4Jh9Gf5Dd1Ss3Aa8Qq2E"}
 type InvoiceCreated struct {
 	ExpiresAt time.Time `json:"expires_at"`
 
 	// Invoice The canonical invoice object (snake_case, amounts in usd_millis with decimal twins, every nullable field present).
 	//
-	// Examples: {"amount":125500,"amount_decimal":"125.500","amount_paid":0,"amount_paid_decimal":"0.000","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":125500,"amount_remaining_decimal":"125.500","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":null,"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":null,"payer_wallet_address":null,"payer_wallet_network":null,"payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"unpaid"}, {"amount":125500,"amount_decimal":"125.500","amount_paid":125500,"amount_paid_decimal":"125.500","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":0,"amount_remaining_decimal":"0.000","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":"2026-11-22T12:03:10.000Z","latest_payment":{"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","attention_reason":null,"confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","resolution":null,"resolution_note":null,"resolved_at":null,"seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"},"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":"2026-11-22T12:03:10.000Z","payer_wallet_address":"0x52908400098527886E0F7030069857D2E4169EE7","payer_wallet_network":"bsc-testnet","payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"paid"}
+	// Examples: {"amount":125500,"amount_decimal":"125.500","amount_paid":0,"amount_paid_decimal":"0.000","amount_pending":0,"amount_pending_decimal":"0.000","amount_refunded":0,"amount_refunded_decimal":"0.000","amount_remaining":125500,"amount_remaining_decimal":"125.500","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":null,"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":null,"payer_wallet_address":null,"payer_wallet_network":null,"payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"unpaid"}, {"amount":125500,"amount_decimal":"125.500","amount_paid":125500,"amount_paid_decimal":"125.500","amount_pending":0,"amount_pending_decimal":"0.000","amount_refunded":0,"amount_refunded_decimal":"0.000","amount_remaining":0,"amount_remaining_decimal":"0.000","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":"2026-11-22T12:03:10.000Z","latest_payment":{"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","attention_reason":null,"confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","resolution":null,"resolution_note":null,"resolved_at":null,"seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"},"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":"2026-11-22T12:03:10.000Z","payer_wallet_address":"0x52908400098527886E0F7030069857D2E4169EE7","payer_wallet_network":"bsc-testnet","payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"paid"}
 	Invoice   Invoice            `json:"invoice"`
 	InvoiceId openapi_types.UUID `json:"invoice_id"`
 
@@ -2914,7 +3160,7 @@ type InvoiceEvent struct {
 	Data    struct {
 		// Object The canonical invoice object (snake_case, amounts in usd_millis with decimal twins, every nullable field present).
 		//
-		// Examples: {"amount":125500,"amount_decimal":"125.500","amount_paid":0,"amount_paid_decimal":"0.000","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":125500,"amount_remaining_decimal":"125.500","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":null,"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":null,"payer_wallet_address":null,"payer_wallet_network":null,"payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"unpaid"}, {"amount":125500,"amount_decimal":"125.500","amount_paid":125500,"amount_paid_decimal":"125.500","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":0,"amount_remaining_decimal":"0.000","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":"2026-11-22T12:03:10.000Z","latest_payment":{"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","attention_reason":null,"confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","resolution":null,"resolution_note":null,"resolved_at":null,"seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"},"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":"2026-11-22T12:03:10.000Z","payer_wallet_address":"0x52908400098527886E0F7030069857D2E4169EE7","payer_wallet_network":"bsc-testnet","payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"paid"}
+		// Examples: {"amount":125500,"amount_decimal":"125.500","amount_paid":0,"amount_paid_decimal":"0.000","amount_pending":0,"amount_pending_decimal":"0.000","amount_refunded":0,"amount_refunded_decimal":"0.000","amount_remaining":125500,"amount_remaining_decimal":"125.500","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":null,"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":null,"payer_wallet_address":null,"payer_wallet_network":null,"payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"unpaid"}, {"amount":125500,"amount_decimal":"125.500","amount_paid":125500,"amount_paid_decimal":"125.500","amount_pending":0,"amount_pending_decimal":"0.000","amount_refunded":0,"amount_refunded_decimal":"0.000","amount_remaining":0,"amount_remaining_decimal":"0.000","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":"2026-11-22T12:03:10.000Z","latest_payment":{"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","attention_reason":null,"confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","resolution":null,"resolution_note":null,"resolved_at":null,"seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"},"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":"2026-11-22T12:03:10.000Z","payer_wallet_address":"0x52908400098527886E0F7030069857D2E4169EE7","payer_wallet_network":"bsc-testnet","payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"paid"}
 		Object Invoice `json:"object"`
 	} `json:"data"`
 
@@ -2932,7 +3178,7 @@ type InvoiceEventType string
 
 // InvoiceList A page of invoices, newest first.
 //
-// Examples: {"data":[{"amount":125500,"amount_decimal":"125.500","amount_paid":0,"amount_paid_decimal":"0.000","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":125500,"amount_remaining_decimal":"125.500","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":null,"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":null,"payer_wallet_address":null,"payer_wallet_network":null,"payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"unpaid"}],"has_more":true,"object":"list","url":"/api/v1/invoices"}
+// Examples: {"data":[{"amount":125500,"amount_decimal":"125.500","amount_paid":0,"amount_paid_decimal":"0.000","amount_pending":0,"amount_pending_decimal":"0.000","amount_refunded":0,"amount_refunded_decimal":"0.000","amount_remaining":125500,"amount_remaining_decimal":"125.500","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":null,"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":null,"payer_wallet_address":null,"payer_wallet_network":null,"payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"unpaid"}],"has_more":true,"object":"list","url":"/api/v1/invoices"}
 type InvoiceList struct {
 	Data []Invoice `json:"data"`
 
@@ -3530,6 +3776,53 @@ type PayorInvoiceCurrency string
 // PayorInvoiceObject defines model for PayorInvoice.Object.
 type PayorInvoiceObject string
 
+// PayorRefund A refund as the payor sees it: no merchant-only fields.
+//
+// Examples: {"address":"0x52908400098527886E0F7030069857D2E4169EE7","amount_token":"25","amount_token_units":"25000000000000000000","amount_usd":25000,"amount_usd_decimal":"25.000","confirmed_at":null,"created_at":"2026-11-23T09:00:00.000Z","id":"019a4b80-1a2b-7c3d-8e4f-5a6b7c8d9e0f","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","network":"bsc-testnet","object":"refund","rate":"paid","sent_at":null,"status":"pending","token_id":1,"token_symbol":"USDT","tx_hash":null}
+type PayorRefund struct {
+	// Address The destination (EIP-55); null while `awaiting_address`.
+	Address *string `json:"address"`
+
+	// AmountToken The same in whole tokens, as a decimal.
+	AmountToken string `json:"amount_token"`
+
+	// AmountTokenUnits Base units the payor receives.
+	AmountTokenUnits string `json:"amount_token_units"`
+
+	// AmountUsd What it refunds, usd_millis.
+	AmountUsd        int        `json:"amount_usd"`
+	AmountUsdDecimal string     `json:"amount_usd_decimal"`
+	ConfirmedAt      *time.Time `json:"confirmed_at"`
+	CreatedAt        time.Time  `json:"created_at"`
+
+	// Id The refund's id (a UUID).
+	Id        string            `json:"id"`
+	InvoiceId string            `json:"invoice_id"`
+	Network   string            `json:"network"`
+	Object    PayorRefundObject `json:"object"`
+
+	// Rate The rate `amount_usd` was turned into tokens at.
+	Rate   PayorRefundRate `json:"rate"`
+	SentAt *time.Time      `json:"sent_at"`
+
+	// Status `awaiting_address` (waits for the payor's address through `claim_url`), `pending` (has its address, not yet broadcast), `sent` (broadcast: `tx_hash`), `confirmed` (the network's confirmations), `failed` (`failure_reason`), `canceled`.
+	Status      PayorRefundStatus `json:"status"`
+	TokenId     int               `json:"token_id"`
+	TokenSymbol string            `json:"token_symbol"`
+
+	// TxHash The refund's transfer, once sent.
+	TxHash *string `json:"tx_hash"`
+}
+
+// PayorRefundObject defines model for PayorRefund.Object.
+type PayorRefundObject string
+
+// PayorRefundRate The rate `amount_usd` was turned into tokens at.
+type PayorRefundRate string
+
+// PayorRefundStatus `awaiting_address` (waits for the payor's address through `claim_url`), `pending` (has its address, not yet broadcast), `sent` (broadcast: `tx_hash`), `confirmed` (the network's confirmations), `failed` (`failure_reason`), `canceled`.
+type PayorRefundStatus string
+
 // Product defines model for Product.
 type Product struct {
 	Fresh bool   `json:"fresh"`
@@ -3622,6 +3915,124 @@ type Readiness struct {
 
 // ReadinessStatus defines model for Readiness.Status.
 type ReadinessStatus string
+
+// Refund Money paid back to a payor, on chain in the token and network it came in.
+//
+// Examples: {"address":"0x52908400098527886E0F7030069857D2E4169EE7","amount_token":"25","amount_token_units":"25000000000000000000","amount_usd":25000,"amount_usd_decimal":"25.000","claim_url":null,"confirmed_at":null,"created_at":"2026-11-23T09:00:00.000Z","failure_reason":null,"id":"019a4b80-1a2b-7c3d-8e4f-5a6b7c8d9e0f","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","network":"bsc-testnet","object":"refund","payment_id":null,"rate":"paid","reason":"Returned goods","sent_at":null,"status":"pending","token_id":1,"token_symbol":"USDT","tx_hash":null}
+type Refund struct {
+	// Address The destination (EIP-55); null while `awaiting_address`.
+	Address *string `json:"address"`
+
+	// AmountToken The same in whole tokens, as a decimal.
+	AmountToken string `json:"amount_token"`
+
+	// AmountTokenUnits Base units the payor receives.
+	AmountTokenUnits string `json:"amount_token_units"`
+
+	// AmountUsd What it refunds, usd_millis.
+	AmountUsd        int    `json:"amount_usd"`
+	AmountUsdDecimal string `json:"amount_usd_decimal"`
+
+	// ClaimUrl The payor's claim link while `awaiting_address` (null in events, which are stored: the link is a credential).
+	ClaimUrl    *string    `json:"claim_url"`
+	ConfirmedAt *time.Time `json:"confirmed_at"`
+	CreatedAt   time.Time  `json:"created_at"`
+
+	// FailureReason Why it failed, or why a `pending` refund waits (the wallet is short).
+	FailureReason *string `json:"failure_reason"`
+
+	// Id The refund's id (a UUID).
+	Id        string       `json:"id"`
+	InvoiceId string       `json:"invoice_id"`
+	Network   string       `json:"network"`
+	Object    RefundObject `json:"object"`
+
+	// PaymentId The payment refunded, or null for the invoice's confirmed payments.
+	PaymentId *string `json:"payment_id"`
+
+	// Rate The rate `amount_usd` was turned into tokens at.
+	Rate RefundRate `json:"rate"`
+
+	// Reason The merchant's reason.
+	Reason *string    `json:"reason"`
+	SentAt *time.Time `json:"sent_at"`
+
+	// Status `awaiting_address` (waits for the payor's address through `claim_url`), `pending` (has its address, not yet broadcast), `sent` (broadcast: `tx_hash`), `confirmed` (the network's confirmations), `failed` (`failure_reason`), `canceled`.
+	Status      RefundStatus `json:"status"`
+	TokenId     int          `json:"token_id"`
+	TokenSymbol string       `json:"token_symbol"`
+
+	// TxHash The refund's transfer, once sent.
+	TxHash *string `json:"tx_hash"`
+}
+
+// RefundObject defines model for Refund.Object.
+type RefundObject string
+
+// RefundRate The rate `amount_usd` was turned into tokens at.
+type RefundRate string
+
+// RefundStatus `awaiting_address` (waits for the payor's address through `claim_url`), `pending` (has its address, not yet broadcast), `sent` (broadcast: `tx_hash`), `confirmed` (the network's confirmations), `failed` (`failure_reason`), `canceled`.
+type RefundStatus string
+
+// RefundClaim defines model for RefundClaim.
+type RefundClaim struct {
+	// Address The payor's address on the refund's network.
+	Address string `json:"address"`
+
+	// Token The `t` of the claim link.
+	Token string `json:"token"`
+}
+
+// RefundCreate defines model for RefundCreate.
+type RefundCreate struct {
+	// Address Where to send it (EVM, checksummed where mixed case); absent: the refund waits for the payor's address (`claim_url`). On mainnet only a dashboard session may give one.
+	Address *string `json:"address,omitempty"`
+
+	// AmountTokenUnits Exact base units to refund instead of `amount_usd`, as a decimal string.
+	AmountTokenUnits *string `json:"amount_token_units,omitempty"`
+
+	// AmountUsd USD to refund as a JSON number (at most 3 decimals); default all that is still refundable.
+	AmountUsd *float32 `json:"amount_usd,omitempty"`
+
+	// PaymentId Refund this payment only, in its own token and network: a confirmed one, or one set aside for a person (`wrong_token`, `late`, `final_invoice`).
+	PaymentId *string `json:"payment_id,omitempty"`
+
+	// Rate `paid` (default): tokens at the rate they were paid at; `current`: today's.
+	Rate *RefundCreateRate `json:"rate,omitempty"`
+
+	// Reason Why, for the record (at most 255 characters).
+	Reason *string `json:"reason,omitempty"`
+}
+
+// RefundCreateRate `paid` (default): tokens at the rate they were paid at; `current`: today's.
+type RefundCreateRate string
+
+// RefundEvent A `refund.*` event: `data.object` is the refund as it was right after the change (`claim_url` null).
+type RefundEvent struct {
+	// ApiVersion Examples: 2026-11-01
+	ApiVersion string `json:"api_version"`
+
+	// Created Unix seconds.
+	Created int `json:"created"`
+	Data    struct {
+		// Object Money paid back to a payor, on chain in the token and network it came in.
+		//
+		// Examples: {"address":"0x52908400098527886E0F7030069857D2E4169EE7","amount_token":"25","amount_token_units":"25000000000000000000","amount_usd":25000,"amount_usd_decimal":"25.000","claim_url":null,"confirmed_at":null,"created_at":"2026-11-23T09:00:00.000Z","failure_reason":null,"id":"019a4b80-1a2b-7c3d-8e4f-5a6b7c8d9e0f","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","network":"bsc-testnet","object":"refund","payment_id":null,"rate":"paid","reason":"Returned goods","sent_at":null,"status":"pending","token_id":1,"token_symbol":"USDT","tx_hash":null}
+		Object Refund `json:"object"`
+	} `json:"data"`
+
+	// Id The event id: the deduplication key on every channel.
+	Id     string            `json:"id"`
+	Object RefundEventObject `json:"object"`
+	Type   RefundEventType   `json:"type"`
+}
+
+// RefundEventObject defines model for RefundEvent.Object.
+type RefundEventObject string
+
+// RefundEventType defines model for RefundEvent.Type.
+type RefundEventType string
 
 // ResendRequest defines model for ResendRequest.
 type ResendRequest struct {
@@ -4396,6 +4807,21 @@ type DismissPaymentParams struct {
 	XEnvironment *XEnvironment `json:"x-environment,omitempty"`
 }
 
+// ListInvoiceRefundsParams defines parameters for ListInvoiceRefunds.
+type ListInvoiceRefundsParams struct {
+	// XEnvironment With a dashboard JWT only: the environment to act in (default `devnet`). API keys carry their own environment and ignore it.
+	XEnvironment *XEnvironment `json:"x-environment,omitempty"`
+}
+
+// CreateRefundParams defines parameters for CreateRefund.
+type CreateRefundParams struct {
+	// XEnvironment With a dashboard JWT only: the environment to act in (default `devnet`). API keys carry their own environment and ignore it.
+	XEnvironment *XEnvironment `json:"x-environment,omitempty"`
+
+	// IdempotencyKey A UUID, unique per request (any canonical UUID version). A retry with the same key and body replays the saved response (`Idempotent-Replayed: true`); the same key with another body is 409 `idempotency_key_reused`; while the first request runs, 409 `idempotency_key_in_use`. Keys are kept 24 hours; a 4xx or 503 frees the key.
+	IdempotencyKey IdempotencyKeyRequiredUUID `json:"Idempotency-Key"`
+}
+
 // GetInvoiceStatusParams defines parameters for GetInvoiceStatus.
 type GetInvoiceStatusParams struct {
 	// XEnvironment With a dashboard JWT only: the environment to act in (default `devnet`). API keys carry their own environment and ignore it.
@@ -4406,6 +4832,18 @@ type GetInvoiceStatusParams struct {
 type GetOpenAPIDocumentParams struct {
 	// IfNoneMatch The `ETag` of a copy you hold.
 	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
+
+// GetRefundParams defines parameters for GetRefund.
+type GetRefundParams struct {
+	// XEnvironment With a dashboard JWT only: the environment to act in (default `devnet`). API keys carry their own environment and ignore it.
+	XEnvironment *XEnvironment `json:"x-environment,omitempty"`
+}
+
+// CancelRefundParams defines parameters for CancelRefund.
+type CancelRefundParams struct {
+	// XEnvironment With a dashboard JWT only: the environment to act in (default `devnet`). API keys carry their own environment and ignore it.
+	XEnvironment *XEnvironment `json:"x-environment,omitempty"`
 }
 
 // GetInvoicesReportParams defines parameters for GetInvoicesReport.
@@ -4622,7 +5060,7 @@ type WebhookInvoiceCanceledJSONBody struct {
 	Data    struct {
 		// Object The canonical invoice object (snake_case, amounts in usd_millis with decimal twins, every nullable field present).
 		//
-		// Examples: {"amount":125500,"amount_decimal":"125.500","amount_paid":0,"amount_paid_decimal":"0.000","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":125500,"amount_remaining_decimal":"125.500","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":null,"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":null,"payer_wallet_address":null,"payer_wallet_network":null,"payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"unpaid"}, {"amount":125500,"amount_decimal":"125.500","amount_paid":125500,"amount_paid_decimal":"125.500","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":0,"amount_remaining_decimal":"0.000","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":"2026-11-22T12:03:10.000Z","latest_payment":{"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","attention_reason":null,"confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","resolution":null,"resolution_note":null,"resolved_at":null,"seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"},"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":"2026-11-22T12:03:10.000Z","payer_wallet_address":"0x52908400098527886E0F7030069857D2E4169EE7","payer_wallet_network":"bsc-testnet","payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"paid"}
+		// Examples: {"amount":125500,"amount_decimal":"125.500","amount_paid":0,"amount_paid_decimal":"0.000","amount_pending":0,"amount_pending_decimal":"0.000","amount_refunded":0,"amount_refunded_decimal":"0.000","amount_remaining":125500,"amount_remaining_decimal":"125.500","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":null,"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":null,"payer_wallet_address":null,"payer_wallet_network":null,"payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"unpaid"}, {"amount":125500,"amount_decimal":"125.500","amount_paid":125500,"amount_paid_decimal":"125.500","amount_pending":0,"amount_pending_decimal":"0.000","amount_refunded":0,"amount_refunded_decimal":"0.000","amount_remaining":0,"amount_remaining_decimal":"0.000","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":"2026-11-22T12:03:10.000Z","latest_payment":{"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","attention_reason":null,"confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","resolution":null,"resolution_note":null,"resolved_at":null,"seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"},"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":"2026-11-22T12:03:10.000Z","payer_wallet_address":"0x52908400098527886E0F7030069857D2E4169EE7","payer_wallet_network":"bsc-testnet","payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"paid"}
 		Object Invoice `json:"object"`
 	} `json:"data"`
 
@@ -4657,7 +5095,7 @@ type WebhookInvoiceCreatedJSONBody struct {
 	Data    struct {
 		// Object The canonical invoice object (snake_case, amounts in usd_millis with decimal twins, every nullable field present).
 		//
-		// Examples: {"amount":125500,"amount_decimal":"125.500","amount_paid":0,"amount_paid_decimal":"0.000","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":125500,"amount_remaining_decimal":"125.500","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":null,"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":null,"payer_wallet_address":null,"payer_wallet_network":null,"payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"unpaid"}, {"amount":125500,"amount_decimal":"125.500","amount_paid":125500,"amount_paid_decimal":"125.500","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":0,"amount_remaining_decimal":"0.000","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":"2026-11-22T12:03:10.000Z","latest_payment":{"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","attention_reason":null,"confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","resolution":null,"resolution_note":null,"resolved_at":null,"seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"},"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":"2026-11-22T12:03:10.000Z","payer_wallet_address":"0x52908400098527886E0F7030069857D2E4169EE7","payer_wallet_network":"bsc-testnet","payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"paid"}
+		// Examples: {"amount":125500,"amount_decimal":"125.500","amount_paid":0,"amount_paid_decimal":"0.000","amount_pending":0,"amount_pending_decimal":"0.000","amount_refunded":0,"amount_refunded_decimal":"0.000","amount_remaining":125500,"amount_remaining_decimal":"125.500","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":null,"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":null,"payer_wallet_address":null,"payer_wallet_network":null,"payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"unpaid"}, {"amount":125500,"amount_decimal":"125.500","amount_paid":125500,"amount_paid_decimal":"125.500","amount_pending":0,"amount_pending_decimal":"0.000","amount_refunded":0,"amount_refunded_decimal":"0.000","amount_remaining":0,"amount_remaining_decimal":"0.000","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":"2026-11-22T12:03:10.000Z","latest_payment":{"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","attention_reason":null,"confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","resolution":null,"resolution_note":null,"resolved_at":null,"seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"},"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":"2026-11-22T12:03:10.000Z","payer_wallet_address":"0x52908400098527886E0F7030069857D2E4169EE7","payer_wallet_network":"bsc-testnet","payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"paid"}
 		Object Invoice `json:"object"`
 	} `json:"data"`
 
@@ -4692,7 +5130,7 @@ type WebhookInvoiceExpiredJSONBody struct {
 	Data    struct {
 		// Object The canonical invoice object (snake_case, amounts in usd_millis with decimal twins, every nullable field present).
 		//
-		// Examples: {"amount":125500,"amount_decimal":"125.500","amount_paid":0,"amount_paid_decimal":"0.000","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":125500,"amount_remaining_decimal":"125.500","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":null,"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":null,"payer_wallet_address":null,"payer_wallet_network":null,"payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"unpaid"}, {"amount":125500,"amount_decimal":"125.500","amount_paid":125500,"amount_paid_decimal":"125.500","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":0,"amount_remaining_decimal":"0.000","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":"2026-11-22T12:03:10.000Z","latest_payment":{"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","attention_reason":null,"confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","resolution":null,"resolution_note":null,"resolved_at":null,"seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"},"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":"2026-11-22T12:03:10.000Z","payer_wallet_address":"0x52908400098527886E0F7030069857D2E4169EE7","payer_wallet_network":"bsc-testnet","payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"paid"}
+		// Examples: {"amount":125500,"amount_decimal":"125.500","amount_paid":0,"amount_paid_decimal":"0.000","amount_pending":0,"amount_pending_decimal":"0.000","amount_refunded":0,"amount_refunded_decimal":"0.000","amount_remaining":125500,"amount_remaining_decimal":"125.500","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":null,"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":null,"payer_wallet_address":null,"payer_wallet_network":null,"payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"unpaid"}, {"amount":125500,"amount_decimal":"125.500","amount_paid":125500,"amount_paid_decimal":"125.500","amount_pending":0,"amount_pending_decimal":"0.000","amount_refunded":0,"amount_refunded_decimal":"0.000","amount_remaining":0,"amount_remaining_decimal":"0.000","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":"2026-11-22T12:03:10.000Z","latest_payment":{"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","attention_reason":null,"confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","resolution":null,"resolution_note":null,"resolved_at":null,"seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"},"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":"2026-11-22T12:03:10.000Z","payer_wallet_address":"0x52908400098527886E0F7030069857D2E4169EE7","payer_wallet_network":"bsc-testnet","payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"paid"}
 		Object Invoice `json:"object"`
 	} `json:"data"`
 
@@ -4727,7 +5165,7 @@ type WebhookInvoicePaidJSONBody struct {
 	Data    struct {
 		// Object The canonical invoice object (snake_case, amounts in usd_millis with decimal twins, every nullable field present).
 		//
-		// Examples: {"amount":125500,"amount_decimal":"125.500","amount_paid":0,"amount_paid_decimal":"0.000","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":125500,"amount_remaining_decimal":"125.500","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":null,"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":null,"payer_wallet_address":null,"payer_wallet_network":null,"payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"unpaid"}, {"amount":125500,"amount_decimal":"125.500","amount_paid":125500,"amount_paid_decimal":"125.500","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":0,"amount_remaining_decimal":"0.000","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":"2026-11-22T12:03:10.000Z","latest_payment":{"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","attention_reason":null,"confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","resolution":null,"resolution_note":null,"resolved_at":null,"seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"},"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":"2026-11-22T12:03:10.000Z","payer_wallet_address":"0x52908400098527886E0F7030069857D2E4169EE7","payer_wallet_network":"bsc-testnet","payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"paid"}
+		// Examples: {"amount":125500,"amount_decimal":"125.500","amount_paid":0,"amount_paid_decimal":"0.000","amount_pending":0,"amount_pending_decimal":"0.000","amount_refunded":0,"amount_refunded_decimal":"0.000","amount_remaining":125500,"amount_remaining_decimal":"125.500","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":null,"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":null,"payer_wallet_address":null,"payer_wallet_network":null,"payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"unpaid"}, {"amount":125500,"amount_decimal":"125.500","amount_paid":125500,"amount_paid_decimal":"125.500","amount_pending":0,"amount_pending_decimal":"0.000","amount_refunded":0,"amount_refunded_decimal":"0.000","amount_remaining":0,"amount_remaining_decimal":"0.000","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":"2026-11-22T12:03:10.000Z","latest_payment":{"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","attention_reason":null,"confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","resolution":null,"resolution_note":null,"resolved_at":null,"seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"},"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":"2026-11-22T12:03:10.000Z","payer_wallet_address":"0x52908400098527886E0F7030069857D2E4169EE7","payer_wallet_network":"bsc-testnet","payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"paid"}
 		Object Invoice `json:"object"`
 	} `json:"data"`
 
@@ -4762,7 +5200,7 @@ type WebhookInvoicePaidAfterExpirationJSONBody struct {
 	Data    struct {
 		// Object The canonical invoice object (snake_case, amounts in usd_millis with decimal twins, every nullable field present).
 		//
-		// Examples: {"amount":125500,"amount_decimal":"125.500","amount_paid":0,"amount_paid_decimal":"0.000","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":125500,"amount_remaining_decimal":"125.500","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":null,"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":null,"payer_wallet_address":null,"payer_wallet_network":null,"payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"unpaid"}, {"amount":125500,"amount_decimal":"125.500","amount_paid":125500,"amount_paid_decimal":"125.500","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":0,"amount_remaining_decimal":"0.000","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":"2026-11-22T12:03:10.000Z","latest_payment":{"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","attention_reason":null,"confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","resolution":null,"resolution_note":null,"resolved_at":null,"seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"},"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":"2026-11-22T12:03:10.000Z","payer_wallet_address":"0x52908400098527886E0F7030069857D2E4169EE7","payer_wallet_network":"bsc-testnet","payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"paid"}
+		// Examples: {"amount":125500,"amount_decimal":"125.500","amount_paid":0,"amount_paid_decimal":"0.000","amount_pending":0,"amount_pending_decimal":"0.000","amount_refunded":0,"amount_refunded_decimal":"0.000","amount_remaining":125500,"amount_remaining_decimal":"125.500","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":null,"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":null,"payer_wallet_address":null,"payer_wallet_network":null,"payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"unpaid"}, {"amount":125500,"amount_decimal":"125.500","amount_paid":125500,"amount_paid_decimal":"125.500","amount_pending":0,"amount_pending_decimal":"0.000","amount_refunded":0,"amount_refunded_decimal":"0.000","amount_remaining":0,"amount_remaining_decimal":"0.000","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":"2026-11-22T12:03:10.000Z","latest_payment":{"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","attention_reason":null,"confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","resolution":null,"resolution_note":null,"resolved_at":null,"seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"},"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":"2026-11-22T12:03:10.000Z","payer_wallet_address":"0x52908400098527886E0F7030069857D2E4169EE7","payer_wallet_network":"bsc-testnet","payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"paid"}
 		Object Invoice `json:"object"`
 	} `json:"data"`
 
@@ -4797,7 +5235,7 @@ type WebhookInvoiceUpdatedJSONBody struct {
 	Data    struct {
 		// Object The canonical invoice object (snake_case, amounts in usd_millis with decimal twins, every nullable field present).
 		//
-		// Examples: {"amount":125500,"amount_decimal":"125.500","amount_paid":0,"amount_paid_decimal":"0.000","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":125500,"amount_remaining_decimal":"125.500","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":null,"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":null,"payer_wallet_address":null,"payer_wallet_network":null,"payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"unpaid"}, {"amount":125500,"amount_decimal":"125.500","amount_paid":125500,"amount_paid_decimal":"125.500","amount_pending":0,"amount_pending_decimal":"0.000","amount_remaining":0,"amount_remaining_decimal":"0.000","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":"2026-11-22T12:03:10.000Z","latest_payment":{"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","attention_reason":null,"confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","resolution":null,"resolution_note":null,"resolved_at":null,"seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"},"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":"2026-11-22T12:03:10.000Z","payer_wallet_address":"0x52908400098527886E0F7030069857D2E4169EE7","payer_wallet_network":"bsc-testnet","payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"paid"}
+		// Examples: {"amount":125500,"amount_decimal":"125.500","amount_paid":0,"amount_paid_decimal":"0.000","amount_pending":0,"amount_pending_decimal":"0.000","amount_refunded":0,"amount_refunded_decimal":"0.000","amount_remaining":125500,"amount_remaining_decimal":"125.500","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":null,"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":null,"payer_wallet_address":null,"payer_wallet_network":null,"payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"unpaid"}, {"amount":125500,"amount_decimal":"125.500","amount_paid":125500,"amount_paid_decimal":"125.500","amount_pending":0,"amount_pending_decimal":"0.000","amount_refunded":0,"amount_refunded_decimal":"0.000","amount_remaining":0,"amount_remaining_decimal":"0.000","amount_unit":"usd_millis","canceled_at":null,"commerce_order_id":null,"created_at":"2026-11-22T12:00:00.000Z","currency":"usd","customer_email":"buyer@example.com","customer_id":"cus_881","description":"Order #1042","environment":"devnet","expires_at":"2026-11-22T13:00:00.000Z","form_responses":null,"id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","invoice_footer":"Acme Ltd","invoice_title":"Acme Ltd","invoice_type":"standard","last_payment_at":"2026-11-22T12:03:10.000Z","latest_payment":{"amount_token_units":"125500000000000000000","amount_usd":125500,"amount_usd_decimal":"125.500","attention_reason":null,"confirmations":12,"confirmed_at":"2026-11-22T12:03:10.000Z","from_address":"0x52908400098527886E0F7030069857D2E4169EE7","id":"019a4b7f-0c11-7d2e-8f3a-5b6c7d8e9f01","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","log_index":0,"network":"bsc-testnet","object":"invoice_payment","resolution":null,"resolution_note":null,"resolved_at":null,"seen_at":"2026-11-22T12:02:40.000Z","settlement_status":"pending","settlement_tx_hash":null,"status":"confirmed","token_id":1,"tx_hash":"0x4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f"},"merchant_id":1,"metadata":{"order":"1042"},"object":"invoice","paid_at":"2026-11-22T12:03:10.000Z","payer_wallet_address":"0x52908400098527886E0F7030069857D2E4169EE7","payer_wallet_network":"bsc-testnet","payment_return_url":null,"payment_return_url_enabled":true,"questions":null,"receiver_override_address":null,"receiver_override_enabled":false,"status":"paid"}
 		Object Invoice `json:"object"`
 	} `json:"data"`
 
@@ -4892,6 +5330,76 @@ type WebhookInvoicePaymentUpdatedParams struct {
 // WebhookInvoicePaymentUpdatedJSONBodyObject defines parameters for WebhookInvoicePaymentUpdated.
 type WebhookInvoicePaymentUpdatedJSONBodyObject string
 
+// WebhookRefundCreatedJSONBody defines parameters for WebhookRefundCreated.
+type WebhookRefundCreatedJSONBody struct {
+	// ApiVersion Examples: 2026-11-01
+	ApiVersion string `json:"api_version"`
+
+	// Created Unix seconds.
+	Created int `json:"created"`
+	Data    struct {
+		// Object Money paid back to a payor, on chain in the token and network it came in.
+		//
+		// Examples: {"address":"0x52908400098527886E0F7030069857D2E4169EE7","amount_token":"25","amount_token_units":"25000000000000000000","amount_usd":25000,"amount_usd_decimal":"25.000","claim_url":null,"confirmed_at":null,"created_at":"2026-11-23T09:00:00.000Z","failure_reason":null,"id":"019a4b80-1a2b-7c3d-8e4f-5a6b7c8d9e0f","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","network":"bsc-testnet","object":"refund","payment_id":null,"rate":"paid","reason":"Returned goods","sent_at":null,"status":"pending","token_id":1,"token_symbol":"USDT","tx_hash":null}
+		Object Refund `json:"object"`
+	} `json:"data"`
+
+	// Id The event id: the deduplication key on every channel.
+	Id     string                             `json:"id"`
+	Object WebhookRefundCreatedJSONBodyObject `json:"object"`
+	Type   interface{}                        `json:"type"`
+}
+
+// WebhookRefundCreatedParams defines parameters for WebhookRefundCreated.
+type WebhookRefundCreatedParams struct {
+	// WebhookId The event id: the same on every retry; deduplicate on it.
+	WebhookId string `json:"webhook-id"`
+
+	// WebhookTimestamp Unix seconds of this attempt; refuse timestamps far from now.
+	WebhookTimestamp string `json:"webhook-timestamp"`
+
+	// WebhookSignature Space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, one per signing secret (two during a rotation); the key is the base64 after `whsec_`.
+	WebhookSignature string `json:"webhook-signature"`
+}
+
+// WebhookRefundCreatedJSONBodyObject defines parameters for WebhookRefundCreated.
+type WebhookRefundCreatedJSONBodyObject string
+
+// WebhookRefundUpdatedJSONBody defines parameters for WebhookRefundUpdated.
+type WebhookRefundUpdatedJSONBody struct {
+	// ApiVersion Examples: 2026-11-01
+	ApiVersion string `json:"api_version"`
+
+	// Created Unix seconds.
+	Created int `json:"created"`
+	Data    struct {
+		// Object Money paid back to a payor, on chain in the token and network it came in.
+		//
+		// Examples: {"address":"0x52908400098527886E0F7030069857D2E4169EE7","amount_token":"25","amount_token_units":"25000000000000000000","amount_usd":25000,"amount_usd_decimal":"25.000","claim_url":null,"confirmed_at":null,"created_at":"2026-11-23T09:00:00.000Z","failure_reason":null,"id":"019a4b80-1a2b-7c3d-8e4f-5a6b7c8d9e0f","invoice_id":"019a4b7c-5e0f-7a3c-9d2e-4f6a8b0c1d2e","network":"bsc-testnet","object":"refund","payment_id":null,"rate":"paid","reason":"Returned goods","sent_at":null,"status":"pending","token_id":1,"token_symbol":"USDT","tx_hash":null}
+		Object Refund `json:"object"`
+	} `json:"data"`
+
+	// Id The event id: the deduplication key on every channel.
+	Id     string                             `json:"id"`
+	Object WebhookRefundUpdatedJSONBodyObject `json:"object"`
+	Type   interface{}                        `json:"type"`
+}
+
+// WebhookRefundUpdatedParams defines parameters for WebhookRefundUpdated.
+type WebhookRefundUpdatedParams struct {
+	// WebhookId The event id: the same on every retry; deduplicate on it.
+	WebhookId string `json:"webhook-id"`
+
+	// WebhookTimestamp Unix seconds of this attempt; refuse timestamps far from now.
+	WebhookTimestamp string `json:"webhook-timestamp"`
+
+	// WebhookSignature Space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, one per signing secret (two during a rotation); the key is the base64 after `whsec_`.
+	WebhookSignature string `json:"webhook-signature"`
+}
+
+// WebhookRefundUpdatedJSONBodyObject defines parameters for WebhookRefundUpdated.
+type WebhookRefundUpdatedJSONBodyObject string
+
 // WebhookWebhookEndpointDisabledJSONBody defines parameters for WebhookWebhookEndpointDisabled.
 type WebhookWebhookEndpointDisabledJSONBody struct {
 	// ApiVersion Examples: 2026-11-01
@@ -4969,6 +5477,9 @@ type AcceptPaymentJSONRequestBody AcceptPaymentJSONBody
 // DismissPaymentJSONRequestBody defines body for DismissPayment for application/json ContentType.
 type DismissPaymentJSONRequestBody DismissPaymentJSONBody
 
+// CreateRefundJSONRequestBody defines body for CreateRefund for application/json ContentType.
+type CreateRefundJSONRequestBody = RefundCreate
+
 // UpdateMerchantJSONRequestBody defines body for UpdateMerchant for application/json ContentType.
 type UpdateMerchantJSONRequestBody = MerchantUpdate
 
@@ -4980,6 +5491,9 @@ type CreatePaymentAddressJSONRequestBody = PaymentAddressRequest
 
 // SubmitPayorFormJSONRequestBody defines body for SubmitPayorForm for application/json ContentType.
 type SubmitPayorFormJSONRequestBody = SubmitFormRequest
+
+// ClaimRefundJSONRequestBody defines body for ClaimRefund for application/json ContentType.
+type ClaimRefundJSONRequestBody = RefundClaim
 
 // CreateWebhookEndpointJSONRequestBody defines body for CreateWebhookEndpoint for application/json ContentType.
 type CreateWebhookEndpointJSONRequestBody = WebhookEndpointCreate
@@ -5019,6 +5533,12 @@ type WebhookInvoicePaymentCreatedJSONRequestBody WebhookInvoicePaymentCreatedJSO
 
 // WebhookInvoicePaymentUpdatedJSONRequestBody defines body for WebhookInvoicePaymentUpdated for application/json ContentType.
 type WebhookInvoicePaymentUpdatedJSONRequestBody WebhookInvoicePaymentUpdatedJSONBody
+
+// WebhookRefundCreatedJSONRequestBody defines body for WebhookRefundCreated for application/json ContentType.
+type WebhookRefundCreatedJSONRequestBody WebhookRefundCreatedJSONBody
+
+// WebhookRefundUpdatedJSONRequestBody defines body for WebhookRefundUpdated for application/json ContentType.
+type WebhookRefundUpdatedJSONRequestBody WebhookRefundUpdatedJSONBody
 
 // WebhookWebhookEndpointDisabledJSONRequestBody defines body for WebhookWebhookEndpointDisabled for application/json ContentType.
 type WebhookWebhookEndpointDisabledJSONRequestBody WebhookWebhookEndpointDisabledJSONBody
@@ -5065,6 +5585,32 @@ func (t *Event) FromInvoicePaymentEvent(v InvoicePaymentEvent) error {
 
 // MergeInvoicePaymentEvent performs a merge with any union data inside the Event, using the provided InvoicePaymentEvent
 func (t *Event) MergeInvoicePaymentEvent(v InvoicePaymentEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsRefundEvent returns the union data inside the Event as a RefundEvent
+func (t Event) AsRefundEvent() (RefundEvent, error) {
+	var body RefundEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromRefundEvent overwrites any union data inside the Event as the provided RefundEvent
+func (t *Event) FromRefundEvent(v RefundEvent) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeRefundEvent performs a merge with any union data inside the Event, using the provided RefundEvent
+func (t *Event) MergeRefundEvent(v RefundEvent) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -5644,6 +6190,37 @@ type ClientInterface interface {
 	// Corresponds with POST /api/v1/invoices/{invoiceId}/payments/{paymentId}/dismiss (the `DismissPayment` operationId).
 	DismissPayment(ctx context.Context, invoiceId InvoiceIdPath, paymentId string, params *DismissPaymentParams, body DismissPaymentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListInvoiceRefunds An invoice's refunds
+	//
+	// A bare array of the invoice's refunds, newest first.
+	//
+	// Errors of its own: 400 `invalid_invoice_id`; 404 `resource_missing`.
+	//
+	// Corresponds with GET /api/v1/invoices/{invoiceId}/refunds (the `ListInvoiceRefunds` operationId).
+	ListInvoiceRefunds(ctx context.Context, invoiceId InvoiceIdPath, params *ListInvoiceRefundsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateRefundWithBody Refund an invoice
+	//
+	// Refunds money paid to the invoice, on chain in the token and network it came in: by default all that is still refundable of its confirmed payments (in the token of the oldest), or one payment (`payment_id`: a confirmed one, or one set aside for a person such as a `wrong_token` payment, in its own token). `amount_usd` is turned into tokens at the rate the payments were paid at (`rate: "paid"`, the default) or today's (`current`), rounded down; `amount_token_units` gives exact base units instead (counted at the rate paid). A refund counts against what is refundable from its creation until it is `failed` or `canceled`; two refunds created at once never exceed it. With `address` the refund is `pending` and is paid to it; without, it is `awaiting_address` with a `claim_url` for the payor (valid 30 days). On mainnet an API key may only create refunds without `address` (a dashboard session may give one). `Idempotency-Key` is required: a retry with the same key and body replays the saved 201. Emits `refund.created`.
+	//
+	// Errors of its own: 400 `invalid_invoice_id`, `invalid_type`, `amount_invalid`, `amount_out_of_range`, `invalid_amount`, `parameter_conflict`, `refund_exceeds_paid`, `payment_unpriced`, `invalid_rate`, `invalid_reason`, `invalid_address`, `invalid_address_checksum`, `idempotency_key_required`, `idempotency_key_too_long`; 403 `environment_mismatch`, `refund_address_needs_dashboard`; 404 `resource_missing`; 409 `nothing_to_refund`, `token_not_accepted`, `rate_unavailable`, `refund_conflict`, `idempotency_key_reused`, `idempotency_key_in_use`, `idempotency_response_unreadable`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v1/invoices/{invoiceId}/refunds (the `CreateRefund` operationId).
+	CreateRefundWithBody(ctx context.Context, invoiceId InvoiceIdPath, params *CreateRefundParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateRefund Refund an invoice
+	//
+	// Refunds money paid to the invoice, on chain in the token and network it came in: by default all that is still refundable of its confirmed payments (in the token of the oldest), or one payment (`payment_id`: a confirmed one, or one set aside for a person such as a `wrong_token` payment, in its own token). `amount_usd` is turned into tokens at the rate the payments were paid at (`rate: "paid"`, the default) or today's (`current`), rounded down; `amount_token_units` gives exact base units instead (counted at the rate paid). A refund counts against what is refundable from its creation until it is `failed` or `canceled`; two refunds created at once never exceed it. With `address` the refund is `pending` and is paid to it; without, it is `awaiting_address` with a `claim_url` for the payor (valid 30 days). On mainnet an API key may only create refunds without `address` (a dashboard session may give one). `Idempotency-Key` is required: a retry with the same key and body replays the saved 201. Emits `refund.created`.
+	//
+	// Errors of its own: 400 `invalid_invoice_id`, `invalid_type`, `amount_invalid`, `amount_out_of_range`, `invalid_amount`, `parameter_conflict`, `refund_exceeds_paid`, `payment_unpriced`, `invalid_rate`, `invalid_reason`, `invalid_address`, `invalid_address_checksum`, `idempotency_key_required`, `idempotency_key_too_long`; 403 `environment_mismatch`, `refund_address_needs_dashboard`; 404 `resource_missing`; 409 `nothing_to_refund`, `token_not_accepted`, `rate_unavailable`, `refund_conflict`, `idempotency_key_reused`, `idempotency_key_in_use`, `idempotency_response_unreadable`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/v1/invoices/{invoiceId}/refunds (the `CreateRefund` operationId).
+	CreateRefund(ctx context.Context, invoiceId InvoiceIdPath, params *CreateRefundParams, body CreateRefundJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetInvoiceStatus An invoice's payment status
 	//
 	// Errors of its own: 400 `invalid_invoice_id`; 404 `resource_missing`.
@@ -5789,6 +6366,44 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/v1/payments/submit-form (the `SubmitPayorForm` operationId).
 	SubmitPayorForm(ctx context.Context, body SubmitPayorFormJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetRefund A refund
+	//
+	// Errors of its own: 404 `resource_missing`.
+	//
+	// Corresponds with GET /api/v1/refunds/{refundId} (the `GetRefund` operationId).
+	GetRefund(ctx context.Context, refundId string, params *GetRefundParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CancelRefund Cancel a refund
+	//
+	// Cancels a refund not yet `sent` (`awaiting_address` or `pending`, its transfer not yet signed); what it held is refundable again. Emits `refund.updated`.
+	//
+	// Errors of its own: 404 `resource_missing`; 409 `refund_not_cancelable`.
+	//
+	// Corresponds with POST /api/v1/refunds/{refundId}/cancel (the `CancelRefund` operationId).
+	CancelRefund(ctx context.Context, refundId string, params *CancelRefundParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClaimRefundWithBody Give a refund the payor's address
+	//
+	// The payor's side of a claim link (`claim_url`: `{public_url}/refund/{refundId}?t=TOKEN`): no API key, the token is the credential. It gives a refund `awaiting_address` the payor's address on the refund's network (checksummed where mixed case), which makes it `pending`. A wrong or lapsed token (30 days) is 404; a second claim 409 `refund_claimed`. Emits `refund.updated`. The answer has no merchant-only fields.
+	//
+	// Errors of its own: 400 `missing_param`, `invalid_type`, `invalid_address`, `invalid_address_checksum`; 404 `resource_missing`; 409 `refund_claimed`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v1/refunds/{refundId}/claim (the `ClaimRefund` operationId).
+	ClaimRefundWithBody(ctx context.Context, refundId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClaimRefund Give a refund the payor's address
+	//
+	// The payor's side of a claim link (`claim_url`: `{public_url}/refund/{refundId}?t=TOKEN`): no API key, the token is the credential. It gives a refund `awaiting_address` the payor's address on the refund's network (checksummed where mixed case), which makes it `pending`. A wrong or lapsed token (30 days) is 404; a second claim 409 `refund_claimed`. Emits `refund.updated`. The answer has no merchant-only fields.
+	//
+	// Errors of its own: 400 `missing_param`, `invalid_type`, `invalid_address`, `invalid_address_checksum`; 404 `resource_missing`; 409 `refund_claimed`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/v1/refunds/{refundId}/claim (the `ClaimRefund` operationId).
+	ClaimRefund(ctx context.Context, refundId string, body ClaimRefundJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetInvoicesReport Export invoices as CSV
 	//
@@ -6820,6 +7435,67 @@ func (c *Client) DismissPayment(ctx context.Context, invoiceId InvoiceIdPath, pa
 	return c.Client.Do(req)
 }
 
+// ListInvoiceRefunds An invoice's refunds
+//
+// A bare array of the invoice's refunds, newest first.
+//
+// Errors of its own: 400 `invalid_invoice_id`; 404 `resource_missing`.
+//
+// Corresponds with GET /api/v1/invoices/{invoiceId}/refunds (the `ListInvoiceRefunds` operationId).
+func (c *Client) ListInvoiceRefunds(ctx context.Context, invoiceId InvoiceIdPath, params *ListInvoiceRefundsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListInvoiceRefundsRequest(c.Server, invoiceId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateRefundWithBody Refund an invoice
+//
+// Refunds money paid to the invoice, on chain in the token and network it came in: by default all that is still refundable of its confirmed payments (in the token of the oldest), or one payment (`payment_id`: a confirmed one, or one set aside for a person such as a `wrong_token` payment, in its own token). `amount_usd` is turned into tokens at the rate the payments were paid at (`rate: "paid"`, the default) or today's (`current`), rounded down; `amount_token_units` gives exact base units instead (counted at the rate paid). A refund counts against what is refundable from its creation until it is `failed` or `canceled`; two refunds created at once never exceed it. With `address` the refund is `pending` and is paid to it; without, it is `awaiting_address` with a `claim_url` for the payor (valid 30 days). On mainnet an API key may only create refunds without `address` (a dashboard session may give one). `Idempotency-Key` is required: a retry with the same key and body replays the saved 201. Emits `refund.created`.
+//
+// Errors of its own: 400 `invalid_invoice_id`, `invalid_type`, `amount_invalid`, `amount_out_of_range`, `invalid_amount`, `parameter_conflict`, `refund_exceeds_paid`, `payment_unpriced`, `invalid_rate`, `invalid_reason`, `invalid_address`, `invalid_address_checksum`, `idempotency_key_required`, `idempotency_key_too_long`; 403 `environment_mismatch`, `refund_address_needs_dashboard`; 404 `resource_missing`; 409 `nothing_to_refund`, `token_not_accepted`, `rate_unavailable`, `refund_conflict`, `idempotency_key_reused`, `idempotency_key_in_use`, `idempotency_response_unreadable`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v1/invoices/{invoiceId}/refunds (the `CreateRefund` operationId).
+func (c *Client) CreateRefundWithBody(ctx context.Context, invoiceId InvoiceIdPath, params *CreateRefundParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateRefundRequestWithBody(c.Server, invoiceId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateRefund Refund an invoice
+//
+// Refunds money paid to the invoice, on chain in the token and network it came in: by default all that is still refundable of its confirmed payments (in the token of the oldest), or one payment (`payment_id`: a confirmed one, or one set aside for a person such as a `wrong_token` payment, in its own token). `amount_usd` is turned into tokens at the rate the payments were paid at (`rate: "paid"`, the default) or today's (`current`), rounded down; `amount_token_units` gives exact base units instead (counted at the rate paid). A refund counts against what is refundable from its creation until it is `failed` or `canceled`; two refunds created at once never exceed it. With `address` the refund is `pending` and is paid to it; without, it is `awaiting_address` with a `claim_url` for the payor (valid 30 days). On mainnet an API key may only create refunds without `address` (a dashboard session may give one). `Idempotency-Key` is required: a retry with the same key and body replays the saved 201. Emits `refund.created`.
+//
+// Errors of its own: 400 `invalid_invoice_id`, `invalid_type`, `amount_invalid`, `amount_out_of_range`, `invalid_amount`, `parameter_conflict`, `refund_exceeds_paid`, `payment_unpriced`, `invalid_rate`, `invalid_reason`, `invalid_address`, `invalid_address_checksum`, `idempotency_key_required`, `idempotency_key_too_long`; 403 `environment_mismatch`, `refund_address_needs_dashboard`; 404 `resource_missing`; 409 `nothing_to_refund`, `token_not_accepted`, `rate_unavailable`, `refund_conflict`, `idempotency_key_reused`, `idempotency_key_in_use`, `idempotency_response_unreadable`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/v1/invoices/{invoiceId}/refunds (the `CreateRefund` operationId).
+func (c *Client) CreateRefund(ctx context.Context, invoiceId InvoiceIdPath, params *CreateRefundParams, body CreateRefundJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateRefundRequest(c.Server, invoiceId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetInvoiceStatus An invoice's payment status
 //
 // Errors of its own: 400 `invalid_invoice_id`; 404 `resource_missing`.
@@ -7116,6 +7792,84 @@ func (c *Client) SubmitPayorFormWithBody(ctx context.Context, contentType string
 // Corresponds with POST /api/v1/payments/submit-form (the `SubmitPayorForm` operationId).
 func (c *Client) SubmitPayorForm(ctx context.Context, body SubmitPayorFormJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewSubmitPayorFormRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetRefund A refund
+//
+// Errors of its own: 404 `resource_missing`.
+//
+// Corresponds with GET /api/v1/refunds/{refundId} (the `GetRefund` operationId).
+func (c *Client) GetRefund(ctx context.Context, refundId string, params *GetRefundParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetRefundRequest(c.Server, refundId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CancelRefund Cancel a refund
+//
+// Cancels a refund not yet `sent` (`awaiting_address` or `pending`, its transfer not yet signed); what it held is refundable again. Emits `refund.updated`.
+//
+// Errors of its own: 404 `resource_missing`; 409 `refund_not_cancelable`.
+//
+// Corresponds with POST /api/v1/refunds/{refundId}/cancel (the `CancelRefund` operationId).
+func (c *Client) CancelRefund(ctx context.Context, refundId string, params *CancelRefundParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCancelRefundRequest(c.Server, refundId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClaimRefundWithBody Give a refund the payor's address
+//
+// The payor's side of a claim link (`claim_url`: `{public_url}/refund/{refundId}?t=TOKEN`): no API key, the token is the credential. It gives a refund `awaiting_address` the payor's address on the refund's network (checksummed where mixed case), which makes it `pending`. A wrong or lapsed token (30 days) is 404; a second claim 409 `refund_claimed`. Emits `refund.updated`. The answer has no merchant-only fields.
+//
+// Errors of its own: 400 `missing_param`, `invalid_type`, `invalid_address`, `invalid_address_checksum`; 404 `resource_missing`; 409 `refund_claimed`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v1/refunds/{refundId}/claim (the `ClaimRefund` operationId).
+func (c *Client) ClaimRefundWithBody(ctx context.Context, refundId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClaimRefundRequestWithBody(c.Server, refundId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClaimRefund Give a refund the payor's address
+//
+// The payor's side of a claim link (`claim_url`: `{public_url}/refund/{refundId}?t=TOKEN`): no API key, the token is the credential. It gives a refund `awaiting_address` the payor's address on the refund's network (checksummed where mixed case), which makes it `pending`. A wrong or lapsed token (30 days) is 404; a second claim 409 `refund_claimed`. Emits `refund.updated`. The answer has no merchant-only fields.
+//
+// Errors of its own: 400 `missing_param`, `invalid_type`, `invalid_address`, `invalid_address_checksum`; 404 `resource_missing`; 409 `refund_claimed`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/v1/refunds/{refundId}/claim (the `ClaimRefund` operationId).
+func (c *Client) ClaimRefund(ctx context.Context, refundId string, body ClaimRefundJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClaimRefundRequest(c.Server, refundId, body)
 	if err != nil {
 		return nil, err
 	}
@@ -9531,6 +10285,126 @@ func NewDismissPaymentRequestWithBody(server string, invoiceId InvoiceIdPath, pa
 	return req, nil
 }
 
+// NewListInvoiceRefundsRequest constructs an http.Request for the ListInvoiceRefunds method
+func NewListInvoiceRefundsRequest(server string, invoiceId InvoiceIdPath, params *ListInvoiceRefundsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "invoiceId", invoiceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/invoices/%s/refunds", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XEnvironment != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "x-environment", *params.XEnvironment, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("x-environment", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewCreateRefundRequest calls the generic CreateRefund builder with application/json body
+func NewCreateRefundRequest(server string, invoiceId InvoiceIdPath, params *CreateRefundParams, body CreateRefundJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateRefundRequestWithBody(server, invoiceId, params, "application/json", bodyReader)
+}
+
+// NewCreateRefundRequestWithBody constructs an http.Request for the CreateRefund method, with any body, and a specified content type
+func NewCreateRefundRequestWithBody(server string, invoiceId InvoiceIdPath, params *CreateRefundParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "invoiceId", invoiceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/invoices/%s/refunds", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XEnvironment != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "x-environment", *params.XEnvironment, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("x-environment", headerParam0)
+		}
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Idempotency-Key", headerParam1)
+
+	}
+
+	return req, nil
+}
+
 // NewGetInvoiceStatusRequest constructs an http.Request for the GetInvoiceStatus method
 func NewGetInvoiceStatusRequest(server string, invoiceId InvoiceIdPath, params *GetInvoiceStatusParams) (*http.Request, error) {
 	var err error
@@ -9925,6 +10799,151 @@ func NewSubmitPayorFormRequestWithBody(server string, contentType string, body i
 	}
 
 	operationPath := fmt.Sprintf("/api/v1/payments/submit-form")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetRefundRequest constructs an http.Request for the GetRefund method
+func NewGetRefundRequest(server string, refundId string, params *GetRefundParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "refundId", refundId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/refunds/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XEnvironment != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "x-environment", *params.XEnvironment, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("x-environment", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewCancelRefundRequest constructs an http.Request for the CancelRefund method
+func NewCancelRefundRequest(server string, refundId string, params *CancelRefundParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "refundId", refundId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/refunds/%s/cancel", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XEnvironment != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "x-environment", *params.XEnvironment, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("x-environment", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewClaimRefundRequest calls the generic ClaimRefund builder with application/json body
+func NewClaimRefundRequest(server string, refundId string, body ClaimRefundJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewClaimRefundRequestWithBody(server, refundId, "application/json", bodyReader)
+}
+
+// NewClaimRefundRequestWithBody constructs an http.Request for the ClaimRefund method, with any body, and a specified content type
+func NewClaimRefundRequestWithBody(server string, refundId string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "refundId", refundId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/refunds/%s/claim", pathParam0)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -11437,6 +12456,39 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/v1/invoices/{invoiceId}/payments/{paymentId}/dismiss (the `DismissPayment` operationId).
 	DismissPaymentWithResponse(ctx context.Context, invoiceId InvoiceIdPath, paymentId string, params *DismissPaymentParams, body DismissPaymentJSONRequestBody, reqEditors ...RequestEditorFn) (*DismissPaymentAnswer, error)
 
+	// ListInvoiceRefundsWithResponse An invoice's refunds
+	//
+	// A bare array of the invoice's refunds, newest first.
+	//
+	// Errors of its own: 400 `invalid_invoice_id`; 404 `resource_missing`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/invoices/{invoiceId}/refunds (the `ListInvoiceRefunds` operationId).
+	ListInvoiceRefundsWithResponse(ctx context.Context, invoiceId InvoiceIdPath, params *ListInvoiceRefundsParams, reqEditors ...RequestEditorFn) (*ListInvoiceRefundsAnswer, error)
+
+	// CreateRefundWithBodyWithResponse Refund an invoice
+	//
+	// Refunds money paid to the invoice, on chain in the token and network it came in: by default all that is still refundable of its confirmed payments (in the token of the oldest), or one payment (`payment_id`: a confirmed one, or one set aside for a person such as a `wrong_token` payment, in its own token). `amount_usd` is turned into tokens at the rate the payments were paid at (`rate: "paid"`, the default) or today's (`current`), rounded down; `amount_token_units` gives exact base units instead (counted at the rate paid). A refund counts against what is refundable from its creation until it is `failed` or `canceled`; two refunds created at once never exceed it. With `address` the refund is `pending` and is paid to it; without, it is `awaiting_address` with a `claim_url` for the payor (valid 30 days). On mainnet an API key may only create refunds without `address` (a dashboard session may give one). `Idempotency-Key` is required: a retry with the same key and body replays the saved 201. Emits `refund.created`.
+	//
+	// Errors of its own: 400 `invalid_invoice_id`, `invalid_type`, `amount_invalid`, `amount_out_of_range`, `invalid_amount`, `parameter_conflict`, `refund_exceeds_paid`, `payment_unpriced`, `invalid_rate`, `invalid_reason`, `invalid_address`, `invalid_address_checksum`, `idempotency_key_required`, `idempotency_key_too_long`; 403 `environment_mismatch`, `refund_address_needs_dashboard`; 404 `resource_missing`; 409 `nothing_to_refund`, `token_not_accepted`, `rate_unavailable`, `refund_conflict`, `idempotency_key_reused`, `idempotency_key_in_use`, `idempotency_response_unreadable`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/invoices/{invoiceId}/refunds (the `CreateRefund` operationId).
+	CreateRefundWithBodyWithResponse(ctx context.Context, invoiceId InvoiceIdPath, params *CreateRefundParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateRefundAnswer, error)
+
+	// CreateRefundWithResponse Refund an invoice
+	//
+	// Refunds money paid to the invoice, on chain in the token and network it came in: by default all that is still refundable of its confirmed payments (in the token of the oldest), or one payment (`payment_id`: a confirmed one, or one set aside for a person such as a `wrong_token` payment, in its own token). `amount_usd` is turned into tokens at the rate the payments were paid at (`rate: "paid"`, the default) or today's (`current`), rounded down; `amount_token_units` gives exact base units instead (counted at the rate paid). A refund counts against what is refundable from its creation until it is `failed` or `canceled`; two refunds created at once never exceed it. With `address` the refund is `pending` and is paid to it; without, it is `awaiting_address` with a `claim_url` for the payor (valid 30 days). On mainnet an API key may only create refunds without `address` (a dashboard session may give one). `Idempotency-Key` is required: a retry with the same key and body replays the saved 201. Emits `refund.created`.
+	//
+	// Errors of its own: 400 `invalid_invoice_id`, `invalid_type`, `amount_invalid`, `amount_out_of_range`, `invalid_amount`, `parameter_conflict`, `refund_exceeds_paid`, `payment_unpriced`, `invalid_rate`, `invalid_reason`, `invalid_address`, `invalid_address_checksum`, `idempotency_key_required`, `idempotency_key_too_long`; 403 `environment_mismatch`, `refund_address_needs_dashboard`; 404 `resource_missing`; 409 `nothing_to_refund`, `token_not_accepted`, `rate_unavailable`, `refund_conflict`, `idempotency_key_reused`, `idempotency_key_in_use`, `idempotency_response_unreadable`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/invoices/{invoiceId}/refunds (the `CreateRefund` operationId).
+	CreateRefundWithResponse(ctx context.Context, invoiceId InvoiceIdPath, params *CreateRefundParams, body CreateRefundJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateRefundAnswer, error)
+
 	// GetInvoiceStatusWithResponse An invoice's payment status
 	//
 	// Errors of its own: 400 `invalid_invoice_id`; 404 `resource_missing`.
@@ -11598,6 +12650,48 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/v1/payments/submit-form (the `SubmitPayorForm` operationId).
 	SubmitPayorFormWithResponse(ctx context.Context, body SubmitPayorFormJSONRequestBody, reqEditors ...RequestEditorFn) (*SubmitPayorFormAnswer, error)
+
+	// GetRefundWithResponse A refund
+	//
+	// Errors of its own: 404 `resource_missing`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/refunds/{refundId} (the `GetRefund` operationId).
+	GetRefundWithResponse(ctx context.Context, refundId string, params *GetRefundParams, reqEditors ...RequestEditorFn) (*GetRefundAnswer, error)
+
+	// CancelRefundWithResponse Cancel a refund
+	//
+	// Cancels a refund not yet `sent` (`awaiting_address` or `pending`, its transfer not yet signed); what it held is refundable again. Emits `refund.updated`.
+	//
+	// Errors of its own: 404 `resource_missing`; 409 `refund_not_cancelable`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/refunds/{refundId}/cancel (the `CancelRefund` operationId).
+	CancelRefundWithResponse(ctx context.Context, refundId string, params *CancelRefundParams, reqEditors ...RequestEditorFn) (*CancelRefundAnswer, error)
+
+	// ClaimRefundWithBodyWithResponse Give a refund the payor's address
+	//
+	// The payor's side of a claim link (`claim_url`: `{public_url}/refund/{refundId}?t=TOKEN`): no API key, the token is the credential. It gives a refund `awaiting_address` the payor's address on the refund's network (checksummed where mixed case), which makes it `pending`. A wrong or lapsed token (30 days) is 404; a second claim 409 `refund_claimed`. Emits `refund.updated`. The answer has no merchant-only fields.
+	//
+	// Errors of its own: 400 `missing_param`, `invalid_type`, `invalid_address`, `invalid_address_checksum`; 404 `resource_missing`; 409 `refund_claimed`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/refunds/{refundId}/claim (the `ClaimRefund` operationId).
+	ClaimRefundWithBodyWithResponse(ctx context.Context, refundId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ClaimRefundAnswer, error)
+
+	// ClaimRefundWithResponse Give a refund the payor's address
+	//
+	// The payor's side of a claim link (`claim_url`: `{public_url}/refund/{refundId}?t=TOKEN`): no API key, the token is the credential. It gives a refund `awaiting_address` the payor's address on the refund's network (checksummed where mixed case), which makes it `pending`. A wrong or lapsed token (30 days) is 404; a second claim 409 `refund_claimed`. Emits `refund.updated`. The answer has no merchant-only fields.
+	//
+	// Errors of its own: 400 `missing_param`, `invalid_type`, `invalid_address`, `invalid_address_checksum`; 404 `resource_missing`; 409 `refund_claimed`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/refunds/{refundId}/claim (the `ClaimRefund` operationId).
+	ClaimRefundWithResponse(ctx context.Context, refundId string, body ClaimRefundJSONRequestBody, reqEditors ...RequestEditorFn) (*ClaimRefundAnswer, error)
 
 	// GetInvoicesReportWithResponse Export invoices as CSV
 	//
@@ -16855,6 +17949,387 @@ func (r DismissPaymentAnswer) ContentType() string {
 	return ""
 }
 
+// ListInvoiceRefundsAnswer200Headers the declared response headers of an HTTP 200 response for ListInvoiceRefunds
+type ListInvoiceRefundsAnswer200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// ListInvoiceRefundsAnswer400Headers the declared response headers of an HTTP 400 response for ListInvoiceRefunds
+type ListInvoiceRefundsAnswer400Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// ListInvoiceRefundsAnswer401Headers the declared response headers of an HTTP 401 response for ListInvoiceRefunds
+type ListInvoiceRefundsAnswer401Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// ListInvoiceRefundsAnswer403Headers the declared response headers of an HTTP 403 response for ListInvoiceRefunds
+type ListInvoiceRefundsAnswer403Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// ListInvoiceRefundsAnswer404Headers the declared response headers of an HTTP 404 response for ListInvoiceRefunds
+type ListInvoiceRefundsAnswer404Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// ListInvoiceRefundsAnswer429Headers the declared response headers of an HTTP 429 response for ListInvoiceRefunds
+type ListInvoiceRefundsAnswer429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+	RetryAfter         int
+}
+
+// ListInvoiceRefundsAnswer500Headers the declared response headers of an HTTP 500 response for ListInvoiceRefunds
+type ListInvoiceRefundsAnswer500Headers struct {
+	IdempotentReplayed *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// ListInvoiceRefundsAnswer503Headers the declared response headers of an HTTP 503 response for ListInvoiceRefunds
+type ListInvoiceRefundsAnswer503Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+	RetryAfter         int
+}
+
+type ListInvoiceRefundsAnswer struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *[]Refund
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListInvoiceRefundsAnswer200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListInvoiceRefundsAnswer400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListInvoiceRefundsAnswer401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListInvoiceRefundsAnswer403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListInvoiceRefundsAnswer404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListInvoiceRefundsAnswer429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListInvoiceRefundsAnswer500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListInvoiceRefundsAnswer503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListInvoiceRefundsAnswer) GetJSON200() *[]Refund {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListInvoiceRefundsAnswer) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListInvoiceRefundsAnswer) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListInvoiceRefundsAnswer) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListInvoiceRefundsAnswer) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListInvoiceRefundsAnswer) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListInvoiceRefundsAnswer) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListInvoiceRefundsAnswer) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListInvoiceRefundsAnswer) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListInvoiceRefundsAnswer) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListInvoiceRefundsAnswer) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListInvoiceRefundsAnswer) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateRefundAnswer201Headers the declared response headers of an HTTP 201 response for CreateRefund
+type CreateRefundAnswer201Headers struct {
+	IdempotentReplayed *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// CreateRefundAnswer400Headers the declared response headers of an HTTP 400 response for CreateRefund
+type CreateRefundAnswer400Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// CreateRefundAnswer401Headers the declared response headers of an HTTP 401 response for CreateRefund
+type CreateRefundAnswer401Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// CreateRefundAnswer403Headers the declared response headers of an HTTP 403 response for CreateRefund
+type CreateRefundAnswer403Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// CreateRefundAnswer404Headers the declared response headers of an HTTP 404 response for CreateRefund
+type CreateRefundAnswer404Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// CreateRefundAnswer409Headers the declared response headers of an HTTP 409 response for CreateRefund
+type CreateRefundAnswer409Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// CreateRefundAnswer413Headers the declared response headers of an HTTP 413 response for CreateRefund
+type CreateRefundAnswer413Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// CreateRefundAnswer429Headers the declared response headers of an HTTP 429 response for CreateRefund
+type CreateRefundAnswer429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+	RetryAfter         int
+}
+
+// CreateRefundAnswer500Headers the declared response headers of an HTTP 500 response for CreateRefund
+type CreateRefundAnswer500Headers struct {
+	IdempotentReplayed *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// CreateRefundAnswer503Headers the declared response headers of an HTTP 503 response for CreateRefund
+type CreateRefundAnswer503Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+	RetryAfter         int
+}
+
+type CreateRefundAnswer struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Refund
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreateRefundAnswer201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CreateRefundAnswer400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CreateRefundAnswer401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreateRefundAnswer403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *CreateRefundAnswer404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CreateRefundAnswer409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CreateRefundAnswer413Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateRefundAnswer429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CreateRefundAnswer500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateRefundAnswer503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateRefundAnswer) GetJSON201() *Refund {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateRefundAnswer) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateRefundAnswer) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CreateRefundAnswer) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CreateRefundAnswer) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateRefundAnswer) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateRefundAnswer) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateRefundAnswer) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CreateRefundAnswer) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateRefundAnswer) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateRefundAnswer) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateRefundAnswer) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateRefundAnswer) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateRefundAnswer) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetInvoiceStatusAnswer200Headers the declared response headers of an HTTP 200 response for GetInvoiceStatus
 type GetInvoiceStatusAnswer200Headers struct {
 	RateLimitLimit     *int
@@ -18730,6 +20205,542 @@ func (r SubmitPayorFormAnswer) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r SubmitPayorFormAnswer) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetRefundAnswer200Headers the declared response headers of an HTTP 200 response for GetRefund
+type GetRefundAnswer200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// GetRefundAnswer400Headers the declared response headers of an HTTP 400 response for GetRefund
+type GetRefundAnswer400Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// GetRefundAnswer401Headers the declared response headers of an HTTP 401 response for GetRefund
+type GetRefundAnswer401Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// GetRefundAnswer403Headers the declared response headers of an HTTP 403 response for GetRefund
+type GetRefundAnswer403Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// GetRefundAnswer404Headers the declared response headers of an HTTP 404 response for GetRefund
+type GetRefundAnswer404Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// GetRefundAnswer429Headers the declared response headers of an HTTP 429 response for GetRefund
+type GetRefundAnswer429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+	RetryAfter         int
+}
+
+// GetRefundAnswer500Headers the declared response headers of an HTTP 500 response for GetRefund
+type GetRefundAnswer500Headers struct {
+	IdempotentReplayed *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// GetRefundAnswer503Headers the declared response headers of an HTTP 503 response for GetRefund
+type GetRefundAnswer503Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+	RetryAfter         int
+}
+
+type GetRefundAnswer struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Refund
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetRefundAnswer200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetRefundAnswer400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetRefundAnswer401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetRefundAnswer403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetRefundAnswer404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetRefundAnswer429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetRefundAnswer500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetRefundAnswer503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetRefundAnswer) GetJSON200() *Refund {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetRefundAnswer) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetRefundAnswer) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetRefundAnswer) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetRefundAnswer) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetRefundAnswer) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetRefundAnswer) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetRefundAnswer) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetRefundAnswer) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetRefundAnswer) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetRefundAnswer) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetRefundAnswer) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CancelRefundAnswer200Headers the declared response headers of an HTTP 200 response for CancelRefund
+type CancelRefundAnswer200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// CancelRefundAnswer400Headers the declared response headers of an HTTP 400 response for CancelRefund
+type CancelRefundAnswer400Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// CancelRefundAnswer401Headers the declared response headers of an HTTP 401 response for CancelRefund
+type CancelRefundAnswer401Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// CancelRefundAnswer403Headers the declared response headers of an HTTP 403 response for CancelRefund
+type CancelRefundAnswer403Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// CancelRefundAnswer404Headers the declared response headers of an HTTP 404 response for CancelRefund
+type CancelRefundAnswer404Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// CancelRefundAnswer409Headers the declared response headers of an HTTP 409 response for CancelRefund
+type CancelRefundAnswer409Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// CancelRefundAnswer429Headers the declared response headers of an HTTP 429 response for CancelRefund
+type CancelRefundAnswer429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+	RetryAfter         int
+}
+
+// CancelRefundAnswer500Headers the declared response headers of an HTTP 500 response for CancelRefund
+type CancelRefundAnswer500Headers struct {
+	IdempotentReplayed *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// CancelRefundAnswer503Headers the declared response headers of an HTTP 503 response for CancelRefund
+type CancelRefundAnswer503Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+	RetryAfter         int
+}
+
+type CancelRefundAnswer struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Refund
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *CancelRefundAnswer200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CancelRefundAnswer400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CancelRefundAnswer401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CancelRefundAnswer403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *CancelRefundAnswer404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CancelRefundAnswer409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CancelRefundAnswer429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CancelRefundAnswer500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CancelRefundAnswer503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CancelRefundAnswer) GetJSON200() *Refund {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CancelRefundAnswer) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CancelRefundAnswer) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CancelRefundAnswer) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CancelRefundAnswer) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CancelRefundAnswer) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CancelRefundAnswer) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CancelRefundAnswer) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CancelRefundAnswer) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CancelRefundAnswer) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CancelRefundAnswer) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CancelRefundAnswer) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CancelRefundAnswer) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ClaimRefundAnswer200Headers the declared response headers of an HTTP 200 response for ClaimRefund
+type ClaimRefundAnswer200Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// ClaimRefundAnswer400Headers the declared response headers of an HTTP 400 response for ClaimRefund
+type ClaimRefundAnswer400Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// ClaimRefundAnswer404Headers the declared response headers of an HTTP 404 response for ClaimRefund
+type ClaimRefundAnswer404Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// ClaimRefundAnswer409Headers the declared response headers of an HTTP 409 response for ClaimRefund
+type ClaimRefundAnswer409Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// ClaimRefundAnswer413Headers the declared response headers of an HTTP 413 response for ClaimRefund
+type ClaimRefundAnswer413Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// ClaimRefundAnswer429Headers the declared response headers of an HTTP 429 response for ClaimRefund
+type ClaimRefundAnswer429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+	RetryAfter         int
+}
+
+// ClaimRefundAnswer500Headers the declared response headers of an HTTP 500 response for ClaimRefund
+type ClaimRefundAnswer500Headers struct {
+	IdempotentReplayed *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// ClaimRefundAnswer503Headers the declared response headers of an HTTP 503 response for ClaimRefund
+type ClaimRefundAnswer503Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+	RetryAfter         int
+}
+
+type ClaimRefundAnswer struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PayorRefund
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ClaimRefundAnswer200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ClaimRefundAnswer400Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ClaimRefundAnswer404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *ClaimRefundAnswer409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *ClaimRefundAnswer413Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ClaimRefundAnswer429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ClaimRefundAnswer500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ClaimRefundAnswer503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ClaimRefundAnswer) GetJSON200() *PayorRefund {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ClaimRefundAnswer) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ClaimRefundAnswer) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r ClaimRefundAnswer) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r ClaimRefundAnswer) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ClaimRefundAnswer) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ClaimRefundAnswer) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ClaimRefundAnswer) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ClaimRefundAnswer) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ClaimRefundAnswer) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ClaimRefundAnswer) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ClaimRefundAnswer) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -21646,6 +23657,57 @@ func (c *ClientWithResponses) DismissPaymentWithResponse(ctx context.Context, in
 	return ParseDismissPaymentAnswer(rsp)
 }
 
+// ListInvoiceRefundsWithResponse An invoice's refunds
+//
+// A bare array of the invoice's refunds, newest first.
+//
+// Errors of its own: 400 `invalid_invoice_id`; 404 `resource_missing`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/invoices/{invoiceId}/refunds (the `ListInvoiceRefunds` operationId).
+func (c *ClientWithResponses) ListInvoiceRefundsWithResponse(ctx context.Context, invoiceId InvoiceIdPath, params *ListInvoiceRefundsParams, reqEditors ...RequestEditorFn) (*ListInvoiceRefundsAnswer, error) {
+	rsp, err := c.ListInvoiceRefunds(ctx, invoiceId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListInvoiceRefundsAnswer(rsp)
+}
+
+// CreateRefundWithBodyWithResponse Refund an invoice
+//
+// Refunds money paid to the invoice, on chain in the token and network it came in: by default all that is still refundable of its confirmed payments (in the token of the oldest), or one payment (`payment_id`: a confirmed one, or one set aside for a person such as a `wrong_token` payment, in its own token). `amount_usd` is turned into tokens at the rate the payments were paid at (`rate: "paid"`, the default) or today's (`current`), rounded down; `amount_token_units` gives exact base units instead (counted at the rate paid). A refund counts against what is refundable from its creation until it is `failed` or `canceled`; two refunds created at once never exceed it. With `address` the refund is `pending` and is paid to it; without, it is `awaiting_address` with a `claim_url` for the payor (valid 30 days). On mainnet an API key may only create refunds without `address` (a dashboard session may give one). `Idempotency-Key` is required: a retry with the same key and body replays the saved 201. Emits `refund.created`.
+//
+// Errors of its own: 400 `invalid_invoice_id`, `invalid_type`, `amount_invalid`, `amount_out_of_range`, `invalid_amount`, `parameter_conflict`, `refund_exceeds_paid`, `payment_unpriced`, `invalid_rate`, `invalid_reason`, `invalid_address`, `invalid_address_checksum`, `idempotency_key_required`, `idempotency_key_too_long`; 403 `environment_mismatch`, `refund_address_needs_dashboard`; 404 `resource_missing`; 409 `nothing_to_refund`, `token_not_accepted`, `rate_unavailable`, `refund_conflict`, `idempotency_key_reused`, `idempotency_key_in_use`, `idempotency_response_unreadable`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/invoices/{invoiceId}/refunds (the `CreateRefund` operationId).
+func (c *ClientWithResponses) CreateRefundWithBodyWithResponse(ctx context.Context, invoiceId InvoiceIdPath, params *CreateRefundParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateRefundAnswer, error) {
+	rsp, err := c.CreateRefundWithBody(ctx, invoiceId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateRefundAnswer(rsp)
+}
+
+// CreateRefundWithResponse Refund an invoice
+//
+// Refunds money paid to the invoice, on chain in the token and network it came in: by default all that is still refundable of its confirmed payments (in the token of the oldest), or one payment (`payment_id`: a confirmed one, or one set aside for a person such as a `wrong_token` payment, in its own token). `amount_usd` is turned into tokens at the rate the payments were paid at (`rate: "paid"`, the default) or today's (`current`), rounded down; `amount_token_units` gives exact base units instead (counted at the rate paid). A refund counts against what is refundable from its creation until it is `failed` or `canceled`; two refunds created at once never exceed it. With `address` the refund is `pending` and is paid to it; without, it is `awaiting_address` with a `claim_url` for the payor (valid 30 days). On mainnet an API key may only create refunds without `address` (a dashboard session may give one). `Idempotency-Key` is required: a retry with the same key and body replays the saved 201. Emits `refund.created`.
+//
+// Errors of its own: 400 `invalid_invoice_id`, `invalid_type`, `amount_invalid`, `amount_out_of_range`, `invalid_amount`, `parameter_conflict`, `refund_exceeds_paid`, `payment_unpriced`, `invalid_rate`, `invalid_reason`, `invalid_address`, `invalid_address_checksum`, `idempotency_key_required`, `idempotency_key_too_long`; 403 `environment_mismatch`, `refund_address_needs_dashboard`; 404 `resource_missing`; 409 `nothing_to_refund`, `token_not_accepted`, `rate_unavailable`, `refund_conflict`, `idempotency_key_reused`, `idempotency_key_in_use`, `idempotency_response_unreadable`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/invoices/{invoiceId}/refunds (the `CreateRefund` operationId).
+func (c *ClientWithResponses) CreateRefundWithResponse(ctx context.Context, invoiceId InvoiceIdPath, params *CreateRefundParams, body CreateRefundJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateRefundAnswer, error) {
+	rsp, err := c.CreateRefund(ctx, invoiceId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateRefundAnswer(rsp)
+}
+
 // GetInvoiceStatusWithResponse An invoice's payment status
 //
 // Errors of its own: 400 `invalid_invoice_id`; 404 `resource_missing`.
@@ -21902,6 +23964,72 @@ func (c *ClientWithResponses) SubmitPayorFormWithResponse(ctx context.Context, b
 		return nil, err
 	}
 	return ParseSubmitPayorFormAnswer(rsp)
+}
+
+// GetRefundWithResponse A refund
+//
+// Errors of its own: 404 `resource_missing`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/refunds/{refundId} (the `GetRefund` operationId).
+func (c *ClientWithResponses) GetRefundWithResponse(ctx context.Context, refundId string, params *GetRefundParams, reqEditors ...RequestEditorFn) (*GetRefundAnswer, error) {
+	rsp, err := c.GetRefund(ctx, refundId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetRefundAnswer(rsp)
+}
+
+// CancelRefundWithResponse Cancel a refund
+//
+// Cancels a refund not yet `sent` (`awaiting_address` or `pending`, its transfer not yet signed); what it held is refundable again. Emits `refund.updated`.
+//
+// Errors of its own: 404 `resource_missing`; 409 `refund_not_cancelable`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/refunds/{refundId}/cancel (the `CancelRefund` operationId).
+func (c *ClientWithResponses) CancelRefundWithResponse(ctx context.Context, refundId string, params *CancelRefundParams, reqEditors ...RequestEditorFn) (*CancelRefundAnswer, error) {
+	rsp, err := c.CancelRefund(ctx, refundId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCancelRefundAnswer(rsp)
+}
+
+// ClaimRefundWithBodyWithResponse Give a refund the payor's address
+//
+// The payor's side of a claim link (`claim_url`: `{public_url}/refund/{refundId}?t=TOKEN`): no API key, the token is the credential. It gives a refund `awaiting_address` the payor's address on the refund's network (checksummed where mixed case), which makes it `pending`. A wrong or lapsed token (30 days) is 404; a second claim 409 `refund_claimed`. Emits `refund.updated`. The answer has no merchant-only fields.
+//
+// Errors of its own: 400 `missing_param`, `invalid_type`, `invalid_address`, `invalid_address_checksum`; 404 `resource_missing`; 409 `refund_claimed`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/refunds/{refundId}/claim (the `ClaimRefund` operationId).
+func (c *ClientWithResponses) ClaimRefundWithBodyWithResponse(ctx context.Context, refundId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ClaimRefundAnswer, error) {
+	rsp, err := c.ClaimRefundWithBody(ctx, refundId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClaimRefundAnswer(rsp)
+}
+
+// ClaimRefundWithResponse Give a refund the payor's address
+//
+// The payor's side of a claim link (`claim_url`: `{public_url}/refund/{refundId}?t=TOKEN`): no API key, the token is the credential. It gives a refund `awaiting_address` the payor's address on the refund's network (checksummed where mixed case), which makes it `pending`. A wrong or lapsed token (30 days) is 404; a second claim 409 `refund_claimed`. Emits `refund.updated`. The answer has no merchant-only fields.
+//
+// Errors of its own: 400 `missing_param`, `invalid_type`, `invalid_address`, `invalid_address_checksum`; 404 `resource_missing`; 409 `refund_claimed`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/refunds/{refundId}/claim (the `ClaimRefund` operationId).
+func (c *ClientWithResponses) ClaimRefundWithResponse(ctx context.Context, refundId string, body ClaimRefundJSONRequestBody, reqEditors ...RequestEditorFn) (*ClaimRefundAnswer, error) {
+	rsp, err := c.ClaimRefund(ctx, refundId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClaimRefundAnswer(rsp)
 }
 
 // GetInvoicesReportWithResponse Export invoices as CSV
@@ -32403,6 +34531,783 @@ func ParseDismissPaymentAnswer(rsp *http.Response) (*DismissPaymentAnswer, error
 	return response, nil
 }
 
+// ParseListInvoiceRefundsAnswer parses an HTTP response from a ListInvoiceRefundsWithResponse call
+func ParseListInvoiceRefundsAnswer(rsp *http.Response) (*ListInvoiceRefundsAnswer, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListInvoiceRefundsAnswer{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest []Refund
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListInvoiceRefundsAnswer200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListInvoiceRefundsAnswer400Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListInvoiceRefundsAnswer401Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListInvoiceRefundsAnswer403Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListInvoiceRefundsAnswer404Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListInvoiceRefundsAnswer429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListInvoiceRefundsAnswer500Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListInvoiceRefundsAnswer503Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateRefundAnswer parses an HTTP response from a CreateRefundWithResponse call
+func ParseCreateRefundAnswer(rsp *http.Response) (*CreateRefundAnswer, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateRefundAnswer{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Refund
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers CreateRefundAnswer201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers CreateRefundAnswer400Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CreateRefundAnswer401Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreateRefundAnswer403Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers CreateRefundAnswer404Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers CreateRefundAnswer409Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers CreateRefundAnswer413Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateRefundAnswer429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers CreateRefundAnswer500Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateRefundAnswer503Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetInvoiceStatusAnswer parses an HTTP response from a GetInvoiceStatusWithResponse call
 func ParseGetInvoiceStatusAnswer(rsp *http.Response) (*GetInvoiceStatusAnswer, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -36035,6 +38940,1085 @@ func ParseSubmitPayorFormAnswer(rsp *http.Response) (*SubmitPayorFormAnswer, err
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers SubmitPayorFormAnswer503Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetRefundAnswer parses an HTTP response from a GetRefundWithResponse call
+func ParseGetRefundAnswer(rsp *http.Response) (*GetRefundAnswer, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetRefundAnswer{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Refund
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetRefundAnswer200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetRefundAnswer400Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetRefundAnswer401Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetRefundAnswer403Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetRefundAnswer404Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetRefundAnswer429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetRefundAnswer500Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetRefundAnswer503Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCancelRefundAnswer parses an HTTP response from a CancelRefundWithResponse call
+func ParseCancelRefundAnswer(rsp *http.Response) (*CancelRefundAnswer, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CancelRefundAnswer{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Refund
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers CancelRefundAnswer200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers CancelRefundAnswer400Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CancelRefundAnswer401Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CancelRefundAnswer403Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers CancelRefundAnswer404Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers CancelRefundAnswer409Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers CancelRefundAnswer429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers CancelRefundAnswer500Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CancelRefundAnswer503Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseClaimRefundAnswer parses an HTTP response from a ClaimRefundWithResponse call
+func ParseClaimRefundAnswer(rsp *http.Response) (*ClaimRefundAnswer, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ClaimRefundAnswer{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PayorRefund
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ClaimRefundAnswer200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ClaimRefundAnswer400Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 404:
+		var headers ClaimRefundAnswer404Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers ClaimRefundAnswer409Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers ClaimRefundAnswer413Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 429:
+		var headers ClaimRefundAnswer429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ClaimRefundAnswer500Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ClaimRefundAnswer503Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -40511,6 +44495,16 @@ type WebhookInitiatorInterface interface {
 
 	WebhookInvoicePaymentUpdated(ctx context.Context, targetURL string, params *WebhookInvoicePaymentUpdatedParams, body WebhookInvoicePaymentUpdatedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// WebhookRefundCreatedWithBody fires the refund.created webhook with any body
+	WebhookRefundCreatedWithBody(ctx context.Context, targetURL string, params *WebhookRefundCreatedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	WebhookRefundCreated(ctx context.Context, targetURL string, params *WebhookRefundCreatedParams, body WebhookRefundCreatedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// WebhookRefundUpdatedWithBody fires the refund.updated webhook with any body
+	WebhookRefundUpdatedWithBody(ctx context.Context, targetURL string, params *WebhookRefundUpdatedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	WebhookRefundUpdated(ctx context.Context, targetURL string, params *WebhookRefundUpdatedParams, body WebhookRefundUpdatedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// WebhookWebhookEndpointDisabledWithBody fires the webhook_endpoint.disabled webhook with any body
 	WebhookWebhookEndpointDisabledWithBody(ctx context.Context, targetURL string, params *WebhookWebhookEndpointDisabledParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -40747,6 +44741,54 @@ func (p *WebhookInitiator) WebhookInvoicePaymentUpdatedWithBody(ctx context.Cont
 
 func (p *WebhookInitiator) WebhookInvoicePaymentUpdated(ctx context.Context, targetURL string, params *WebhookInvoicePaymentUpdatedParams, body WebhookInvoicePaymentUpdatedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewWebhookInvoicePaymentUpdatedWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) WebhookRefundCreatedWithBody(ctx context.Context, targetURL string, params *WebhookRefundCreatedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWebhookRefundCreatedWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) WebhookRefundCreated(ctx context.Context, targetURL string, params *WebhookRefundCreatedParams, body WebhookRefundCreatedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWebhookRefundCreatedWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) WebhookRefundUpdatedWithBody(ctx context.Context, targetURL string, params *WebhookRefundUpdatedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWebhookRefundUpdatedWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) WebhookRefundUpdated(ctx context.Context, targetURL string, params *WebhookRefundUpdatedParams, body WebhookRefundUpdatedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWebhookRefundUpdatedWebhookRequest(targetURL, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -41343,6 +45385,128 @@ func NewWebhookInvoicePaymentUpdatedWebhookRequest(targetURL string, params *Web
 
 // NewWebhookInvoicePaymentUpdatedWebhookRequestWithBody builds a POST request for the invoice_payment.updated webhook with any body
 func NewWebhookInvoicePaymentUpdatedWebhookRequestWithBody(targetURL string, params *WebhookInvoicePaymentUpdatedParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "webhook-id", params.WebhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "webhook-timestamp", params.WebhookTimestamp, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-timestamp", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "webhook-signature", params.WebhookSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-signature", headerParam2)
+
+	}
+	return req, nil
+}
+
+// NewWebhookRefundCreatedWebhookRequest builds a application/json POST request for the refund.created webhook
+func NewWebhookRefundCreatedWebhookRequest(targetURL string, params *WebhookRefundCreatedParams, body WebhookRefundCreatedJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewWebhookRefundCreatedWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewWebhookRefundCreatedWebhookRequestWithBody builds a POST request for the refund.created webhook with any body
+func NewWebhookRefundCreatedWebhookRequestWithBody(targetURL string, params *WebhookRefundCreatedParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "webhook-id", params.WebhookId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "webhook-timestamp", params.WebhookTimestamp, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-timestamp", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "webhook-signature", params.WebhookSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("webhook-signature", headerParam2)
+
+	}
+	return req, nil
+}
+
+// NewWebhookRefundUpdatedWebhookRequest builds a application/json POST request for the refund.updated webhook
+func NewWebhookRefundUpdatedWebhookRequest(targetURL string, params *WebhookRefundUpdatedParams, body WebhookRefundUpdatedJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewWebhookRefundUpdatedWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewWebhookRefundUpdatedWebhookRequestWithBody builds a POST request for the refund.updated webhook with any body
+func NewWebhookRefundUpdatedWebhookRequestWithBody(targetURL string, params *WebhookRefundUpdatedParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 	_ = err
 

@@ -36,6 +36,8 @@ type Worker struct {
 	// on chain (Payouts.QueueSweep, sent by chain.Sender), not by an executor.
 	OnChain func(env kassa.Environment, network string) bool
 	Payouts kassa.PayoutStore
+	// Refunds completes devnet's refunds on unwatched networks; nil: none.
+	Refunds RefundSimulator
 	Log     *slog.Logger
 	// Lease is how long a claim lasts, DefaultLease when 0. A round hands out no
 	// receipt once half of it has passed and gives up on the one in hand at three
@@ -75,6 +77,9 @@ func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 		if err := w.Store.FinishSettlement(ctx, job.ReceiptID, status, hash, reason); err != nil {
 			errs = append(errs, err) // the other jobs still finish
 		}
+	}
+	if err := w.simulateRefunds(ctx); err != nil {
+		errs = append(errs, err)
 	}
 	return len(jobs), errors.Join(errs...)
 }

@@ -17,7 +17,7 @@ const invoiceColumns = `id, merchant_id, environment, status, invoice_type, curr
 	amount_pending, description, customer_id, customer_email, invoice_title, invoice_footer,
 	payment_return_url, payment_return_url_enabled, receiver_override_enabled, receiver_override_address,
 	questions, metadata, payer_wallet_address, payer_wallet_network, commerce_order_id,
-	expires_at, created_at, paid_at, last_payment_at, canceled_at, locked_token_id, form_responses`
+	expires_at, created_at, paid_at, last_payment_at, canceled_at, locked_token_id, form_responses, amount_refunded`
 
 // effectiveStatusSQL is kassa.Invoice.EffectiveStatus as SQL, with nowParam the
 // placeholder of the time now in microseconds: an open invoice past its expiry with

@@ -18,7 +18,7 @@ type invoiceScan struct {
 	desc, customer, email, returnURL, override, questions   sql.Null[string]
 	wallet, network, order, responses                       sql.Null[string]
 	merchantID, amount, paid, pending, expires, created     intCol
-	paidAt, lastPayment, canceled, locked                   intCol
+	paidAt, lastPayment, canceled, locked, refunded         intCol
 	returnEnabled, overrideEnabled                          bool
 	dests                                                   []any
 }
@@ -54,7 +54,7 @@ func (sc *invoiceScan) destinations() []any {
 			&sc.pending, &sc.desc, &sc.customer, &sc.email, &sc.title, &sc.footer,
 			&sc.returnURL, &sc.returnEnabled, &sc.overrideEnabled, &sc.override,
 			&sc.questions, &sc.metadata, &sc.wallet, &sc.network, &sc.order,
-			&sc.expires, &sc.created, &sc.paidAt, &sc.lastPayment, &sc.canceled, &sc.locked, &sc.responses}
+			&sc.expires, &sc.created, &sc.paidAt, &sc.lastPayment, &sc.canceled, &sc.locked, &sc.responses, &sc.refunded}
 	}
 	return sc.dests
 }
@@ -70,6 +70,9 @@ func (sc *invoiceScan) invoice() (*kassa.Invoice, error) {
 	inv.Environment, inv.Status = kassa.Environment(sc.env), kassa.InvoiceStatus(sc.status)
 	inv.Amount, inv.AmountPaid, inv.AmountPending = kassa.Millis(sc.amount.V), kassa.Millis(sc.paid.V), kassa.Millis(sc.pending.V)
 	inv.InvoiceTitle, inv.InvoiceFooter = sc.title, sc.footer
+	if sc.refunded.Valid {
+		inv.AmountRefunded = kassa.Millis(sc.refunded.V)
+	}
 	inv.PaymentReturnURLEnabled, inv.ReceiverOverrideEnabled = sc.returnEnabled, sc.overrideEnabled
 	inv.Description = optString(sc.desc, &r.desc)
 	inv.CustomerID = optString(sc.customer, &r.customer)

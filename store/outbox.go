@@ -59,7 +59,13 @@ func (db *DB) AddTx(ctx context.Context, t *kassa.OutboxTx, minNonce uint64, sig
 			return err
 		}
 		out.Attempts = []kassa.TxAttempt{a}
-		return advancePayout(ctx, tx, &out)
+		if err := advancePayout(ctx, tx, &out); err != nil {
+			return err
+		}
+		if out.Purpose != kassa.TxTransfer {
+			return nil
+		}
+		return db.refundSigned(ctx, tx, out.PayoutID, a.Hash, now)
 	})
 	if err != nil {
 		return nil, err

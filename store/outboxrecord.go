@@ -58,6 +58,9 @@ func (db *DB) payoutDone(ctx context.Context, tx txq, id, hash string, now time.
 	if err := setPayout(ctx, tx, p.ID, "status = $1, reason = '', updated_at = $2", string(kassa.PayoutDone), micros(now)); err != nil {
 		return err
 	}
+	if p.RefundID != "" {
+		return db.refundConfirmed(ctx, tx, p.RefundID, hash, now)
+	}
 	if p.Kind == kassa.PayoutRefund {
 		return db.refundSent(ctx, tx, p, hash, now)
 	}
@@ -105,12 +108,21 @@ func (db *DB) payoutRetry(ctx context.Context, tx txq, t *kassa.OutboxTx, reason
 	}
 	p.Attempts++
 	if p.Attempts < kassa.MaxPayoutAttempts {
-		return setPayout(ctx, tx, p.ID, "status = $1, tx_id = NULL, topup_tx_id = NULL, attempts = $2, reason = $3, updated_at = $4",
-			string(kassa.PayoutQueued), p.Attempts, reason, micros(now))
+		if err := setPayout(ctx, tx, p.ID, "status = $1, tx_id = NULL, topup_tx_id = NULL, attempts = $2, reason = $3, updated_at = $4",
+			string(kassa.PayoutQueued), p.Attempts, reason, micros(now)); err != nil {
+			return err
+		}
+		if p.RefundID != "" {
+			return db.refundRetry(ctx, tx, p.RefundID, reason, false, now)
+		}
+		return nil
 	}
 	if err := setPayout(ctx, tx, p.ID, "status = $1, attempts = $2, reason = $3, updated_at = $4",
 		string(kassa.PayoutFailed), p.Attempts, reason, micros(now)); err != nil {
 		return err
+	}
+	if p.RefundID != "" {
+		return db.refundRetry(ctx, tx, p.RefundID, reason, true, now)
 	}
 	if p.Kind == kassa.PayoutRefund {
 		o, err := db.order(ctx, tx, p.MerchantID, p.OrderID, db.forUpdate())
@@ -144,6 +156,9 @@ func (db *DB) unconfirm(ctx context.Context, tx txq, t *kassa.OutboxTx, now time
 		return nil
 	}
 	if err := setPayout(ctx, tx, t.PayoutID, "status = $1, updated_at = $2", string(kassa.PayoutSending), micros(now)); err != nil {
+		return err
+	}
+	if err := db.refundUnconfirmed(ctx, tx, t.PayoutID, now); err != nil {
 		return err
 	}
 	ids, err := payoutReceipts(ctx, tx, t.PayoutID, kassa.SettlementSettled)

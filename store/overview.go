@@ -42,6 +42,9 @@ func (db *DB) VolumeByDay(ctx context.Context, merchantID int64, env kassa.Envir
 	if err := db.dayRefunds(ctx, merchantID, env, since, days); err != nil {
 		return nil, err
 	}
+	if err := db.dayInvoiceRefunds(ctx, merchantID, env, since, days); err != nil {
+		return nil, err
+	}
 	out := make([]kassa.DayTotal, 0, len(days))
 	for _, d := range days {
 		out = append(out, *d)

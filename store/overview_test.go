@@ -80,6 +80,28 @@ func TestVolumeByDay(t *testing.T) {
 		if got := volume(dayA); got != want {
 			t.Fatalf("refund sent: %s, want %s", got, want)
 		}
+
+		// An invoice refund of counted money counts on the day it is confirmed;
+		// one of money set aside (paid after the invoice was paid) never was
+		// volume and does not.
+		_, err = f.db.CreateRefund(f.ctx, principal(f.m), inv.ID, refundReq(ptr(kassa.Millis(3_000)), refundAddress, ""))
+		must(t, err)
+		extra, _ := f.pay(t, inv, "0xe9", 2_000, true)
+		if extra.Status != kassa.PaymentManualRetry {
+			t.Fatalf("money after paid: %s", extra.Status)
+		}
+		aside := refundReq(nil, refundAddress, "")
+		aside.PaymentID = extra.ID
+		_, err = f.db.CreateRefund(f.ctx, principal(f.m), inv.ID, aside)
+		must(t, err)
+		n, err := f.db.SimulateRefunds(f.ctx, kassa.Devnet, func(string) bool { return false }, func(string) string { return "0xfeed" })
+		if err != nil || n != 2 {
+			t.Fatalf("simulated %d refunds (%v)", n, err)
+		}
+		want = "2026-11-22 paid 2 $27.32 refunds 0 $0.00; 2026-11-24 paid 0 $0.00 refunds 1 $16.82; 2026-11-25 paid 0 $0.00 refunds 1 $3.00"
+		if got := volume(dayA); got != want {
+			t.Fatalf("invoice refunds: %s, want %s", got, want)
+		}
 	})
 }
 

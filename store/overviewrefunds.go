@@ -55,3 +55,36 @@ func (db *DB) dayRefunds(ctx context.Context, merchantID int64, env kassa.Enviro
 	}
 	return nil
 }
+
+// dayInvoiceRefunds adds to days the merchant's confirmed invoice refunds
+// (POST /api/v1/invoices/{id}/refunds) confirmed at or after since, on the UTC
+// day each was confirmed (when the invoice's amount_refunded grew): only those of
+// paid invoices that drew on counted money (the invoice's pool, or a payment
+// that counts), as only that money is in the paid volume; a refund of money set
+// aside (a wrong token, money after expiry) gives back what was never volume.
+func (db *DB) dayInvoiceRefunds(ctx context.Context, merchantID int64, env kassa.Environment, since time.Time, days map[int64]*kassa.DayTotal) error {
+	rows, err := db.r.QueryContext(ctx, `SELECT f.confirmed_at, f.amount_usd FROM refunds f JOIN invoices i ON i.id = f.invoice_id
+		WHERE f.merchant_id = $1 AND f.environment = $2 AND f.status = $3 AND f.confirmed_at >= $4 AND i.status = $5
+		AND (f.payment_id = '' OR EXISTS (SELECT 1 FROM receipts r WHERE r.id = f.payment_id AND r.status IN ($6, $7)))`,
+		merchantID, string(env), string(kassa.RefundConfirmed), micros(since), string(kassa.StatusPaid),
+		string(kassa.PaymentConfirmed), string(kassa.PaymentUnderpaid))
+	if err != nil {
+		return fmt.Errorf("store: invoice refunds by day: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var at, usd int64
+		if err := rows.Scan(&at, &usd); err != nil {
+			return fmt.Errorf("store: invoice refunds by day: %w", err)
+		}
+		day := at / microsPerDay
+		d := days[day]
+		if d == nil {
+			d = &kassa.DayTotal{Day: fromMicros(day * microsPerDay)}
+			days[day] = d
+		}
+		d.Refunds++
+		d.Refunded += kassa.Millis(usd)
+	}
+	return rows.Err()
+}

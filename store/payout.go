@@ -14,8 +14,8 @@ import (
 var _ kassa.PayoutStore = (*DB)(nil)
 
 const payoutColumns = `id, kind, environment, network, merchant_id, from_address, from_index, token_id,
-	amount_units, to_address, COALESCE(order_id, ''), status, COALESCE(topup_tx_id, ''), COALESCE(tx_id, ''),
-	attempts, reason, created_at`
+	amount_units, to_address, COALESCE(order_id, ''), COALESCE(refund_id, ''), status, COALESCE(topup_tx_id, ''),
+	COALESCE(tx_id, ''), attempts, reason, created_at`
 
 func scanPayout(s scanner) (*kassa.Payout, error) {
 	var (
@@ -25,7 +25,7 @@ func scanPayout(s scanner) (*kassa.Payout, error) {
 		created     int64
 	)
 	if err := s.Scan(&p.ID, &p.Kind, &env, &p.Network, &p.MerchantID, &p.From, &p.FromIndex, &p.TokenID,
-		&units, &p.To, &p.OrderID, &status, &p.TopupTxID, &p.TxID, &p.Attempts, &p.Reason, &created); err != nil {
+		&units, &p.To, &p.OrderID, &p.RefundID, &status, &p.TopupTxID, &p.TxID, &p.Attempts, &p.Reason, &created); err != nil {
 		return nil, err
 	}
 	amount, ok := new(big.Int).SetString(units, 10)
@@ -89,10 +89,10 @@ func (db *DB) QueueSweep(ctx context.Context, job kassa.SettlementJob) (*kassa.P
 
 func insertPayout(ctx context.Context, tx queryer, p *kassa.Payout) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO payouts (id, kind, environment, network, merchant_id, from_address,
-		from_index, token_id, amount_units, to_address, order_id, status, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)`,
+		from_index, token_id, amount_units, to_address, order_id, refund_id, status, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14)`,
 		p.ID, p.Kind, string(p.Environment), p.Network, p.MerchantID, p.From, p.FromIndex, p.TokenID,
-		p.Amount.String(), p.To, emptyNil(p.OrderID), string(p.Status), micros(p.CreatedAt))
+		p.Amount.String(), p.To, emptyNil(p.OrderID), emptyNil(p.RefundID), string(p.Status), micros(p.CreatedAt))
 	if err != nil {
 		return fmt.Errorf("store: insert payout: %w", err)
 	}
@@ -123,6 +123,11 @@ func (db *DB) OpenPayouts(ctx context.Context, env kassa.Environment, network st
 func (db *DB) WaitPayout(ctx context.Context, id, reason string) error {
 	return db.write(ctx, func(q queryer) error {
 		if _, err := q.ExecContext(ctx, "UPDATE payouts SET reason = $1 WHERE id = $2 AND reason <> $1", reason, id); err != nil {
+			return fmt.Errorf("store: wait payout: %w", err)
+		}
+		// A refund waiting on its payout says why (the wallet is short).
+		if _, err := q.ExecContext(ctx, `UPDATE refunds SET failure_reason = $1 WHERE failure_reason <> $1 AND status = $2
+			AND id = (SELECT refund_id FROM payouts WHERE id = $3)`, reason, string(kassa.RefundPending), id); err != nil {
 			return fmt.Errorf("store: wait payout: %w", err)
 		}
 		return nil
@@ -157,7 +162,10 @@ func (db *DB) QueueRefunds(ctx context.Context, env kassa.Environment, network, 
 	if err := rows.Err(); err != nil {
 		return 0, fmt.Errorf("store: refunds due: %w", err)
 	}
-	queued := 0
+	queued, err := db.queueRefundPayouts(ctx, env, network, gasAddress)
+	if err != nil {
+		return queued, err
+	}
 	for _, r := range due {
 		ok, err := db.queueRefund(ctx, r.merchant, r.id, network, gasAddress, tokens)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"kassa"
 	"kassa/api/httpx"
 	"kassa/payment"
+	"kassa/refund"
 	"kassa/signin"
 )
 
@@ -21,6 +22,7 @@ type Config struct {
 	Webhooks  kassa.WebhookService  // webhook endpoints, their delivery log and event resends
 	Pay       *payment.Service      // devnet payments (DevnetPay)
 	Registry  kassa.Registry        // token symbols and decimals in payments.csv
+	Refunds   *refund.Service       // refunds
 }
 
 // API serves the merchant routes; its handlers are httpx.Func values for the route
@@ -38,11 +40,12 @@ type API struct {
 	webhooks  kassa.WebhookService
 	pay       *payment.Service
 	registry  kassa.Registry
+	refunds   *refund.Service
 }
 
 // New returns the merchant API over cfg.
 func New(cfg Config) *API {
 	return &API{core: cfg.Core, publicURL: cfg.PublicURL, signer: cfg.Signer, signIn: cfg.SignIn, merchants: cfg.Merchants,
 		keys: cfg.Keys, invoices: cfg.Invoices, payments: cfg.Payments, events: cfg.Events,
-		webhooks: cfg.Webhooks, pay: cfg.Pay, registry: cfg.Registry}
+		webhooks: cfg.Webhooks, pay: cfg.Pay, registry: cfg.Registry, refunds: cfg.Refunds}
 }

@@ -147,6 +147,8 @@ func (a *API) InvoiceSubresource(w http.ResponseWriter, r *http.Request) error {
 		return a.writeInvoiceList(w, r, &rest)
 	case rest == "status":
 		return a.invoiceStatus(w, r)
+	case rest == "refunds":
+		return a.invoiceRefunds(w, r)
 	}
 	return &kassa.Error{Kind: kassa.KindNotFound, Code: "route_not_found",
 		Message: "Unrecognized request URL (" + r.Method + " " + r.URL.Path + ")."}

@@ -170,7 +170,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Merchants: db, Keys: db, Invoices: db, Payments: db, Payor: db, Idempotency: db, Health: db.Ping, Draining: drain.draining,
 		Warnings: warnings, Events: db, Webhooks: db, Stream: hub,
 		Registry: reg, Rates: rates, Pay: pay,
-		Commerce: shop, Catalog: catalog, Sessions: db, Overview: db,
+		Commerce: shop, Catalog: catalog, Sessions: db, Overview: db, Refunds: db,
 	}
 	serveMetrics(&ac, meters, &f.metrics, db, chains, hub)
 	handler := api.New(ac)
@@ -200,7 +200,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	chains.run(workers, &wg)
 	settler := &settlement.Worker{Store: db, Registry: reg, Log: log,
 		Executors: map[kassa.Environment]kassa.SettlementExecutor{kassa.Devnet: settlement.Devnet{}},
-		OnChain:   chains.watchers.Watched, Payouts: db}
+		OnChain:   chains.watchers.Watched, Payouts: db, Refunds: db}
 	wg.Go(func() { settler.Run(workers, 2*time.Second) })
 	wg.Go(func() { shop.RunPlacer(workers, 5*time.Second, log) })
 	if f.webhookWorkers > 0 {

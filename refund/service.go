@@ -1,0 +1,153 @@
+// Package refund is the refunds service (decisions.md, "Refunds, and money that
+// needs a person"): it checks a merchant's refund request, plans it on the
+// invoice's payments with the token's rate, and hands it to the store, which
+// plans it again on the locked rows; it renders claim links and takes the payor's
+// address through one.
+package refund
+
+import (
+	"context"
+	"crypto/sha256"
+	"math/big"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"kassa"
+)
+
+// Service creates, reads, cancels and claims refunds.
+type Service struct {
+	Store     kassa.RefundStore
+	Payments  kassa.PaymentService // the invoice's payments, to plan the token before the store locks them
+	Registry  kassa.Registry       // the refund's token
+	Rates     kassa.RateSource     // today's rate, for rate "current"; nil: none
+	Signer    kassa.SessionSigner  // the server secret's signer: claim tokens
+	PublicURL string               // base of claim links
+}
+
+// Create is a merchant's refund request as the API decodes it.
+type Create struct {
+	PaymentID   string
+	AmountUSD   *kassa.Millis
+	AmountUnits *big.Int
+	Rate        kassa.RefundRate // "" : paid
+	Address     string
+	Reason      string
+}
+
+// Create checks c and creates the refund. On mainnet a destination address needs
+// a dashboard session: an API key may only create claim links, so a leaked key
+// cannot send money to an address of its choosing.
+func (s *Service) Create(ctx context.Context, p kassa.Principal, invoiceID string, c Create) (*kassa.Refund, error) {
+	req := kassa.RefundRequest{ID: kassa.NewUUID(), PaymentID: c.PaymentID, AmountUSD: c.AmountUSD,
+		AmountUnits: c.AmountUnits, Rate: c.Rate, Reason: c.Reason}
+	switch {
+	case c.AmountUSD != nil && c.AmountUnits != nil:
+		return nil, kassa.Invalidf("amount_token_units", "parameter_conflict", "Give amount_usd or amount_token_units, not both.")
+	case c.AmountUSD != nil && *c.AmountUSD <= 0:
+		return nil, kassa.Invalidf("amount_usd", "invalid_amount", "amount_usd must be positive.")
+	case c.AmountUnits != nil && c.AmountUnits.Sign() <= 0:
+		return nil, kassa.Invalidf("amount_token_units", "invalid_amount", "amount_token_units must be a positive integer.")
+	case utf8.RuneCountInString(c.Reason) > kassa.MaxRefundReason:
+		return nil, kassa.Invalidf("reason", "invalid_reason", "A reason is at most %d characters.", kassa.MaxRefundReason)
+	}
+	switch c.Rate {
+	case "":
+		req.Rate = kassa.RefundRatePaid
+	case kassa.RefundRatePaid, kassa.RefundRateCurrent:
+	default:
+		return nil, kassa.Invalidf("rate", "invalid_rate", "rate is paid or current.")
+	}
+	if c.Address != "" {
+		if err := kassa.CheckEVMAddress("address", c.Address); err != nil {
+			return nil, err
+		}
+		if p.Environment == kassa.Mainnet && !p.Dashboard() {
+			return nil, kassa.Errorf(kassa.KindPermission, "refund_address_needs_dashboard",
+				"On mainnet an API key may only create refunds the payor claims (no address); a refund to an address needs the dashboard.")
+		}
+		req.Address = kassa.ChecksumAddress(c.Address)
+	}
+	_, pays, err := s.Payments.InvoiceWithPayments(ctx, p.MerchantID, invoiceID, 0)
+	if err != nil {
+		return nil, err
+	}
+	all := req
+	all.AmountUSD, all.AmountUnits, all.Rate = nil, nil, kassa.RefundRatePaid
+	plan, err := kassa.PlanRefund(pays, nil, all)
+	if err != nil {
+		return nil, err
+	}
+	t, ok := s.Registry.Token(p.Environment, plan.TokenID)
+	if !ok || t.Network != plan.Network {
+		return nil, kassa.Errorf(kassa.KindConflict, "token_not_accepted",
+			"This payment's token is not one this service knows, so Kassa cannot send it back.")
+	}
+	req.Token = t
+	if req.Rate == kassa.RefundRateCurrent && req.AmountUnits == nil {
+		if s.Rates == nil {
+			return nil, kassa.Errorf(kassa.KindConflict, "rate_unavailable", "No current rate of %s is known.", t.Symbol)
+		}
+		r, err := s.Rates.Rate(ctx, t)
+		if err != nil {
+			return nil, err
+		}
+		req.CurrentRate = r.USDPerToken
+	}
+	if req.Address == "" {
+		h := sha256.Sum256([]byte(s.claimToken(req.ID)))
+		req.ClaimHash = h[:]
+	}
+	r, err := s.Store.CreateRefund(ctx, p, invoiceID, req)
+	if err != nil {
+		return nil, err
+	}
+	return s.decorate(r), nil
+}
+
+// claimToken is the claim token of refund id: signed by the server secret, so a
+// claim link can be shown again without being stored; the store keeps only its
+// hash.
+func (s *Service) claimToken(id string) string { return s.Signer.Sign("kassa refund claim " + id) }
+
+// decorate gives a refund awaiting its address its claim link.
+func (s *Service) decorate(r *kassa.Refund) *kassa.Refund {
+	if r.Status == kassa.RefundAwaitingAddress {
+		r.ClaimURL = strings.TrimRight(s.PublicURL, "/") + "/refund/" + r.ID + "?" + url.Values{"t": {s.claimToken(r.ID)}}.Encode()
+	}
+	return r
+}
+
+// Get reads one of the merchant's refunds.
+func (s *Service) Get(ctx context.Context, p kassa.Principal, id string) (*kassa.Refund, error) {
+	r, err := s.Store.Refund(ctx, p, id)
+	if err != nil {
+		return nil, err
+	}
+	return s.decorate(r), nil
+}
+
+// List lists an invoice's refunds, newest first.
+func (s *Service) List(ctx context.Context, p kassa.Principal, invoiceID string) ([]*kassa.Refund, error) {
+	rs, err := s.Store.InvoiceRefunds(ctx, p, invoiceID)
+	for _, r := range rs {
+		s.decorate(r)
+	}
+	return rs, err
+}
+
+// Cancel cancels a refund not yet sent.
+func (s *Service) Cancel(ctx context.Context, p kassa.Principal, id string) (*kassa.Refund, error) {
+	return s.Store.CancelRefund(ctx, p, id)
+}
+
+// Claim gives a refund awaiting its address the address the payor entered
+// through its claim link (token), checksummed where mixed case.
+func (s *Service) Claim(ctx context.Context, id, token, address string) (*kassa.Refund, error) {
+	if err := kassa.CheckEVMAddress("address", address); err != nil {
+		return nil, err
+	}
+	h := sha256.Sum256([]byte(token))
+	return s.Store.ClaimRefund(ctx, id, h[:], kassa.ChecksumAddress(address))
+}

@@ -1,0 +1,235 @@
+package store
+
+import (
+	"context"
+	"crypto/subtle"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math/big"
+	"time"
+
+	"kassa"
+)
+
+var _ kassa.RefundStore = (*DB)(nil)
+
+const refundColumns = `id, invoice_id, payment_id, merchant_id, environment, status, amount_usd, rate, network,
+	token_id, token_symbol, decimals, amount_units, address, claim_hash, claim_expires_at, tx_hash, reason,
+	failure_reason, created_at, sent_at, confirmed_at`
+
+func scanRefund(s scanner) (*kassa.Refund, error) {
+	var (
+		r                     kassa.Refund
+		env, status, rate     string
+		units                 string
+		usd                   int64
+		expires, sent, confrm sql.Null[int64]
+		created               int64
+	)
+	if err := s.Scan(&r.ID, &r.InvoiceID, &r.PaymentID, &r.MerchantID, &env, &status, &usd, &rate, &r.Network,
+		&r.TokenID, &r.TokenSymbol, &r.Decimals, &units, &r.Address, &r.ClaimHash, &expires, &r.TxHash, &r.Reason,
+		&r.FailureReason, &created, &sent, &confrm); err != nil {
+		return nil, err
+	}
+	amount, ok := new(big.Int).SetString(units, 10)
+	if !ok {
+		return nil, fmt.Errorf("store: refund %s: bad amount %q", r.ID, units)
+	}
+	r.Environment, r.Status, r.Rate, r.AmountUSD, r.AmountUnits = kassa.Environment(env), kassa.RefundStatus(status),
+		kassa.RefundRate(rate), kassa.Millis(usd), amount
+	r.CreatedAt, r.SentAt, r.ConfirmedAt = fromMicros(created), timeOrNil(sent), timeOrNil(confrm)
+	if expires.Valid {
+		r.ClaimExpires = fromMicros(expires.V)
+	}
+	return &r, nil
+}
+
+// CreateRefund plans and stores a refund with refund.created, in one transaction
+// with the invoice locked: two refunds created at once are planned one after the
+// other on what the first left (kassa.PlanRefund).
+func (db *DB) CreateRefund(ctx context.Context, p kassa.Principal, invoiceID string, req kassa.RefundRequest) (*kassa.Refund, error) {
+	var out *kassa.Refund
+	err := db.tx(ctx, func(tx txq) error {
+		inv, err := db.invoice(ctx, tx, p.MerchantID, invoiceID, db.forUpdate())
+		if err != nil {
+			return err
+		}
+		if inv.Environment != p.Environment {
+			return kassa.Errorf(kassa.KindPermission, "environment_mismatch",
+				"This invoice is in %s; a %s credential cannot refund it.", inv.Environment, p.Environment)
+		}
+		pays, err := receipts(ctx, tx, inv.ID, 0)
+		if err != nil {
+			return err
+		}
+		refunds, err := db.invoiceRefunds(ctx, tx, inv.ID)
+		if err != nil {
+			return err
+		}
+		plan, err := kassa.PlanRefund(pays, refunds, req)
+		if err != nil {
+			return err
+		}
+		if plan.TokenID != req.Token.ID || plan.Network != req.Token.Network {
+			return kassa.Errorf(kassa.KindConflict, "refund_conflict", "This invoice's payments changed meanwhile; retry.")
+		}
+		now := db.clock()
+		r := &kassa.Refund{ID: req.ID, InvoiceID: inv.ID, PaymentID: req.PaymentID, MerchantID: inv.MerchantID,
+			Environment: inv.Environment, Status: kassa.RefundPending, AmountUSD: plan.AmountUSD, Rate: req.Rate,
+			Network: plan.Network, TokenID: plan.TokenID, TokenSymbol: req.Token.Symbol, Decimals: req.Token.Decimals,
+			AmountUnits: plan.AmountUnits, Address: req.Address, Reason: req.Reason, CreatedAt: now}
+		var expires any
+		if r.Address == "" {
+			r.Status, r.ClaimHash, r.ClaimExpires = kassa.RefundAwaitingAddress, req.ClaimHash, now.Add(kassa.RefundClaimTTL)
+			expires = micros(r.ClaimExpires)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO refunds (id, invoice_id, payment_id, merchant_id, environment,
+			status, amount_usd, rate, network, token_id, token_symbol, decimals, amount_units, address, claim_hash,
+			claim_expires_at, reason, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $18)`,
+			r.ID, r.InvoiceID, r.PaymentID, r.MerchantID, string(r.Environment), string(r.Status), int64(r.AmountUSD),
+			string(r.Rate), r.Network, r.TokenID, r.TokenSymbol, r.Decimals, r.AmountUnits.String(), r.Address,
+			r.ClaimHash, expires, r.Reason, micros(now)); err != nil {
+			return fmt.Errorf("store: create refund: %w", err)
+		}
+		out = r
+		return writeEvents(ctx, tx, r.MerchantID, r.Environment, r, now, kassa.EventRefundCreated)
+	})
+	return out, err
+}
+
+// invoiceRefunds lists an invoice's refunds through q, newest first.
+func (db *DB) invoiceRefunds(ctx context.Context, q queryer, invoiceID string) ([]*kassa.Refund, error) {
+	rows, err := q.QueryContext(ctx, "SELECT "+refundColumns+` FROM refunds WHERE invoice_id = $1
+		ORDER BY created_at DESC, id DESC`, invoiceID)
+	if err != nil {
+		return nil, fmt.Errorf("store: refunds: %w", err)
+	}
+	defer rows.Close()
+	out := []*kassa.Refund{}
+	for rows.Next() {
+		r, err := scanRefund(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store: refunds: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// refund loads one refund through q; merchantID 0 means any merchant's.
+func (db *DB) refund(ctx context.Context, q queryer, merchantID int64, id, lock string) (*kassa.Refund, error) {
+	if !kassa.ValidUUID(id) {
+		return nil, kassa.NotFound("refund")
+	}
+	r, err := scanRefund(q.QueryRowContext(ctx, "SELECT "+refundColumns+` FROM refunds
+		WHERE id = $1 AND (merchant_id = $2 OR $2 = 0)`+lock, id, merchantID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, kassa.NotFound("refund")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: load refund: %w", err)
+	}
+	return r, nil
+}
+
+// Refund reads one of the merchant's refunds in p's environment.
+func (db *DB) Refund(ctx context.Context, p kassa.Principal, id string) (*kassa.Refund, error) {
+	r, err := db.refund(ctx, db.r, p.MerchantID, id, "")
+	if err != nil {
+		return nil, err
+	}
+	if r.Environment != p.Environment {
+		return nil, kassa.NotFound("refund")
+	}
+	return r, nil
+}
+
+// InvoiceRefunds lists one of the merchant's invoices' refunds, newest first.
+func (db *DB) InvoiceRefunds(ctx context.Context, p kassa.Principal, invoiceID string) ([]*kassa.Refund, error) {
+	inv, err := db.invoice(ctx, db.r, p.MerchantID, invoiceID, "")
+	if err != nil {
+		return nil, err
+	}
+	if inv.Environment != p.Environment {
+		return nil, kassa.NotFound("invoice")
+	}
+	return db.invoiceRefunds(ctx, db.r, inv.ID)
+}
+
+// CancelRefund cancels a refund not yet sent, with refund.updated. A refund whose
+// transfer is signed is sent as far as canceling goes: it may be on its way.
+func (db *DB) CancelRefund(ctx context.Context, p kassa.Principal, id string) (*kassa.Refund, error) {
+	var out *kassa.Refund
+	err := db.tx(ctx, func(tx txq) error {
+		r, err := db.refund(ctx, tx, p.MerchantID, id, db.forUpdate())
+		if err != nil {
+			return err
+		}
+		if r.Environment != p.Environment {
+			return kassa.NotFound("refund")
+		}
+		if !r.Status.Cancelable() {
+			return kassa.Errorf(kassa.KindConflict, "refund_not_cancelable", "This refund is %s; only a refund not yet sent can be canceled.", r.Status)
+		}
+		now := db.clock()
+		if err := db.cancelRefundPayout(ctx, tx, r.ID, now); err != nil {
+			return err
+		}
+		r.Status = kassa.RefundCanceled
+		out = r
+		return db.saveRefund(ctx, tx, r, now)
+	})
+	return out, err
+}
+
+// cancelRefundPayout ends the payout of a refund being canceled: one not yet
+// signed fails; one signed refuses the cancel.
+func (db *DB) cancelRefundPayout(ctx context.Context, tx txq, refundID string, now time.Time) error {
+	var id, status string
+	err := tx.QueryRowContext(ctx, "SELECT id, status FROM payouts WHERE refund_id = $1"+db.forUpdate(), refundID).Scan(&id, &status)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil
+	case err != nil:
+		return fmt.Errorf("store: refund payout: %w", err)
+	case status != string(kassa.PayoutQueued) && status != string(kassa.PayoutFunding):
+		return kassa.Errorf(kassa.KindConflict, "refund_not_cancelable", "This refund's transfer is already signed; it can no longer be canceled.")
+	}
+	return setPayout(ctx, tx, id, "status = $1, reason = $2, updated_at = $3", string(kassa.PayoutFailed), "refund canceled", micros(now))
+}
+
+// ClaimRefund gives a refund awaiting its address the payor's address when
+// tokenHash is its claim's (kassa.RefundStore).
+func (db *DB) ClaimRefund(ctx context.Context, id string, tokenHash []byte, address string) (*kassa.Refund, error) {
+	var out *kassa.Refund
+	err := db.tx(ctx, func(tx txq) error {
+		r, err := db.refund(ctx, tx, 0, id, db.forUpdate())
+		if err != nil {
+			return err
+		}
+		now := db.clock()
+		if len(r.ClaimHash) == 0 || subtle.ConstantTimeCompare(r.ClaimHash, tokenHash) != 1 || !now.Before(r.ClaimExpires) {
+			return kassa.NotFound("refund")
+		}
+		if r.Status != kassa.RefundAwaitingAddress {
+			return kassa.Errorf(kassa.KindConflict, "refund_claimed", "This refund was already claimed (it is %s).", r.Status)
+		}
+		r.Status, r.Address = kassa.RefundPending, address
+		out = r
+		return db.saveRefund(ctx, tx, r, now)
+	})
+	return out, err
+}
+
+// saveRefund stores a refund's changed fields with refund.updated.
+func (db *DB) saveRefund(ctx context.Context, tx txq, r *kassa.Refund, now time.Time) error {
+	if _, err := tx.ExecContext(ctx, `UPDATE refunds SET status = $1, address = $2, tx_hash = $3, failure_reason = $4,
+		sent_at = $5, confirmed_at = $6, updated_at = $7 WHERE id = $8`,
+		string(r.Status), r.Address, r.TxHash, r.FailureReason, nullMicros(r.SentAt), nullMicros(r.ConfirmedAt),
+		micros(now), r.ID); err != nil {
+		return fmt.Errorf("store: save refund: %w", err)
+	}
+	return writeEvents(ctx, tx, r.MerchantID, r.Environment, r, now, kassa.EventRefundUpdated)
+}
