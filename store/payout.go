@@ -121,16 +121,28 @@ func (db *DB) OpenPayouts(ctx context.Context, env kassa.Environment, network st
 
 // WaitPayout records why a queued payout is waiting.
 func (db *DB) WaitPayout(ctx context.Context, id, reason string) error {
-	return db.write(ctx, func(q queryer) error {
-		if _, err := q.ExecContext(ctx, "UPDATE payouts SET reason = $1 WHERE id = $2 AND reason <> $1", reason, id); err != nil {
+	return db.tx(ctx, func(tx txq) error {
+		if _, err := tx.ExecContext(ctx, "UPDATE payouts SET reason = $1 WHERE id = $2 AND reason <> $1", reason, id); err != nil {
 			return fmt.Errorf("store: wait payout: %w", err)
 		}
-		// A refund waiting on its payout says why (the wallet is short).
-		if _, err := q.ExecContext(ctx, `UPDATE refunds SET failure_reason = $1 WHERE failure_reason <> $1 AND status = $2
-			AND id = (SELECT refund_id FROM payouts WHERE id = $3)`, reason, string(kassa.RefundPending), id); err != nil {
+		// A refund waiting on its payout says why (the wallet is short), with
+		// its refund.updated when the reason is new.
+		var refundID sql.Null[string]
+		if err := tx.QueryRowContext(ctx, "SELECT refund_id FROM payouts WHERE id = $1", id).Scan(&refundID); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return nil
+			}
 			return fmt.Errorf("store: wait payout: %w", err)
 		}
-		return nil
+		if !refundID.Valid {
+			return nil
+		}
+		r, err := db.refund(ctx, tx, 0, refundID.V, db.forUpdate())
+		if err != nil || r.Status != kassa.RefundPending || r.FailureReason == reason {
+			return err
+		}
+		r.FailureReason = reason
+		return db.saveRefund(ctx, tx, r, db.clock())
 	})
 }
 

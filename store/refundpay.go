@@ -136,9 +136,8 @@ func (db *DB) refundConfirmed(ctx context.Context, tx txq, id, hash string, now 
 	if err := db.saveRefund(ctx, tx, r, now); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, "UPDATE invoices SET amount_refunded = amount_refunded + $1 WHERE id = $2",
-		int64(r.AmountUSD), r.InvoiceID); err != nil {
-		return fmt.Errorf("store: refund confirmed: %w", err)
+	if err := db.addRefunded(ctx, tx, r, r.AmountUSD, now); err != nil {
+		return err
 	}
 	if r.PaymentID == "" {
 		return nil
@@ -182,11 +181,25 @@ func (db *DB) refundUnconfirmed(ctx context.Context, tx txq, payoutID string, no
 		return err
 	}
 	r.Status, r.ConfirmedAt = kassa.RefundSent, nil
-	if _, err := tx.ExecContext(ctx, "UPDATE invoices SET amount_refunded = amount_refunded - $1 WHERE id = $2",
-		int64(r.AmountUSD), r.InvoiceID); err != nil {
-		return fmt.Errorf("store: refund unconfirmed: %w", err)
+	if err := db.addRefunded(ctx, tx, r, -r.AmountUSD, now); err != nil {
+		return err
 	}
 	return db.saveRefund(ctx, tx, r, now)
+}
+
+// addRefunded moves the amount_refunded of r's invoice by delta and writes
+// invoice.updated with the invoice as it then is (its status does not change).
+func (db *DB) addRefunded(ctx context.Context, tx txq, r *kassa.Refund, delta kassa.Millis, now time.Time) error {
+	if _, err := tx.ExecContext(ctx, "UPDATE invoices SET amount_refunded = amount_refunded + $1 WHERE id = $2 AND merchant_id = $3",
+		int64(delta), r.InvoiceID, r.MerchantID); err != nil {
+		return fmt.Errorf("store: amount refunded: %w", err)
+	}
+	inv, err := db.invoice(ctx, tx, r.MerchantID, r.InvoiceID, "")
+	if err != nil {
+		return err
+	}
+	inv.Status = inv.EffectiveStatus(now)
+	return writeEvents(ctx, tx, inv.MerchantID, inv.Environment, inv, now, kassa.EventInvoiceUpdated)
 }
 
 // SimulateRefunds completes the pending refunds of env on networks no chain

@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"fmt"
 	"testing"
 
 	"kassa"
@@ -174,9 +175,33 @@ func TestSimulateRefunds(t *testing.T) {
 		if after, _ := f.db.Invoice(f.ctx, f.m.ID, inv.ID); after.AmountRefunded != 100 {
 			t.Fatalf("amount_refunded %d", after.AmountRefunded)
 		}
-		want := []string{"refund.updated", "refund.updated"}
-		if got := f.eventTypes(t, 2); got[0] != want[0] || got[1] != want[1] {
-			t.Fatalf("events %v", got)
+		// Sent, confirmed, and the invoice's amount_refunded with its event.
+		want := []string{"refund.updated", "refund.updated", "invoice.updated"}
+		if got := f.eventTypes(t, 3); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("events %v, want %v", got, want)
+		}
+	})
+}
+
+// TestRefundWaitsWithItsReason: a refund whose payout waits (the gas wallet is
+// short) says why, with refund.updated once per new reason. Both engines.
+func TestRefundWaitsWithItsReason(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		f := newFixture(t, cfg)
+		inv := f.invoice(t, f.m, 1000, nil)
+		f.pay(t, inv, "0xd1", 1000, true)
+		r, err := f.db.CreateRefund(f.ctx, principal(f.m), inv.ID, refundReq(ptr(kassa.Millis(400)), refundAddress, ""))
+		must(t, err)
+		po := f.refundPayout(t, r.ID)
+		const dry = "the gas wallet holds 0 USDT, the refund needs 400000"
+		must(t, f.db.WaitPayout(f.ctx, po.ID, dry))
+		must(t, f.db.WaitPayout(f.ctx, po.ID, dry)) // the same reason again: no new event
+		if got := f.refundStatus(t, r.ID); got.Status != kassa.RefundPending || got.FailureReason != dry {
+			t.Fatalf("waiting: %s %q", got.Status, got.FailureReason)
+		}
+		want := []string{"refund.created", "refund.updated"}
+		if got := f.eventTypes(t, 2); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("events %v, want %v", got, want)
 		}
 	})
 }
