@@ -437,6 +437,7 @@ const (
 	ErrorCodeNothingToRefund                ErrorCode = "nothing_to_refund"
 	ErrorCodeOrderNotCancelable             ErrorCode = "order_not_cancelable"
 	ErrorCodeParameterConflict              ErrorCode = "parameter_conflict"
+	ErrorCodePaymentBeingRefunded           ErrorCode = "payment_being_refunded"
 	ErrorCodePaymentInProgress              ErrorCode = "payment_in_progress"
 	ErrorCodePaymentNotConfirmed            ErrorCode = "payment_not_confirmed"
 	ErrorCodePaymentNotSetAside             ErrorCode = "payment_not_set_aside"
@@ -763,6 +764,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeOrderNotCancelable:
 		return true
 	case ErrorCodeParameterConflict:
+		return true
+	case ErrorCodePaymentBeingRefunded:
 		return true
 	case ErrorCodePaymentInProgress:
 		return true
@@ -6150,7 +6153,7 @@ type ClientInterface interface {
 	//
 	// Credits the payment to its invoice at its USD value when seen (`amount_usd`), confirms it and recomputes the invoice, which settles it as any confirmed payment. Money accepted on an expired invoice that pays it in full makes the invoice `paid` (the one way out of a final status). Only a payment set aside for a person (`manual_retry`), once its transfer is on chain with its network's confirmations; a second call is 409 `payment_resolved`. Emits `invoice_payment.updated`. and the invoice's events.
 	//
-	// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`, `payment_unpriced`, `token_not_accepted`.
+	// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`, `payment_being_refunded` (a refund of it is under way), `payment_unpriced`, `token_not_accepted`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -6161,7 +6164,7 @@ type ClientInterface interface {
 	//
 	// Credits the payment to its invoice at its USD value when seen (`amount_usd`), confirms it and recomputes the invoice, which settles it as any confirmed payment. Money accepted on an expired invoice that pays it in full makes the invoice `paid` (the one way out of a final status). Only a payment set aside for a person (`manual_retry`), once its transfer is on chain with its network's confirmations; a second call is 409 `payment_resolved`. Emits `invoice_payment.updated`. and the invoice's events.
 	//
-	// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`, `payment_unpriced`, `token_not_accepted`.
+	// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`, `payment_being_refunded` (a refund of it is under way), `payment_unpriced`, `token_not_accepted`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -6172,7 +6175,7 @@ type ClientInterface interface {
 	//
 	// The merchant keeps the money without crediting it: the payment stays `manual_retry` with `resolution: "dismissed"`, the invoice does not change, and the money settles to the merchant like a confirmed payment's (unless a reorganisation took it: then there is nothing to settle). Only a payment set aside for a person (`manual_retry`), once its transfer is on chain with its network's confirmations; a second call is 409 `payment_resolved`. Emits `invoice_payment.updated`.
 	//
-	// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`.
+	// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`, `payment_being_refunded` (a refund of it is under way).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -6183,7 +6186,7 @@ type ClientInterface interface {
 	//
 	// The merchant keeps the money without crediting it: the payment stays `manual_retry` with `resolution: "dismissed"`, the invoice does not change, and the money settles to the merchant like a confirmed payment's (unless a reorganisation took it: then there is nothing to settle). Only a payment set aside for a person (`manual_retry`), once its transfer is on chain with its network's confirmations; a second call is 409 `payment_resolved`. Emits `invoice_payment.updated`.
 	//
-	// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`.
+	// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`, `payment_being_refunded` (a refund of it is under way).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -7355,7 +7358,7 @@ func (c *Client) CancelInvoice(ctx context.Context, invoiceId InvoiceIdPath, par
 //
 // Credits the payment to its invoice at its USD value when seen (`amount_usd`), confirms it and recomputes the invoice, which settles it as any confirmed payment. Money accepted on an expired invoice that pays it in full makes the invoice `paid` (the one way out of a final status). Only a payment set aside for a person (`manual_retry`), once its transfer is on chain with its network's confirmations; a second call is 409 `payment_resolved`. Emits `invoice_payment.updated`. and the invoice's events.
 //
-// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`, `payment_unpriced`, `token_not_accepted`.
+// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`, `payment_being_refunded` (a refund of it is under way), `payment_unpriced`, `token_not_accepted`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -7376,7 +7379,7 @@ func (c *Client) AcceptPaymentWithBody(ctx context.Context, invoiceId InvoiceIdP
 //
 // Credits the payment to its invoice at its USD value when seen (`amount_usd`), confirms it and recomputes the invoice, which settles it as any confirmed payment. Money accepted on an expired invoice that pays it in full makes the invoice `paid` (the one way out of a final status). Only a payment set aside for a person (`manual_retry`), once its transfer is on chain with its network's confirmations; a second call is 409 `payment_resolved`. Emits `invoice_payment.updated`. and the invoice's events.
 //
-// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`, `payment_unpriced`, `token_not_accepted`.
+// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`, `payment_being_refunded` (a refund of it is under way), `payment_unpriced`, `token_not_accepted`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -7397,7 +7400,7 @@ func (c *Client) AcceptPayment(ctx context.Context, invoiceId InvoiceIdPath, pay
 //
 // The merchant keeps the money without crediting it: the payment stays `manual_retry` with `resolution: "dismissed"`, the invoice does not change, and the money settles to the merchant like a confirmed payment's (unless a reorganisation took it: then there is nothing to settle). Only a payment set aside for a person (`manual_retry`), once its transfer is on chain with its network's confirmations; a second call is 409 `payment_resolved`. Emits `invoice_payment.updated`.
 //
-// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`.
+// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`, `payment_being_refunded` (a refund of it is under way).
 //
 // Takes any type of body and a specified content type.
 //
@@ -7418,7 +7421,7 @@ func (c *Client) DismissPaymentWithBody(ctx context.Context, invoiceId InvoiceId
 //
 // The merchant keeps the money without crediting it: the payment stays `manual_retry` with `resolution: "dismissed"`, the invoice does not change, and the money settles to the merchant like a confirmed payment's (unless a reorganisation took it: then there is nothing to settle). Only a payment set aside for a person (`manual_retry`), once its transfer is on chain with its network's confirmations; a second call is 409 `payment_resolved`. Emits `invoice_payment.updated`.
 //
-// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`.
+// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`, `payment_being_refunded` (a refund of it is under way).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -12416,7 +12419,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Credits the payment to its invoice at its USD value when seen (`amount_usd`), confirms it and recomputes the invoice, which settles it as any confirmed payment. Money accepted on an expired invoice that pays it in full makes the invoice `paid` (the one way out of a final status). Only a payment set aside for a person (`manual_retry`), once its transfer is on chain with its network's confirmations; a second call is 409 `payment_resolved`. Emits `invoice_payment.updated`. and the invoice's events.
 	//
-	// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`, `payment_unpriced`, `token_not_accepted`.
+	// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`, `payment_being_refunded` (a refund of it is under way), `payment_unpriced`, `token_not_accepted`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12427,7 +12430,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Credits the payment to its invoice at its USD value when seen (`amount_usd`), confirms it and recomputes the invoice, which settles it as any confirmed payment. Money accepted on an expired invoice that pays it in full makes the invoice `paid` (the one way out of a final status). Only a payment set aside for a person (`manual_retry`), once its transfer is on chain with its network's confirmations; a second call is 409 `payment_resolved`. Emits `invoice_payment.updated`. and the invoice's events.
 	//
-	// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`, `payment_unpriced`, `token_not_accepted`.
+	// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`, `payment_being_refunded` (a refund of it is under way), `payment_unpriced`, `token_not_accepted`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12438,7 +12441,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// The merchant keeps the money without crediting it: the payment stays `manual_retry` with `resolution: "dismissed"`, the invoice does not change, and the money settles to the merchant like a confirmed payment's (unless a reorganisation took it: then there is nothing to settle). Only a payment set aside for a person (`manual_retry`), once its transfer is on chain with its network's confirmations; a second call is 409 `payment_resolved`. Emits `invoice_payment.updated`.
 	//
-	// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`.
+	// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`, `payment_being_refunded` (a refund of it is under way).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12449,7 +12452,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// The merchant keeps the money without crediting it: the payment stays `manual_retry` with `resolution: "dismissed"`, the invoice does not change, and the money settles to the merchant like a confirmed payment's (unless a reorganisation took it: then there is nothing to settle). Only a payment set aside for a person (`manual_retry`), once its transfer is on chain with its network's confirmations; a second call is 409 `payment_resolved`. Emits `invoice_payment.updated`.
 	//
-	// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`.
+	// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`, `payment_being_refunded` (a refund of it is under way).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -23593,7 +23596,7 @@ func (c *ClientWithResponses) CancelInvoiceWithResponse(ctx context.Context, inv
 //
 // Credits the payment to its invoice at its USD value when seen (`amount_usd`), confirms it and recomputes the invoice, which settles it as any confirmed payment. Money accepted on an expired invoice that pays it in full makes the invoice `paid` (the one way out of a final status). Only a payment set aside for a person (`manual_retry`), once its transfer is on chain with its network's confirmations; a second call is 409 `payment_resolved`. Emits `invoice_payment.updated`. and the invoice's events.
 //
-// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`, `payment_unpriced`, `token_not_accepted`.
+// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`, `payment_being_refunded` (a refund of it is under way), `payment_unpriced`, `token_not_accepted`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -23610,7 +23613,7 @@ func (c *ClientWithResponses) AcceptPaymentWithBodyWithResponse(ctx context.Cont
 //
 // Credits the payment to its invoice at its USD value when seen (`amount_usd`), confirms it and recomputes the invoice, which settles it as any confirmed payment. Money accepted on an expired invoice that pays it in full makes the invoice `paid` (the one way out of a final status). Only a payment set aside for a person (`manual_retry`), once its transfer is on chain with its network's confirmations; a second call is 409 `payment_resolved`. Emits `invoice_payment.updated`. and the invoice's events.
 //
-// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`, `payment_unpriced`, `token_not_accepted`.
+// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`, `payment_being_refunded` (a refund of it is under way), `payment_unpriced`, `token_not_accepted`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -23627,7 +23630,7 @@ func (c *ClientWithResponses) AcceptPaymentWithResponse(ctx context.Context, inv
 //
 // The merchant keeps the money without crediting it: the payment stays `manual_retry` with `resolution: "dismissed"`, the invoice does not change, and the money settles to the merchant like a confirmed payment's (unless a reorganisation took it: then there is nothing to settle). Only a payment set aside for a person (`manual_retry`), once its transfer is on chain with its network's confirmations; a second call is 409 `payment_resolved`. Emits `invoice_payment.updated`.
 //
-// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`.
+// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`, `payment_being_refunded` (a refund of it is under way).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -23644,7 +23647,7 @@ func (c *ClientWithResponses) DismissPaymentWithBodyWithResponse(ctx context.Con
 //
 // The merchant keeps the money without crediting it: the payment stays `manual_retry` with `resolution: "dismissed"`, the invoice does not change, and the money settles to the merchant like a confirmed payment's (unless a reorganisation took it: then there is nothing to settle). Only a payment set aside for a person (`manual_retry`), once its transfer is on chain with its network's confirmations; a second call is 409 `payment_resolved`. Emits `invoice_payment.updated`.
 //
-// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`.
+// Errors of its own: 400 `invalid_invoice_id`, `invalid_note`; 403 `environment_mismatch`; 404 `resource_missing`; 409 `payment_resolved`, `payment_not_set_aside`, `payment_not_confirmed`, `payment_being_refunded` (a refund of it is under way).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

@@ -43,6 +43,17 @@ func (db *DB) ResolvePayment(ctx context.Context, p kassa.Principal, invoiceID, 
 		if err := rec.CheckResolve(req); err != nil {
 			return err
 		}
+		// Money being refunded is neither credited nor kept: the refund may be
+		// paid from the payment's deposit address, which a settlement would empty.
+		var refunding int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM refunds WHERE payment_id = $1 AND status NOT IN ($2, $3)`,
+			rec.ID, string(kassa.RefundFailed), string(kassa.RefundCanceled)).Scan(&refunding); err != nil {
+			return fmt.Errorf("store: resolve payment: %w", err)
+		}
+		if refunding > 0 {
+			return kassa.Errorf(kassa.KindConflict, "payment_being_refunded",
+				"This payment has a refund under way; cancel the refund first, or let it finish.")
+		}
 		now := db.clock()
 		rec.Resolve(req.How, req.Note, now)
 		if _, err := tx.ExecContext(ctx, `UPDATE receipts SET status = $1, confirmed_at = $2, resolution = $3,

@@ -126,3 +126,30 @@ func TestResolvePayment(t *testing.T) {
 		wantErr(t, err, kassa.KindPermission, "environment_mismatch")
 	})
 }
+
+// TestResolveRefundingPayment: a payment with a refund under way is neither
+// accepted nor dismissed (the refund may be paid from its deposit address, which
+// a settlement would empty); once the refund is canceled it may be. Both engines.
+func TestResolveRefundingPayment(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		f := newFixture(t, cfg)
+		inv := f.invoice(t, f.m, 1000, nil)
+		f.pay(t, inv, "0xa1", 400, true) // locks token 1
+		in := paymentInput(inv, "0xa2", 300, true)
+		in.TokenID = 2
+		wrong, _, err := f.db.IngestPayment(f.ctx, in)
+		must(t, err)
+		req := refundReq(nil, refundAddress, "")
+		req.PaymentID, req.Token = wrong.ID, kassa.Token{ID: 2, Network: "bsc-testnet", Symbol: "USDC", Decimals: 18}
+		r, err := f.db.CreateRefund(f.ctx, principal(f.m), inv.ID, req)
+		must(t, err)
+		for _, how := range []kassa.Resolution{kassa.ResolutionAccepted, kassa.ResolutionDismissed} {
+			_, err = f.resolve(inv, wrong.ID, how, 0)
+			wantErr(t, err, kassa.KindConflict, "payment_being_refunded")
+		}
+		_, err = f.db.CancelRefund(f.ctx, principal(f.m), r.ID)
+		must(t, err)
+		_, err = f.resolve(inv, wrong.ID, kassa.ResolutionDismissed, 0)
+		must(t, err)
+	})
+}
