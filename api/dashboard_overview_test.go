@@ -52,8 +52,8 @@ func checklist(t *testing.T, body string) []string {
 // for no refund) and net volume.
 func dayRow(day time.Time, paid int, refunded, net string) string {
 	d := day.UTC().Format(time.DateOnly)
-	return `<tr data-day="` + d + `"><th scope="row">` + d + `</th><td>` + strconv.Itoa(paid) + `</td><td>` + refunded +
-		`</td><td>` + net + `</td></tr>`
+	return `<tr data-day="` + d + `"><th scope="row">` + d + `</th><td data-label="Paid invoices">` + strconv.Itoa(paid) +
+		`</td><td data-label="Refunded">` + refunded + `</td><td data-label="Net volume">` + net + `</td></tr>`
 }
 
 // failingTile is the overview's failing webhooks tile with its count and parts.
