@@ -19,13 +19,9 @@ func (db *DB) ResolvePayment(ctx context.Context, p kassa.Principal, invoiceID, 
 	}
 	var rec *kassa.InvoicePayment
 	err := db.tx(ctx, func(tx txq) error {
-		inv, err := db.invoice(ctx, tx, p.MerchantID, invoiceID, db.forUpdate())
+		inv, err := db.lockedInvoice(ctx, tx, p, invoiceID, "resolve its payments")
 		if err != nil {
 			return err
-		}
-		if inv.Environment != p.Environment {
-			return kassa.Errorf(kassa.KindPermission, "environment_mismatch",
-				"This invoice is in %s; a %s credential cannot resolve its payments.", inv.Environment, p.Environment)
 		}
 		all, err := receipts(ctx, tx, inv.ID, 0)
 		if err != nil {
@@ -78,4 +74,19 @@ func (db *DB) ResolvePayment(ctx context.Context, p kassa.Principal, invoiceID, 
 		return nil, err
 	}
 	return rec, nil
+}
+
+// lockedInvoice loads one of p's merchant's invoices locked for update inside tx;
+// an invoice of another environment than p's is 403 environment_mismatch ("a
+// devnet credential cannot <act>").
+func (db *DB) lockedInvoice(ctx context.Context, tx txq, p kassa.Principal, id, act string) (*kassa.Invoice, error) {
+	inv, err := db.invoice(ctx, tx, p.MerchantID, id, db.forUpdate())
+	if err != nil {
+		return nil, err
+	}
+	if inv.Environment != p.Environment {
+		return nil, kassa.Errorf(kassa.KindPermission, "environment_mismatch",
+			"This invoice is in %s; a %s credential cannot %s.", inv.Environment, p.Environment, act)
+	}
+	return inv, nil
 }

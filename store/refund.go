@@ -51,13 +51,9 @@ func scanRefund(s scanner) (*kassa.Refund, error) {
 func (db *DB) CreateRefund(ctx context.Context, p kassa.Principal, invoiceID string, req kassa.RefundRequest) (*kassa.Refund, error) {
 	var out *kassa.Refund
 	err := db.tx(ctx, func(tx txq) error {
-		inv, err := db.invoice(ctx, tx, p.MerchantID, invoiceID, db.forUpdate())
+		inv, err := db.lockedInvoice(ctx, tx, p, invoiceID, "refund it")
 		if err != nil {
 			return err
-		}
-		if inv.Environment != p.Environment {
-			return kassa.Errorf(kassa.KindPermission, "environment_mismatch",
-				"This invoice is in %s; a %s credential cannot refund it.", inv.Environment, p.Environment)
 		}
 		pays, err := receipts(ctx, tx, inv.ID, 0)
 		if err != nil {
