@@ -52,6 +52,18 @@ func (s *Sender) plan(ctx context.Context, head uint64, p *kassa.Payout, toppedU
 		return err
 	}
 	call := transferCall(tok, p)
+	if p.FromIndex == kassa.GasWalletIndex && tok.Type != kassa.TokenNative {
+		// A standard ERC-20 reverts the estimate of a transfer its sender cannot
+		// pay: say what is short rather than "execution reverted".
+		held, err := s.Account.TokenBalance(ctx, tok.Address, p.From)
+		if err != nil {
+			return err
+		}
+		if held.Cmp(p.Amount) < 0 {
+			return s.wait(ctx, p, fmt.Sprintf("the gas wallet %s holds %s %s, the refund needs %s", p.From,
+				kassa.FormatUnits(held, tok.Decimals), tok.Symbol, kassa.FormatUnits(p.Amount, tok.Decimals)))
+		}
+	}
 	gas, err := s.Account.EstimateGas(ctx, call)
 	switch {
 	case err != nil && p.FromIndex != kassa.GasWalletIndex && !IsEndpointFault(err) && !errors.Is(err, ErrUnavailable):
