@@ -88,9 +88,11 @@ type ChainStore interface {
 	// watched at now: not final, or final less than WatchAfterExpiry ago (late
 	// money is kept), in environment env.
 	WatchedAddresses(ctx context.Context, env Environment, network string, now time.Time) ([]WatchedAddress, error)
-	// PendingChainPayments lists network's pending payments: those whose
-	// confirmations are still counted, including those whose block left the chain.
-	PendingChainPayments(ctx context.Context, network string) ([]*InvoicePayment, error)
+	// PendingChainPayments lists network's payments whose confirmations are
+	// still counted: pending ones, including those whose block left the chain,
+	// and unresolved ones set aside for a person in a canonical block with fewer
+	// than confirmations.
+	PendingChainPayments(ctx context.Context, network string, confirmations int) ([]*InvoicePayment, error)
 	// AbandonLostPayments sets to manual_retry (reorged) the pending payments of
 	// network whose block left the chain and whose invoice is no longer watched at
 	// now, or is paid and the transaction had confirmations blocks to come back

@@ -75,7 +75,7 @@ func BenchmarkCatchUp(b *testing.B) {
 			b.ReportMetric(float64(head)/took.Seconds(), "blocks/s")
 			b.ReportMetric(float64(after.Total()-before.Total()), "rpc-calls")
 			b.ReportMetric(float64(after.HTTPRequests-before.HTTPRequests), "http-requests")
-			rs, err := f.db.PendingChainPayments(f.ctx, "devchain")
+			rs, err := f.db.PendingChainPayments(f.ctx, "devchain", 3)
 			if err != nil || len(rs) != 0 {
 				b.Fatalf("%d payments still pending (%v)", len(rs), err)
 			}

@@ -183,12 +183,13 @@ func ratString(r *big.Rat) string {
 	return r.FloatString(8)
 }
 
-// confirm recounts the confirmations of the network's pending payments at head
+// confirm recounts the confirmations of the network's pending payments (and of
+// those set aside for a person, until they have them) at head
 // (the last block processed) and reports those that changed to the ingestion path;
 // one whose count reaches the network's confirmations is confirmed. A payment
 // whose block left the chain has none until it is seen again.
 func (w *Watcher) confirm(ctx context.Context, head uint64) error {
-	ps, err := w.Store.PendingChainPayments(ctx, w.Network.Name)
+	ps, err := w.Store.PendingChainPayments(ctx, w.Network.Name, w.Network.Confirmations)
 	if err != nil {
 		return err
 	}

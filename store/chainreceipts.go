@@ -1,8 +1,11 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"kassa"
@@ -46,13 +49,38 @@ func (db *DB) detachReceipts(ctx context.Context, tx txq, network string, above 
 }
 
 // PendingChainPayments lists network's pending receipts that were seen in a block,
-// including those whose block left the chain, by block then id.
-func (db *DB) PendingChainPayments(ctx context.Context, network string) ([]*kassa.InvoicePayment, error) {
+// including those whose block left the chain, and its unresolved receipts set
+// aside for a person (manual_retry) that are in a canonical block with fewer than
+// confirmations: their count goes on, so a person can accept or dismiss them once
+// they have it. By block then id.
+func (db *DB) PendingChainPayments(ctx context.Context, network string, confirmations int) ([]*kassa.InvoicePayment, error) {
 	if !storable(network) {
 		return nil, nil
 	}
-	rows, err := db.r.QueryContext(ctx, "SELECT "+receiptSelect+` FROM receipts
-		WHERE network = $1 AND status = 'pending' AND block_number > 0 ORDER BY block_number, id`, network)
+	// Two reads, each on its own partial index (receipts_chain_pending,
+	// receipts_set_aside): set-aside receipts are few, pending ones many.
+	out, err := db.chainReceipts(ctx, `WHERE network = $1 AND status = 'pending' AND block_number > 0`, network)
+	if err != nil {
+		return nil, err
+	}
+	aside, err := db.chainReceipts(ctx, `WHERE status = 'manual_retry' AND network = $1 AND resolution = ''
+		AND block_hash <> '' AND confirmations < $2`, network, confirmations)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, aside...)
+	slices.SortFunc(out, func(a, b *kassa.InvoicePayment) int {
+		if c := cmp.Compare(a.BlockNumber, b.BlockNumber); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return out, nil
+}
+
+// chainReceipts reads the receipts a WHERE clause selects.
+func (db *DB) chainReceipts(ctx context.Context, where string, args ...any) ([]*kassa.InvoicePayment, error) {
+	rows, err := db.r.QueryContext(ctx, "SELECT "+receiptSelect+" FROM receipts "+where, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: pending chain payments: %w", err)
 	}

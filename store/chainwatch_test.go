@@ -141,7 +141,9 @@ func TestWatchedAddresses(t *testing.T) {
 }
 
 // TestPendingChainPayments lists a network's pending receipts seen in a block,
-// orphaned ones included; not confirmed ones, simulated ones or other networks'.
+// orphaned ones included, and unresolved set-aside ones short of their
+// confirmations; not confirmed ones, simulated ones, other networks', set-aside
+// ones with their confirmations or resolved.
 func TestPendingChainPayments(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
 		f := newFixture(t, cfg)
@@ -156,11 +158,30 @@ func TestPendingChainPayments(t *testing.T) {
 		must(t, err)
 		_, err = f.db.RewindChain(f.ctx, chainNet, blk(10, 0)) // 0xa1 left the chain
 		must(t, err)
-
-		got, err := f.db.PendingChainPayments(f.ctx, chainNet)
+		// Money on a paid invoice, set aside: counted until it has 3
+		// confirmations, so a person can accept or dismiss it then.
+		paid := f.invoice(t, f.m, 1000, nil)
+		f.pay(t, paid, "0xb0", 1000, true)
+		f.chainPay(t, paid, "0xb1", 0, 100, blk(8, 0), 1)
+		f.chainPay(t, paid, "0xb2", 0, 100, blk(7, 0), 3)
+		f.chainPay(t, paid, "0xb3", 0, 100, blk(6, 0), 1)
+		_, rs, err := f.db.InvoiceWithPayments(f.ctx, f.m.ID, paid.ID, 0)
 		must(t, err)
-		if len(got) != 2 || got[0].TxHash != "0xa2" || got[1].TxHash != "0xa1" || !got[1].Orphaned() || got[0].Orphaned() {
-			t.Fatalf("pending chain payments %+v, want 0xa2 then 0xa1 (orphaned)", got)
+		for _, r := range rs {
+			if r.TxHash != "0xb0" && r.Status != kassa.PaymentManualRetry {
+				t.Fatalf("%s on a paid invoice: %s", r.TxHash, r.Status)
+			}
+			if r.TxHash == "0xb3" {
+				_, err := f.db.ResolvePayment(f.ctx, principal(f.m), paid.ID, r.ID, kassa.ResolveRequest{How: kassa.ResolutionDismissed})
+				must(t, err)
+			}
+		}
+
+		got, err := f.db.PendingChainPayments(f.ctx, chainNet, 3)
+		must(t, err)
+		if len(got) != 3 || got[0].TxHash != "0xb1" || got[1].TxHash != "0xa2" || got[2].TxHash != "0xa1" ||
+			!got[2].Orphaned() || got[1].Orphaned() {
+			t.Fatalf("pending chain payments %+v, want 0xb1 (set aside), 0xa2, then 0xa1 (orphaned)", got)
 		}
 	})
 }
