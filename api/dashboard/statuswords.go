@@ -41,6 +41,7 @@ const (
 	kindOrder        = "order"
 	kindOrderPayment = "order_payment"
 	kindRefund       = "refund"
+	kindMoneyBack    = "invoice_refund" // a refund of an invoice's money (refund.go), not an order's
 )
 
 // statusWords are the words of every status the dashboard shows, by kind: the
@@ -97,6 +98,14 @@ var statusWords = map[string]map[string]statusWord{
 		"PENDING", "Refund owed", "Owed to the payor, not sent yet.",
 		"REFUNDED", "Refunded", "Sent to the payor and confirmed.",
 		"FAILED", "Refund failed", "The transfer failed for good: send it by hand.",
+	),
+	kindMoneyBack: words(
+		"awaiting_address", "Waiting for the payor", "Sent as a claim link; the payor has not given an address yet.",
+		"pending", "To be sent", "It has its address; the transfer is not signed yet.",
+		"sent", "Sent", "The transfer is on the network, waiting for confirmations.",
+		"confirmed", "Refunded", "The transfer is confirmed: the payor has the money.",
+		"failed", "Failed", "The transfer failed; what it held can be refunded again.",
+		"canceled", "Canceled", "Canceled before it was sent.",
 	),
 }
 

@@ -22,6 +22,8 @@ func TestStatusWords(t *testing.T) {
 		{"pending money", status(kindPayment, kassa.PaymentPending), "Confirming", "Seen on the network, waiting for confirmations. (API status: pending)"},
 		{"pending delivery", status(kindDelivery, kassa.DeliveryPending), "Retrying", "Waiting for its next attempt. (API status: pending)"},
 		{"refund none", status(kindRefund, "NONE"), "No refund", "API status: NONE"},
+		{"invoice refund confirmed", status(kindMoneyBack, kassa.RefundConfirmed), "Refunded",
+			"The transfer is confirmed: the payor has the money. (API status: confirmed)"},
 		{"unknown", status(kindInvoice, "later_status"), "later_status", "API status: later_status"},
 		{"set aside, late", paymentStatus(&kassa.InvoicePayment{Status: kassa.PaymentManualRetry, AttentionReason: kassa.AttentionLate}),
 			"Needs review: paid after expiry", "Paid after the invoice expired, or no rate could value it. (API status: manual_retry)"},
@@ -46,6 +48,8 @@ func TestStatusWordsComplete(t *testing.T) {
 		kindPayment:    {"pending", "confirmed", "underpaid", "manual_retry"},
 		kindSettlement: {"pending", "processing", "settled", "failed", "manual"},
 		kindDelivery:   {kassa.DeliveryPending, kassa.DeliverySucceeded, kassa.DeliveryFailed},
+		kindMoneyBack: {string(kassa.RefundAwaitingAddress), string(kassa.RefundPending), string(kassa.RefundSent),
+			string(kassa.RefundConfirmed), string(kassa.RefundFailed), string(kassa.RefundCanceled)},
 	} {
 		for _, v := range values {
 			if _, ok := statusWords[kind][v]; !ok {
