@@ -150,8 +150,8 @@ func TestDashboardRefunds(t *testing.T) {
 		ob.signIn(e.newMerchant(false))
 		cancel := page + "/refunds/" + match[1] + "/cancel"
 		ob.post(cancel, nil).want(t, 404)
-		ob.get(page + "/refunds/" + match[1]).want(t, 404)
-		ob.get(page + "/refund").want(t, 404)
+		ob.get(page+"/refunds/"+match[1]).want(t, 404)
+		ob.get(page+"/refund").want(t, 404)
 		b.post(cancel, nil, "Origin: http://evil.example").want(t, 403)
 		r = b.post(cancel, nil)
 		if r.status != http.StatusSeeOther || r.location != page+"/refunds/"+match[1]+"?done=canceled" {

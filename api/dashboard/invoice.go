@@ -18,7 +18,7 @@ type invoiceView struct {
 	Deliveries []deliveryRow
 	Refunds    []refundRow // newest first
 	CanCancel  bool
-	CanRefund  bool // confirmed money is still refundable: the invoice's Refund action
+	CanRefund  bool         // confirmed money is still refundable: the invoice's Refund action
 	PaymentURL string       // only when just made: the link is shown once (its token is stored hashed)
 	QR         template.URL // the link's QR code
 	Metadata   string
