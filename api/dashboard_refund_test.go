@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"context"
 	"encoding/json"
 	"math/big"
 	"net/http"
@@ -8,8 +9,10 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"kassa"
+	"kassa/registry"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -39,10 +42,14 @@ func withFields(form url.Values, pairs ...string) url.Values {
 	return out
 }
 
-// refunds lists an invoice's refunds through the API.
-func (m *merchant) refunds(t *testing.T, invoice string) []map[string]any {
+// refunds lists an invoice's refunds through the API (in env, devnet by default).
+func (m *merchant) refunds(t *testing.T, invoice string, env ...string) []map[string]any {
 	t.Helper()
-	r := m.get("/api/v1/invoices/" + invoice + "/refunds")
+	h := m.jwt()
+	if len(env) > 0 {
+		h["X-Environment"] = env[0]
+	}
+	r := m.e.do(request{method: "GET", path: "/api/v1/invoices/" + invoice + "/refunds", headers: h})
 	expectStatus(t, r, 200)
 	var out []map[string]any
 	if err := json.Unmarshal(r.body, &out); err != nil {
@@ -172,5 +179,80 @@ func TestDashboardRefunds(t *testing.T) {
 		}
 		b.get(page).want(t, 200, `data-live="refund" hidden>Refund</a>`)
 		b.get(page+"/refund").want(t, 409, "Everything this invoice was paid is already refunded.")
+	})
+}
+
+// TestDashboardRefundMainnetProof: on mainnet a refund to an address needs the
+// current password and, with two-step sign-in on, a code at its confirmation
+// step (none, or a wrong one, is refused by its field and makes nothing); the
+// same form sent again after it was made answers the refund without asking
+// again (its code is used); a claim link needs no proof. The dashboard may name
+// the address where an API key may not.
+func TestDashboardRefundMainnetProof(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		clock := twoStepClock()
+		e := newEnvClock(t, cfg, clock)
+		m := e.newMerchant(true)
+		h := m.jwt()
+		h["X-Environment"], h["Idempotency-Key"] = "mainnet", newIdemKey()
+		r := e.do(request{method: "POST", path: "/api/v1/invoices", body: `{"amount_usd": 10}`, headers: h})
+		expectStatus(t, r, 201)
+		live := r.obj(t)["invoice_id"].(string)
+		var tok kassa.Token
+		for _, t := range registry.Default().Tokens(kassa.Mainnet) {
+			if t.Stable && tok.ID == 0 {
+				tok = t
+			}
+		}
+		units := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(tok.Decimals+1)), nil) // 10 tokens
+		if _, _, err := e.db.IngestPayment(context.Background(), kassa.PaymentInput{MerchantID: m.m.ID, InvoiceID: live,
+			Network: tok.Network, TxHash: "0x" + strings.Repeat("ab", 32), TokenID: tok.ID,
+			FromAddress: "0xde709f2102306220921060314715629080e2fb77", AmountUnits: units, AmountUSD: 10000,
+			Confirmations: 20, Confirmed: true, BlockNumber: 100, BlockHash: "0x" + strings.Repeat("01", 32)}); err != nil {
+			t.Fatal(err)
+		}
+		e.turnOnTwoStep(t, m)
+		m.token = e.loginToken(t, m, "correct horse", twoStepSecret, clock)
+		clock.Advance(30 * time.Second)
+		b := e.browser()
+		b.passwordStep(t, m, "/dashboard")
+		seeOther(t, b.post("/dashboard/login/code", url.Values{"code": {code(t, twoStepSecret, clock.Now())}}), "/dashboard")
+		clock.Advance(30 * time.Second)
+		page := "/dashboard/invoices/" + live
+		form := b.refundForm(page+"/refund", "Still refundable: <strong>$10.00</strong>")
+		toAddr := withFields(form, "to", "address", "address", "0x52908400098527886E0F7030069857D2E4169EE7", "amount_usd", "3")
+		b.post(page+"/refund", withFields(toAddr, "step", "review")).want(t, 200, "Check the refund", "Confirm it is you",
+			`name="current_password" type="password"`, `name="code" type="text"`)
+		b.post(page+"/refund", withFields(toAddr, "step", "create")).want(t, 403,
+			`<p class="error field-error" id="current_password-note">Enter your current password: a refund to an address on mainnet sends real money.`)
+		b.post(page+"/refund", withFields(toAddr, "step", "create", "current_password", "wrong horse")).want(t, 403,
+			`id="current_password-note">That is not your current password.`)
+		if got := m.refunds(t, live, "mainnet"); len(got) != 0 {
+			t.Fatalf("a refused proof made a refund: %v", got)
+		}
+		b.post(page+"/refund", withFields(toAddr, "step", "create", "current_password", "correct horse")).want(t, 403,
+			`id="code-note">Enter the code from your authenticator app.`)
+		proof := withFields(toAddr, "step", "create", "current_password", "correct horse", "code", code(t, twoStepSecret, clock.Now()))
+		r2 := b.post(page+"/refund", proof)
+		if r2.status != http.StatusSeeOther || refundPagePath.FindStringSubmatch(r2.location) == nil {
+			t.Fatalf("create with the password: %d to %q\n%s", r2.status, r2.location, r2.body)
+		}
+		if again := b.post(page+"/refund", proof); again.status != http.StatusSeeOther || again.location != r2.location {
+			t.Fatalf("the same form again: %d to %q, want %q\n%s", again.status, again.location, r2.location, again.body)
+		}
+
+		clock.Advance(time.Second) // newest first: a later refund
+		form = b.refundForm(page+"/refund", "Still refundable: <strong>$7.00</strong>")
+		review := b.post(page+"/refund", withFields(form, "step", "review")).want(t, 200, "A claim link, shown on the next page")
+		if strings.Contains(review.body, "current_password") {
+			t.Fatalf("a claim link asks for the password\n%s", review.body)
+		}
+		r2 = b.post(page+"/refund", withFields(form, "step", "create"))
+		if r2.status != http.StatusSeeOther {
+			t.Fatalf("claim link: %d\n%s", r2.status, r2.body)
+		}
+		if got := m.refunds(t, live, "mainnet"); len(got) != 2 || got[0]["address"] != nil || got[1]["address"] != "0x52908400098527886E0F7030069857D2E4169EE7" {
+			t.Fatalf("mainnet refunds %v", got)
+		}
 	})
 }
