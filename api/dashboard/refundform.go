@@ -89,12 +89,13 @@ type refundFormView struct {
 // refundAmount is a planned refund in words.
 type refundAmount struct {
 	USD, Token, Network, Address string
+	Number, TokenNumber          string // the amounts as typed, "2", "0.0033"
 	Decimals                     int
 	Rate                         kassa.RefundRate
 }
 
 func amountOf(p *refund.Preview, networkName string) refundAmount {
-	return refundAmount{USD: p.AmountUSD.USD(), Token: kassa.FormatUnits(p.AmountUnits, p.Token.Decimals) + " " + p.Token.Symbol,
+	return refundAmount{USD: p.AmountUSD.USD(), Number: p.AmountUSD.Number(), TokenNumber: kassa.FormatUnits(p.AmountUnits, p.Token.Decimals), Token: kassa.FormatUnits(p.AmountUnits, p.Token.Decimals) + " " + p.Token.Symbol,
 		Network: networkName, Address: p.Address, Decimals: p.Token.Decimals, Rate: p.Rate}
 }
 

@@ -121,12 +121,18 @@ var setAsideWords = map[kassa.AttentionReason][2]string{
 
 // paymentStatus is a receipt's status in words. One set aside for a person
 // says why (its attention_reason) in its label and explanation, and once a
-// merchant dismissed it, that it was kept without credit.
+// merchant dismissed it, that it was kept without credit; once a refund of it
+// confirmed, that it went back.
 func paymentStatus(p *kassa.InvoicePayment) statusWord {
 	w := status(kindPayment, p.Status)
 	why, ok := setAsideWords[p.AttentionReason]
 	switch {
 	case p.Status != kassa.PaymentManualRetry:
+	case p.Resolution == kassa.ResolutionRefunded:
+		w.Label, w.Explain = "Refunded", "Sent back to the payor; it does not count toward the invoice."
+		if ok {
+			w.Explain = why[1] + " " + w.Explain
+		}
 	case p.Resolution == kassa.ResolutionDismissed:
 		w.Label, w.Explain = "Dismissed", "Kept without credit to the invoice; it settles to you."
 		if ok {
