@@ -105,3 +105,11 @@ func (d *Dashboard) ownRefund(r *http.Request, v *visit) (*kassa.Invoice, *kassa
 	}
 	return inv, ref, nil
 }
+
+// networkName is a network's name as a merchant reads it.
+func (d *Dashboard) networkName(env kassa.Environment, name string) string {
+	if n, ok := d.cfg.Registry.Network(env, name); ok && n.DisplayName != "" {
+		return n.DisplayName
+	}
+	return name
+}

@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"net/url"
@@ -273,36 +272,4 @@ func (d *Dashboard) refundRefused(w http.ResponseWriter, r *http.Request, v *vis
 	}
 	d.render(w, r, status, "refund_new.html", v, view)
 	return nil
-}
-
-// proofInputs are the re-authentication's inputs: the current password, and
-// the code while two-step sign-in is on.
-func (d *Dashboard) proofInputs(ctx context.Context, v *visit) ([]field, error) {
-	secret, err := d.cfg.Sessions.TOTPSecret(ctx, v.m.ID)
-	if err != nil {
-		return nil, err
-	}
-	fields := proofFields("", "", "A refund to an address on mainnet sends real money: confirm it is you.")
-	if secret == "" {
-		fields = withoutCode(fields)
-	}
-	return fields, nil
-}
-
-// withProofError puts msg by the proof input named param.
-func withProofError(fields []field, param, msg string) []field {
-	for i := range fields {
-		if fields[i].Name == param {
-			fields[i].Error = msg
-		}
-	}
-	return fields
-}
-
-// networkName is a network's name as a merchant reads it.
-func (d *Dashboard) networkName(env kassa.Environment, name string) string {
-	if n, ok := d.cfg.Registry.Network(env, name); ok && n.DisplayName != "" {
-		return n.DisplayName
-	}
-	return name
 }
