@@ -66,3 +66,28 @@ func PaymentURI(t Token, chainID int64, recipient string, units *big.Int) (strin
 		return "", fmt.Errorf("payment uri: token %d has unknown type %q", t.ID, t.Type)
 	}
 }
+
+// ParseUnits reads a token amount typed in whole tokens ("12.5", "0.000001",
+// "3") exactly into base units of a token with decimals: FormatUnits' inverse.
+// Only digits with at most one point; more fraction digits than the token has,
+// more than 78 digits, or no digit at all is a *Error of KindInvalid (code
+// invalid_amount, param). Zero is read as zero: whether it is enough is the
+// caller's rule.
+func ParseUnits(text string, decimals int, param string) (*big.Int, error) {
+	bad := Invalidf(param, "invalid_amount", "%s must be a token amount such as 0.25.", param)
+	whole, frac, _ := strings.Cut(text, ".")
+	if !AllDigits(whole+frac) || len(whole)+len(frac) > 78 {
+		return nil, bad
+	}
+	if decimals < 0 {
+		decimals = 0
+	}
+	if len(frac) > decimals {
+		return nil, Invalidf(param, "invalid_amount", "%s has more than the token's %d decimals.", param, decimals)
+	}
+	u, ok := new(big.Int).SetString(whole+frac+strings.Repeat("0", decimals-len(frac)), 10)
+	if !ok {
+		return nil, bad
+	}
+	return u, nil
+}

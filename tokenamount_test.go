@@ -2,6 +2,7 @@ package kassa
 
 import (
 	"math/big"
+	"strings"
 	"testing"
 )
 
@@ -57,4 +58,54 @@ func TestPaymentURI(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestParseUnits reads typed token amounts exactly and refuses what is not one.
+func TestParseUnits(t *testing.T) {
+	tests := []struct {
+		text     string
+		decimals int
+		want     string // "" for an error
+	}{
+		{"12.5", 6, "12500000"},
+		{"0.000001", 6, "1"},
+		{"3", 6, "3000000"},
+		{"3.", 6, "3000000"},
+		{".5", 6, "500000"},
+		{"0", 18, "0"},
+		{"1.000000000000000001", 18, "1000000000000000001"},
+		{"7", 0, "7"},
+		{"0.0000001", 6, ""}, // finer than the token
+		{"1.5", 0, ""},
+		{"", 6, ""},
+		{".", 6, ""},
+		{"-1", 6, ""},
+		{"1,5", 6, ""},
+		{"1e3", 6, ""},
+		{"1.2.3", 6, ""},
+		{" 1", 6, ""},
+		{strings.Repeat("1", 79), 0, ""},
+	}
+	for _, tt := range tests {
+		got, err := ParseUnits(tt.text, tt.decimals, "amount_token")
+		switch {
+		case tt.want == "" && err == nil:
+			t.Errorf("ParseUnits(%q, %d) = %s, want an error", tt.text, tt.decimals, got)
+		case tt.want == "" && (AsError(err).Code != "invalid_amount" || AsError(err).Param != "amount_token"):
+			t.Errorf("ParseUnits(%q, %d) error %v", tt.text, tt.decimals, err)
+		case tt.want != "" && (err != nil || got.String() != tt.want):
+			t.Errorf("ParseUnits(%q, %d) = %v, %v; want %s", tt.text, tt.decimals, got, err, tt.want)
+		case tt.want != "" && FormatUnits(got, tt.decimals) != FormatUnits(mustInt(t, tt.want), tt.decimals):
+			t.Errorf("round trip of %q", tt.text)
+		}
+	}
+}
+
+func mustInt(t *testing.T, s string) *big.Int {
+	t.Helper()
+	n, ok := new(big.Int).SetString(s, 10)
+	if !ok {
+		t.Fatalf("not an integer: %q", s)
+	}
+	return n
 }

@@ -40,60 +40,9 @@ type Create struct {
 // a dashboard session: an API key may only create claim links, so a leaked key
 // cannot send money to an address of its choosing.
 func (s *Service) Create(ctx context.Context, p kassa.Principal, invoiceID string, c Create) (*kassa.Refund, error) {
-	req := kassa.RefundRequest{ID: kassa.NewUUID(), PaymentID: c.PaymentID, AmountUSD: c.AmountUSD,
-		AmountUnits: c.AmountUnits, Rate: c.Rate, Reason: c.Reason}
-	switch {
-	case c.AmountUSD != nil && c.AmountUnits != nil:
-		return nil, kassa.Invalidf("amount_token_units", "parameter_conflict", "Give amount_usd or amount_token_units, not both.")
-	case c.AmountUSD != nil && *c.AmountUSD <= 0:
-		return nil, kassa.Invalidf("amount_usd", "invalid_amount", "amount_usd must be positive.")
-	case c.AmountUnits != nil && c.AmountUnits.Sign() <= 0:
-		return nil, kassa.Invalidf("amount_token_units", "invalid_amount", "amount_token_units must be a positive integer.")
-	case utf8.RuneCountInString(c.Reason) > kassa.MaxRefundReason:
-		return nil, kassa.Invalidf("reason", "invalid_reason", "A reason is at most %d characters.", kassa.MaxRefundReason)
-	}
-	switch c.Rate {
-	case "":
-		req.Rate = kassa.RefundRatePaid
-	case kassa.RefundRatePaid, kassa.RefundRateCurrent:
-	default:
-		return nil, kassa.Invalidf("rate", "invalid_rate", "rate is paid or current.")
-	}
-	if c.Address != "" {
-		if err := kassa.CheckEVMAddress("address", c.Address); err != nil {
-			return nil, err
-		}
-		if p.Environment == kassa.Mainnet && !p.Dashboard() {
-			return nil, kassa.Errorf(kassa.KindPermission, "refund_address_needs_dashboard",
-				"On mainnet an API key may only create refunds the payor claims (no address); a refund to an address needs the dashboard.")
-		}
-		req.Address = kassa.ChecksumAddress(c.Address)
-	}
-	_, pays, err := s.Payments.InvoiceWithPayments(ctx, p.MerchantID, invoiceID, 0)
+	req, _, err := s.request(ctx, p, invoiceID, c)
 	if err != nil {
 		return nil, err
-	}
-	all := req
-	all.AmountUSD, all.AmountUnits, all.Rate = nil, nil, kassa.RefundRatePaid
-	plan, err := kassa.PlanRefund(pays, nil, all)
-	if err != nil {
-		return nil, err
-	}
-	t, ok := s.Registry.Token(p.Environment, plan.TokenID)
-	if !ok || t.Network != plan.Network {
-		return nil, kassa.Errorf(kassa.KindConflict, "token_not_accepted",
-			"This payment's token is not one this service knows, so Kassa cannot send it back.")
-	}
-	req.Token = t
-	if req.Rate == kassa.RefundRateCurrent && req.AmountUnits == nil {
-		if s.Rates == nil {
-			return nil, kassa.Errorf(kassa.KindConflict, "rate_unavailable", "No current rate of %s is known.", t.Symbol)
-		}
-		r, err := s.Rates.Rate(ctx, t)
-		if err != nil {
-			return nil, err
-		}
-		req.CurrentRate = r.USDPerToken
 	}
 	if req.Address == "" {
 		h := sha256.Sum256([]byte(s.claimToken(req.ID)))
@@ -104,6 +53,67 @@ func (s *Service) Create(ctx context.Context, p kassa.Principal, invoiceID strin
 		return nil, err
 	}
 	return s.decorate(r), nil
+}
+
+// request checks c and makes it the store's request: the token planned from the
+// invoice's payments (returned too), today's rate for rate current.
+func (s *Service) request(ctx context.Context, p kassa.Principal, invoiceID string, c Create) (kassa.RefundRequest, []*kassa.InvoicePayment, error) {
+	req := kassa.RefundRequest{ID: kassa.NewUUID(), PaymentID: c.PaymentID, AmountUSD: c.AmountUSD,
+		AmountUnits: c.AmountUnits, Rate: c.Rate, Reason: c.Reason}
+	switch {
+	case c.AmountUSD != nil && c.AmountUnits != nil:
+		return req, nil, kassa.Invalidf("amount_token_units", "parameter_conflict", "Give amount_usd or amount_token_units, not both.")
+	case c.AmountUSD != nil && *c.AmountUSD <= 0:
+		return req, nil, kassa.Invalidf("amount_usd", "invalid_amount", "amount_usd must be positive.")
+	case c.AmountUnits != nil && c.AmountUnits.Sign() <= 0:
+		return req, nil, kassa.Invalidf("amount_token_units", "invalid_amount", "amount_token_units must be a positive integer.")
+	case utf8.RuneCountInString(c.Reason) > kassa.MaxRefundReason:
+		return req, nil, kassa.Invalidf("reason", "invalid_reason", "A reason is at most %d characters.", kassa.MaxRefundReason)
+	}
+	switch c.Rate {
+	case "":
+		req.Rate = kassa.RefundRatePaid
+	case kassa.RefundRatePaid, kassa.RefundRateCurrent:
+	default:
+		return req, nil, kassa.Invalidf("rate", "invalid_rate", "rate is paid or current.")
+	}
+	if c.Address != "" {
+		if err := kassa.CheckEVMAddress("address", c.Address); err != nil {
+			return req, nil, err
+		}
+		if p.Environment == kassa.Mainnet && !p.Dashboard() {
+			return req, nil, kassa.Errorf(kassa.KindPermission, "refund_address_needs_dashboard",
+				"On mainnet an API key may only create refunds the payor claims (no address); a refund to an address needs the dashboard.")
+		}
+		req.Address = kassa.ChecksumAddress(c.Address)
+	}
+	_, pays, err := s.Payments.InvoiceWithPayments(ctx, p.MerchantID, invoiceID, 0)
+	if err != nil {
+		return req, nil, err
+	}
+	all := req
+	all.AmountUSD, all.AmountUnits, all.Rate = nil, nil, kassa.RefundRatePaid
+	plan, err := kassa.PlanRefund(pays, nil, all)
+	if err != nil {
+		return req, nil, err
+	}
+	t, ok := s.Registry.Token(p.Environment, plan.TokenID)
+	if !ok || t.Network != plan.Network {
+		return req, nil, kassa.Errorf(kassa.KindConflict, "token_not_accepted",
+			"This payment's token is not one this service knows, so Kassa cannot send it back.")
+	}
+	req.Token = t
+	if req.Rate == kassa.RefundRateCurrent && req.AmountUnits == nil {
+		if s.Rates == nil {
+			return req, nil, kassa.Errorf(kassa.KindConflict, "rate_unavailable", "No current rate of %s is known.", t.Symbol)
+		}
+		r, err := s.Rates.Rate(ctx, t)
+		if err != nil {
+			return req, nil, err
+		}
+		req.CurrentRate = r.USDPerToken
+	}
+	return req, pays, nil
 }
 
 // claimToken is the claim token of refund id: signed by the server secret, so a

@@ -10,6 +10,7 @@ import (
 	"kassa/api/httpx"
 	"kassa/commerce"
 	"kassa/payment"
+	"kassa/refund"
 	"kassa/signin"
 )
 
@@ -24,6 +25,7 @@ type Config struct {
 	Webhooks  kassa.WebhookService
 	Payments  kassa.PaymentService // an invoice's receipts
 	Pay       *payment.Service     // accepting and dismissing money set aside
+	Refunds   *refund.Service      // refunds, the API's service; nil: none (no Refund actions, 404)
 	Events    kassa.EventService   // an invoice's timeline
 	Stats     kassa.OverviewStats  // the overview's chart, failed deliveries and an invoice's deliveries
 	Stream    kassa.EventStream    // wakes an invoice page's live updates; nil: they poll
@@ -71,6 +73,10 @@ func (d *Dashboard) Routes(handle func(pattern string, h http.HandlerFunc)) {
 	handle("POST /dashboard/invoices/{id}/cancel", d.post(d.signedIn(d.cancelInvoice)))
 	handle("POST /dashboard/invoices/{id}/payments/{paymentId}/accept", d.post(d.signedIn(d.acceptPayment)))
 	handle("POST /dashboard/invoices/{id}/payments/{paymentId}/dismiss", d.post(d.signedIn(d.dismissPayment)))
+	handle("GET /dashboard/invoices/{id}/refund", d.signedIn(d.refundNew))
+	handle("POST /dashboard/invoices/{id}/refund", d.post(d.signedIn(d.refundPost)))
+	handle("GET /dashboard/invoices/{id}/refunds/{refundId}", d.signedIn(d.refundPage))
+	handle("POST /dashboard/invoices/{id}/refunds/{refundId}/cancel", d.post(d.signedIn(d.cancelRefund)))
 	handle("GET /dashboard/orders", d.signedIn(d.orders))
 	handle("GET /dashboard/orders/{id}", d.signedIn(d.order))
 	handle("POST /dashboard/orders/{id}/cancel", d.post(d.signedIn(d.cancelOrder)))

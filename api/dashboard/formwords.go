@@ -20,6 +20,33 @@ var formWords = map[string]string{
 	"invalid_address":                "Enter an address such as 0x52908400098527886E0F7030069857D2E4169EE7: 0x and 40 letters or digits.",
 	"invalid_address_checksum":       "This address has a typing mistake (its capital letters do not match): copy it again from your wallet.",
 	"invalid_tolerance":              "Enter a tolerance from 0 to 1,000,000 USD, such as 0.50.",
+	// A refund's form (refundform.go); "refund:" keys are said only there.
+	"amount_usd:invalid_amount":         "Enter an amount above zero, such as 4.50.",
+	"amount_token:invalid_amount":       "Enter a token amount above zero, such as 0.25, with no more decimals than the token has.",
+	"amount_token_units:invalid_amount": "Enter a token amount above zero, such as 0.25, with no more decimals than the token has.",
+	"refund_exceeds_paid":               "This is more than is still refundable: the most you can refund is shown under the field.",
+	"parameter_conflict":                "Give the amount in USD or in the token, not both.",
+	"payment_unpriced":                  "No rate valued this payment: give the amount in the token instead.",
+	"invalid_reason":                    "Keep the reason to 255 characters.",
+	"invalid_rate":                      "Choose the rate it was paid at or today's rate.",
+	"address:missing_param":             "Enter the address to send the refund to, or choose to ask the payor.",
+	"nothing_to_refund":                 "Nothing is left to refund here: earlier refunds took it all.",
+	"rate_unavailable":                  "Today's rate of this token is not known right now: refund at the rate it was paid, or try again later.",
+	"refund_conflict":                   "The invoice changed while you were refunding: check the refund again.",
+	"refund:reauthentication_required":  "Enter your current password: a refund to an address on mainnet sends real money.",
+	"refund:invalid_current_password":   "That is not your current password.",
+	"refund:second_factor_required":     "Enter the code from your authenticator app.",
+	"refund:invalid_code":               "That code is not right or was used already: enter the one your app shows now.",
+	"refund:too_many_attempts":          "Too many attempts: wait a minute and try again.",
+}
+
+// refundMessage is err's message on a refund's form: its own words first (the
+// "refund:" entries), then formMessage's.
+func refundMessage(err error) string {
+	if w, ok := formWords["refund:"+kassa.AsError(err).Code]; ok {
+		return w
+	}
+	return formMessage(err)
 }
 
 // formMessage is err's message in a merchant's words: the table's, else the

@@ -16,7 +16,9 @@ type invoiceView struct {
 	Payments   []paymentRow
 	Timeline   []timelineRow
 	Deliveries []deliveryRow
+	Refunds    []refundRow // newest first
 	CanCancel  bool
+	CanRefund  bool         // confirmed money is still refundable: the invoice's Refund action
 	PaymentURL string       // only when just made: the link is shown once (its token is stored hashed)
 	QR         template.URL // the link's QR code
 	Metadata   string
@@ -29,7 +31,8 @@ type paymentRow struct {
 	*kassa.InvoicePayment
 	TxURL, SettlementURL string
 	Token                string // the amount in the token, "0.0125 ETH"; "" when the registry no longer has it
-	CanResolve           bool   // set aside and unresolved: the merchant may accept or dismiss it
+	CanResolve           bool   // set aside and unresolved, no refund under way: the merchant may accept or dismiss it
+	CanRefund            bool   // set aside and unresolved, something left to refund: the row's Refund action
 }
 
 // AmountText is the receipt's amount as a merchant reads it: the token amount
@@ -61,6 +64,8 @@ func (d *Dashboard) invoice(w http.ResponseWriter, r *http.Request, v *visit) er
 		view.Notice = "The payment was accepted: it counts toward the invoice and settles to you."
 	case string(kassa.ResolutionDismissed):
 		view.Notice = "The payment was dismissed: you keep it without crediting the invoice; it settles to you."
+	case "refunding":
+		view.Notice = "This refund form was sent twice; the first is being made: see the refunds below."
 	}
 	d.render(w, r, http.StatusOK, "invoice.html", v, view)
 	return nil
@@ -78,19 +83,33 @@ func (d *Dashboard) invoiceView(r *http.Request, v *visit, id string, deliveries
 		return nil, err
 	}
 	view := &invoiceView{Inv: inv, CanCancel: inv.Status == kassa.StatusUnpaid, Metadata: string(inv.Metadata)}
+	var refunds []*kassa.Refund
+	if d.cfg.Refunds != nil {
+		p := v.principal()
+		p.Environment = inv.Environment
+		if refunds, err = d.cfg.Refunds.List(r.Context(), p, id); err != nil {
+			return nil, err
+		}
+		for _, ref := range refunds {
+			view.Refunds = append(view.Refunds, d.refundRow(inv, ref))
+		}
+		// What the buttons offer is the refund rule's own answer (kassa.PlanRefund).
+		_, err := kassa.PlanRefund(receipts, refunds, kassa.RefundRequest{Rate: kassa.RefundRatePaid})
+		view.CanRefund = err == nil
+	}
 	objects := []string{id}
 	for _, p := range receipts {
-		row := paymentRow{InvoicePayment: p, CanResolve: p.Resolvable() && d.cfg.Pay != nil}
-		if t, ok := d.cfg.Registry.Token(inv.Environment, p.TokenID); ok && p.AmountUnits != nil {
-			row.Token = kassa.FormatUnits(p.AmountUnits, t.Decimals) + " " + t.Symbol
-		}
-		if n, ok := d.cfg.Registry.Network(inv.Environment, p.Network); ok && n.ExplorerURL != "" && p.OnChain() {
-			base := strings.TrimRight(n.ExplorerURL, "/") + "/tx/"
-			row.TxURL = base + p.TxHash
-			if p.SettlementTxHash != nil {
-				row.SettlementURL = base + *p.SettlementTxHash
+		row := d.paymentRow(inv, p)
+		if row.CanResolve && d.cfg.Refunds != nil {
+			_, err := kassa.PlanRefund(receipts, refunds, kassa.RefundRequest{PaymentID: p.ID, Rate: kassa.RefundRatePaid})
+			row.CanRefund = err == nil
+			for _, ref := range refunds {
+				if ref.PaymentID == p.ID && ref.Status.Counts() {
+					row.CanResolve = false // accept and dismiss refuse it: payment_being_refunded
+				}
 			}
 		}
+		row.CanResolve = row.CanResolve && d.cfg.Pay != nil
 		view.Payments = append(view.Payments, row)
 		objects = append(objects, p.ID)
 	}
@@ -113,6 +132,22 @@ func (d *Dashboard) invoiceView(r *http.Request, v *visit, id string, deliveries
 		}
 	}
 	return view, nil
+}
+
+// paymentRow is receipt p of inv with its explorer links.
+func (d *Dashboard) paymentRow(inv *kassa.Invoice, p *kassa.InvoicePayment) paymentRow {
+	row := paymentRow{InvoicePayment: p, CanResolve: p.Resolvable()}
+	if t, ok := d.cfg.Registry.Token(inv.Environment, p.TokenID); ok && p.AmountUnits != nil {
+		row.Token = kassa.FormatUnits(p.AmountUnits, t.Decimals) + " " + t.Symbol
+	}
+	if n, ok := d.cfg.Registry.Network(inv.Environment, p.Network); ok && n.ExplorerURL != "" && p.OnChain() {
+		base := strings.TrimRight(n.ExplorerURL, "/") + "/tx/"
+		row.TxURL = base + p.TxHash
+		if p.SettlementTxHash != nil {
+			row.SettlementURL = base + *p.SettlementTxHash
+		}
+	}
+	return row
 }
 
 // cancelInvoice serves POST /dashboard/invoices/{id}/cancel.

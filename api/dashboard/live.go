@@ -18,8 +18,24 @@ type liveView struct {
 	Paid      string              `json:"paid"`
 	Pending   string              `json:"pending"`
 	CanCancel bool                `json:"can_cancel"`
+	Refunded  string              `json:"refunded"`   // amount_refunded
+	CanRefund bool                `json:"can_refund"` // the invoice's Refund action
 	Payments  []livePayment       `json:"payments"`
+	Refunds   []liveRefund        `json:"refunds"` // newest first
 	Timeline  []timelineRow       `json:"timeline"`
+}
+
+// liveRefund is one refund of the invoice's list (assets/refunds.tmpl).
+type liveRefund struct {
+	ID      string     `json:"id"`
+	Page    string     `json:"page"`
+	Amount  string     `json:"amount"`
+	Status  statusWord `json:"status"`
+	To      string     `json:"to"` // the address; "" : a claim link
+	TxHash  string     `json:"tx_hash"`
+	TxURL   string     `json:"tx_url"`
+	Failure string     `json:"failure"`
+	Created string     `json:"created"`
 }
 
 // livePayment is one row of the payments table.
@@ -35,24 +51,30 @@ type livePayment struct {
 	SettlementURL string     `json:"settlement_url"`
 	ID            string     `json:"id"`
 	CanResolve    bool       `json:"can_resolve"` // the row offers Accept and Dismiss
+	CanRefund     bool       `json:"can_refund"`  // the row offers Refund
 }
 
 func newLiveView(view *invoiceView) liveView {
 	inv := view.Inv
 	st := status(kindInvoice, inv.Status)
 	lv := liveView{Status: inv.Status, Label: st.Label, Title: st.Title(), Paid: inv.AmountPaid.USD() + " of " + inv.Amount.USD(), Pending: inv.AmountPending.USD(),
-		CanCancel: view.CanCancel, Payments: []livePayment{}, Timeline: view.Timeline}
+		CanCancel: view.CanCancel, Refunded: inv.AmountRefunded.USD(), CanRefund: view.CanRefund, Payments: []livePayment{},
+		Refunds: []liveRefund{}, Timeline: view.Timeline}
 	if lv.Timeline == nil {
 		lv.Timeline = []timelineRow{}
 	}
 	for _, p := range view.Payments {
 		row := livePayment{Amount: p.AmountText(), Status: paymentStatus(p.InvoicePayment), Network: p.Network, TxHash: p.TxHash,
 			TxURL: p.TxURL, Confirmations: strconv.Itoa(p.Confirmations), Settlement: status(kindSettlement, p.Settlement),
-			SettlementURL: p.SettlementURL, ID: p.ID, CanResolve: p.CanResolve}
+			SettlementURL: p.SettlementURL, ID: p.ID, CanResolve: p.CanResolve, CanRefund: p.CanRefund}
 		if p.SettlementTxHash != nil {
 			row.SettlementTx = *p.SettlementTxHash
 		}
 		lv.Payments = append(lv.Payments, row)
+	}
+	for _, f := range view.Refunds {
+		lv.Refunds = append(lv.Refunds, liveRefund{ID: f.ID, Page: f.Page, Amount: f.AmountText(), Status: f.Status, To: f.Address,
+			TxHash: f.TxHash, TxURL: f.TxURL, Failure: f.FailureReason, Created: kassa.FormatTime(f.CreatedAt)})
 	}
 	return lv
 }

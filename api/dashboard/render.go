@@ -78,7 +78,9 @@ var funcs = template.FuncMap{
 	"paymentStatus": paymentStatus,
 }
 
-// templates are parsed once: each page with the layout.
+// templates are parsed once: each page with the layout and the parts pages
+// share (assets/*.tmpl, such as refunds.tmpl: a refund as the invoice's and the
+// refund's pages show it).
 var templates = map[string]*template.Template{}
 
 func init() {
@@ -88,7 +90,7 @@ func init() {
 	}
 	for _, p := range pages {
 		if name := p.Name(); strings.HasSuffix(name, ".html") && name != "layout.html" {
-			templates[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(files, "assets/layout.html", "assets/"+name))
+			templates[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(files, "assets/layout.html", "assets/*.tmpl", "assets/"+name))
 		}
 	}
 }
@@ -128,12 +130,13 @@ func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, status int, n
 var titles = map[string]string{"login.html": "Sign in", "error.html": "Error", "overview.html": "Overview",
 	"invoices.html": "Invoices", "invoice.html": "Invoice", "invoice_new.html": "New invoice", "keys.html": "API keys",
 	"webhooks.html": "Webhooks", "webhook.html": "Webhook endpoint", "events.html": "Events", "reports.html": "Reports",
-	"orders.html": "Orders", "order.html": "Order", "settings.html": "Settings", "login_code.html": "Sign-in code"}
+	"orders.html": "Orders", "order.html": "Order", "settings.html": "Settings", "login_code.html": "Sign-in code",
+	"refund_new.html": "Refund", "refund.html": "Refund"}
 
 var sections = map[string]string{"overview.html": "overview", "invoices.html": "invoices", "invoice.html": "invoices",
 	"invoice_new.html": "invoices", "keys.html": "developers", "webhooks.html": "developers", "webhook.html": "developers",
 	"events.html": "developers", "reports.html": "reports", "orders.html": "orders", "order.html": "orders",
-	"settings.html": "settings"}
+	"settings.html": "settings", "refund_new.html": "invoices", "refund.html": "invoices"}
 
 // errorView is the error page.
 type errorView struct {

@@ -41,6 +41,7 @@ const (
 	kindOrder        = "order"
 	kindOrderPayment = "order_payment"
 	kindRefund       = "refund"
+	kindMoneyBack    = "invoice_refund" // a refund of an invoice's money (refund.go), not an order's
 )
 
 // statusWords are the words of every status the dashboard shows, by kind: the
@@ -98,6 +99,14 @@ var statusWords = map[string]map[string]statusWord{
 		"REFUNDED", "Refunded", "Sent to the payor and confirmed.",
 		"FAILED", "Refund failed", "The transfer failed for good: send it by hand.",
 	),
+	kindMoneyBack: words(
+		"awaiting_address", "Waiting for the payor", "Sent as a claim link; the payor has not given an address yet.",
+		"pending", "To be sent", "It has its address; the transfer is not signed yet.",
+		"sent", "Sent", "The transfer is on the network, waiting for confirmations.",
+		"confirmed", "Refunded", "The transfer is confirmed: the payor has the money.",
+		"failed", "Failed", "The transfer failed; what it held can be refunded again.",
+		"canceled", "Canceled", "Canceled before it was sent.",
+	),
 }
 
 // setAsideWords say why a receipt needs review (its attention_reason): a few
@@ -112,12 +121,18 @@ var setAsideWords = map[kassa.AttentionReason][2]string{
 
 // paymentStatus is a receipt's status in words. One set aside for a person
 // says why (its attention_reason) in its label and explanation, and once a
-// merchant dismissed it, that it was kept without credit.
+// merchant dismissed it, that it was kept without credit; once a refund of it
+// confirmed, that it went back.
 func paymentStatus(p *kassa.InvoicePayment) statusWord {
 	w := status(kindPayment, p.Status)
 	why, ok := setAsideWords[p.AttentionReason]
 	switch {
 	case p.Status != kassa.PaymentManualRetry:
+	case p.Resolution == kassa.ResolutionRefunded:
+		w.Label, w.Explain = "Refunded", "Sent back to the payor; it does not count toward the invoice."
+		if ok {
+			w.Explain = why[1] + " " + w.Explain
+		}
 	case p.Resolution == kassa.ResolutionDismissed:
 		w.Label, w.Explain = "Dismissed", "Kept without credit to the invoice; it settles to you."
 		if ok {

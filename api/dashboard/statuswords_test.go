@@ -22,12 +22,17 @@ func TestStatusWords(t *testing.T) {
 		{"pending money", status(kindPayment, kassa.PaymentPending), "Confirming", "Seen on the network, waiting for confirmations. (API status: pending)"},
 		{"pending delivery", status(kindDelivery, kassa.DeliveryPending), "Retrying", "Waiting for its next attempt. (API status: pending)"},
 		{"refund none", status(kindRefund, "NONE"), "No refund", "API status: NONE"},
+		{"invoice refund confirmed", status(kindMoneyBack, kassa.RefundConfirmed), "Refunded",
+			"The transfer is confirmed: the payor has the money. (API status: confirmed)"},
 		{"unknown", status(kindInvoice, "later_status"), "later_status", "API status: later_status"},
 		{"set aside, late", paymentStatus(&kassa.InvoicePayment{Status: kassa.PaymentManualRetry, AttentionReason: kassa.AttentionLate}),
 			"Needs review: paid after expiry", "Paid after the invoice expired, or no rate could value it. (API status: manual_retry)"},
 		{"set aside, dismissed", paymentStatus(&kassa.InvoicePayment{Status: kassa.PaymentManualRetry, AttentionReason: kassa.AttentionWrongToken,
 			Resolution: kassa.ResolutionDismissed}),
 			"Dismissed", "Paid in another token or network than the one chosen. Kept without credit to the invoice; it settles to you. (API status: manual_retry)"},
+		{"set aside, refunded", paymentStatus(&kassa.InvoicePayment{Status: kassa.PaymentManualRetry, AttentionReason: kassa.AttentionWrongToken,
+			Resolution: kassa.ResolutionRefunded}),
+			"Refunded", "Paid in another token or network than the one chosen. Sent back to the payor; it does not count toward the invoice. (API status: manual_retry)"},
 		{"set aside, no reason", paymentStatus(&kassa.InvoicePayment{Status: kassa.PaymentManualRetry}),
 			"Needs review", "Set aside for a person: paid after expiry, in another token, or its settlement failed. (API status: manual_retry)"},
 		{"counted, settlement failed", paymentStatus(&kassa.InvoicePayment{Status: kassa.PaymentConfirmed, AttentionReason: kassa.AttentionSettlementFailed}),
@@ -46,6 +51,8 @@ func TestStatusWordsComplete(t *testing.T) {
 		kindPayment:    {"pending", "confirmed", "underpaid", "manual_retry"},
 		kindSettlement: {"pending", "processing", "settled", "failed", "manual"},
 		kindDelivery:   {kassa.DeliveryPending, kassa.DeliverySucceeded, kassa.DeliveryFailed},
+		kindMoneyBack: {string(kassa.RefundAwaitingAddress), string(kassa.RefundPending), string(kassa.RefundSent),
+			string(kassa.RefundConfirmed), string(kassa.RefundFailed), string(kassa.RefundCanceled)},
 	} {
 		for _, v := range values {
 			if _, ok := statusWords[kind][v]; !ok {

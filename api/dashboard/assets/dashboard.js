@@ -80,7 +80,17 @@
   function resolveForms(invoice, p) {
     var div = el("div", null, "actions");
     [["accept", "Accept", "", "Accept " + p.amount + "? It is credited to this invoice at its value when it arrived and settles to you like any payment."],
+     ["refund"],
      ["dismiss", "Dismiss", "", "Dismiss " + p.amount + "? You keep the money without crediting the invoice; it settles to you."]].forEach(function (a) {
+      if (a[0] === "refund") {
+        if (p.can_refund) {
+          var link = el("a", "Refund", "button");
+          link.href = "/dashboard/invoices/" + encodeURIComponent(invoice) + "/refund?payment=" + encodeURIComponent(p.id);
+          div.appendChild(link);
+        }
+        return;
+      }
+      if (!p.can_resolve) { return; }
       var form = el("form");
       form.method = "post";
       form.action = "/dashboard/invoices/" + encodeURIComponent(invoice) + "/payments/" + encodeURIComponent(p.id) + "/" + a[0];
@@ -92,6 +102,59 @@
       div.appendChild(form);
     });
     return div;
+  }
+  // refundMain is a refund as refunds.tmpl draws its "refund-main" part.
+  function refundMain(f) {
+    var div = el("div", null, "refund-main");
+    var head = el("p", null, "refund-head");
+    var a = el("a", f.amount);
+    a.href = f.page;
+    head.appendChild(a);
+    head.appendChild(document.createTextNode(" "));
+    head.appendChild(badge(f.status));
+    div.appendChild(head);
+    var to = el("p", null, "refund-to");
+    to.appendChild(el("small", "To"));
+    to.appendChild(document.createTextNode(" "));
+    if (f.to) {
+      var c = el("code", f.to, "ident");
+      c.title = f.to;
+      to.appendChild(c);
+    } else {
+      to.appendChild(document.createTextNode("the payor, through a claim link"));
+    }
+    div.appendChild(to);
+    if (f.tx_hash) {
+      var tx = el("p", null, "refund-tx");
+      tx.appendChild(el("small", "Transaction"));
+      tx.appendChild(document.createTextNode(" "));
+      tx.appendChild(txCell(f.tx_hash, f.tx_url));
+      div.appendChild(tx);
+    }
+    if (f.failure) { div.appendChild(el("p", f.failure, "refund-failure status-note")); }
+    var created = el("p", null, "refund-created");
+    var small = el("small", "Created ");
+    small.appendChild(localTime(f.created));
+    created.appendChild(small);
+    div.appendChild(created);
+    return div;
+  }
+  // updateRefunds redraws each refund's main part in place, adds new ones, and
+  // keeps what else an item holds (its "pay it from your own wallet" block).
+  function updateRefunds(list, refunds) {
+    var items = refunds.map(function (f) {
+      var li = list.querySelector('li[data-refund="' + f.id + '"]');
+      if (!li) {
+        li = el("li", null, "refund");
+        li.setAttribute("data-refund", f.id);
+        li.appendChild(el("div"));
+      }
+      var old = li.querySelector(".refund-main") || li.firstChild;
+      li.replaceChild(refundMain(f), old);
+      return li;
+    });
+    items.forEach(function (li) { list.appendChild(li); });
+    list.hidden = refunds.length === 0;
   }
   function updateInvoice(v) {
     all("status").forEach(function (b) { b.textContent = v.status_label; b.title = v.status_title; b.className = "badge " + v.status; });
@@ -114,13 +177,17 @@
         }
         tr.appendChild(se);
         var act = cell("Actions", "");
-        if (p.can_resolve) { act.appendChild(resolveForms(body.getAttribute("data-invoice"), p)); }
+        if (p.can_resolve || p.can_refund) { act.appendChild(resolveForms(body.getAttribute("data-invoice"), p)); }
         tr.appendChild(act);
         return tr;
       });
       body.replaceChildren.apply(body, rows);
     });
     all("payments-table").forEach(function (t) { t.hidden = v.payments.length === 0; });
+    setText("refunded", v.refunded);
+    all("refund").forEach(function (a) { a.hidden = !v.can_refund; });
+    all("refunds").forEach(function (list) { updateRefunds(list, v.refunds); });
+    all("refunds-empty").forEach(function (p) { p.hidden = v.refunds.length > 0; });
     all("payments-empty").forEach(function (p) { p.hidden = v.payments.length > 0; });
     all("timeline").forEach(function (ol) {
       ol.replaceChildren.apply(ol, v.timeline.map(function (row) {
