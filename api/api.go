@@ -129,7 +129,7 @@ func New(cfg Config) http.Handler {
 			Invoices: cfg.Invoices, Keys: cfg.Keys, Webhooks: cfg.Webhooks, Payments: cfg.Payments, Events: cfg.Events,
 			Registry: cfg.Registry, Signer: s.signer, Commerce: cfg.Commerce, Idempotency: cfg.Idempotency,
 			Stats: cfg.Overview, Stream: cfg.Stream, Pay: s.payments,
-			Reports: reports,
+			Reports:   reports,
 			PublicURL: cfg.PublicURL, Log: core.Log(), Now: core.Now})
 	}
 	s.routes()
