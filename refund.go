@@ -381,6 +381,9 @@ type RefundStore interface {
 	Refund(ctx context.Context, p Principal, id string) (*Refund, error)
 	// InvoiceRefunds lists an invoice's refunds, newest first.
 	InvoiceRefunds(ctx context.Context, p Principal, invoiceID string) ([]*Refund, error)
+	// RefundsOf returns the refunds of several of the merchant's invoices, oldest
+	// first, by invoice id (the reports' refund rows); unknown ids have none.
+	RefundsOf(ctx context.Context, merchantID int64, invoiceIDs []string) (map[string][]*Refund, error)
 	// CancelRefund cancels a refund not yet sent (409 refund_not_cancelable).
 	CancelRefund(ctx context.Context, p Principal, id string) (*Refund, error)
 	// ClaimRefund gives a refund awaiting its address the payor's address, when

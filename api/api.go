@@ -23,6 +23,7 @@ import (
 	"kassa/commerce"
 	"kassa/payment"
 	"kassa/refund"
+	"kassa/report"
 	"kassa/signin"
 )
 
@@ -102,9 +103,10 @@ func New(cfg Config) http.Handler {
 		refunds = &refund.Service{Store: cfg.Refunds, Payments: cfg.Payments, Registry: cfg.Registry, Rates: cfg.Rates,
 			Signer: s.signer, PublicURL: cfg.PublicURL}
 	}
+	reports := report.Source{Invoices: cfg.Invoices, Payments: cfg.Payments, Refunds: cfg.Refunds, Registry: cfg.Registry}
 	s.merchant = merchantapi.New(merchantapi.Config{Core: core, PublicURL: cfg.PublicURL, Signer: s.signer,
 		SignIn: signIn, Merchants: cfg.Merchants, Keys: cfg.Keys, Invoices: cfg.Invoices, Payments: cfg.Payments, Events: cfg.Events,
-		Webhooks: cfg.Webhooks, Pay: s.payments, Registry: cfg.Registry, Refunds: refunds})
+		Webhooks: cfg.Webhooks, Pay: s.payments, Reports: reports, Refunds: refunds})
 	if cfg.Commerce != nil {
 		s.commerce = commerceapi.New(commerceapi.Config{Shop: cfg.Commerce, Catalog: cfg.Catalog,
 			Invoices: cfg.Invoices, Signer: s.signer, PublicURL: cfg.PublicURL, Now: core.Now})
@@ -127,6 +129,7 @@ func New(cfg Config) http.Handler {
 			Invoices: cfg.Invoices, Keys: cfg.Keys, Webhooks: cfg.Webhooks, Payments: cfg.Payments, Events: cfg.Events,
 			Registry: cfg.Registry, Signer: s.signer, Commerce: cfg.Commerce, Idempotency: cfg.Idempotency,
 			Stats: cfg.Overview, Stream: cfg.Stream, Pay: s.payments, Refunds: refunds,
+			Reports:   reports,
 			PublicURL: cfg.PublicURL, Log: core.Log(), Now: core.Now})
 	}
 	s.routes()

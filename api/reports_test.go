@@ -118,7 +118,7 @@ func TestPaymentsCSVTokenColumns(t *testing.T) {
 		older := []string{"payment_id", "invoice_id", "seen_at", "confirmed_at", "status", "environment", "network",
 			"token_id", "tx_hash", "log_index", "from_address", "amount_token_units", "amount_usd", "confirmations",
 			"settlement_status", "settlement_tx_hash", "invoice_status", "invoice_created_at", "invoice_amount_usd", "customer_id"}
-		want := append(append(older, "token_symbol", "amount_token"), "metadata.order")
+		want := append(append(older, "token_symbol", "amount_token", "type", "refund_id", "refund_address", "refund_reason"), "metadata.order")
 
 		r := e.do(request{method: "GET", path: "/api/v1/reports/payments.csv", headers: withKey(m.key)})
 		expectStatus(t, r, 200)

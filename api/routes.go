@@ -51,6 +51,7 @@ func (s *server) routes() {
 	s.Handle("GET /api/v1/invoices", s.Merchant(s.merchant.ListInvoices))
 	s.Handle("GET /api/v1/reports/invoices.csv", s.Merchant(s.merchant.InvoicesCSV))
 	s.Handle("GET /api/v1/reports/payments.csv", s.Merchant(s.merchant.PaymentsCSV))
+	s.Handle("GET /api/v1/reports/refunds.csv", s.Merchant(s.merchant.RefundsCSV))
 	s.Handle("GET /api/v1/invoices/totals", s.Merchant(s.merchant.InvoiceTotals))
 	s.Handle("GET /api/v1/invoices/{invoiceId}", s.Merchant(s.merchant.GetInvoice))
 	// "customer/{customerId}" and "{invoiceId}/status" overlap as ServeMux patterns,

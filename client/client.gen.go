@@ -4885,6 +4885,24 @@ type GetPaymentsReportParams struct {
 	XEnvironment *XEnvironment `json:"x-environment,omitempty"`
 }
 
+// GetRefundsReportParams defines parameters for GetRefundsReport.
+type GetRefundsReportParams struct {
+	// Environment Only this environment; otherwise both. Anything but `devnet` or `mainnet` is 400 `invalid_environment`.
+	Environment *EnvironmentFilter `form:"environment,omitempty" json:"environment,omitempty"`
+
+	// CustomerId Only invoices of this customer id (at most 255 characters; otherwise 400 `invalid_customer_id`).
+	CustomerId *CustomerIdFilter `form:"customer_id,omitempty" json:"customer_id,omitempty"`
+
+	// CreatedGte Created at or after: an RFC 3339 timestamp or Unix seconds; otherwise 400 `invalid_timestamp`.
+	CreatedGte *CreatedGTE `form:"created_gte,omitempty" json:"created_gte,omitempty"`
+
+	// CreatedLte Created at or before: an RFC 3339 timestamp or Unix seconds; otherwise 400 `invalid_timestamp`.
+	CreatedLte *CreatedLTE `form:"created_lte,omitempty" json:"created_lte,omitempty"`
+
+	// XEnvironment With a dashboard JWT only: the environment to act in (default `devnet`). API keys carry their own environment and ignore it.
+	XEnvironment *XEnvironment `json:"x-environment,omitempty"`
+}
+
 // ListWebhookEndpointsParams defines parameters for ListWebhookEndpoints.
 type ListWebhookEndpointsParams struct {
 	// XEnvironment With a dashboard JWT only: the environment to act in (default `devnet`). API keys carry their own environment and ignore it.
@@ -6419,14 +6437,25 @@ type ClientInterface interface {
 
 	// GetPaymentsReport Export payments as CSV
 	//
-	// A CSV file, one row per payment, of the invoices created in the range (both environments unless `environment` says).
+	// A CSV file, one row per payment and one per refund, of the invoices created in the range (both environments unless `environment` says); each invoice's rows oldest first (a payment when seen, a refund when created). Every refund has its row whatever its status (only `confirmed` ones paid money back): its amounts (`amount_token_units`, `amount_usd`, `amount_token`) are negative, `seen_at` is when it was created, `confirmed_at` when confirmed, `status` the refund's, `tx_hash` its transfer's, `payment_id` the payment it refunds (empty for the invoice's confirmed payments), and `log_index`, `from_address`, `confirmations` and the settlement columns are empty.
 	//
-	// Columns, in this order: `payment_id`, `invoice_id`, `seen_at`, `confirmed_at`, `status`, `environment`, `network`, `token_id`, `tx_hash`, `log_index`, `from_address`, `amount_token_units` (base units), `amount_usd`, `confirmations`, `settlement_status`, `settlement_tx_hash`, `invoice_status`, `invoice_created_at`, `invoice_amount_usd`, `customer_id`, `token_symbol`, `amount_token` (a decimal in the token, `2.5`; `token_symbol` and `amount_token` are empty for a token the registry no longer lists), then `metadata.<key>` for every metadata key of the rows, sorted. New columns are added after the others, before the metadata columns.
+	// Columns, in this order: `payment_id`, `invoice_id`, `seen_at`, `confirmed_at`, `status`, `environment`, `network`, `token_id`, `tx_hash`, `log_index`, `from_address`, `amount_token_units` (base units), `amount_usd`, `confirmations`, `settlement_status`, `settlement_tx_hash`, `invoice_status`, `invoice_created_at`, `invoice_amount_usd`, `customer_id`, `token_symbol`, `amount_token` (a decimal in the token, `2.5`; `token_symbol` and `amount_token` are empty for a token the registry no longer lists), `type` (`payment` or `refund`), `refund_id`, `refund_address` (where the refund goes), `refund_reason` (the merchant's; the last three empty on a payment's row), then `metadata.<key>` for every metadata key of the rows, sorted. New columns are added after the others, before the metadata columns. A cell starting with `=`, `+`, `-` or `@` is prefixed with `'`, except a plain number (`-5.000`) in a numeric column.
 	//
 	// Errors of its own: 400 `invalid_environment`, `invalid_customer_id`, `invalid_timestamp`.
 	//
 	// Corresponds with GET /api/v1/reports/payments.csv (the `GetPaymentsReport` operationId).
 	GetPaymentsReport(ctx context.Context, params *GetPaymentsReportParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetRefundsReport Export refunds as CSV
+	//
+	// A CSV file, one row per refund whatever its status, of the invoices created in the range (both environments unless `environment` says), each invoice's refunds oldest first. Amounts are what the refund pays back, positive (payments.csv shows the same refunds as negative rows); only `confirmed` refunds paid money back.
+	//
+	// Columns, in this order: `refund_id`, `invoice_id`, `payment_id` (empty for the invoice's confirmed payments), `created_at`, `sent_at`, `confirmed_at`, `status`, `environment`, `network`, `token_id`, `token_symbol`, `amount_token_units` (base units), `amount_token` (a decimal in the token), `amount_usd`, `rate`, `address` (empty while awaiting the payor's), `tx_hash`, `reason`, `failure_reason`, `invoice_status`, `invoice_created_at`, `invoice_amount_usd`, `customer_id`, then `metadata.<key>` for every metadata key of the rows, sorted. New columns are added after the others, before the metadata columns.
+	//
+	// Errors of its own: 400 `invalid_environment`, `invalid_customer_id`, `invalid_timestamp`.
+	//
+	// Corresponds with GET /api/v1/reports/refunds.csv (the `GetRefundsReport` operationId).
+	GetRefundsReport(ctx context.Context, params *GetRefundsReportParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListWebhookEndpoints List webhook endpoints
 	//
@@ -7904,15 +7933,36 @@ func (c *Client) GetInvoicesReport(ctx context.Context, params *GetInvoicesRepor
 
 // GetPaymentsReport Export payments as CSV
 //
-// A CSV file, one row per payment, of the invoices created in the range (both environments unless `environment` says).
+// A CSV file, one row per payment and one per refund, of the invoices created in the range (both environments unless `environment` says); each invoice's rows oldest first (a payment when seen, a refund when created). Every refund has its row whatever its status (only `confirmed` ones paid money back): its amounts (`amount_token_units`, `amount_usd`, `amount_token`) are negative, `seen_at` is when it was created, `confirmed_at` when confirmed, `status` the refund's, `tx_hash` its transfer's, `payment_id` the payment it refunds (empty for the invoice's confirmed payments), and `log_index`, `from_address`, `confirmations` and the settlement columns are empty.
 //
-// Columns, in this order: `payment_id`, `invoice_id`, `seen_at`, `confirmed_at`, `status`, `environment`, `network`, `token_id`, `tx_hash`, `log_index`, `from_address`, `amount_token_units` (base units), `amount_usd`, `confirmations`, `settlement_status`, `settlement_tx_hash`, `invoice_status`, `invoice_created_at`, `invoice_amount_usd`, `customer_id`, `token_symbol`, `amount_token` (a decimal in the token, `2.5`; `token_symbol` and `amount_token` are empty for a token the registry no longer lists), then `metadata.<key>` for every metadata key of the rows, sorted. New columns are added after the others, before the metadata columns.
+// Columns, in this order: `payment_id`, `invoice_id`, `seen_at`, `confirmed_at`, `status`, `environment`, `network`, `token_id`, `tx_hash`, `log_index`, `from_address`, `amount_token_units` (base units), `amount_usd`, `confirmations`, `settlement_status`, `settlement_tx_hash`, `invoice_status`, `invoice_created_at`, `invoice_amount_usd`, `customer_id`, `token_symbol`, `amount_token` (a decimal in the token, `2.5`; `token_symbol` and `amount_token` are empty for a token the registry no longer lists), `type` (`payment` or `refund`), `refund_id`, `refund_address` (where the refund goes), `refund_reason` (the merchant's; the last three empty on a payment's row), then `metadata.<key>` for every metadata key of the rows, sorted. New columns are added after the others, before the metadata columns. A cell starting with `=`, `+`, `-` or `@` is prefixed with `'`, except a plain number (`-5.000`) in a numeric column.
 //
 // Errors of its own: 400 `invalid_environment`, `invalid_customer_id`, `invalid_timestamp`.
 //
 // Corresponds with GET /api/v1/reports/payments.csv (the `GetPaymentsReport` operationId).
 func (c *Client) GetPaymentsReport(ctx context.Context, params *GetPaymentsReportParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetPaymentsReportRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetRefundsReport Export refunds as CSV
+//
+// A CSV file, one row per refund whatever its status, of the invoices created in the range (both environments unless `environment` says), each invoice's refunds oldest first. Amounts are what the refund pays back, positive (payments.csv shows the same refunds as negative rows); only `confirmed` refunds paid money back.
+//
+// Columns, in this order: `refund_id`, `invoice_id`, `payment_id` (empty for the invoice's confirmed payments), `created_at`, `sent_at`, `confirmed_at`, `status`, `environment`, `network`, `token_id`, `token_symbol`, `amount_token_units` (base units), `amount_token` (a decimal in the token), `amount_usd`, `rate`, `address` (empty while awaiting the payor's), `tx_hash`, `reason`, `failure_reason`, `invoice_status`, `invoice_created_at`, `invoice_amount_usd`, `customer_id`, then `metadata.<key>` for every metadata key of the rows, sorted. New columns are added after the others, before the metadata columns.
+//
+// Errors of its own: 400 `invalid_environment`, `invalid_customer_id`, `invalid_timestamp`.
+//
+// Corresponds with GET /api/v1/reports/refunds.csv (the `GetRefundsReport` operationId).
+func (c *Client) GetRefundsReport(ctx context.Context, params *GetRefundsReportParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetRefundsReportRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -11176,6 +11226,111 @@ func NewGetPaymentsReportRequest(server string, params *GetPaymentsReportParams)
 	return req, nil
 }
 
+// NewGetRefundsReportRequest constructs an http.Request for the GetRefundsReport method
+func NewGetRefundsReportRequest(server string, params *GetRefundsReportParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/reports/refunds.csv")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Environment != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "environment", *params.Environment, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CustomerId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "customer_id", *params.CustomerId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CreatedGte != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "created_gte", *params.CreatedGte, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CreatedLte != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "created_lte", *params.CreatedLte, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XEnvironment != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "x-environment", *params.XEnvironment, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("x-environment", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewListWebhookEndpointsRequest constructs an http.Request for the ListWebhookEndpoints method
 func NewListWebhookEndpointsRequest(server string, params *ListWebhookEndpointsParams) (*http.Request, error) {
 	var err error
@@ -12709,9 +12864,9 @@ type ClientWithResponsesInterface interface {
 
 	// GetPaymentsReportWithResponse Export payments as CSV
 	//
-	// A CSV file, one row per payment, of the invoices created in the range (both environments unless `environment` says).
+	// A CSV file, one row per payment and one per refund, of the invoices created in the range (both environments unless `environment` says); each invoice's rows oldest first (a payment when seen, a refund when created). Every refund has its row whatever its status (only `confirmed` ones paid money back): its amounts (`amount_token_units`, `amount_usd`, `amount_token`) are negative, `seen_at` is when it was created, `confirmed_at` when confirmed, `status` the refund's, `tx_hash` its transfer's, `payment_id` the payment it refunds (empty for the invoice's confirmed payments), and `log_index`, `from_address`, `confirmations` and the settlement columns are empty.
 	//
-	// Columns, in this order: `payment_id`, `invoice_id`, `seen_at`, `confirmed_at`, `status`, `environment`, `network`, `token_id`, `tx_hash`, `log_index`, `from_address`, `amount_token_units` (base units), `amount_usd`, `confirmations`, `settlement_status`, `settlement_tx_hash`, `invoice_status`, `invoice_created_at`, `invoice_amount_usd`, `customer_id`, `token_symbol`, `amount_token` (a decimal in the token, `2.5`; `token_symbol` and `amount_token` are empty for a token the registry no longer lists), then `metadata.<key>` for every metadata key of the rows, sorted. New columns are added after the others, before the metadata columns.
+	// Columns, in this order: `payment_id`, `invoice_id`, `seen_at`, `confirmed_at`, `status`, `environment`, `network`, `token_id`, `tx_hash`, `log_index`, `from_address`, `amount_token_units` (base units), `amount_usd`, `confirmations`, `settlement_status`, `settlement_tx_hash`, `invoice_status`, `invoice_created_at`, `invoice_amount_usd`, `customer_id`, `token_symbol`, `amount_token` (a decimal in the token, `2.5`; `token_symbol` and `amount_token` are empty for a token the registry no longer lists), `type` (`payment` or `refund`), `refund_id`, `refund_address` (where the refund goes), `refund_reason` (the merchant's; the last three empty on a payment's row), then `metadata.<key>` for every metadata key of the rows, sorted. New columns are added after the others, before the metadata columns. A cell starting with `=`, `+`, `-` or `@` is prefixed with `'`, except a plain number (`-5.000`) in a numeric column.
 	//
 	// Errors of its own: 400 `invalid_environment`, `invalid_customer_id`, `invalid_timestamp`.
 	//
@@ -12719,6 +12874,19 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/v1/reports/payments.csv (the `GetPaymentsReport` operationId).
 	GetPaymentsReportWithResponse(ctx context.Context, params *GetPaymentsReportParams, reqEditors ...RequestEditorFn) (*GetPaymentsReportAnswer, error)
+
+	// GetRefundsReportWithResponse Export refunds as CSV
+	//
+	// A CSV file, one row per refund whatever its status, of the invoices created in the range (both environments unless `environment` says), each invoice's refunds oldest first. Amounts are what the refund pays back, positive (payments.csv shows the same refunds as negative rows); only `confirmed` refunds paid money back.
+	//
+	// Columns, in this order: `refund_id`, `invoice_id`, `payment_id` (empty for the invoice's confirmed payments), `created_at`, `sent_at`, `confirmed_at`, `status`, `environment`, `network`, `token_id`, `token_symbol`, `amount_token_units` (base units), `amount_token` (a decimal in the token), `amount_usd`, `rate`, `address` (empty while awaiting the payor's), `tx_hash`, `reason`, `failure_reason`, `invoice_status`, `invoice_created_at`, `invoice_amount_usd`, `customer_id`, then `metadata.<key>` for every metadata key of the rows, sorted. New columns are added after the others, before the metadata columns.
+	//
+	// Errors of its own: 400 `invalid_environment`, `invalid_customer_id`, `invalid_timestamp`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/reports/refunds.csv (the `GetRefundsReport` operationId).
+	GetRefundsReportWithResponse(ctx context.Context, params *GetRefundsReportParams, reqEditors ...RequestEditorFn) (*GetRefundsReportAnswer, error)
 
 	// ListWebhookEndpointsWithResponse List webhook endpoints
 	//
@@ -21050,6 +21218,156 @@ func (r GetPaymentsReportAnswer) ContentType() string {
 	return ""
 }
 
+// GetRefundsReportAnswer200Headers the declared response headers of an HTTP 200 response for GetRefundsReport
+type GetRefundsReportAnswer200Headers struct {
+	ContentDisposition string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// GetRefundsReportAnswer400Headers the declared response headers of an HTTP 400 response for GetRefundsReport
+type GetRefundsReportAnswer400Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// GetRefundsReportAnswer401Headers the declared response headers of an HTTP 401 response for GetRefundsReport
+type GetRefundsReportAnswer401Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// GetRefundsReportAnswer403Headers the declared response headers of an HTTP 403 response for GetRefundsReport
+type GetRefundsReportAnswer403Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// GetRefundsReportAnswer429Headers the declared response headers of an HTTP 429 response for GetRefundsReport
+type GetRefundsReportAnswer429Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+	RetryAfter         int
+}
+
+// GetRefundsReportAnswer500Headers the declared response headers of an HTTP 500 response for GetRefundsReport
+type GetRefundsReportAnswer500Headers struct {
+	IdempotentReplayed *string
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+}
+
+// GetRefundsReportAnswer503Headers the declared response headers of an HTTP 503 response for GetRefundsReport
+type GetRefundsReportAnswer503Headers struct {
+	RateLimitLimit     *int
+	RateLimitRemaining *int
+	RateLimitReset     *int
+	RequestId          string
+	RetryAfter         int
+}
+
+type GetRefundsReportAnswer struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetRefundsReportAnswer200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetRefundsReportAnswer400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetRefundsReportAnswer401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetRefundsReportAnswer403Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetRefundsReportAnswer429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetRefundsReportAnswer500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetRefundsReportAnswer503Headers
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetRefundsReportAnswer) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetRefundsReportAnswer) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetRefundsReportAnswer) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetRefundsReportAnswer) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetRefundsReportAnswer) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetRefundsReportAnswer) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetRefundsReportAnswer) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetRefundsReportAnswer) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetRefundsReportAnswer) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetRefundsReportAnswer) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListWebhookEndpointsAnswer200Headers the declared response headers of an HTTP 200 response for ListWebhookEndpoints
 type ListWebhookEndpointsAnswer200Headers struct {
 	RateLimitLimit     *int
@@ -24054,9 +24372,9 @@ func (c *ClientWithResponses) GetInvoicesReportWithResponse(ctx context.Context,
 
 // GetPaymentsReportWithResponse Export payments as CSV
 //
-// A CSV file, one row per payment, of the invoices created in the range (both environments unless `environment` says).
+// A CSV file, one row per payment and one per refund, of the invoices created in the range (both environments unless `environment` says); each invoice's rows oldest first (a payment when seen, a refund when created). Every refund has its row whatever its status (only `confirmed` ones paid money back): its amounts (`amount_token_units`, `amount_usd`, `amount_token`) are negative, `seen_at` is when it was created, `confirmed_at` when confirmed, `status` the refund's, `tx_hash` its transfer's, `payment_id` the payment it refunds (empty for the invoice's confirmed payments), and `log_index`, `from_address`, `confirmations` and the settlement columns are empty.
 //
-// Columns, in this order: `payment_id`, `invoice_id`, `seen_at`, `confirmed_at`, `status`, `environment`, `network`, `token_id`, `tx_hash`, `log_index`, `from_address`, `amount_token_units` (base units), `amount_usd`, `confirmations`, `settlement_status`, `settlement_tx_hash`, `invoice_status`, `invoice_created_at`, `invoice_amount_usd`, `customer_id`, `token_symbol`, `amount_token` (a decimal in the token, `2.5`; `token_symbol` and `amount_token` are empty for a token the registry no longer lists), then `metadata.<key>` for every metadata key of the rows, sorted. New columns are added after the others, before the metadata columns.
+// Columns, in this order: `payment_id`, `invoice_id`, `seen_at`, `confirmed_at`, `status`, `environment`, `network`, `token_id`, `tx_hash`, `log_index`, `from_address`, `amount_token_units` (base units), `amount_usd`, `confirmations`, `settlement_status`, `settlement_tx_hash`, `invoice_status`, `invoice_created_at`, `invoice_amount_usd`, `customer_id`, `token_symbol`, `amount_token` (a decimal in the token, `2.5`; `token_symbol` and `amount_token` are empty for a token the registry no longer lists), `type` (`payment` or `refund`), `refund_id`, `refund_address` (where the refund goes), `refund_reason` (the merchant's; the last three empty on a payment's row), then `metadata.<key>` for every metadata key of the rows, sorted. New columns are added after the others, before the metadata columns. A cell starting with `=`, `+`, `-` or `@` is prefixed with `'`, except a plain number (`-5.000`) in a numeric column.
 //
 // Errors of its own: 400 `invalid_environment`, `invalid_customer_id`, `invalid_timestamp`.
 //
@@ -24069,6 +24387,25 @@ func (c *ClientWithResponses) GetPaymentsReportWithResponse(ctx context.Context,
 		return nil, err
 	}
 	return ParseGetPaymentsReportAnswer(rsp)
+}
+
+// GetRefundsReportWithResponse Export refunds as CSV
+//
+// A CSV file, one row per refund whatever its status, of the invoices created in the range (both environments unless `environment` says), each invoice's refunds oldest first. Amounts are what the refund pays back, positive (payments.csv shows the same refunds as negative rows); only `confirmed` refunds paid money back.
+//
+// Columns, in this order: `refund_id`, `invoice_id`, `payment_id` (empty for the invoice's confirmed payments), `created_at`, `sent_at`, `confirmed_at`, `status`, `environment`, `network`, `token_id`, `token_symbol`, `amount_token_units` (base units), `amount_token` (a decimal in the token), `amount_usd`, `rate`, `address` (empty while awaiting the payor's), `tx_hash`, `reason`, `failure_reason`, `invoice_status`, `invoice_created_at`, `invoice_amount_usd`, `customer_id`, then `metadata.<key>` for every metadata key of the rows, sorted. New columns are added after the others, before the metadata columns.
+//
+// Errors of its own: 400 `invalid_environment`, `invalid_customer_id`, `invalid_timestamp`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/reports/refunds.csv (the `GetRefundsReport` operationId).
+func (c *ClientWithResponses) GetRefundsReportWithResponse(ctx context.Context, params *GetRefundsReportParams, reqEditors ...RequestEditorFn) (*GetRefundsReportAnswer, error) {
+	rsp, err := c.GetRefundsReport(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetRefundsReportAnswer(rsp)
 }
 
 // ListWebhookEndpointsWithResponse List webhook endpoints
@@ -40640,6 +40977,315 @@ func ParseGetPaymentsReportAnswer(rsp *http.Response) (*GetPaymentsReportAnswer,
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetPaymentsReportAnswer503Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetRefundsReportAnswer parses an HTTP response from a GetRefundsReportWithResponse call
+func ParseGetRefundsReportAnswer(rsp *http.Response) (*GetRefundsReportAnswer, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetRefundsReportAnswer{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetRefundsReportAnswer200Headers
+		if values := rsp.Header.Values("Content-Disposition"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Disposition", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentDisposition = value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetRefundsReportAnswer400Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetRefundsReportAnswer401Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetRefundsReportAnswer403Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetRefundsReportAnswer429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetRefundsReportAnswer500Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitReset = &value
+		}
+		if values := rsp.Header.Values("Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetRefundsReportAnswer503Headers
 		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

@@ -2,73 +2,43 @@ package report
 
 import (
 	"context"
-	"encoding/csv"
 	"encoding/json"
-	"io"
-	"sort"
 	"strconv"
 	"strings"
 
 	"kassa"
 )
 
-// Source is where reports read from: the merchant's invoices and their receipts,
-// and the registry that names the receipts' tokens.
+// Source is where reports read from: the merchant's invoices, their receipts and
+// refunds, and the registry that names the receipts' tokens.
 type Source struct {
 	Invoices kassa.InvoiceService
 	Payments kassa.PaymentService
-	Registry kassa.Registry // token symbols and decimals of payments.csv; nil: those cells are empty
+	Refunds  kassa.RefundStore // refund rows of payments.csv and refunds.csv; nil: none
+	Registry kassa.Registry    // token symbols and decimals of payments.csv; nil: those cells are empty
 }
 
 // Filter selects the invoices of a report: one merchant, optionally one
 // environment and a creation range.
 type Filter = kassa.InvoiceTotalsFilter
 
-// table is a report before it is written: fixed columns, then metadata columns.
-type table struct {
-	header []string
-	rows   [][]string
-	meta   []map[string]string // per row: metadata key → cell
-}
+// Names are the reports Run knows, as their files are named.
+var Names = []string{"invoices.csv", "payments.csv", "refunds.csv"}
 
-// add appends a row and its invoice's flattened metadata.
-func (t *table) add(row []string, metadata []byte) {
-	t.rows = append(t.rows, row)
-	t.meta = append(t.meta, flatten(metadata))
-}
-
-// write writes the header and rows as CSV; the metadata columns are every key
-// any row has, sorted, named metadata.<key>.
-func (t *table) write(w io.Writer) error {
-	keys := map[string]bool{}
-	for _, m := range t.meta {
-		for k := range m {
-			keys[k] = true
-		}
+// Run runs the report named name (one of Names) over f to its end and returns
+// it ready to be written; an unknown name is kassa.NotFound("report"). A store
+// that fails fails Run, before anything is written, so the caller answers an
+// error rather than a cut-off file.
+func (s Source) Run(ctx context.Context, name string, f Filter) (*Report, error) {
+	switch name {
+	case "invoices.csv":
+		return s.invoices(ctx, f)
+	case "payments.csv":
+		return s.payments(ctx, f)
+	case "refunds.csv":
+		return s.refunds(ctx, f)
 	}
-	names := make([]string, 0, len(keys))
-	for k := range keys {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	cw := csv.NewWriter(w)
-	header := append([]string{}, t.header...)
-	for _, k := range names {
-		header = append(header, "metadata."+k)
-	}
-	if err := cw.Write(safe(header)); err != nil {
-		return err
-	}
-	for i, row := range t.rows {
-		for _, k := range names {
-			row = append(row, t.meta[i][k])
-		}
-		if err := cw.Write(safe(row)); err != nil {
-			return err
-		}
-	}
-	cw.Flush()
-	return cw.Error()
+	return nil, kassa.NotFound("report")
 }
 
 // flatten turns a metadata object into cells: strings as they are, anything else
@@ -92,13 +62,40 @@ func flatten(metadata []byte) map[string]string {
 
 // safe guards cells against formula injection: a cell a spreadsheet would
 // evaluate (starting with = + - @, a tab or a carriage return) gets a leading '.
-func safe(row []string) []string {
+// A cell of a numeric column (numeric[i]) that is a plain decimal number, such
+// as a refund's "-5.000", stays as it is: a spreadsheet reads it as the number
+// it is, and nothing in it can be evaluated; any other text there is guarded.
+func safe(row []string, numeric []bool) []string {
 	for i, c := range row {
-		if c != "" && strings.ContainsRune("=+-@\t\r", rune(c[0])) {
-			row[i] = "'" + c
+		if c == "" || !strings.ContainsRune("=+-@\t\r", rune(c[0])) {
+			continue
 		}
+		if i < len(numeric) && numeric[i] && plainNumber(c) {
+			continue
+		}
+		row[i] = "'" + c
 	}
 	return row
+}
+
+// plainNumber reports whether c is an optional minus, digits and an optional
+// fraction of digits: "-5.000", "-2500000".
+func plainNumber(c string) bool {
+	c = strings.TrimPrefix(c, "-")
+	whole, frac, dot := strings.Cut(c, ".")
+	return digits(whole) && (!dot || digits(frac))
+}
+
+func digits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // each calls fn with every invoice of f, newest first, a page at a time.
@@ -118,6 +115,15 @@ func (s Source) each(ctx context.Context, f Filter, fn func(page []*kassa.Invoic
 		}
 		after = invs[len(invs)-1].ID
 	}
+}
+
+// ids are the ids of page's invoices.
+func ids(page []*kassa.Invoice) []string {
+	out := make([]string, len(page))
+	for i, inv := range page {
+		out[i] = inv.ID
+	}
+	return out
 }
 
 func str(p *string) string {

@@ -11,6 +11,7 @@ import (
 	"kassa/commerce"
 	"kassa/payment"
 	"kassa/refund"
+	"kassa/report"
 	"kassa/signin"
 )
 
@@ -30,6 +31,7 @@ type Config struct {
 	Stats     kassa.OverviewStats  // the overview's chart, failed deliveries and an invoice's deliveries
 	Stream    kassa.EventStream    // wakes an invoice page's live updates; nil: they poll
 	Registry  kassa.Registry       // networks' explorers
+	Reports   report.Source        // the CSV reports of the reports page
 	Signer    kassa.SessionSigner  // payment links of new invoices
 	Commerce  commerce.Service     // orders; nil: no commerce, the orders pages are empty
 	// Idempotency keeps the keys of forms that must not act twice (an order's cancel).

@@ -1,9 +1,6 @@
 package dashboard
 
 import (
-	"bytes"
-	"context"
-	"io"
 	"net/http"
 
 	"kassa"
@@ -31,26 +28,22 @@ func (d *Dashboard) reports(w http.ResponseWriter, r *http.Request, v *visit) er
 	return nil
 }
 
-// reportCSV serves GET /dashboard/reports/{name} (invoices.csv, payments.csv):
-// the same exports as /api/v1/reports/*, for the session's environment.
+// reportCSV serves GET /dashboard/reports/{name} (invoices.csv, payments.csv,
+// refunds.csv): the same exports as /api/v1/reports/*, for the session's
+// environment.
 func (d *Dashboard) reportCSV(w http.ResponseWriter, r *http.Request, v *visit) error {
-	write := map[string]func(report.Source, context.Context, report.Filter, io.Writer) error{
-		"invoices.csv": report.Source.WriteInvoices, "payments.csv": report.Source.WritePayments}[r.PathValue("name")]
-	if write == nil {
-		return kassa.NotFound("report")
-	}
 	q := r.URL.Query()
 	var f kassa.InvoiceFilter
 	if msg := createdRange(&f, "", q.Get("created_gte"), q.Get("created_lte"), d.cfg.Now()); msg != "" {
 		return kassa.Invalidf("created_gte", "invalid_date", "%s", msg)
 	}
 	env := v.env()
-	var buf bytes.Buffer
-	err := write(report.Source{Invoices: d.cfg.Invoices, Payments: d.cfg.Payments, Registry: d.cfg.Registry}, r.Context(),
-		report.Filter{MerchantID: v.m.ID, Environment: &env, CreatedGTE: f.CreatedGTE, CreatedLTE: f.CreatedLTE}, &buf)
+	rep, err := d.cfg.Reports.Run(r.Context(), r.PathValue("name"),
+		report.Filter{MerchantID: v.m.ID, Environment: &env, CreatedGTE: f.CreatedGTE, CreatedLTE: f.CreatedLTE})
 	if err != nil {
 		return err
 	}
-	httpx.WriteCSV(w, r.PathValue("name"), buf.Bytes())
+	defer rep.Close()
+	httpx.WriteCSV(w, r.PathValue("name"), rep)
 	return nil
 }

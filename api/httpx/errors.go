@@ -3,6 +3,7 @@ package httpx
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -209,11 +210,16 @@ func ErrPermission(code, msg string) error {
 	return &kassa.Error{Kind: kassa.KindPermission, Code: code, Message: msg}
 }
 
-// WriteCSV answers a CSV file to download as name.
-func WriteCSV(w http.ResponseWriter, name string, body []byte) {
+// WriteCSV answers a CSV file to download as name, written by body. Should body
+// fail part way (the client left, a read failed), the connection is aborted
+// (http.ErrAbortHandler) so the client sees a broken download, never a file that
+// looks complete.
+func WriteCSV(w http.ResponseWriter, name string, body io.WriterTo) {
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(body)
+	if _, err := body.WriteTo(w); err != nil {
+		panic(http.ErrAbortHandler)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"kassa/api/httpx"
 	"kassa/payment"
 	"kassa/refund"
+	"kassa/report"
 	"kassa/signin"
 )
 
@@ -21,7 +22,7 @@ type Config struct {
 	Events    kassa.EventService    // the events list and lookups
 	Webhooks  kassa.WebhookService  // webhook endpoints, their delivery log and event resends
 	Pay       *payment.Service      // devnet payments (DevnetPay)
-	Registry  kassa.Registry        // token symbols and decimals in payments.csv
+	Reports   report.Source         // the CSV reports
 	Refunds   *refund.Service       // refunds
 }
 
@@ -39,7 +40,7 @@ type API struct {
 	events    kassa.EventService
 	webhooks  kassa.WebhookService
 	pay       *payment.Service
-	registry  kassa.Registry
+	reports   report.Source
 	refunds   *refund.Service
 }
 
@@ -47,5 +48,5 @@ type API struct {
 func New(cfg Config) *API {
 	return &API{core: cfg.Core, publicURL: cfg.PublicURL, signer: cfg.Signer, signIn: cfg.SignIn, merchants: cfg.Merchants,
 		keys: cfg.Keys, invoices: cfg.Invoices, payments: cfg.Payments, events: cfg.Events,
-		webhooks: cfg.Webhooks, pay: cfg.Pay, registry: cfg.Registry, refunds: cfg.Refunds}
+		webhooks: cfg.Webhooks, pay: cfg.Pay, reports: cfg.Reports, refunds: cfg.Refunds}
 }

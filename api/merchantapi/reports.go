@@ -1,38 +1,40 @@
 package merchantapi
 
 import (
-	"bytes"
-	"context"
-	"io"
 	"net/http"
 
 	"kassa/api/httpx"
-	"kassa/report"
 )
 
 // InvoicesCSV serves GET /api/v1/reports/invoices.csv?created_gte=&created_lte=&environment=:
 // one row per invoice (decisions.md, "Merchant dashboard", Reports).
 func (a *API) InvoicesCSV(w http.ResponseWriter, r *http.Request) error {
-	return a.writeReport(w, r, "invoices.csv", report.Source.WriteInvoices)
+	return a.writeReport(w, r, "invoices.csv")
 }
 
-// PaymentsCSV serves GET /api/v1/reports/payments.csv: one row per payment.
+// PaymentsCSV serves GET /api/v1/reports/payments.csv: one row per payment and
+// one per refund (type refund, amounts negative).
 func (a *API) PaymentsCSV(w http.ResponseWriter, r *http.Request) error {
-	return a.writeReport(w, r, "payments.csv", report.Source.WritePayments)
+	return a.writeReport(w, r, "payments.csv")
 }
 
-// writeReport runs a report into memory first, so a failure is an error answer
-// rather than a cut-off file.
-func (a *API) writeReport(w http.ResponseWriter, r *http.Request, name string,
-	write func(report.Source, context.Context, report.Filter, io.Writer) error) error {
+// RefundsCSV serves GET /api/v1/reports/refunds.csv: one row per refund.
+func (a *API) RefundsCSV(w http.ResponseWriter, r *http.Request) error {
+	return a.writeReport(w, r, "refunds.csv")
+}
+
+// writeReport runs a report to its end first (report.Source.Run), so a failure
+// is an error answer rather than a cut-off file, then streams it.
+func (a *API) writeReport(w http.ResponseWriter, r *http.Request, name string) error {
 	f, err := parseTotals(r.URL.Query(), httpx.Principal(r.Context()).MerchantID)
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	if err := write(report.Source{Invoices: a.invoices, Payments: a.payments, Registry: a.registry}, r.Context(), f, &buf); err != nil {
+	rep, err := a.reports.Run(r.Context(), name, f)
+	if err != nil {
 		return err
 	}
-	httpx.WriteCSV(w, name, buf.Bytes())
+	defer rep.Close()
+	httpx.WriteCSV(w, name, rep)
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"math/big"
 	"os"
 	"sort"
 	"strings"
@@ -49,6 +50,9 @@ type gasWallet struct {
 	Short       bool              `json:"short"`
 	Warning     string            `json:"warning,omitempty"`
 	Error       string            `json:"error,omitempty"`
+	// RefundNeeds sums, by token, the refunds waiting for the wallet (Refunds).
+	RefundNeeds []refundNeed    `json:"refund_needs"`
+	Refunds     []waitingRefund `json:"waiting_refunds"`
 }
 
 // wallet prints the gas wallet of every network: its address, and where Kassa
@@ -162,6 +166,12 @@ func gasWalletOf(ctx context.Context, timeout time.Duration, n kassa.Network, to
 		return out
 	}
 	out.Address = s.gas
+	refunds, err := db.WaitingRefunds(ctx, n.Environment, n.Name)
+	if err != nil {
+		out.Error = err.Error()
+		return out
+	}
+	out.Refunds, out.RefundNeeds = waitingRefunds(refunds), refundNeeds(refunds, nil)
 	if pool == nil {
 		if out.Error == "" {
 			out.Error = "no RPC endpoint configured: balances unknown"
@@ -187,6 +197,18 @@ func gasWalletOf(ctx context.Context, timeout time.Duration, n kassa.Network, to
 			out.Tokens[t.Symbol] = kassa.FormatUnits(b, t.Decimals)
 		}
 	}
+	held := map[string]*big.Int{n.NativeSymbol: r.Balance}
+	for sym, b := range r.Tokens {
+		held[sym] = b
+	}
+	out.RefundNeeds = refundNeeds(refunds, held)
+	if w := refundWarning(out); w != "" {
+		out.Short = true
+		if out.Warning != "" {
+			out.Warning += "; "
+		}
+		out.Warning += w
+	}
 	return out
 }
 
@@ -198,6 +220,9 @@ func printWallets(w io.Writer, ws []gasWallet) {
 		fmt.Fprintf(w, "\n%s / %s: %s\n", g.Environment, g.Network, g.Address)
 		if g.Error != "" {
 			fmt.Fprintf(w, "  %s\n", g.Error)
+			if len(g.RefundNeeds) > 0 {
+				printRefunds(w, g)
+			}
 			continue
 		}
 		line := g.Balance + " " + g.Native
@@ -211,6 +236,7 @@ func printWallets(w io.Writer, ws []gasWallet) {
 		}
 		fmt.Fprintf(w, "  balance: %s\n", line)
 		fmt.Fprintf(w, "  waiting payouts: %d, needing up to %s %s\n", g.Waiting, g.Need, g.Native)
+		printRefunds(w, g)
 		if g.Warning != "" {
 			warnings = append(warnings, g.Warning)
 		}

@@ -83,6 +83,7 @@ func TestPrintWalletsWarnsLast(t *testing.T) {
 devnet / devchain: 0xAA
   balance: 0 ETH, 0 USDC, 5 USDT
   waiting payouts: 2, needing up to 0.0004 ETH
+  refunds waiting: none
 
 mainnet / ethereum: 0xBB
   no RPC endpoint configured: balances unknown
