@@ -67,9 +67,9 @@ var english = messages{
 		"reorged":       "dropped by the network (a chain reorganisation): the shop will review it",
 		"review":        "under review by the shop",
 	},
-	NoRate:            "No rate is available for %s on %s.",
-	NotWatched:        "this network is not watched here, so a payment on it would not be seen",
-	SimulatedOnly:     "Not watched here: only a simulated payment counts on this network.",
+	NoRate:        "No rate is available for %s on %s.",
+	NotWatched:    "this network is not watched here, so a payment on it would not be seen",
+	SimulatedOnly: "Not watched here: only a simulated payment counts on this network.",
 }
 
 var spanish = messages{
@@ -103,9 +103,9 @@ var spanish = messages{
 		"reorged":       "la red lo descartó (una reorganización de la cadena): la tienda lo revisará",
 		"review":        "en revisión por la tienda",
 	},
-	NoRate:            "No hay cotización disponible para %s en %s.",
-	NotWatched:        "esta red no se vigila aquí, así que un pago en ella no se vería",
-	SimulatedOnly:     "No se vigila aquí: en esta red solo cuenta un pago simulado.",
+	NoRate:        "No hay cotización disponible para %s en %s.",
+	NotWatched:    "esta red no se vigila aquí, así que un pago en ella no se vería",
+	SimulatedOnly: "No se vigila aquí: en esta red solo cuenta un pago simulado.",
 	Errors: map[string]string{
 		"answers_required":     "Responda primero las preguntas obligatorias.",
 		"missing_response":     "Responda las preguntas obligatorias.",
