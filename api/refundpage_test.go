@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/api/httpx"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -301,4 +302,32 @@ func expectStatusCode(t *testing.T, resp *http.Response, want int) {
 	if resp.StatusCode != want {
 		t.Fatalf("status %d, want %d", resp.StatusCode, want)
 	}
+}
+
+// TestRefundPageRateLimit: the claim form takes from the payor's per-address
+// bucket before the token is checked, so guessing tokens through the page is
+// limited as through the API: past the burst a 429 page in words, and the
+// refund unchanged.
+func TestRefundPageRateLimit(t *testing.T) {
+	limits := httpx.RateLimits{Rate: 1e6, Burst: 1e6, CreateRate: 1e6, CreateBurst: 1e6, LoginRate: 1e6, LoginBurst: 1e6,
+		PayorRate: 1e6, PayorBurst: 1e6, PayorAddrRate: 0.001, PayorAddrBurst: 2,
+		VerifyRate: 1e6, VerifyBurst: 1e6, VerifyAddrRate: 1e6, VerifyAddrBurst: 1e6}
+	e := newEnv(t, storetest.SQLiteConfig(t), withLimits(limits))
+	m := e.newMerchant(false)
+	id, path := claimLink(t, m, `{"amount_usd": 1}`)
+	for i := 0; i < 2; i++ {
+		resp, _ := e.pageReq("POST", "/refund/"+id, claimForm("/refund/"+id+"?t=guess", payorAddress, true), nil)
+		expectStatusCode(t, resp, 404)
+	}
+	resp, page := e.pageReq("POST", "/refund/"+id, claimForm(path, payorAddress, true), nil)
+	expectStatusCode(t, resp, 429)
+	contains(t, page, "Too many attempts")
+	if resp.Header.Get("Retry-After") == "" {
+		t.Error("no Retry-After")
+	}
+	if r := m.get("/api/v1/refunds/" + id); r.obj(t)["status"] != "awaiting_address" {
+		t.Fatalf("a limited claim changed the refund: %s", r.body)
+	}
+	resp, _ = e.pageReq("GET", path, nil, nil) // reading the page is not limited
+	expectStatusCode(t, resp, 200)
 }
