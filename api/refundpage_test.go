@@ -105,7 +105,7 @@ func TestRefundPageClaim(t *testing.T) {
 			t.Errorf("CSP %q", csp)
 		}
 		contains(t, page, shop, "$6.00", " USDT", "BNB Smart Chain Testnet", "Your refund is ready", `action="/refund/`+id+`"`,
-			`name="address"`, `name="confirm"`, "exchange", "cannot be taken back")
+			`name="address"`, `name="confirm"`, "exchange", "cannot be taken back", `This link takes an address until <time class="nowrap">`)
 		lacks(t, page, "one mug broke", "refresh", "payment_id")
 
 		// The form, refused.

@@ -3,6 +3,7 @@ package paypage
 import (
 	"encoding/json"
 	"fmt"
+	"html/template"
 	"net/url"
 	"time"
 
@@ -102,6 +103,13 @@ func (m refundMessages) stateWords(shop string) map[string][2]string {
 		"failed":    {fmt.Sprintf(m.StateFailed, shop), ""},
 		"canceled":  {fmt.Sprintf(m.StateCanceled, shop), ""},
 	}
+}
+
+// ValidUntilHTML is the sentence saying until when the link takes an address,
+// its moment kept on one line.
+func (v *refundView) ValidUntilHTML() template.HTML {
+	at := `<time class="nowrap">` + template.HTMLEscapeString(v.ValidUntil) + `</time>`
+	return template.HTML(fmt.Sprintf(template.HTMLEscapeString(v.T.ValidUntil), at)) // both parts escaped
 }
 
 // Sprintf formats one of the page's sentences in the template.
