@@ -390,4 +390,9 @@ type RefundStore interface {
 	// tokenHash matches its claim (compared in constant time; 404 otherwise, and
 	// past its expiry); a refund claimed already is 409 refund_claimed.
 	ClaimRefund(ctx context.Context, id string, tokenHash []byte, address string) (*Refund, error)
+	// RefundByClaim reads a refund and its shop's name for its claim link, when
+	// tokenHash matches its claim (compared in constant time; 404 otherwise,
+	// whether or not the refund exists), in any status and past the claim's
+	// expiry: the link keeps working to follow the refund after the claim.
+	RefundByClaim(ctx context.Context, id string, tokenHash []byte) (*RefundClaim, error)
 }

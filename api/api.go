@@ -123,7 +123,8 @@ func New(cfg Config) http.Handler {
 		Registry: cfg.Registry, Rates: rates, Pay: s.payments, Tracker: tracker, PublicURL: cfg.PublicURL,
 		IconURL: paypage.IconURL})
 	s.page = paypage.New(paypage.Config{Signer: s.signer, Payor: cfg.Payor, Registry: cfg.Registry, Rates: rates,
-		Pay: s.payments, Tracker: tracker, Stream: cfg.Stream, Logger: core.Log(), Now: core.Now})
+		Pay: s.payments, Tracker: tracker, Stream: cfg.Stream, Logger: core.Log(), Now: core.Now,
+		Refunds: refunds, LimitClaim: core.LimitPayorAddr})
 	if cfg.Sessions != nil {
 		s.board = dashboard.New(dashboard.Config{Core: core, SignIn: signIn, Merchants: cfg.Merchants, Sessions: cfg.Sessions,
 			Invoices: cfg.Invoices, Keys: cfg.Keys, Webhooks: cfg.Webhooks, Payments: cfg.Payments, Events: cfg.Events,

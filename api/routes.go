@@ -123,6 +123,11 @@ func (s *server) routes() {
 	s.HandleHTTP("POST /pay/{invoiceId}/email", s.page.Form("email", s.page.SaveEmail))
 	s.HandleHTTP("GET /pay/{invoiceId}/qr.png", s.page.QR)
 	s.HandleHTTP("GET /pay/{invoiceId}/events", s.page.Events)
+	// The refund claim page (/refund), HTML: the payor's address for a refund,
+	// then the refund followed to confirmed (the claim token is the credential).
+	s.HandleHTTP("GET /refund/{refundId}", s.page.ShowRefund)
+	s.HandleHTTP("POST /refund/{refundId}", s.page.ClaimRefund)
+	s.HandleHTTP("GET /refund/{refundId}/events", s.page.RefundEvents)
 
 	// Merchant dashboard (/dashboard), HTML: its route table is in api/dashboard.
 	if s.board != nil {

@@ -2034,6 +2034,57 @@ func (e SearchResultSuccess) Valid() bool {
 	}
 }
 
+// Defines values for StatusPaymentAttentionReason.
+const (
+	StatusPaymentAttentionReasonFinalInvoice StatusPaymentAttentionReason = "final_invoice"
+	StatusPaymentAttentionReasonLate         StatusPaymentAttentionReason = "late"
+	StatusPaymentAttentionReasonLessThannil  StatusPaymentAttentionReason = "<nil>"
+	StatusPaymentAttentionReasonReorged      StatusPaymentAttentionReason = "reorged"
+	StatusPaymentAttentionReasonWrongToken   StatusPaymentAttentionReason = "wrong_token"
+)
+
+// Valid indicates whether the value is a known member of the StatusPaymentAttentionReason enum.
+func (e StatusPaymentAttentionReason) Valid() bool {
+	switch e {
+	case StatusPaymentAttentionReasonFinalInvoice:
+		return true
+	case StatusPaymentAttentionReasonLate:
+		return true
+	case StatusPaymentAttentionReasonLessThannil:
+		return true
+	case StatusPaymentAttentionReasonReorged:
+		return true
+	case StatusPaymentAttentionReasonWrongToken:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for StatusPaymentResolution.
+const (
+	StatusPaymentResolutionAccepted    StatusPaymentResolution = "accepted"
+	StatusPaymentResolutionDismissed   StatusPaymentResolution = "dismissed"
+	StatusPaymentResolutionLessThannil StatusPaymentResolution = "<nil>"
+	StatusPaymentResolutionRefunded    StatusPaymentResolution = "refunded"
+)
+
+// Valid indicates whether the value is a known member of the StatusPaymentResolution enum.
+func (e StatusPaymentResolution) Valid() bool {
+	switch e {
+	case StatusPaymentResolutionAccepted:
+		return true
+	case StatusPaymentResolutionDismissed:
+		return true
+	case StatusPaymentResolutionLessThannil:
+		return true
+	case StatusPaymentResolutionRefunded:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for StatusPaymentStatus.
 const (
 	StatusPaymentStatusConfirmed   StatusPaymentStatus = "confirmed"
@@ -4129,13 +4180,25 @@ type StatusPayment struct {
 	AmountToken string `json:"amount_token"`
 
 	// AmountTokenUnits The same amount in the token's base units, an integer string ("2500000000000000000").
-	AmountTokenUnits      string              `json:"amount_token_units"`
-	Confirmations         int                 `json:"confirmations"`
-	ConfirmationsRequired int                 `json:"confirmations_required"`
-	Network               string              `json:"network"`
-	Status                StatusPaymentStatus `json:"status"`
-	TxHash                string              `json:"tx_hash"`
+	AmountTokenUnits string `json:"amount_token_units"`
+
+	// AttentionReason Why a payment set aside (`manual_retry`) waits for the shop, or null: `late` (after the invoice expired, or no rate could value it), `wrong_token` (a token or network other than the one chosen), `final_invoice` (money on a paid or canceled invoice), `reorged` (lost to a reorganisation). A failed settlement is the merchant's matter and is null here.
+	AttentionReason       *StatusPaymentAttentionReason `json:"attention_reason"`
+	Confirmations         int                           `json:"confirmations"`
+	ConfirmationsRequired int                           `json:"confirmations_required"`
+	Network               string                        `json:"network"`
+
+	// Resolution How the shop resolved the payment, or null: `accepted` (it counts toward the invoice), `refunded` (sent back to the payor), `dismissed` (kept by the shop without counting toward the invoice).
+	Resolution *StatusPaymentResolution `json:"resolution"`
+	Status     StatusPaymentStatus      `json:"status"`
+	TxHash     string                   `json:"tx_hash"`
 }
+
+// StatusPaymentAttentionReason Why a payment set aside (`manual_retry`) waits for the shop, or null: `late` (after the invoice expired, or no rate could value it), `wrong_token` (a token or network other than the one chosen), `final_invoice` (money on a paid or canceled invoice), `reorged` (lost to a reorganisation). A failed settlement is the merchant's matter and is null here.
+type StatusPaymentAttentionReason string
+
+// StatusPaymentResolution How the shop resolved the payment, or null: `accepted` (it counts toward the invoice), `refunded` (sent back to the payor), `dismissed` (kept by the shop without counting toward the invoice).
+type StatusPaymentResolution string
 
 // StatusPaymentStatus defines model for StatusPayment.Status.
 type StatusPaymentStatus string

@@ -32,6 +32,12 @@ type StatusPayment struct {
 	Confirmations    int    `json:"confirmations"`
 	// ConfirmationsRequired is how many its network needs before it counts.
 	ConfirmationsRequired int `json:"confirmations_required"`
+	// AttentionReason is why a payment set aside waits for the shop (late,
+	// wrong_token, final_invoice, reorged), null otherwise; a failed settlement
+	// is the merchant's matter and not shown. Resolution is how the shop
+	// resolved it (accepted, refunded, dismissed), null while it has not.
+	AttentionReason *kassa.AttentionReason `json:"attention_reason"`
+	Resolution      *kassa.Resolution      `json:"resolution"`
 }
 
 // Tracker reads an invoice's transfers for the payor: its receipts and how many
@@ -83,7 +89,8 @@ func (t Tracker) Status(ctx context.Context, inv *kassa.Invoice) (Status, error)
 	for _, p := range rs {
 		out.Payments = append(out.Payments, StatusPayment{Status: p.Status, TxHash: p.TxHash, Network: p.Network,
 			AmountToken: t.decimal(inv.Environment, p), AmountTokenUnits: p.AmountUnits.String(),
-			Confirmations: p.Confirmations, ConfirmationsRequired: t.ConfirmationsNeeded(inv.Environment, p.Network)})
+			Confirmations: p.Confirmations, ConfirmationsRequired: t.ConfirmationsNeeded(inv.Environment, p.Network),
+			AttentionReason: payorReason(p.AttentionReason), Resolution: optional(p.Resolution)})
 	}
 	return out, nil
 }
@@ -97,4 +104,22 @@ func (t Tracker) decimal(env kassa.Environment, p *kassa.InvoicePayment) string 
 		}
 	}
 	return p.AmountUnits.String()
+}
+
+// payorReason is the attention reason the payor is shown: null for none and
+// for settlement_failed (the merchant's settlement, not the payor's transfer).
+func payorReason(r kassa.AttentionReason) *kassa.AttentionReason {
+	if r == kassa.AttentionSettlementFailed {
+		return nil
+	}
+	return optional(r)
+}
+
+// optional is v, or nil for its zero value (null on the wire).
+func optional[T comparable](v T) *T {
+	var zero T
+	if v == zero {
+		return nil
+	}
+	return &v
 }

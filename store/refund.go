@@ -229,3 +229,25 @@ func (db *DB) saveRefund(ctx context.Context, tx txq, r *kassa.Refund, now time.
 	}
 	return writeEvents(ctx, tx, r.MerchantID, r.Environment, r, now, kassa.EventRefundUpdated)
 }
+
+// RefundByClaim reads a refund and its shop's name for its claim link when
+// tokenHash is its claim's (kassa.RefundStore); a refund created with an
+// address has no claim and is never found this way.
+func (db *DB) RefundByClaim(ctx context.Context, id string, tokenHash []byte) (*kassa.RefundClaim, error) {
+	r, err := db.refund(ctx, db.r, 0, id, "")
+	if err != nil {
+		return nil, err
+	}
+	if len(r.ClaimHash) == 0 || subtle.ConstantTimeCompare(r.ClaimHash, tokenHash) != 1 {
+		return nil, kassa.NotFound("refund")
+	}
+	m, err := db.merchant(ctx, db.r, r.MerchantID, "")
+	if err != nil {
+		return nil, err
+	}
+	shop := m.CompanyName
+	if shop == "" {
+		shop = m.Name
+	}
+	return &kassa.RefundClaim{Refund: r, Shop: shop}, nil
+}

@@ -119,8 +119,8 @@ func checkBody(r *http.Request) error {
 	}
 	mt, _, err := mime.ParseMediaType(ct)
 	if err == nil && mt == "application/x-www-form-urlencoded" &&
-		(strings.HasPrefix(r.URL.Path, "/pay/") || strings.HasPrefix(r.URL.Path, "/dashboard/")) {
-		return nil // the payment page's and the dashboard's forms, which work without JavaScript
+		(strings.HasPrefix(r.URL.Path, "/pay/") || strings.HasPrefix(r.URL.Path, "/refund/") || strings.HasPrefix(r.URL.Path, "/dashboard/")) {
+		return nil // the payment page's, the refund claim page's and the dashboard's forms, which work without JavaScript
 	}
 	if err != nil || mt != "application/json" {
 		return ErrInvalid("", "invalid_content_type", "Content-Type must be application/json.")

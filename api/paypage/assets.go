@@ -28,9 +28,10 @@ type asset struct {
 }
 
 var (
-	assets    = map[string]*asset{} // by name: "pay.css", "tokens/usdt.svg"
-	pageTmpl  = template.Must(template.ParseFS(pageFiles, "assets/pay.html"))
-	errorTmpl = template.Must(template.ParseFS(pageFiles, "assets/error.html"))
+	assets     = map[string]*asset{} // by name: "pay.css", "tokens/usdt.svg"
+	pageTmpl   = template.Must(template.ParseFS(pageFiles, "assets/pay.html"))
+	errorTmpl  = template.Must(template.ParseFS(pageFiles, "assets/error.html"))
+	refundTmpl = template.Must(template.ParseFS(pageFiles, "assets/refund.html"))
 )
 
 func init() {

@@ -9,6 +9,9 @@
 //   - i18n.go: its words in English and Spanish;
 //   - qr.go: the QR code of the quote shown;
 //   - events.go: Server-Sent Events with the payment status;
+//   - refund.go, refundview.go, refundi18n.go: the refund claim page
+//     (/refund/{refundId}?t=…), where a payor gives a refund's address and
+//     follows it, known only by its claim token;
 //   - assets.go and assets/: the templates, styles, script and token icons,
 //     built into the binary and served under content-hashed URLs.
 //

@@ -20,7 +20,11 @@ type messages struct {
 	StateWaiting, StateDetected, StatePartial, StatePaid, StateExpired, StateCanceled    string
 	DetectedHint, Confirmations, Refresh, Language, ErrTitle, ErrSession, ErrNotFound    string
 	NoScriptRefresh, Change, Saved, Answered, Day, Days, FormUnreadable, Generic         string
-	ReceiptPending, ReceiptConfirmed, ReceiptReview, StatusUnavailable                   string
+	StatusUnavailable                                                                    string
+	// Receipts are the words for a payment by receiptKey: pending, confirmed,
+	// accepted, refunded, dismissed, and why one set aside waits for the shop
+	// (late, wrong_token, final_invoice, reorged; review for any other reason).
+	Receipts map[string]string
 	// NoRate names why a token without a rate cannot be chosen: symbol, network.
 	NoRate string
 	// NotWatched says why a token on a network Kassa does not watch cannot be chosen.
@@ -52,11 +56,20 @@ var english = messages{
 	NoScriptRefresh: "This page updates itself with JavaScript; without it, refresh to see new payments.",
 	Change:          "Change", Saved: "Saved.", Answered: "Thank you, your answers are saved.", Day: "day", Days: "days",
 	FormUnreadable: "The form could not be read.", Generic: "Something went wrong. Please try again.",
-	ReceiptPending: "pending", ReceiptConfirmed: "confirmed", ReceiptReview: "under review by the shop",
 	StatusUnavailable: "The payment status is unavailable",
-	NoRate:            "No rate is available for %s on %s.",
-	NotWatched:        "this network is not watched here, so a payment on it would not be seen",
-	SimulatedOnly:     "Not watched here: only a simulated payment counts on this network.",
+	Receipts: map[string]string{
+		"pending": "pending", "confirmed": "confirmed", "accepted": "accepted by the shop: it counts toward this invoice",
+		"refunded":      "refunded to you",
+		"dismissed":     "the shop kept this payment without counting it toward this invoice; contact the shop",
+		"late":          "arrived after this invoice expired: the shop will review it",
+		"wrong_token":   "sent in a token or on a network other than the one chosen: the shop will review it",
+		"final_invoice": "arrived after this invoice was closed: the shop will review it",
+		"reorged":       "dropped by the network (a chain reorganisation): the shop will review it",
+		"review":        "under review by the shop",
+	},
+	NoRate:        "No rate is available for %s on %s.",
+	NotWatched:    "this network is not watched here, so a payment on it would not be seen",
+	SimulatedOnly: "Not watched here: only a simulated payment counts on this network.",
 }
 
 var spanish = messages{
@@ -79,11 +92,20 @@ var spanish = messages{
 	NoScriptRefresh: "Esta página se actualiza con JavaScript; sin él, actualícela para ver pagos nuevos.",
 	Change:          "Cambiar", Saved: "Guardado.", Answered: "Gracias, sus respuestas están guardadas.", Day: "día", Days: "días",
 	FormUnreadable: "No se pudo leer el formulario.", Generic: "Algo salió mal. Inténtelo de nuevo.",
-	ReceiptPending: "pendiente", ReceiptConfirmed: "confirmado", ReceiptReview: "en revisión por la tienda",
 	StatusUnavailable: "El estado del pago no está disponible",
-	NoRate:            "No hay cotización disponible para %s en %s.",
-	NotWatched:        "esta red no se vigila aquí, así que un pago en ella no se vería",
-	SimulatedOnly:     "No se vigila aquí: en esta red solo cuenta un pago simulado.",
+	Receipts: map[string]string{
+		"pending": "pendiente", "confirmed": "confirmado", "accepted": "aceptado por la tienda: cuenta para esta factura",
+		"refunded":      "reembolsado a usted",
+		"dismissed":     "la tienda se quedó este pago sin contarlo para esta factura; contacte con la tienda",
+		"late":          "llegó después de que venciera esta factura: la tienda lo revisará",
+		"wrong_token":   "enviado con un token o en una red distintos de los elegidos: la tienda lo revisará",
+		"final_invoice": "llegó después de que se cerrara esta factura: la tienda lo revisará",
+		"reorged":       "la red lo descartó (una reorganización de la cadena): la tienda lo revisará",
+		"review":        "en revisión por la tienda",
+	},
+	NoRate:        "No hay cotización disponible para %s en %s.",
+	NotWatched:    "esta red no se vigila aquí, así que un pago en ella no se vería",
+	SimulatedOnly: "No se vigila aquí: en esta red solo cuenta un pago simulado.",
 	Errors: map[string]string{
 		"answers_required":     "Responda primero las preguntas obligatorias.",
 		"missing_response":     "Responda las preguntas obligatorias.",
@@ -189,13 +211,31 @@ func (m messages) StatusText(state string) string {
 		"paid": m.StatePaid, "expired": m.StateExpired, "canceled": m.StateCanceled}[state]
 }
 
-// ReceiptText names a receipt status for the payor.
-func (m messages) ReceiptText(status string) string {
-	switch status {
-	case "pending":
-		return m.ReceiptPending
-	case "confirmed", "underpaid":
-		return m.ReceiptConfirmed
+// receiptKey names what the payor is told about a payment (messages.Receipts):
+// its resolution once the shop resolved it, else why it was set aside, else its
+// status. pay.js has the same rule for the payments of payment-status.
+func receiptKey(status kassa.InvoicePaymentStatus, reason kassa.AttentionReason, resolution kassa.Resolution) string {
+	switch {
+	case resolution != "":
+		return string(resolution)
+	case status == kassa.PaymentPending:
+		return "pending"
+	case status != kassa.PaymentManualRetry: // confirmed, underpaid: counted (a failed settlement is the shop's matter)
+		return "confirmed"
+	case reason == kassa.AttentionLate, reason == kassa.AttentionWrongToken, reason == kassa.AttentionFinalInvoice,
+		reason == kassa.AttentionReorged:
+		return string(reason)
 	}
-	return m.ReceiptReview
+	return "review"
+}
+
+// ReceiptText is what the payor is told about a payment.
+func (m messages) ReceiptText(status kassa.InvoicePaymentStatus, reason kassa.AttentionReason, resolution kassa.Resolution) string {
+	return m.Receipts[receiptKey(status, reason, resolution)]
+}
+
+// receiptsJSON gives the script the words for payments.
+func (m messages) receiptsJSON() string {
+	b, _ := json.Marshal(m.Receipts)
+	return string(b)
 }

@@ -12,6 +12,7 @@ import (
 	"kassa"
 	"kassa/api/httpx"
 	"kassa/payment"
+	"kassa/refund"
 )
 
 // Config holds what the payment page needs.
@@ -25,15 +26,21 @@ type Config struct {
 	Stream   kassa.EventStream   // wakes the event stream; nil: it polls
 	Logger   *slog.Logger        // internal errors
 	Now      func() time.Time    // the service's clock
+	// Refunds serves the refund claim page (/refund/{refundId}); nil: it is 404.
+	Refunds *refund.Service
+	// LimitClaim takes a token from the payor's per-address bucket before a
+	// claim is tried; nil: no limit.
+	LimitClaim func(w http.ResponseWriter, r *http.Request) error
 }
 
-// Page serves the hosted payment page.
+// Page serves the hosted payment page and the refund claim page.
 type Page struct {
 	cfg Config
+	cop *http.CrossOriginProtection // refuses the claim form posted from another origin
 }
 
 // New returns the payment page over cfg; Logger and Now must be set.
-func New(cfg Config) *Page { return &Page{cfg: cfg} }
+func New(cfg Config) *Page { return &Page{cfg: cfg, cop: http.NewCrossOriginProtection()} }
 
 // pageCSP allows nothing but this origin's own script, styles and images: no
 // inline script or style, no other host, no framing.

@@ -25,6 +25,7 @@ type pageView struct {
 	Signature string
 	PageURL   string // this page, session included, for links back to it
 	Errors    string // the page's words for API error codes, JSON, for the script
+	Receipts  string // the page's words for payments, JSON, for the script
 
 	Title, Description, Footer string
 	Amount, Paid, Remaining    string // as kassa.Millis.USD shows them: "$12.505"
@@ -84,6 +85,7 @@ type tokenView struct {
 
 type paymentView struct {
 	Status        string
+	Text          string // what the payor is told about it (messages.ReceiptText)
 	TxHash        string
 	Short         string // the hash shortened for display
 	Confirmations int
@@ -127,7 +129,7 @@ func (p *Page) buildPage(ctx context.Context, inv *kassa.Invoice, token, lang st
 	t := catalog(lang)
 	sig := p.cfg.Signer.Sign(token)
 	now := p.cfg.Now()
-	v := &pageView{T: t, Lang: lang, Asset: assetURL, InvoiceID: inv.ID, Session: token, Signature: sig, Errors: t.errorsJSON(),
+	v := &pageView{T: t, Lang: lang, Asset: assetURL, InvoiceID: inv.ID, Session: token, Signature: sig, Errors: t.errorsJSON(), Receipts: t.receiptsJSON(),
 		Title: inv.InvoiceTitle, Footer: inv.InvoiceFooter, Amount: inv.Amount.USD(), Paid: inv.AmountPaid.USD(),
 		Remaining: inv.AmountRemaining().USD(), RemainingMillis: int64(inv.AmountRemaining()), State: pageState(inv),
 		ExpiresAt: inv.ExpiresAt, TimeLeft: t.Left(inv.ExpiresAt.Sub(now)), Now: kassa.FormatTime(now)}
@@ -178,7 +180,8 @@ func (p *Page) buildPage(ctx context.Context, inv *kassa.Invoice, token, lang st
 		return nil, err
 	}
 	for _, r := range rs {
-		pv := paymentView{Status: string(r.Status), TxHash: r.TxHash, Short: r.TxHash, Confirmations: r.Confirmations,
+		pv := paymentView{Status: string(r.Status), Text: t.ReceiptText(r.Status, r.AttentionReason, r.Resolution),
+			TxHash: r.TxHash, Short: r.TxHash, Confirmations: r.Confirmations,
 			Needed: p.cfg.Tracker.ConfirmationsNeeded(inv.Environment, r.Network)}
 		if len(r.TxHash) > 16 {
 			pv.Short = r.TxHash[:10] + "…" + r.TxHash[len(r.TxHash)-6:]

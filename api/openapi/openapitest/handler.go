@@ -12,10 +12,11 @@ import (
 
 // Skipped reports whether path is one of the HTML pages for browsers the document
 // does not describe: the hosted payment page (/pay/..., with its form posts, QR
-// code and event stream), its static token icons, the merchant dashboard and the
-// API reference page rendered from the document itself (/docs).
+// code and event stream), the refund claim page (/refund/...), the static token
+// icons, the merchant dashboard and the API reference page rendered from the
+// document itself (/docs).
 func Skipped(path string) bool {
-	return strings.HasPrefix(path, "/pay/") || strings.HasPrefix(path, "/static/") ||
+	return strings.HasPrefix(path, "/pay/") || strings.HasPrefix(path, "/refund/") || strings.HasPrefix(path, "/static/") ||
 		path == "/dashboard" || strings.HasPrefix(path, "/dashboard/") ||
 		path == "/docs" || strings.HasPrefix(path, "/docs/")
 }

@@ -11,6 +11,8 @@
   var FINAL = { paid: 1, expired: 1, canceled: 1 };
   var state = d.state, remaining = Number(d.remaining), errs = {};
   try { errs = JSON.parse(d.errors); } catch (x) { /* the API's own messages */ }
+  var receipts = {};
+  try { receipts = JSON.parse(d.receipts); } catch (x) { /* the statuses themselves */ }
 
   // An API call; a refusal rejects with the API's error and the HTTP status.
   function api(method, path, body) {
@@ -177,6 +179,15 @@
     show($("open"), false);
     show($("time-left"), false);
   }
+  // receiptKey is the page's rule (paypage.receiptKey) for what a payment is
+  // called: its resolution, else why it was set aside, else its status.
+  var REVIEWED = { late: 1, wrong_token: 1, final_invoice: 1, reorged: 1 };
+  function receiptKey(p) {
+    if (p.resolution) return p.resolution;
+    if (p.status === "pending") return "pending";
+    if (p.status !== "manual_retry") return "confirmed";
+    return REVIEWED[p.attention_reason] ? p.attention_reason : "review";
+  }
   function progress(p) { return p.confirmations + "/" + p.confirmations_required + " " + d.tConfirmations; }
   function render(st) {
     var key = JSON.stringify(st);
@@ -198,7 +209,7 @@
       tx.title = p.tx_hash;
       tx.textContent = p.tx_hash.slice(0, 10) + "…" + p.tx_hash.slice(-6);
       li.appendChild(tx);
-      li.appendChild(document.createTextNode(" " + (d["tReceipt" + p.status.charAt(0).toUpperCase() + p.status.slice(1).replace("_", "")] || p.status) +
+      li.appendChild(document.createTextNode(" " + (receipts[receiptKey(p)] || p.status) +
         (p.status === "pending" ? " · " + progress(p) : "")));
       list.appendChild(li);
     });
