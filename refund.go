@@ -81,6 +81,9 @@ type Refund struct {
 	CreatedAt     time.Time
 	SentAt        *time.Time
 	ConfirmedAt   *time.Time
+	// OwnWallet is set while the merchant pays it from their own wallet
+	// (refundownwallet.go); nil while Kassa pays it.
+	OwnWallet *OwnWalletPay
 }
 
 // refundJSON is the refund object as the merchant sees it.
@@ -387,4 +390,6 @@ type RefundStore interface {
 	// tokenHash matches its claim (compared in constant time; 404 otherwise, and
 	// past its expiry); a refund claimed already is 409 refund_claimed.
 	ClaimRefund(ctx context.Context, id string, tokenHash []byte, address string) (*Refund, error)
+	// OwnWalletStore: the merchant paying a refund from their own wallet.
+	OwnWalletStore
 }

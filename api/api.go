@@ -126,7 +126,7 @@ func New(cfg Config) http.Handler {
 		s.board = dashboard.New(dashboard.Config{Core: core, SignIn: signIn, Merchants: cfg.Merchants, Sessions: cfg.Sessions,
 			Invoices: cfg.Invoices, Keys: cfg.Keys, Webhooks: cfg.Webhooks, Payments: cfg.Payments, Events: cfg.Events,
 			Registry: cfg.Registry, Signer: s.signer, Commerce: cfg.Commerce, Idempotency: cfg.Idempotency,
-			Stats: cfg.Overview, Stream: cfg.Stream, Pay: s.payments,
+			Stats: cfg.Overview, Stream: cfg.Stream, Pay: s.payments, Refunds: refunds,
 			PublicURL: cfg.PublicURL, Log: core.Log(), Now: core.Now})
 	}
 	s.routes()

@@ -10,6 +10,7 @@ import (
 	"kassa/api/httpx"
 	"kassa/commerce"
 	"kassa/payment"
+	"kassa/refund"
 	"kassa/signin"
 )
 
@@ -24,6 +25,7 @@ type Config struct {
 	Webhooks  kassa.WebhookService
 	Payments  kassa.PaymentService // an invoice's receipts
 	Pay       *payment.Service     // accepting and dismissing money set aside
+	Refunds   *refund.Service      // an invoice's refunds; nil: none
 	Events    kassa.EventService   // an invoice's timeline
 	Stats     kassa.OverviewStats  // the overview's chart, failed deliveries and an invoice's deliveries
 	Stream    kassa.EventStream    // wakes an invoice page's live updates; nil: they poll
