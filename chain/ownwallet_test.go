@@ -113,3 +113,44 @@ func (p *payFixture) refund(t testing.TB, id string) *kassa.Refund {
 	}
 	return r
 }
+
+// TestRefundOwnWalletStandardERC20: a refund in OpenZeppelin's ERC-20, which
+// the gas wallet holds none of, waits with the reason; paid from the merchant's
+// own wallet (another account holding it, exactly the amount), it is confirmed
+// with that transfer. Both engines.
+func TestRefundOwnWalletStandardERC20(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		p := withStandardERC20(t, cfg)
+		svc := &refund.Service{Store: p.db, Payments: p.db, Registry: p.reg}
+		pr := kassa.Principal{MerchantID: p.m.ID, Environment: kassa.Devnet, Scope: kassa.ScopeMerchant}
+		token := p.tokenAddress(t, ozt)
+		inv, addr := p.invoice(t, 10_000, ozt)
+		p.d.send(t, 7, token, addr, new(big.Int).Mul(big.NewInt(10), big.NewInt(1e18)))
+		p.until(t, 30, "paid", func() bool {
+			s, _ := p.state(t, inv)
+			return s == kassa.StatusPaid
+		})
+		buyer := newAddress(t)
+		three := kassa.Millis(3_000)
+		r, err := svc.Create(p.ctx, pr, inv.ID, refund.Create{AmountUSD: &three, Address: buyer})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.until(t, 20, "waiting with the reason", func() bool {
+			got := p.refund(t, r.ID)
+			return got.Status == kassa.RefundPending && got.FailureReason != ""
+		})
+		if _, err := svc.PayFromOwnWallet(p.ctx, pr, r.ID); err != nil {
+			t.Fatal(err)
+		}
+		hash := p.d.send(t, 7, token, buyer, r.AmountUnits)
+		p.until(t, 20, "confirmed", func() bool { return p.refund(t, r.ID).Status == kassa.RefundConfirmed })
+		if got := p.refund(t, r.ID); !strings.EqualFold(got.TxHash, hash) {
+			t.Fatalf("tx %s, want %s", got.TxHash, hash)
+		}
+		if after, _ := p.db.Invoice(p.ctx, p.m.ID, inv.ID); after.AmountRefunded != 3_000 {
+			t.Fatalf("amount_refunded %d", after.AmountRefunded)
+		}
+		p.wantBalance(t, ozt, buyer, r.AmountUnits)
+	})
+}
