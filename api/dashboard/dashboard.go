@@ -73,6 +73,8 @@ func (d *Dashboard) Routes(handle func(pattern string, h http.HandlerFunc)) {
 	handle("POST /dashboard/invoices/{id}/cancel", d.post(d.signedIn(d.cancelInvoice)))
 	handle("POST /dashboard/invoices/{id}/payments/{paymentId}/accept", d.post(d.signedIn(d.acceptPayment)))
 	handle("POST /dashboard/invoices/{id}/payments/{paymentId}/dismiss", d.post(d.signedIn(d.dismissPayment)))
+	handle("POST /dashboard/invoices/{id}/refunds/{refundId}/own-wallet", d.post(d.signedIn(d.payRefundOwnWallet)))
+	handle("POST /dashboard/invoices/{id}/refunds/{refundId}/kassa-pays", d.post(d.signedIn(d.letKassaPayRefund)))
 	handle("GET /dashboard/orders", d.signedIn(d.orders))
 	handle("GET /dashboard/orders/{id}", d.signedIn(d.order))
 	handle("POST /dashboard/orders/{id}/cancel", d.post(d.signedIn(d.cancelOrder)))

@@ -16,6 +16,7 @@ type invoiceView struct {
 	Payments   []paymentRow
 	Timeline   []timelineRow
 	Deliveries []deliveryRow
+	OwnWallet  []ownWalletRow // refunds Kassa cannot pay yet, and those the merchant pays (refundownwallet.go)
 	CanCancel  bool
 	PaymentURL string       // only when just made: the link is shown once (its token is stored hashed)
 	QR         template.URL // the link's QR code
@@ -105,7 +106,10 @@ func (d *Dashboard) invoiceView(r *http.Request, v *visit, id string, deliveries
 	for i, e := range events {
 		eventIDs[i] = e.ID
 	}
-	if deliveries {
+	if deliveries { // the whole page; the live updates carry neither
+		if view.OwnWallet, err = d.ownWalletRows(r, v.principal(), inv); err != nil {
+			return nil, err
+		}
 		p := v.principal()
 		p.Environment = inv.Environment
 		if view.Deliveries, err = d.deliveryRows(r, p, eventIDs); err != nil {

@@ -87,8 +87,9 @@ func init() {
 		panic(err)
 	}
 	for _, p := range pages {
-		if name := p.Name(); strings.HasSuffix(name, ".html") && name != "layout.html" {
-			templates[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(files, "assets/layout.html", "assets/"+name))
+		// A *.part.html is a block pages include (every page may).
+		if name := p.Name(); strings.HasSuffix(name, ".html") && name != "layout.html" && !strings.HasSuffix(name, ".part.html") {
+			templates[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(files, "assets/layout.html", "assets/*.part.html", "assets/"+name))
 		}
 	}
 }
