@@ -29,7 +29,7 @@ func TestDashboardRefundOwnWallet(t *testing.T) {
 		inv := m.createInvoice(`{"amount_usd": 10}`)["invoice_id"].(string)
 		expectStatus(t, e.do(request{method: "POST", path: "/api/v1/devnet/invoices/" + inv + "/payments", body: `{"amount_usd": 10}`, headers: withKey(m.key)}), 201)
 		r := e.do(request{method: "POST", path: "/api/v1/invoices/" + inv + "/refunds",
-			body: `{"amount_usd": 4, "address": "0x52908400098527886e0f7030069857d2e4169ee7"}`,
+			body:    `{"amount_usd": 4, "address": "0x52908400098527886e0f7030069857d2e4169ee7"}`,
 			headers: map[string]string{"x-api-key": m.key, "Idempotency-Key": newIdemKey()}})
 		expectStatus(t, r, 201)
 		refund := r.obj(t)
