@@ -31,6 +31,9 @@ type ownWalletRow struct {
 	URI   template.URL
 	QR    template.URL
 	TxURL string // the seen transfer on the network's explorer; "" without one
+	// Note is why a refund the merchant pays still waits beyond waiting (a
+	// transfer too small, a reorganisation took theirs); "" otherwise.
+	Note string
 }
 
 // AmountText is the refund's amount as the merchant sends it, "4.000001 USDT".
@@ -57,6 +60,9 @@ func (d *Dashboard) ownWalletRows(r *http.Request, p kassa.Principal, inv *kassa
 			row.Offer = f.Status == kassa.RefundPending && f.Address != "" && f.FailureReason != ""
 		case f.Status == kassa.RefundPending:
 			row.Waiting = true
+			if f.FailureReason != kassa.OwnWalletWaiting {
+				row.Note = f.FailureReason
+			}
 		case f.Status == kassa.RefundSent || f.Status == kassa.RefundConfirmed:
 			row.Seen = true
 		}
