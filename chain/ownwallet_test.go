@@ -154,3 +154,57 @@ func TestRefundOwnWalletStandardERC20(t *testing.T) {
 		p.wantBalance(t, ozt, buyer, r.AmountUnits)
 	})
 }
+
+// TestRefundOwnWalletReorgOnDevChain: a refund confirmed by the merchant's own
+// transfer goes back to pending, out of the invoice's amount_refunded, when a
+// reorganisation drops the transfer's block and transaction; the merchant's
+// transfer sent again confirms it again, with the new transaction. Both engines.
+func TestRefundOwnWalletReorgOnDevChain(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		p := onPayChain(t, cfg, false)
+		svc := &refund.Service{Store: p.db, Payments: p.db, Registry: p.reg}
+		pr := kassa.Principal{MerchantID: p.m.ID, Environment: kassa.Devnet, Scope: kassa.ScopeMerchant}
+		usdtAddr := p.tokenAddress(t, usdt)
+		inv, addr := p.invoice(t, 10_000, usdt)
+		p.d.send(t, 0, usdtAddr, addr, dollars(10))
+		p.until(t, 30, "paid", func() bool { s, _ := p.state(t, inv); return s == kassa.StatusPaid })
+		buyer := newAddress(t)
+		r, err := svc.Create(p.ctx, pr, inv.ID, refund.Create{Address: buyer})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.until(t, 20, "waiting with the reason", func() bool { return p.refund(t, r.ID).FailureReason != "" })
+		if _, err := svc.PayFromOwnWallet(p.ctx, pr, r.ID); err != nil {
+			t.Fatal(err)
+		}
+		first := p.d.send(t, 5, usdtAddr, buyer, r.AmountUnits)
+		p.until(t, 20, "confirmed", func() bool { return p.refund(t, r.ID).Status == kassa.RefundConfirmed })
+		tx, err := p.d.pool(t).Node().Transaction(p.ctx, first)
+		if err != nil {
+			t.Fatal(err)
+		}
+		old := p.d.head(t)
+		p.d.reorgTo(t, tx.Block.Number-1, false) // the transfer's block and the transfer are gone
+		for p.d.head(t) <= old {
+			if err := p.d.Mine(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p.sync(t)
+		got := p.refund(t, r.ID)
+		if got.Status != kassa.RefundPending || got.TxHash != "" || !strings.Contains(got.FailureReason, "reorganisation") {
+			t.Fatalf("after the reorganisation: %s %q %q", got.Status, got.TxHash, got.FailureReason)
+		}
+		if after, _ := p.db.Invoice(p.ctx, p.m.ID, inv.ID); after.AmountRefunded != 0 {
+			t.Fatalf("amount_refunded %d after the reorganisation", after.AmountRefunded)
+		}
+		again := p.d.send(t, 6, usdtAddr, buyer, r.AmountUnits)
+		p.until(t, 20, "confirmed again", func() bool { return p.refund(t, r.ID).Status == kassa.RefundConfirmed })
+		if got := p.refund(t, r.ID); !strings.EqualFold(got.TxHash, again) {
+			t.Fatalf("tx %s, want %s", got.TxHash, again)
+		}
+		if after, _ := p.db.Invoice(p.ctx, p.m.ID, inv.ID); after.AmountRefunded != 10_000 {
+			t.Fatalf("amount_refunded %d", after.AmountRefunded)
+		}
+	})
+}
