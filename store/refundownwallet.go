@@ -88,9 +88,11 @@ func (db *DB) LetKassaPayRefund(ctx context.Context, p kassa.Principal, id strin
 			return err
 		}
 		now := db.clock()
+		// A pending refund's failed payout is the one withdrawn for the
+		// merchant: a payout that gives up fails its refund, a cancel cancels it.
 		if _, err := tx.ExecContext(ctx, `UPDATE payouts SET status = $1, tx_id = NULL, topup_tx_id = NULL, reason = '',
-			updated_at = $2 WHERE refund_id = $3 AND status = $4 AND reason = $5`,
-			string(kassa.PayoutQueued), micros(now), r.ID, string(kassa.PayoutFailed), ownWalletPayout); err != nil {
+			updated_at = $2 WHERE refund_id = $3 AND status = $4`,
+			string(kassa.PayoutQueued), micros(now), r.ID, string(kassa.PayoutFailed)); err != nil {
 			return fmt.Errorf("store: requeue refund payout: %w", err)
 		}
 		r.OwnWallet, r.FailureReason = nil, ""
@@ -222,6 +224,7 @@ func (db *DB) ConfirmOwnWalletRefunds(ctx context.Context, env kassa.Environment
 		if r.Status != kassa.RefundSent || r.OwnWallet.Seen == nil || kassa.Confirmations(head, r.OwnWallet.Seen.Block.Number) < confirmations {
 			continue
 		}
+		confirmed := false
 		err := db.tx(ctx, func(tx txq) error {
 			now := db.clock()
 			locked, err := db.refund(ctx, tx, 0, r.ID, db.forUpdate())
@@ -229,12 +232,15 @@ func (db *DB) ConfirmOwnWalletRefunds(ctx context.Context, env kassa.Environment
 				locked.OwnWallet.Seen.Block.Hash != r.OwnWallet.Seen.Block.Hash {
 				return err // moved meanwhile (a reorganisation): counted again next time
 			}
+			confirmed = true
 			return db.refundConfirmed(ctx, tx, r.ID, locked.TxHash, now)
 		})
 		if err != nil {
 			return done, err
 		}
-		done++
+		if confirmed {
+			done++
+		}
 	}
 	return done, nil
 }

@@ -73,6 +73,12 @@ func TestRefundOwnWalletChoice(t *testing.T) {
 		if again, err := f.db.PayRefundFromOwnWallet(f.ctx, p, queued.ID); err != nil || again.OwnWallet.WatchFrom != 42 {
 			t.Fatalf("chosen twice: %v", err)
 		}
+		// A sender that planned it before still reports the wallet short: the
+		// withdrawn payout and the refund keep what they say.
+		must(t, f.db.WaitPayout(f.ctx, po.ID, "the gas wallet holds 0 USDT"))
+		if got := f.refundStatus(t, queued.ID); got.FailureReason != kassa.OwnWalletWaiting || f.openPayout(t, po.ID) {
+			t.Fatalf("after a late wait: %q, payout open %v", got.FailureReason, f.openPayout(t, po.ID))
+		}
 
 		back, err := f.db.LetKassaPayRefund(f.ctx, p, queued.ID)
 		must(t, err)
