@@ -78,8 +78,9 @@ type ChainStore interface {
 	// forgotten blocks, in one transaction: a pending one keeps counting as
 	// pending money with 0 confirmations until its transaction is seen in a
 	// canonical block again; a confirmed one becomes manual_retry, its invoice is
-	// recomputed and invoice_payment.updated is written. It returns the payments it
-	// changed.
+	// recomputed and invoice_payment.updated is written. A refund the merchant
+	// paid from their own wallet by a transfer in a forgotten block waits pending
+	// again (OwnWalletWatch). It returns the payments it changed.
 	RewindChain(ctx context.Context, network string, ancestor BlockRef) ([]*InvoicePayment, error)
 	// ResetChain forgets network's cursor and blocks (the chain was replaced, e.g.
 	// a dev chain started anew), detaching its payments as RewindChain does.

@@ -24,6 +24,8 @@
 //   - idempotency*.go: idempotency records and how saved responses are sealed
 //     (idempotencyref.go: a create's response by reference to its event);
 //     deflate*.go: the compression of what is kept at rest.
+//   - refund.go: refunds and the refundable rule (PlanRefund); refundownwallet.go:
+//     a refund the merchant pays from their own wallet (which transfer pays it).
 //   - settlement.go, environment.go, id.go: the rest.
 //
 // The commerce area (orders, checkout, retailers) is a domain of its own in

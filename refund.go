@@ -81,6 +81,9 @@ type Refund struct {
 	CreatedAt     time.Time
 	SentAt        *time.Time
 	ConfirmedAt   *time.Time
+	// OwnWallet is set while the merchant pays it from their own wallet
+	// (refundownwallet.go); nil while Kassa pays it.
+	OwnWallet *OwnWalletPay
 }
 
 // refundJSON is the refund object as the merchant sees it.
@@ -395,4 +398,6 @@ type RefundStore interface {
 	// whether or not the refund exists), in any status and past the claim's
 	// expiry: the link keeps working to follow the refund after the claim.
 	RefundByClaim(ctx context.Context, id string, tokenHash []byte) (*RefundClaim, error)
+	// OwnWalletStore: the merchant paying a refund from their own wallet.
+	OwnWalletStore
 }

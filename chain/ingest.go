@@ -186,9 +186,13 @@ func ratString(r *big.Rat) string {
 // confirm recounts the confirmations of the network's pending payments (and of
 // those set aside for a person, until they have them) at head
 // (the last block processed) and reports those that changed to the ingestion path;
-// one whose count reaches the network's confirmations is confirmed. A payment
+// one whose count reaches the network's confirmations is confirmed. Refunds the
+// merchant paid from their own wallet are confirmed likewise (ownwallet.go). A payment
 // whose block left the chain has none until it is seen again.
 func (w *Watcher) confirm(ctx context.Context, head uint64) error {
+	if _, err := w.Store.ConfirmOwnWalletRefunds(ctx, w.Network.Environment, w.Network.Name, head, w.Network.Confirmations); err != nil {
+		return err
+	}
 	ps, err := w.Store.PendingChainPayments(ctx, w.Network.Name, w.Network.Confirmations)
 	if err != nil {
 		return err

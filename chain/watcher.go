@@ -19,6 +19,7 @@ type Store interface {
 	kassa.ChainStore
 	kassa.PaymentService
 	kassa.Leaser
+	kassa.OwnWalletWatch // refunds the merchant pays from their own wallet (ownwallet.go)
 }
 
 // Stepper runs one block step on one node; Pool is one.
@@ -144,7 +145,11 @@ func (w *Watcher) stepOn(ctx context.Context, n Node) (bool, error) {
 	}
 	set := newAddressSet(watch, w.Tokens, w.Own)
 	from, to := cur.Block.Number+1, min(head.Number, cur.Block.Number+w.batch())
-	blocks, err := w.blocks(ctx, n, from, to, head, set.native)
+	own, err := w.ownWalletWaiting(ctx, set, to)
+	if err != nil {
+		return false, err
+	}
+	blocks, err := w.blocks(ctx, n, from, to, head, set.native || len(own.native) > 0)
 	if err != nil {
 		return false, err
 	}
@@ -170,6 +175,9 @@ func (w *Watcher) stepOn(ctx context.Context, n Node) (bool, error) {
 		if err := w.ingest(ctx, set, t, to); err != nil {
 			return false, err
 		}
+	}
+	if err := w.ownWalletTransfers(ctx, n, own, blocks); err != nil {
+		return false, err
 	}
 	if err := w.Store.AdvanceChain(ctx, w.Network.Name, w.genesis, refs, int(w.keep())); err != nil {
 		return false, err

@@ -103,7 +103,8 @@ func (db *DB) AdvanceChain(ctx context.Context, network, genesis string, blocks 
 // RewindChain handles a reorganisation of network back to ancestor, in one
 // transaction: blocks above it are forgotten, the cursor (if any) moves to it, and
 // every receipt of network recorded in a block above it is detached
-// (detachReceipts). It returns the receipts it changed.
+// (detachReceipts), and so is every own-wallet refund's transfer
+// (detachOwnWalletRefunds). It returns the receipts it changed.
 func (db *DB) RewindChain(ctx context.Context, network string, ancestor kassa.BlockRef) ([]*kassa.InvoicePayment, error) {
 	if !storable(network) || ancestor.Number > math.MaxInt64 || !storable(ancestor.Hash) || !storable(ancestor.Parent) {
 		return nil, fmt.Errorf("store: rewind chain: bad network %q or ancestor %d", network, ancestor.Number)
@@ -120,8 +121,11 @@ func (db *DB) RewindChain(ctx context.Context, network string, ancestor kassa.Bl
 			return false, fmt.Errorf("store: rewind cursor: %w", err)
 		}
 		var err error
-		changed, err = db.detachReceipts(ctx, tx, network, ancestor.Number)
-		return len(changed) > 0, err
+		if changed, err = db.detachReceipts(ctx, tx, network, ancestor.Number); err != nil {
+			return false, err
+		}
+		refunds, err := db.detachOwnWalletRefunds(ctx, tx, network, ancestor.Number)
+		return len(changed) > 0 || refunds, err
 	})
 	if err != nil {
 		return nil, err
@@ -145,8 +149,11 @@ func (db *DB) ResetChain(ctx context.Context, network string) ([]*kassa.InvoiceP
 			}
 		}
 		var err error
-		changed, err = db.detachReceipts(ctx, tx, network, 0)
-		return len(changed) > 0, err
+		if changed, err = db.detachReceipts(ctx, tx, network, 0); err != nil {
+			return false, err
+		}
+		refunds, err := db.detachOwnWalletRefunds(ctx, tx, network, 0)
+		return len(changed) > 0 || refunds, err
 	})
 	if err != nil {
 		return nil, err

@@ -119,22 +119,25 @@ func (db *DB) OpenPayouts(ctx context.Context, env kassa.Environment, network st
 	return out, rows.Err()
 }
 
-// WaitPayout records why a queued payout is waiting.
+// WaitPayout records why a queued payout is waiting. A payout no longer open
+// (withdrawn for the merchant's own wallet meanwhile) keeps its reason.
 func (db *DB) WaitPayout(ctx context.Context, id, reason string) error {
 	return db.tx(ctx, func(tx txq) error {
-		if _, err := tx.ExecContext(ctx, "UPDATE payouts SET reason = $1 WHERE id = $2 AND reason <> $1", reason, id); err != nil {
+		if _, err := tx.ExecContext(ctx, "UPDATE payouts SET reason = $1 WHERE id = $2 AND reason <> $1 AND status IN ($3, $4)",
+			reason, id, string(kassa.PayoutQueued), string(kassa.PayoutFunding)); err != nil {
 			return fmt.Errorf("store: wait payout: %w", err)
 		}
 		// A refund waiting on its payout says why (the wallet is short), with
 		// its refund.updated when the reason is new.
 		var refundID sql.Null[string]
-		if err := tx.QueryRowContext(ctx, "SELECT refund_id FROM payouts WHERE id = $1", id).Scan(&refundID); err != nil {
+		var status string
+		if err := tx.QueryRowContext(ctx, "SELECT refund_id, status FROM payouts WHERE id = $1", id).Scan(&refundID, &status); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {
 				return nil
 			}
 			return fmt.Errorf("store: wait payout: %w", err)
 		}
-		if !refundID.Valid {
+		if !refundID.Valid || (status != string(kassa.PayoutQueued) && status != string(kassa.PayoutFunding)) {
 			return nil
 		}
 		r, err := db.refund(ctx, tx, 0, refundID.V, db.forUpdate())

@@ -16,7 +16,8 @@ var _ kassa.RefundStore = (*DB)(nil)
 
 const refundColumns = `id, invoice_id, payment_id, merchant_id, environment, status, amount_usd, rate, network,
 	token_id, token_symbol, decimals, amount_units, address, claim_hash, claim_expires_at, tx_hash, reason,
-	failure_reason, created_at, sent_at, confirmed_at`
+	failure_reason, created_at, sent_at, confirmed_at, paid_by, watch_from, seen_block_number, seen_block_hash,
+	seen_log_index`
 
 func scanRefund(s scanner) (*kassa.Refund, error) {
 	var (
@@ -26,11 +27,21 @@ func scanRefund(s scanner) (*kassa.Refund, error) {
 		usd                   int64
 		expires, sent, confrm sql.Null[int64]
 		created               int64
+		paidBy, seenHash      string
+		watchFrom, seenBlock  int64
+		seenLog               int64
 	)
 	if err := s.Scan(&r.ID, &r.InvoiceID, &r.PaymentID, &r.MerchantID, &env, &status, &usd, &rate, &r.Network,
 		&r.TokenID, &r.TokenSymbol, &r.Decimals, &units, &r.Address, &r.ClaimHash, &expires, &r.TxHash, &r.Reason,
-		&r.FailureReason, &created, &sent, &confrm); err != nil {
+		&r.FailureReason, &created, &sent, &confrm, &paidBy, &watchFrom, &seenBlock, &seenHash, &seenLog); err != nil {
 		return nil, err
+	}
+	if paidBy == kassa.RefundPaidByMerchant {
+		r.OwnWallet = &kassa.OwnWalletPay{WatchFrom: uint64(watchFrom)}
+		if seenHash != "" {
+			r.OwnWallet.Seen = &kassa.Transfer{Network: r.Network, TxHash: r.TxHash, LogIndex: seenLog,
+				Block: kassa.BlockRef{Number: uint64(seenBlock), Hash: seenHash}, To: r.Address}
+		}
 	}
 	amount, ok := new(big.Int).SetString(units, 10)
 	if !ok {
@@ -181,7 +192,8 @@ func (db *DB) CancelRefund(ctx context.Context, p kassa.Principal, id string) (*
 }
 
 // cancelRefundPayout ends the payout of a refund being canceled: one not yet
-// signed fails; one signed refuses the cancel.
+// signed fails; one signed refuses the cancel; one failed already (withdrawn for
+// the merchant's own wallet) stays so.
 func (db *DB) cancelRefundPayout(ctx context.Context, tx txq, refundID string, now time.Time) error {
 	var id, status string
 	err := tx.QueryRowContext(ctx, "SELECT id, status FROM payouts WHERE refund_id = $1"+db.forUpdate(), refundID).Scan(&id, &status)
@@ -190,6 +202,8 @@ func (db *DB) cancelRefundPayout(ctx context.Context, tx txq, refundID string, n
 		return nil
 	case err != nil:
 		return fmt.Errorf("store: refund payout: %w", err)
+	case status == string(kassa.PayoutFailed):
+		return nil // withdrawn for the merchant's own wallet: never signed
 	case status != string(kassa.PayoutQueued) && status != string(kassa.PayoutFunding):
 		return kassa.Errorf(kassa.KindConflict, "refund_not_cancelable", "This refund's transfer is already signed; it can no longer be canceled.")
 	}

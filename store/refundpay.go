@@ -16,12 +16,12 @@ import (
 // sent; with the network's confirmations, confirmed; a payout that fails, failed.
 
 // queueRefundPayouts queues a payout for each pending refund of env on network
-// that has none: from the deposit address of the payment it refunds while that
+// that has none and that the merchant does not pay from their own wallet: from the deposit address of the payment it refunds while that
 // payment's money is still there (set aside and unresolved: it is never swept),
 // else from the gas wallet gasAddress. It returns how many it queued.
 func (db *DB) queueRefundPayouts(ctx context.Context, env kassa.Environment, network, gasAddress string) (int, error) {
 	rows, err := db.r.QueryContext(ctx, `SELECT r.id FROM refunds r WHERE r.environment = $1 AND r.network = $2
-		AND r.status = $3 AND NOT EXISTS (SELECT 1 FROM payouts p WHERE p.refund_id = r.id) ORDER BY r.created_at LIMIT 100`,
+		AND r.status = $3 AND r.paid_by = '' AND NOT EXISTS (SELECT 1 FROM payouts p WHERE p.refund_id = r.id) ORDER BY r.created_at LIMIT 100`,
 		string(env), network, string(kassa.RefundPending))
 	if err != nil {
 		return 0, fmt.Errorf("store: refunds due: %w", err)
@@ -50,7 +50,7 @@ func (db *DB) queueRefundPayouts(ctx context.Context, env kassa.Environment, net
 			if err := tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM payouts WHERE refund_id = $1", r.ID).Scan(&exists); err != nil {
 				return fmt.Errorf("store: queue refund: %w", err)
 			}
-			if exists > 0 || r.Status != kassa.RefundPending {
+			if exists > 0 || r.Status != kassa.RefundPending || r.OwnWallet != nil {
 				return nil
 			}
 			from, index, err := refundSource(ctx, tx, r)

@@ -79,6 +79,8 @@ func (d *Dashboard) Routes(handle func(pattern string, h http.HandlerFunc)) {
 	handle("POST /dashboard/invoices/{id}/refund", d.post(d.signedIn(d.refundPost)))
 	handle("GET /dashboard/invoices/{id}/refunds/{refundId}", d.signedIn(d.refundPage))
 	handle("POST /dashboard/invoices/{id}/refunds/{refundId}/cancel", d.post(d.signedIn(d.cancelRefund)))
+	handle("POST /dashboard/invoices/{id}/refunds/{refundId}/own-wallet", d.post(d.signedIn(d.payRefundOwnWallet)))
+	handle("POST /dashboard/invoices/{id}/refunds/{refundId}/kassa-pays", d.post(d.signedIn(d.letKassaPayRefund)))
 	handle("GET /dashboard/orders", d.signedIn(d.orders))
 	handle("GET /dashboard/orders/{id}", d.signedIn(d.order))
 	handle("POST /dashboard/orders/{id}/cancel", d.post(d.signedIn(d.cancelOrder)))

@@ -16,7 +16,8 @@ type invoiceView struct {
 	Payments   []paymentRow
 	Timeline   []timelineRow
 	Deliveries []deliveryRow
-	Refunds    []refundRow // newest first
+	Refunds    []refundRow    // newest first
+	OwnWallet  []ownWalletRow // refunds Kassa cannot pay yet, and those the merchant pays (refundownwallet.go)
 	CanCancel  bool
 	CanRefund  bool         // confirmed money is still refundable: the invoice's Refund action
 	PaymentURL string       // only when just made: the link is shown once (its token is stored hashed)
@@ -124,7 +125,10 @@ func (d *Dashboard) invoiceView(r *http.Request, v *visit, id string, deliveries
 	for i, e := range events {
 		eventIDs[i] = e.ID
 	}
-	if deliveries {
+	if deliveries { // the whole page; the live updates carry neither
+		if view.OwnWallet, err = d.ownWalletRows(r, v.principal(), inv); err != nil {
+			return nil, err
+		}
 		p := v.principal()
 		p.Environment = inv.Environment
 		if view.Deliveries, err = d.deliveryRows(r, p, eventIDs); err != nil {

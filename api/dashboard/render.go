@@ -89,6 +89,7 @@ func init() {
 		panic(err)
 	}
 	for _, p := range pages {
+		// A *.tmpl holds blocks pages include (every page may).
 		if name := p.Name(); strings.HasSuffix(name, ".html") && name != "layout.html" {
 			templates[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(files, "assets/layout.html", "assets/*.tmpl", "assets/"+name))
 		}
