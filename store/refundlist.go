@@ -39,10 +39,11 @@ func (db *DB) RefundsOf(ctx context.Context, merchantID int64, invoiceIDs []stri
 // payout is queued or funding from the gas wallet, or not queued yet and with no
 // deposit address holding their money; and, on the same rule, those awaiting
 // the payor's address, which it pays once claimed. A refund paid from a deposit
-// address, signed already, failed or canceled is not among them.
+// address or by the merchant from their own wallet, signed already, failed or
+// canceled is not among them.
 func (db *DB) WaitingRefunds(ctx context.Context, env kassa.Environment, network string) ([]*kassa.Refund, error) {
 	rows, err := db.r.QueryContext(ctx, "SELECT "+refundColumns+` FROM refunds WHERE environment = $1 AND network = $2
-		AND status IN ($3, $4) ORDER BY created_at, id`,
+		AND status IN ($3, $4) AND paid_by = '' ORDER BY created_at, id`,
 		string(env), network, string(kassa.RefundPending), string(kassa.RefundAwaitingAddress))
 	if err != nil {
 		return nil, fmt.Errorf("store: waiting refunds: %w", err)
@@ -74,12 +75,15 @@ func (db *DB) WaitingRefunds(ctx context.Context, env kassa.Environment, network
 }
 
 // gasWalletPays reports whether the gas wallet is to pay refund r and has not
-// signed its transfer: its payout is queued or funding from the gas wallet, or it
+// signed its transfer: its newest payout (one withdrawn for the merchant's own
+// wallet and queued again leaves an older, failed one) is queued or funding from
+// the gas wallet, or it
 // has none yet and no deposit address holds its money (refundSource).
 func (db *DB) gasWalletPays(ctx context.Context, r *kassa.Refund) (bool, error) {
 	var index int64
 	var status string
-	err := db.r.QueryRowContext(ctx, "SELECT from_index, status FROM payouts WHERE refund_id = $1", r.ID).Scan(&index, &status)
+	err := db.r.QueryRowContext(ctx, `SELECT from_index, status FROM payouts WHERE refund_id = $1
+		ORDER BY created_at DESC, id DESC LIMIT 1`, r.ID).Scan(&index, &status)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		from, _, err := refundSource(ctx, db.r, r)

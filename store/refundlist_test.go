@@ -129,6 +129,17 @@ func TestWaitingRefunds(t *testing.T) {
 		if got := waiting(); !sameIDs(got, queued.ID, claim.ID, theirRefund.ID) {
 			t.Fatalf("after queueing: %v (the deposit refund %s)", got, fromDeposit.ID)
 		}
+		// Paid from the merchant's own wallet: not the gas wallet's; handed back, it is again.
+		_, err = f.db.PayRefundFromOwnWallet(f.ctx, p, queued.ID)
+		must(t, err)
+		if got := waiting(); !sameIDs(got, claim.ID, theirRefund.ID) {
+			t.Fatalf("with the merchant paying %s: %v", queued.ID, got)
+		}
+		_, err = f.db.LetKassaPayRefund(f.ctx, p, queued.ID)
+		must(t, err)
+		if got := waiting(); !sameIDs(got, queued.ID, claim.ID, theirRefund.ID) {
+			t.Fatalf("handed back to Kassa: %v", got)
+		}
 		if rs, err := f.db.WaitingRefunds(f.ctx, kassa.Devnet, "ethereum-sepolia"); err != nil || len(rs) != 0 {
 			t.Fatalf("another network: %v %v", rs, err)
 		}
