@@ -65,7 +65,7 @@ func newLiveView(view *invoiceView) liveView {
 	}
 	for _, p := range view.Payments {
 		row := livePayment{Amount: p.AmountText(), Status: paymentStatus(p.InvoicePayment), Network: p.Network, TxHash: p.TxHash,
-			TxURL: p.TxURL, Confirmations: strconv.Itoa(p.Confirmations), Settlement: status(kindSettlement, p.Settlement),
+			TxURL: p.TxURL, Confirmations: strconv.Itoa(p.Confirmations), Settlement: paymentSettlement(p.InvoicePayment),
 			SettlementURL: p.SettlementURL, ID: p.ID, CanResolve: p.CanResolve, CanRefund: p.CanRefund}
 		if p.SettlementTxHash != nil {
 			row.SettlementTx = *p.SettlementTxHash

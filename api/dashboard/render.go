@@ -74,8 +74,9 @@ var funcs = template.FuncMap{
 		}
 		return &log[len(log)-1]
 	},
-	"status":        status,
-	"paymentStatus": paymentStatus,
+	"status":            status,
+	"paymentStatus":     paymentStatus,
+	"paymentSettlement": paymentSettlement,
 }
 
 // templates are parsed once: each page with the layout and the parts pages

@@ -144,6 +144,23 @@ func paymentStatus(p *kassa.InvoicePayment) statusWord {
 	return w
 }
 
+// paymentSettlement is a receipt's settlement in words. Money set aside for a
+// person is not swept until a merchant accepts or dismisses it, and refunded
+// money never is: "Waiting to settle" would promise money that is held, or gone.
+func paymentSettlement(p *kassa.InvoicePayment) statusWord {
+	w := status(kindSettlement, p.Settlement)
+	if p.Status != kassa.PaymentManualRetry || p.Settlement != kassa.SettlementPending {
+		return w
+	}
+	switch p.Resolution {
+	case kassa.ResolutionRefunded:
+		w.Label, w.Explain = "Not settled", "Refunded to the payor, so nothing is swept to you."
+	case "":
+		w.Label, w.Explain = "Held", "Not swept to you until you accept or dismiss it."
+	}
+	return w
+}
+
 // words builds one kind's table from code, label, explanation triples.
 func words(triples ...string) map[string]statusWord {
 	m := make(map[string]statusWord, len(triples)/3)
