@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -88,14 +89,13 @@ func (b *lockedBuffer) String() string {
 	return b.buf.String()
 }
 
-// waitLogged waits until the loop logged a line holding s: it logs after the
-// round returns, so a test that stops the loop at once may stop it first.
+// waitLogged checks that the loop logged a line holding s once every goroutine
+// of the test's bubble is blocked: it logs after the round returns.
 func (h *harness) waitLogged(s string) {
 	h.t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(h.log.String(), s); time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			h.t.Fatalf("the loop never logged %q", s)
-		}
+	synctest.Wait()
+	if !strings.Contains(h.log.String(), s) {
+		h.t.Fatalf("the loop never logged %q", s)
 	}
 }
 
@@ -110,6 +110,13 @@ func (h *harness) waitRounds(n int) {
 			h.t.Fatalf("%d rounds ran, want %d", got, n)
 		}
 	}
+}
+
+// ran is how many rounds have started.
+func (h *harness) ran() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.n
 }
 
 // stop ends the loop, waits for Run to return and gives the rounds it ran and
@@ -136,8 +143,7 @@ func TestLoop(t *testing.T) {
 		outcomes   []outcome
 		queuedWake bool
 		steps      func(h *harness)
-		wantRounds int // exactly, or at least when atLeast
-		atLeast    bool
+		wantRounds int    // exactly: the test's clock is synctest's, so no interval ends by itself
 		wantLog    string // "" wants nothing logged
 	}{
 		{name: "runs at once", interval: time.Hour,
@@ -161,7 +167,13 @@ func TestLoop(t *testing.T) {
 			steps: func(h *harness) {
 				h.waitRounds(1)
 				h.wake <- struct{}{}
+				synctest.Wait()
 				h.wake <- struct{}{} // taken while the first settles
+				time.Sleep(499 * time.Millisecond)
+				synctest.Wait()
+				if n := h.ran(); n != 1 {
+					h.t.Fatalf("%d rounds before the settle ended, want 1", n)
+				}
 				h.waitRounds(1)
 			}, wantRounds: 2},
 		{name: "stops when its context ends while settling", interval: time.Hour, settle: time.Hour,
@@ -169,23 +181,36 @@ func TestLoop(t *testing.T) {
 				h.waitRounds(1)
 				h.wake <- struct{}{}
 			}, wantRounds: 1},
-		{name: "runs after each interval", interval: time.Millisecond,
-			steps: func(h *harness) { h.waitRounds(3) }, wantRounds: 3, atLeast: true},
+		{name: "runs after each interval", interval: time.Minute,
+			steps: func(h *harness) {
+				h.waitRounds(1)
+				time.Sleep(2*time.Minute + time.Second)
+				h.waitRounds(2)
+			}, wantRounds: 3},
+		{name: "a round with more left over runs again at once, not after the interval", interval: time.Minute,
+			outcomes: []outcome{{more: true}},
+			steps: func(h *harness) {
+				h.waitRounds(2)
+				time.Sleep(59 * time.Second)
+			}, wantRounds: 2},
 		{name: "stops when its context ends in a round", interval: time.Hour,
 			outcomes: []outcome{{more: true, err: failed, cancel: true}},
 			steps:    func(h *harness) { h.waitRounds(1) }, wantRounds: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := start(t, tt.interval, tt.settle, tt.outcomes, tt.queuedWake)
-			tt.steps(h)
-			n, logged := h.stop()
-			if n != tt.wantRounds && !(tt.atLeast && n > tt.wantRounds) {
-				t.Errorf("%d rounds, want %d", n, tt.wantRounds)
-			}
-			if (tt.wantLog == "") != (logged == "") || !strings.Contains(logged, tt.wantLog) {
-				t.Errorf("logged %q, want %q", logged, tt.wantLog)
-			}
+			synctest.Test(t, func(t *testing.T) {
+				h := start(t, tt.interval, tt.settle, tt.outcomes, tt.queuedWake)
+				tt.steps(h)
+				synctest.Wait()
+				n, logged := h.stop()
+				if n != tt.wantRounds {
+					t.Errorf("%d rounds, want %d", n, tt.wantRounds)
+				}
+				if (tt.wantLog == "") != (logged == "") || !strings.Contains(logged, tt.wantLog) {
+					t.Errorf("logged %q, want %q", logged, tt.wantLog)
+				}
+			})
 		})
 	}
 }
