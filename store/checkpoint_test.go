@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"path/filepath"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"kassa"
@@ -14,23 +15,26 @@ import (
 // file beside the writer: the checkpointer runs only after commits, and a run
 // copies every frame no reader holds (here: all of them).
 func TestCheckpointer(t *testing.T) {
-	db, c, _ := checkpointFixture(t)
-	if db.ckpt == nil || db.ckpt.every != checkpointEvery {
-		t.Fatalf("Open started checkpointer %+v", db.ckpt)
-	}
-	time.Sleep(50 * time.Millisecond)
-	if n := c.runs.Load(); n != 0 {
-		t.Fatalf("%d checkpoints with nothing committed", n)
-	}
-	createInvoices(t, db, checkpointMerchant(t, db), 20)
-	for end := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		if c.runs.Load() > 0 && c.frames.Load() > 0 && c.copied.Load() == c.frames.Load() {
-			break
+	synctest.Test(t, func(t *testing.T) {
+		db, c, _ := checkpointFixture(t)
+		if db.ckpt == nil || db.ckpt.every != checkpointEvery {
+			t.Fatalf("Open started checkpointer %+v", db.ckpt)
 		}
-		if time.Now().After(end) {
-			t.Fatalf("after %d checkpoints the WAL holds %d frames, %d copied", c.runs.Load(), c.frames.Load(), c.copied.Load())
+		time.Sleep(time.Minute) // thousands of the fixture's ticks, on the bubble's clock
+		synctest.Wait()
+		if n := c.runs.Load(); n != 0 {
+			t.Fatalf("%d checkpoints with nothing committed", n)
 		}
-	}
+		createInvoices(t, db, checkpointMerchant(t, db), 20)
+		for end := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+			if c.runs.Load() > 0 && c.frames.Load() > 0 && c.copied.Load() == c.frames.Load() {
+				break
+			}
+			if time.Now().After(end) {
+				t.Fatalf("after %d checkpoints the WAL holds %d frames, %d copied", c.runs.Load(), c.frames.Load(), c.copied.Load())
+			}
+		}
+	})
 }
 
 // TestCheckpointerCatchesUp checks that frames a reader's snapshot kept from a
