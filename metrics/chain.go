@@ -20,7 +20,9 @@ type chainMetrics struct {
 	blocksScanned *prometheus.CounterVec
 	reorgs        *prometheus.CounterVec
 	reorgDepth    *prometheus.HistogramVec
+	deepReorgs    *prometheus.CounterVec
 	confirmations *prometheus.GaugeVec
+	confirmBy     map[string]uint64 // the registry's confirmations by network
 
 	seen sync.Map // network label -> true once its RPC series exist
 }
@@ -60,14 +62,18 @@ func newChainMetrics() *chainMetrics {
 		reorgDepth: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "kassa_chain_reorganisation_depth_blocks",
 			Help:    "Depth of the reorganisations the watcher undid (blocks between its cursor and the common ancestor), by network.",
 			Buckets: reorgBuckets}, []string{"network"}),
+		deepReorgs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kassa_chain_deep_reorganisations_total",
+			Help: "Reorganisations at least as deep as the network's confirmations: blocks that had confirmed payments left the chain."},
+			[]string{"network"}),
 		confirmations: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "kassa_chain_confirmations",
 			Help: "Blocks before a payment counts as confirmed on the network (the registry's setting)."}, []string{"network"}),
+		confirmBy: map[string]uint64{},
 	}
 }
 
 func (c *chainMetrics) collectors() []prometheus.Collector {
 	return []prometheus.Collector{c.rpcCalls, c.rpcDuration, c.failovers, c.blocksScanned, c.reorgs, c.reorgDepth,
-		c.confirmations}
+		c.deepReorgs, c.confirmations}
 }
 
 // initNetworks creates every registry network's per-network series at zero and
@@ -78,6 +84,8 @@ func (c *chainMetrics) initNetworks(reg kassa.Registry) {
 			c.failovers.WithLabelValues(n.Name)
 			c.blocksScanned.WithLabelValues(n.Name)
 			c.reorgs.WithLabelValues(n.Name)
+			c.deepReorgs.WithLabelValues(n.Name)
+			c.confirmBy[n.Name] = uint64(max(n.Confirmations, 1))
 			c.confirmations.WithLabelValues(n.Name).Set(float64(n.Confirmations))
 		}
 	}
@@ -114,11 +122,16 @@ func (m *Metrics) BlocksScanned(network string, n int) {
 	m.chain.blocksScanned.WithLabelValues(m.network(network)).Add(float64(n))
 }
 
-// Reorganisation counts a reorganisation and its depth (chain.Metrics).
+// Reorganisation counts a reorganisation and its depth (chain.Metrics), and
+// counts it deep when it reached blocks with the network's confirmations: depth
+// at least the confirmations (a block with c confirmations is c-1 below the head).
 func (m *Metrics) Reorganisation(network string, depth uint64) {
 	network = m.network(network)
 	m.chain.reorgs.WithLabelValues(network).Inc()
 	m.chain.reorgDepth.WithLabelValues(network).Observe(float64(depth))
+	if c, ok := m.chain.confirmBy[network]; ok && depth >= c {
+		m.chain.deepReorgs.WithLabelValues(network).Inc()
+	}
 }
 
 func rpcMethod(method string) string {
