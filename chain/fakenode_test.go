@@ -50,7 +50,7 @@ type fakeTx struct {
 	Logs   []fakeLog
 }
 
-func newFakeNode(t *testing.T, chainID int64, head uint64) *fakeNode {
+func newFakeNode(t testing.TB, chainID int64, head uint64) *fakeNode {
 	t.Helper()
 	f := &fakeNode{chainID: chainID, head: head, calls: map[string]int{}, txs: map[string]fakeTx{},
 		rangeMsg: "query returned more than 10000 results"}

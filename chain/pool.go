@@ -21,6 +21,7 @@ type PoolOptions struct {
 	WrongChainBackoff time.Duration    // how long an endpoint on another chain is left out; 1 h
 	Logger            *slog.Logger     // nil: discard
 	Now               func() time.Time // the clock of backoffs; time.Now
+	Metrics           Metrics          // every endpoint's calls and the failovers; nil: none
 }
 
 // maxRetryAfter caps how long a 429's Retry-After keeps an endpoint out.
@@ -88,7 +89,8 @@ func NewPool(network string, chainID int64, urls []string, opts PoolOptions) (*P
 	}
 	p := &Pool{network: network, chainID: chainID, opts: opts, log: log.With("network", network)}
 	for i, u := range urls {
-		r, err := NewRPC(u, RPCOptions{Network: network, Timeout: opts.Timeout, MaxBatch: opts.MaxBatch, HTTPClient: opts.HTTPClient})
+		r, err := NewRPC(u, RPCOptions{Network: network, Timeout: opts.Timeout, MaxBatch: opts.MaxBatch, HTTPClient: opts.HTTPClient,
+			Metrics: opts.Metrics})
 		if err != nil {
 			p.Close()
 			return nil, fmt.Errorf("chain: network %q: %w", network, err)

@@ -33,6 +33,9 @@ func (p *Pool) Step(ctx context.Context, fn func(n Node) error) error {
 		tried[e.idx] = true
 		if last != nil {
 			p.failovers.Add(1)
+			if p.opts.Metrics != nil {
+				p.opts.Metrics.Failover(p.network)
+			}
 			p.log.Info("chain: failing over to the next RPC endpoint", "endpoint", e.rpc.url)
 		}
 		if err := p.confirm(ctx, e); err != nil {

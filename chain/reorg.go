@@ -27,6 +27,9 @@ func (w *Watcher) reorganize(ctx context.Context, n Node, cur *kassa.ChainCursor
 		return err
 	}
 	depth := cur.Block.Number - ancestor.Number
+	if w.Metrics != nil {
+		w.Metrics.Reorganisation(w.Network.Name, depth)
+	}
 	w.log().Warn("chain reorganisation", "depth", depth, "ancestor", ancestor.Number, "payments_detached", len(changed))
 	for _, p := range changed {
 		if p.Status == kassa.PaymentManualRetry {

@@ -30,6 +30,9 @@ type RPCOptions struct {
 	MaxBatch int
 	// HTTPClient is copied to carry the requests; nil means a default client.
 	HTTPClient *http.Client
+	// Metrics receives every call's outcome and duration, labelled with Network;
+	// nil: none.
+	Metrics Metrics
 }
 
 // RPC is a Node over one HTTP(S) JSON-RPC endpoint, with go-ethereum's rpc client.
@@ -42,6 +45,7 @@ type RPC struct {
 	timeout  time.Duration
 	maxBatch int
 	stats    *counters
+	metrics  Metrics // nil: none
 }
 
 var _ Node = (*RPC)(nil)
@@ -54,7 +58,7 @@ func NewRPC(rawURL string, opts RPCOptions) (*RPC, error) {
 		return nil, fmt.Errorf("chain: endpoint %s: not an http(s) URL", Redact(rawURL))
 	}
 	r := &RPC{url: Redact(rawURL), network: opts.Network, timeout: opts.Timeout,
-		maxBatch: opts.MaxBatch, stats: new(counters)}
+		maxBatch: opts.MaxBatch, stats: new(counters), metrics: opts.Metrics}
 	if r.timeout <= 0 {
 		r.timeout = DefaultTimeout
 	}
@@ -94,7 +98,13 @@ func (r *RPC) call(ctx context.Context, result any, method string, args ...any) 
 	cctx, ci, cancel := withCall(ctx, r.timeout)
 	defer cancel()
 	r.stats.add(method, 1)
-	return r.count(r.classify(ctx, ci, method, r.c.CallContext(cctx, result, method, args...)))
+	if r.metrics == nil {
+		return r.count(r.classify(ctx, ci, method, r.c.CallContext(cctx, result, method, args...)))
+	}
+	start := time.Now()
+	err := r.count(r.classify(ctx, ci, method, r.c.CallContext(cctx, result, method, args...)))
+	r.observeCall(method, err, time.Since(start))
+	return err
 }
 
 // batch sends b as one JSON-RPC batch within the timeout. Only the batch's own
@@ -105,7 +115,13 @@ func (r *RPC) batch(ctx context.Context, b []rpc.BatchElem) error {
 	for _, e := range b {
 		r.stats.add(e.Method, 1)
 	}
-	return r.count(r.classify(ctx, ci, b[0].Method, r.c.BatchCallContext(cctx, b)))
+	if r.metrics == nil {
+		return r.count(r.classify(ctx, ci, b[0].Method, r.c.BatchCallContext(cctx, b)))
+	}
+	start := time.Now()
+	err := r.count(r.classify(ctx, ci, b[0].Method, r.c.BatchCallContext(cctx, b)))
+	r.observeBatch(ctx, b, err, time.Since(start))
+	return err
 }
 
 // count counts err if it is an endpoint fault, and returns it.

@@ -54,6 +54,8 @@ type Watcher struct {
 	// the first watch of a network starts (DefaultStartBack; the dev chain from 0).
 	Batch, Keep, StartBack uint64
 	Now                    func() time.Time
+	// Metrics counts the blocks scanned and the reorganisations; nil: none.
+	Metrics Metrics
 
 	genesis  string                   // the chain's first block, checked once per start
 	progress atomic.Pointer[Progress] // the last completed step (Watchers.Progress)
@@ -181,6 +183,9 @@ func (w *Watcher) stepOn(ctx context.Context, n Node) (bool, error) {
 	}
 	if err := w.Store.AdvanceChain(ctx, w.Network.Name, w.genesis, refs, int(w.keep())); err != nil {
 		return false, err
+	}
+	if w.Metrics != nil {
+		w.Metrics.BlocksScanned(w.Network.Name, len(refs))
 	}
 	if err := w.confirm(ctx, to); err != nil {
 		return false, err

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"kassa/api/httpx"
 	"kassa/metrics"
@@ -61,5 +62,17 @@ func BenchmarkRecord(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		rec(200, 1000)
+	}
+}
+
+// BenchmarkChainRecord is the metrics' share of one JSON-RPC call: counting it by
+// network, method and outcome and timing its exchange.
+func BenchmarkChainRecord(b *testing.B) {
+	m := metrics.New(metrics.Config{Registry: registry.Default()})
+	m.RPCCalls("devchain", "eth_getLogs", "ok", 1)
+	b.ReportAllocs()
+	for b.Loop() {
+		m.RPCCalls("devchain", "eth_getLogs", "ok", 1)
+		m.RPCDuration("devchain", "eth_getLogs", time.Millisecond)
 	}
 }

@@ -21,6 +21,9 @@ func everything(t *testing.T) metricstest.Families {
 	m := New(Config{Registry: registry.Default()})
 	m.Route("GET /healthz")(200, time.Millisecond)
 	m.InvoiceCreated()
+	m.RPCCalls("devchain", "eth_getLogs", "ok", 1)
+	m.RPCDuration("devchain", "eth_getLogs", time.Millisecond)
+	m.Reorganisation("devchain", 1)
 	m.Scrape(Sources{
 		Ready:    func(context.Context) error { return nil },
 		Warnings: func() []string { return nil },

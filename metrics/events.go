@@ -87,6 +87,7 @@ func (m *Metrics) initSeries() {
 	if m.cfg.Registry == nil {
 		return
 	}
+	m.chain.initNetworks(m.cfg.Registry)
 	for _, env := range []kassa.Environment{kassa.Devnet, kassa.Mainnet} {
 		for _, t := range m.cfg.Registry.Tokens(env) {
 			m.payments.WithLabelValues(m.network(t.Network), t.Symbol)

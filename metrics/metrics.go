@@ -1,6 +1,6 @@
 // Package metrics is Kassa's Prometheus registry: every metric's definition, the
 // recorders the other packages report to through their own small interfaces
-// (httpx.Metrics, store.Observer, webhook.Metrics), the collectors that read the
+// (httpx.Metrics, store.Observer, webhook.Metrics, chain.Metrics), the collectors that read the
 // store, the chain watchers and the stream hub when /metrics is scraped, and the
 // handler that serves the text format. No other package imports Prometheus.
 //
@@ -65,7 +65,7 @@ type ChainProgress struct {
 }
 
 // Metrics holds the registry and every metric Kassa reports. It implements
-// httpx.Metrics, store.Observer and webhook.Metrics.
+// httpx.Metrics, store.Observer, webhook.Metrics and chain.Metrics.
 type Metrics struct {
 	cfg      Config
 	reg      *prometheus.Registry
@@ -83,6 +83,8 @@ type Metrics struct {
 	webhookLatency  *prometheus.HistogramVec
 
 	websockets *prometheus.GaugeVec
+
+	chain *chainMetrics
 }
 
 // httpBuckets span a cached read (a millisecond) to a slow export (ten seconds).
@@ -121,8 +123,11 @@ func New(cfg Config) *Metrics {
 	m.websockets = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "kassa_websocket_streams_open",
 		Help: "Open WebSocket event streams, by key scope."}, []string{"scope"})
 
+	m.chain = newChainMetrics()
+
 	m.reg.MustRegister(m.requests, m.durations, m.invoicesCreated, m.transitions, m.payments, m.settlements,
 		m.webhookAttempts, m.webhookLatency, m.websockets, newBuildInfo(cfg.Version))
+	m.reg.MustRegister(m.chain.collectors()...)
 	kassaRuntime := prometheus.WrapRegistererWithPrefix("kassa_", m.reg)
 	kassaRuntime.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.initSeries()

@@ -9,7 +9,7 @@ import (
 
 // scrapeCollector reads, when /metrics is scraped, what is cheaper to read then
 // than to keep up to date: readiness, the webhook queue, the chain watchers' last
-// steps and the stream hub's subscribers. Its store queries share one timeout, so
+// steps (head, processed block, lag, age) and the stream hub's subscribers. Its store queries share one timeout, so
 // a slow store delays a scrape by at most that, and a failed query leaves its
 // metrics out rather than failing the scrape.
 type scrapeCollector struct {
@@ -18,6 +18,7 @@ type scrapeCollector struct {
 	ready, warnings                                *prometheus.Desc
 	queueDepth, queueOldestPending, queueOldestDue *prometheus.Desc
 	chainLag, chainStepAge                         *prometheus.Desc
+	chainHead, chainProcessed                      *prometheus.Desc
 	subscribers                                    *prometheus.Desc
 }
 
@@ -41,6 +42,12 @@ func newScrapeCollector(src Sources) *scrapeCollector {
 		chainStepAge: d("kassa_chain_last_step_age_seconds",
 			"Seconds since this instance's watcher of the network last completed a step; absent if it never did.",
 			[]string{"network"}, nil),
+		chainHead: d("kassa_chain_head_block",
+			"The node's head block at the watcher's last step; only from the instance watching the network now.",
+			[]string{"network"}, nil),
+		chainProcessed: d("kassa_chain_processed_block",
+			"The last block the watcher read (its cursor) at its last step; only from the instance watching the network now.",
+			[]string{"network"}, nil),
 		subscribers: d("kassa_stream_subscribers",
 			"Open subscriptions to the live event stream: WebSocket streams, payment pages and dashboard pages.", nil, nil),
 	}
@@ -49,7 +56,7 @@ func newScrapeCollector(src Sources) *scrapeCollector {
 // Describe sends every descriptor.
 func (c *scrapeCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.ready, c.warnings, c.queueDepth, c.queueOldestPending, c.queueOldestDue,
-		c.chainLag, c.chainStepAge, c.subscribers} {
+		c.chainLag, c.chainStepAge, c.chainHead, c.chainProcessed, c.subscribers} {
 		ch <- d
 	}
 }
@@ -82,6 +89,8 @@ func (c *scrapeCollector) Collect(ch chan<- prometheus.Metric) {
 		for _, p := range c.src.Chains() {
 			if p.Current {
 				gauge(c.chainLag, float64(p.Head-min(p.Processed, p.Head)), p.Network)
+				gauge(c.chainHead, float64(p.Head), p.Network)
+				gauge(c.chainProcessed, float64(p.Processed), p.Network)
 			}
 			gauge(c.chainStepAge, now.Sub(p.At).Seconds(), p.Network)
 		}

@@ -89,7 +89,8 @@ func (c *chains) run(ctx context.Context, wg *sync.WaitGroup) {
 // watcher for every network with RPC endpoints (the registry's rpc_urls, replaced
 // by --rpc), after checking each endpoint's chain id: a mismatch stops the start.
 func startChains(ctx context.Context, f *serveFlags, reg kassa.Registry, db *store.DB, rates kassa.RateSource,
-	wallets map[kassa.Environment]kassa.PaymentAddressDeriver, holder string, log *slog.Logger, stdout io.Writer) (*chains, error) {
+	wallets map[kassa.Environment]kassa.PaymentAddressDeriver, holder string, meters chain.Metrics, log *slog.Logger,
+	stdout io.Writer) (*chains, error) {
 	out := &chains{watchers: &chain.Watchers{}, costs: &chain.Senders{}}
 	urls, err := rpcURLs(reg, f.rpc)
 	if err != nil {
@@ -124,7 +125,7 @@ func startChains(ctx context.Context, f *serveFlags, reg kassa.Registry, db *sto
 			if len(list) == 0 {
 				continue
 			}
-			pool, err := chain.NewPool(n.Name, n.ChainID, list, chain.PoolOptions{Logger: log})
+			pool, err := chain.NewPool(n.Name, n.ChainID, list, chain.PoolOptions{Logger: log, Metrics: meters})
 			if err == nil {
 				out.pools = append(out.pools, pool)
 				err = pool.Check(ctx)
@@ -134,7 +135,8 @@ func startChains(ctx context.Context, f *serveFlags, reg kassa.Registry, db *sto
 				return nil, err
 			}
 			tokens := networkTokens(reg, n)
-			w := &chain.Watcher{Network: n, Tokens: tokens, Nodes: pool, Store: db, Rates: rates, Log: log, Holder: holder}
+			w := &chain.Watcher{Network: n, Tokens: tokens, Nodes: pool, Store: db, Rates: rates, Log: log, Holder: holder,
+				Metrics: meters}
 			s, err := newSender(ctx, n, tokens, pool, db, wallets[env], holder, log, out.dev)
 			if err != nil {
 				out.close()

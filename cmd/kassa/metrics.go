@@ -13,6 +13,7 @@ import (
 	"kassa"
 	"kassa/api"
 	"kassa/api/httpx"
+	"kassa/chain"
 	"kassa/metrics"
 	"kassa/store"
 	"kassa/stream"
@@ -58,6 +59,15 @@ func observe(cfg *store.Config, m *metrics.Metrics) {
 	if m != nil {
 		cfg.Observer = m
 	}
+}
+
+// chainMetrics is m as the chains' chain.Metrics: nil (no interface holding a
+// nil pointer) when metrics are off.
+func chainMetrics(m *metrics.Metrics) chain.Metrics {
+	if m == nil {
+		return nil
+	}
+	return m
 }
 
 // serveMetrics gives the API the metrics and their route (unless --metrics-addr

@@ -114,6 +114,16 @@ func TestMetricsEndToEnd(t *testing.T) {
 		if _, ok := after.Lookup("kassa_chain_head_lag_blocks", "network", "devchain"); !ok {
 			t.Errorf("no head lag for the dev chain, which serve --dev watches")
 		}
+		// The chains' metrics are wired: the dev chain's watcher calls its node and scans blocks.
+		if n := after.Value(t, "kassa_chain_rpc_requests_total", "network", "devchain", "method", "eth_getBlockByNumber", "outcome", "ok"); n < 1 {
+			t.Errorf("%v eth_getBlockByNumber calls counted on the dev chain", n)
+		}
+		if n := after.Value(t, "kassa_chain_blocks_scanned_total", "network", "devchain"); n < 1 {
+			t.Errorf("%v dev chain blocks scanned", n)
+		}
+		if n := after.Value(t, "kassa_chain_processed_block", "network", "devchain"); n < 1 {
+			t.Errorf("processed block %v on the dev chain", n)
+		}
 		if after.Value(t, "kassa_build_info") != 1 || after["kassa_go_goroutines"] == nil || after["kassa_process_resident_memory_bytes"] == nil {
 			t.Errorf("build info or runtime metrics missing")
 		}

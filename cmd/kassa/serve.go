@@ -151,7 +151,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := reclaimLeases(ctx, db, holder, log); err != nil {
 		return err
 	}
-	chains, err := startChains(ctx, f, reg, db, rates, wallets, holder, log, &banner)
+	chains, err := startChains(ctx, f, reg, db, rates, wallets, holder, chainMetrics(meters), log, &banner)
 	if err != nil {
 		ln.Close()
 		return err
