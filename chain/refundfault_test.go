@@ -9,11 +9,9 @@ import (
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/ethclient"
 
 	"kassa"
 	"kassa/chain"
-	"kassa/devchain"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -96,7 +94,6 @@ func TestInvoiceRefundNodeDown(t *testing.T) {
 		payor := newAddress(t)
 		r := p.refund(t, inv, 2_500, payor)
 
-		dir := p.d.dataDir
 		if err := p.d.Close(); err != nil {
 			t.Fatal(err)
 		}
@@ -109,20 +106,7 @@ func TestInvoiceRefundNodeDown(t *testing.T) {
 			t.Fatalf("with the node down: %s %q", got.Status, got.FailureReason)
 		}
 
-		c, err := devchain.Start(devchain.Config{DataDir: dir, Addr: "127.0.0.1:0"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		client, err := ethclient.Dial(c.URL())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(client.Close)
-		p.d = &devChain{Chain: c, client: client, keys: p.d.keys, nonces: map[int]uint64{}, dataDir: dir}
-		pool := p.d.pool(t)
-		p.w.Nodes = pool
-		p.sender = p.newSender(t, pool)
+		p.startDevChainAgain(t, nil)
 		p.until(t, 20, "refund confirmed", func() bool { return p.refundState(t, r.ID).Status == kassa.RefundConfirmed })
 		for range 3 {
 			p.step(t)

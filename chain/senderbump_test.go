@@ -16,10 +16,18 @@ import (
 // dir with the miner's minimum tip minTip; the watcher and sender follow it.
 func (p *payFixture) restartDevChain(t testing.TB, minTip *big.Int) {
 	t.Helper()
-	dir := p.d.dataDir
 	if err := p.d.Close(); err != nil {
 		t.Fatal(err)
 	}
+	p.startDevChainAgain(t, minTip)
+}
+
+// startDevChainAgain starts the fixture's closed dev chain again on its data dir
+// with the miner's minimum tip minTip (nil: the default); the watcher and sender
+// follow it.
+func (p *payFixture) startDevChainAgain(t testing.TB, minTip *big.Int) {
+	t.Helper()
+	dir := p.d.dataDir
 	c, err := devchain.Start(devchain.Config{DataDir: dir, Addr: "127.0.0.1:0", MinTip: minTip})
 	if err != nil {
 		t.Fatal(err)

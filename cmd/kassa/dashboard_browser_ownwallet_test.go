@@ -1,19 +1,13 @@
 package main
 
 import (
-	"context"
 	"math/big"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/ethereum/go-ethereum/ethclient"
 
 	"kassa/devchain"
 )
@@ -76,49 +70,15 @@ func TestDashboardBrowserRefundOwnWallet(t *testing.T) {
 var eip681 = regexp.MustCompile(`^ethereum:(0x[0-9a-fA-F]{40})@([0-9]+)/transfer\?address=(0x[0-9a-fA-F]{40})&uint256=([0-9]+)$`)
 
 // payFromLink signs and sends the ERC-20 transfer link asks for from the
-// account of key, as a wallet would, waits for its receipt and returns its hash.
+// account of key, for the link's chain id, as a wallet would, waits for its
+// receipt and returns its hash.
 func payFromLink(t *testing.T, url, key, link string) string {
 	t.Helper()
 	m := eip681.FindStringSubmatch(link)
 	if m == nil {
 		t.Fatalf("not an ERC-20 transfer link: %q", link)
 	}
-	chainID, _ := strconv.ParseInt(m[2], 10, 64)
+	chainID, _ := new(big.Int).SetString(m[2], 10)
 	units, _ := new(big.Int).SetString(m[4], 10)
-	ctx := context.Background()
-	c, err := ethclient.Dial(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	pk, err := crypto.HexToECDSA(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nonce, err := c.PendingNonceAt(ctx, crypto.PubkeyToAddress(pk.PublicKey))
-	if err != nil {
-		t.Fatal(err)
-	}
-	data := append([]byte{0xa9, 0x05, 0x9c, 0xbb}, common.LeftPadBytes(common.HexToAddress(m[3]).Bytes(), 32)...)
-	data = append(data, common.LeftPadBytes(units.Bytes(), 32)...)
-	token := common.HexToAddress(m[1])
-	id := big.NewInt(chainID)
-	tx, err := types.SignTx(types.NewTx(&types.DynamicFeeTx{ChainID: id, Nonce: nonce, GasTipCap: big.NewInt(1e9),
-		GasFeeCap: big.NewInt(100e9), Gas: 200_000, To: &token, Data: data}), types.LatestSignerForChainID(id), pk)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.SendTransaction(ctx, tx); err != nil {
-		t.Fatal(err)
-	}
-	for end := time.Now().Add(time.Minute); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
-		if r, err := c.TransactionReceipt(ctx, tx.Hash()); err == nil {
-			if r.Status != types.ReceiptStatusSuccessful {
-				t.Fatal("the transfer from the link failed")
-			}
-			return tx.Hash().Hex()
-		}
-	}
-	t.Fatal("the transfer from the link was never mined")
-	return ""
+	return sendToken(t, url, key, chainID, m[1], m[3], units)
 }

@@ -146,6 +146,14 @@ func waitPayment(t *testing.T, k *instance, id, reason string) string {
 // and waits for its receipt.
 func sendUSDC(t *testing.T, url, key, to string, units *big.Int) {
 	t.Helper()
+	sendToken(t, url, key, nil, devchain.USDCAddress, to, units)
+}
+
+// sendToken signs, with the account of key, a transfer of units of the ERC-20
+// token to to for the chain chainID (nil: the node's), as a wallet would, sends
+// it to the node at url, waits for its receipt and returns its hash.
+func sendToken(t *testing.T, url, key string, chainID *big.Int, token, to string, units *big.Int) string {
+	t.Helper()
 	ctx := context.Background()
 	c, err := ethclient.Dial(url)
 	if err != nil {
@@ -156,14 +164,14 @@ func sendUSDC(t *testing.T, url, key, to string, units *big.Int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	from := crypto.PubkeyToAddress(pk.PublicKey)
-	nonce, err := c.PendingNonceAt(ctx, from)
+	nonce, err := c.PendingNonceAt(ctx, crypto.PubkeyToAddress(pk.PublicKey))
 	if err != nil {
 		t.Fatal(err)
 	}
-	chainID, err := c.ChainID(ctx)
-	if err != nil {
-		t.Fatal(err)
+	if chainID == nil {
+		if chainID, err = c.ChainID(ctx); err != nil {
+			t.Fatal(err)
+		}
 	}
 	tip, err := c.SuggestGasTipCap(ctx)
 	if err != nil {
@@ -171,9 +179,9 @@ func sendUSDC(t *testing.T, url, key, to string, units *big.Int) {
 	}
 	data := append([]byte{0xa9, 0x05, 0x9c, 0xbb}, common.LeftPadBytes(common.HexToAddress(to).Bytes(), 32)...)
 	data = append(data, common.LeftPadBytes(units.Bytes(), 32)...)
-	usdc := common.HexToAddress(devchain.USDCAddress)
+	contract := common.HexToAddress(token)
 	tx, err := types.SignTx(types.NewTx(&types.DynamicFeeTx{ChainID: chainID, Nonce: nonce, GasTipCap: tip,
-		GasFeeCap: new(big.Int).Add(tip, big.NewInt(100_000_000_000)), Gas: 100_000, To: &usdc, Data: data}),
+		GasFeeCap: new(big.Int).Add(tip, big.NewInt(100_000_000_000)), Gas: 200_000, To: &contract, Data: data}),
 		types.LatestSignerForChainID(chainID), pk)
 	if err != nil {
 		t.Fatal(err)
@@ -184,12 +192,13 @@ func sendUSDC(t *testing.T, url, key, to string, units *big.Int) {
 	for end := time.Now().Add(time.Minute); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
 		if r, err := c.TransactionReceipt(ctx, tx.Hash()); err == nil {
 			if r.Status != types.ReceiptStatusSuccessful {
-				t.Fatalf("the USDC transfer failed")
+				t.Fatalf("the transfer of %s failed", token)
 			}
-			return
+			return tx.Hash().Hex()
 		}
 	}
-	t.Fatal("the USDC transfer was never mined")
+	t.Fatalf("the transfer of %s was never mined", token)
+	return ""
 }
 
 // txSender is the sender of transaction hash on the dev chain at url.
