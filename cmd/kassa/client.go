@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"kassa/client"
+	"github.com/kassapay/kassa/client"
 )
 
 // clientFlags are the flags of the commands that talk to a running kassa over its

@@ -10,13 +10,14 @@ import (
 	"kassa/store/storetest"
 )
 
-// TestExampleCreateInvoice builds examples/create-invoice, the generated
-// client's example program, and runs it against the real binary: it creates an
-// invoice and reads it back.
+// TestExampleCreateInvoice builds client/examples/create-invoice, the generated
+// client's example program, inside the client's own module (so the client builds
+// without the server's go.mod), and runs it against the real binary: it creates
+// an invoice and reads it back.
 func TestExampleCreateInvoice(t *testing.T) {
 	k := startKassa(t, storetest.SQLiteConfig(t))
 	bin := filepath.Join(t.TempDir(), "create-invoice")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../examples/create-invoice").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "-C", "../../client", "build", "-o", bin, "./examples/create-invoice").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	cmd := exec.Command(bin, "-url", k.url, "-amount", "12.345", "-description", "from the example")

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"kassa"
-	"kassa/client"
+	"github.com/kassapay/kassa/client"
 	"kassa/devchain"
 	"kassa/store"
 )

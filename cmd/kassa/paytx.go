@@ -12,7 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
 
-	"kassa/client"
+	"github.com/kassapay/kassa/client"
 )
 
 // transferSelector is the ERC-20 transfer(address,uint256) function selector.

@@ -11,7 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"kassa"
-	"kassa/client"
+	"github.com/kassapay/kassa/client"
 )
 
 // triggers are the events "kassa trigger" can cause, each with the devnet steps

@@ -1,8 +1,8 @@
 // Command create-invoice creates an invoice with the generated Go client
-// (package kassa/client) and prints its payment page, then reads it back.
+// (module github.com/kassapay/kassa/client) and prints its payment page, then reads it back.
 //
 //	go run ./cmd/kassa serve --dev        # prints a merchant key
-//	KASSA_API_KEY=kassa_devnet_merchant_... go run ./examples/create-invoice -amount 12.50
+//	cd client && KASSA_API_KEY=kassa_devnet_merchant_... go run ./examples/create-invoice -amount 12.50
 package main
 
 import (
@@ -16,7 +16,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"kassa/client"
+	"github.com/kassapay/kassa/client"
 )
 
 func main() {
