@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
 	"github.com/kassapay/kassa/client"
+	"kassa"
 	"kassa/devchain"
 	"kassa/store"
 )

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"kassa"
 	"github.com/kassapay/kassa/client"
+	"kassa"
 	"kassa/devchain"
 )
 
