@@ -42,7 +42,7 @@ const formatV1 = 1
 const maxInflated = 64 << 20
 
 // ErrCorrupt is returned for a frame that does not inflate to what it says.
-var ErrCorrupt = errors.New("compressed data is corrupt")
+var ErrCorrupt = errors.New("deflate: compressed data is corrupt")
 
 // dict is dictV1 as bytes, the history every stream starts from. Never written to.
 var dict = []byte(dictV1)
