@@ -1,7 +1,8 @@
 // Package kassa is Kassa's domain: the types, rules and service interfaces that
 // every other package builds on. It imports only the standard library (and
-// golang.org/x/crypto/sha3 for Ethereum's Keccak-256; imports_test.go keeps it
-// so), so its rules are shared by both store engines and tested alone.
+// golang.org/x/crypto/sha3 for Ethereum's Keccak-256, and internal/deflate for
+// the sealing of saved responses; imports_test.go keeps it so), so its rules are
+// shared by both store engines and tested alone.
 //
 // What lives where:
 //
@@ -22,8 +23,9 @@
 //   - event*.go, webhook*.go: the events every change writes and their delivery
 //     (webhooktarget.go: which addresses a webhook may reach).
 //   - idempotency*.go: idempotency records and how saved responses are sealed
-//     (idempotencyref.go: a create's response by reference to its event);
-//     deflate*.go: the compression of what is kept at rest.
+//     (idempotencyref.go: a create's response by reference to its event),
+//     compressed by internal/deflate (for now the one package of this module the
+//     domain imports; imports_test.go names it).
 //   - refund.go: refunds and the refundable rule (PlanRefund); refundownwallet.go:
 //     a refund the merchant pays from their own wallet (which transfer pays it).
 //   - settlement.go, environment.go, id.go: the rest.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/binary"
+
+	"kassa/internal/deflate"
 )
 
 // A create response holds the invoice it made, byte for byte the data of the
@@ -55,7 +57,7 @@ func (s *ResponseSealer) SealRef(scope IdempotencyScope, body []byte, ref Respon
 	rest = binary.AppendUvarint(rest, uint64(at))
 	rest = append(rest, body[:at]...)
 	rest = append(rest, body[at+len(ref.Data):]...)
-	frame := Deflate(nil, rest)
+	frame := deflate.Deflate(nil, rest)
 	head := len(sealMagicRef) + eventIDLen
 	out := make([]byte, head, head+s.aead.NonceSize()+len(frame)+s.aead.Overhead())
 	copy(out, sealMagicRef)
@@ -99,7 +101,7 @@ func (s *ResponseSealer) openRef(scope IdempotencyScope, stored, ref []byte) ([]
 	if err != nil {
 		return nil, ErrSavedResponseUnreadable
 	}
-	plain, err := Inflate(frame)
+	plain, err := deflate.Inflate(frame)
 	if err != nil {
 		return nil, ErrSavedResponseUnreadable
 	}

@@ -8,6 +8,8 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
+
+	"kassa/internal/deflate"
 )
 
 // sealMagic starts every response sealed before they were deflated: its plaintext
@@ -16,7 +18,7 @@ import (
 var sealMagic = []byte("\x00ks1")
 
 // sealMagicDeflated starts every response sealed now: its plaintext is the body's
-// Deflate frame. A 1.6 KB create response seals to about 300 bytes, which keeps
+// deflate.Deflate frame. A 1.6 KB create response seals to about 300 bytes, which keeps
 // SQLite's idempotency record on its page (no overflow page).
 var sealMagicDeflated = []byte("\x00ks2")
 
@@ -53,11 +55,11 @@ func NewResponseSealer(secret []byte) *ResponseSealer {
 }
 
 // Seal returns what is stored of body, the response saved under scope's key:
-// magic, nonce, then the body deflated (Deflate), encrypted, and its tag. The
+// magic, nonce, then the body deflated (deflate.Deflate), encrypted, and its tag. The
 // secrets a response carries (session token, signature) are new in each one, so
 // the compressed length tells nothing about another response's.
 func (s *ResponseSealer) Seal(scope IdempotencyScope, body []byte) []byte {
-	frame := Deflate(nil, body)
+	frame := deflate.Deflate(nil, body)
 	out := make([]byte, len(sealMagicDeflated), len(sealMagicDeflated)+s.aead.NonceSize()+len(frame)+s.aead.Overhead())
 	copy(out, sealMagicDeflated)
 	nonce := make([]byte, s.aead.NonceSize())
@@ -98,7 +100,7 @@ func (s *ResponseSealer) Open(scope IdempotencyScope, stored, ref []byte) ([]byt
 		return nil, ErrSavedResponseUnreadable
 	}
 	if deflated {
-		if body, err = Inflate(body); err != nil {
+		if body, err = deflate.Inflate(body); err != nil {
 			return nil, ErrSavedResponseUnreadable
 		}
 	}

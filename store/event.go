@@ -7,13 +7,14 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/internal/deflate"
 )
 
 var _ kassa.EventService = (*DB)(nil)
 
 // insertEvent writes an event to the outbox through q, normally the transaction of
 // the change it describes, and queues its webhook deliveries there too. z is its
-// data deflated (kassa.Deflate), or nil to deflate it here.
+// data deflated (deflate.Deflate), or nil to deflate it here.
 func insertEvent(ctx context.Context, q queryer, e *kassa.Event, z []byte, objectID *string) error {
 	if objectID == nil {
 		var obj struct {
@@ -36,7 +37,7 @@ func insertEvent(ctx context.Context, q queryer, e *kassa.Event, z []byte, objec
 // SQLite's single writer does not wait on it.
 func eventInsert(e *kassa.Event, z []byte, objectID *string) (string, []any) {
 	if z == nil {
-		z = kassa.Deflate(nil, e.Data)
+		z = deflate.Deflate(nil, e.Data)
 	}
 	return `INSERT INTO events (id, merchant_id, environment, type, object_id, created_at, data, data_z)
 		VALUES ($1, $2, $3, $4, $5, $6, '', $7)`,
@@ -49,7 +50,7 @@ func eventData(data string, z []byte) (json.RawMessage, error) {
 	if z == nil {
 		return json.RawMessage(data), nil
 	}
-	return kassa.Inflate(z)
+	return deflate.Inflate(z)
 }
 
 // writeEvents builds events of the given types about object and writes them, with a

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"kassa"
+	"kassa/internal/deflate"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -80,7 +81,7 @@ func TestEventDataDeflated(t *testing.T) {
 			{"as written", "", nil, false},
 			{"written before 0017", want[created], nil, false},
 			{"frame corrupt", "", []byte{1, 200, 7, 0xff, 0xff, 0xff}, true},
-			{"frame of an unknown format", "", append([]byte{9}, kassa.Deflate(nil, []byte(want[created]))[1:]...), true},
+			{"frame of an unknown format", "", append([]byte{9}, deflate.Deflate(nil, []byte(want[created]))[1:]...), true},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {

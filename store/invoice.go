@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/internal/deflate"
 )
 
 var _ kassa.InvoiceService = (*DB)(nil)
@@ -63,7 +64,7 @@ func (db *DB) CreateInvoice(ctx context.Context, p kassa.Principal, c kassa.Invo
 	if err != nil {
 		return nil, "", fmt.Errorf("store: event %s: %w", kassa.EventInvoiceCreated, err)
 	}
-	z := kassa.Deflate(nil, ev.Data) // the event's data as stored: deflated here, not in the writer
+	z := deflate.Deflate(nil, ev.Data) // the event's data as stored: deflated here, not in the writer
 	var (
 		status       int
 		body, stored []byte

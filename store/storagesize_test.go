@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"kassa"
+	"kassa/internal/deflate"
 	"kassa/store"
 )
 
@@ -270,7 +270,7 @@ func columnReport(t *testing.T, sz sizer) string {
 		if err := rows.Scan(&frame); err != nil {
 			t.Fatal(err)
 		}
-		data, err := kassa.Inflate(frame)
+		data, err := deflate.Inflate(frame)
 		if err != nil {
 			t.Fatal(err)
 		}

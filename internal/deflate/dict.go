@@ -1,12 +1,12 @@
-package kassa
+package deflate
 
-// deflateDictV1 is the preset dictionary of deflateFormatV1: the JSON Kassa keeps
-// most (events' data, saved responses), one object of each kind with its usual
-// values and empty ids, separated by newlines, the most frequent last (DEFLATE
-// codes nearer matches in fewer bits). Frames written with it are stored for good:
-// it must never change (TestDeflateDictionaryFixed pins it); a better dictionary is
-// a new format.
-const deflateDictV1 = "" +
+// dictV1 is the preset dictionary of formatV1: the JSON Kassa keeps most
+// (events' data, saved responses), one object of each kind with its usual values
+// and empty ids, separated by newlines, the most frequent last (DEFLATE codes
+// nearer matches in fewer bits). Frames written with it are stored for good: it
+// must never change (TestDictionaryFixed pins it); a better dictionary is a new
+// format.
+const dictV1 = "" +
 	// A webhook endpoint (webhook_endpoint.disabled).
 	`{"id":"we_","object":"webhook_endpoint","url":"https://","description":"",` +
 	`"enabled_events":["*"],"status":"disabled","disabled_reason":"","environment":"mainnet",` +
