@@ -11,8 +11,6 @@ import (
 )
 
 // Compile-time check that DB keeps the chain watchers' state.
-var _ kassa.ChainStore = (*DB)(nil)
-
 // ChainCursor returns network's cursor; nil before its first block.
 func (db *DB) ChainCursor(ctx context.Context, network string) (*kassa.ChainCursor, error) {
 	if !storable(network) {

@@ -7,9 +7,10 @@ import (
 	"fmt"
 
 	"kassa"
+	"kassa/signin"
 )
 
-var _ kassa.DashboardSessionStore = (*DB)(nil)
+var _ signin.DashboardSessionStore = (*DB)(nil)
 
 // errSignedOut is the answer for an unknown or ended session.
 func errSignedOut() error {
