@@ -7,10 +7,7 @@ import (
 	"fmt"
 
 	"kassa"
-	"kassa/signin"
 )
-
-var _ signin.DashboardSessionStore = (*DB)(nil)
 
 // errSignedOut is the answer for an unknown or ended session.
 func errSignedOut() error {

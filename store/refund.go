@@ -10,10 +10,7 @@ import (
 	"time"
 
 	"kassa"
-	"kassa/refund"
 )
-
-var _ refund.Store = (*DB)(nil)
 
 const refundColumns = `id, invoice_id, payment_id, merchant_id, environment, status, amount_usd, rate, network,
 	token_id, token_symbol, decimals, amount_units, address, claim_hash, claim_expires_at, tx_hash, reason,

@@ -9,10 +9,7 @@ import (
 	"time"
 
 	"kassa"
-	"kassa/refund"
 )
-
-var _ refund.OwnWalletStore = (*DB)(nil)
 
 // ownWalletPayout is the reason on the payout of a refund the merchant took over
 // to pay from their own wallet: it failed unsigned, and is queued again if the
