@@ -1,7 +1,6 @@
 package kassa
 
 import (
-	"context"
 	"math/big"
 	"time"
 )
@@ -57,69 +56,6 @@ type WatchedAddress struct {
 	USDPerToken *big.Rat // the quote's locked rate
 	// QuoteExpiresAt is when that rate stops holding (QuoteHolds).
 	QuoteExpiresAt time.Time
-}
-
-// ChainStore keeps what a chain watcher needs across restarts: the cursor and the
-// recent blocks of each network, the deposit addresses to watch, and the payments
-// whose block may still leave the chain. Transfers themselves go through the one
-// ingestion path, PaymentService.IngestPayment.
-type ChainStore interface {
-	// ChainCursor returns network's cursor; nil before its first block.
-	ChainCursor(ctx context.Context, network string) (*ChainCursor, error)
-	// ChainBlocks returns the blocks remembered for network from height from on,
-	// ascending.
-	ChainBlocks(ctx context.Context, network string, from uint64) ([]BlockRef, error)
-	// AdvanceChain records processed blocks (ascending, each the parent of the
-	// next, the first a child of the cursor) and moves the cursor to the last, in
-	// one transaction; it forgets blocks more than keep below the new cursor.
-	AdvanceChain(ctx context.Context, network, genesis string, blocks []BlockRef, keep int) error
-	// RewindChain handles a reorganisation: it forgets network's blocks above
-	// ancestor, moves the cursor to it, and detaches the payments recorded in the
-	// forgotten blocks, in one transaction: a pending one keeps counting as
-	// pending money with 0 confirmations until its transaction is seen in a
-	// canonical block again; a confirmed one becomes manual_retry, its invoice is
-	// recomputed and invoice_payment.updated is written. A refund the merchant
-	// paid from their own wallet by a transfer in a forgotten block waits pending
-	// again (OwnWalletWatch). It returns the payments it changed.
-	RewindChain(ctx context.Context, network string, ancestor BlockRef) ([]*InvoicePayment, error)
-	// ResetChain forgets network's cursor and blocks (the chain was replaced, e.g.
-	// a dev chain started anew), detaching its payments as RewindChain does.
-	ResetChain(ctx context.Context, network string) ([]*InvoicePayment, error)
-	// WatchedAddresses lists network's deposit addresses whose invoices are still
-	// watched at now: not final, or final less than WatchAfterExpiry ago (late
-	// money is kept), in environment env.
-	WatchedAddresses(ctx context.Context, env Environment, network string, now time.Time) ([]WatchedAddress, error)
-	// PendingChainPayments lists network's payments whose confirmations are
-	// still counted: pending ones, including those whose block left the chain,
-	// and unresolved ones set aside for a person in a canonical block with fewer
-	// than confirmations.
-	PendingChainPayments(ctx context.Context, network string, confirmations int) ([]*InvoicePayment, error)
-	// AbandonLostPayments sets to manual_retry (reorged) the pending payments of
-	// network whose block left the chain and whose invoice is no longer watched at
-	// now, or is paid and the transaction had confirmations blocks to come back
-	// and did not; it recomputes their invoices with events and returns them.
-	AbandonLostPayments(ctx context.Context, network string, now time.Time, confirmations int) ([]*InvoicePayment, error)
-}
-
-// Leaser hands out named, expiring leases, so one instance of several does a job
-// (watching a network) at a time.
-type Leaser interface {
-	// TryLease takes or renews the lease name for holder until now+ttl and
-	// reports whether holder has it; another holder's unexpired lease wins.
-	TryLease(ctx context.Context, name, holder string, ttl time.Duration) (bool, error)
-	// ReleaseLease gives up holder's lease name, if it has it.
-	ReleaseLease(ctx context.Context, name, holder string) error
-}
-
-// ChainVerifier looks a transaction up on chain now (verify).
-type ChainVerifier interface {
-	// Watched reports whether network of env has a watcher (an RPC endpoint).
-	Watched(env Environment, network string) bool
-	// VerifyTransaction fetches the transaction over RPC and ingests every
-	// transfer in it to one of the invoice's deposit addresses, as the watcher
-	// would. It fails with KindInvalid code network_not_watched when the network
-	// has no watcher.
-	VerifyTransaction(ctx context.Context, inv *Invoice, network, txHash string) error
 }
 
 // Confirmations is the confirmation count of a transfer in block at head:

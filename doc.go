@@ -10,26 +10,34 @@
 //     to one status code.
 //   - money.go, moneynumber.go, tokenamount.go: exact USD millis and token base
 //     units; no floats; moneydisplay.go: the one way USD is shown to a person.
-//   - overview.go: the dashboard overview's figures (volume net of refunds,
-//     failing webhook deliveries).
-//   - merchant.go, apikey.go, paymentsession.go, wstoken.go, signin.go,
-//     dashboardsession.go: tenants and credentials, and the sign-in rules (the
-//     per-account hold, which merchant changes need the password again).
+//   - merchant.go, apikey.go, paymentsession.go, signin.go, dashboardsession.go:
+//     tenants and credentials, and the sign-in rules (the per-account hold, which
+//     merchant changes need the password again).
 //   - invoice*.go, lifecycle.go, invoicepayment.go, payment.go, payor.go, form.go,
 //     paymentaddress.go: invoices, the payments that pay them and the pure lifecycle
 //     rules that compute an invoice's status from its receipts; quoterate.go: what
 //     a transfer is worth once its quote has run out.
-//   - network.go, evm.go: networks, tokens and EVM addresses.
-//   - event*.go, webhook*.go: the events every change writes and their delivery
-//     (webhooktarget.go: which addresses a webhook may reach).
+//   - network.go, evm.go: networks, tokens and EVM addresses; chain.go: blocks,
+//     transfers and deposit addresses as the watcher and the store share them;
+//     payout.go: payouts and the outbox transactions that pay them.
+//   - event.go, eventencode.go, webhook*.go: the events every change writes and
+//     their delivery (webhooktarget.go: which addresses a webhook may reach).
 //   - idempotency*.go: idempotency records and how saved responses are sealed
 //     (idempotencyref.go: a create's response by reference to its event),
 //     compressed by internal/deflate (for now the one package of this module the
 //     domain imports; imports_test.go names it).
 //   - refund.go: refunds and the refundable rule (PlanRefund); refundownwallet.go:
 //     a refund the merchant pays from their own wallet (which transfer pays it).
-//   - settlement.go, environment.go, id.go: the rest.
+//   - environment.go, id.go: the rest.
 //
 // The commerce area (orders, checkout, retailers) is a domain of its own in
 // package commerce, beside its service.
+//
+// An interface only one package consumes lives in that package, beside its
+// consumer (chain.ChainStore, chain.PayoutStore, chain.KeyRing, webhook.Queue,
+// settlement.SettlementService, refund.Store, report.OverviewStats,
+// signin.DashboardSessionStore, secondfactor.SecondFactorStore,
+// payment.PaymentAddressService, payment.ChainVerifier, worker.Leaser,
+// httpx.IdempotencyStore); so does plumbing: live event streams and replays in
+// package stream, WebSocket tokens (a JWT, as the dashboard's) in api/httpx.
 package kassa

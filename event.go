@@ -230,22 +230,3 @@ type EventService interface {
 	// PruneEvents deletes events created before before and returns how many.
 	PruneEvents(ctx context.Context, before time.Time) (int64, error)
 }
-
-// EventStream hands live events to subscribers as they are committed.
-type EventStream interface {
-	// Subscribe follows the events of one merchant in env that scope may see. The
-	// subscription starts at the current head of the feed.
-	Subscribe(merchantID int64, env Environment, scope Scope) Subscription
-}
-
-// Subscription is one subscriber's live feed.
-type Subscription interface {
-	// Events delivers events in feed order. It is closed when the subscription
-	// ends: Close was called, the stream stopped, or the subscriber fell too far
-	// behind (Err then says so).
-	Events() <-chan *Event
-	// Err tells why Events was closed; nil after Close.
-	Err() error
-	// Close ends the subscription.
-	Close()
-}

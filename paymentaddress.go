@@ -1,7 +1,6 @@
 package kassa
 
 import (
-	"context"
 	"math/big"
 	"time"
 )
@@ -24,29 +23,6 @@ type PaymentAddress struct {
 // PaymentAddressDeriver derives deposit addresses; hdwallet.Wallet is one.
 type PaymentAddressDeriver interface {
 	Address(network Network, index uint32) (string, error)
-}
-
-// PaymentAddressRequest asks for an invoice's deposit address in a token.
-type PaymentAddressRequest struct {
-	MerchantID int64
-	InvoiceID  string
-	Token      Token
-	// Derive returns the deposit address at index on the token's network.
-	Derive func(index uint32) (string, error)
-	// Quote prices what is still owed in the token, at a rate locked until expiry.
-	Quote func(remaining Millis) (units *big.Int, rate *big.Rat, expires time.Time, err error)
-}
-
-// PaymentAddressService hands out deposit addresses and locks the payor's token.
-type PaymentAddressService interface {
-	// LockPaymentAddress locks the token for the invoice and returns its deposit
-	// address on the token's network: the same address when asked again, with a
-	// fresh quote once the last one expired or what is owed changed (a partial
-	// payment).
-	LockPaymentAddress(ctx context.Context, req PaymentAddressRequest) (*PaymentAddress, *Invoice, error)
-	// PaymentAddress returns the invoice's address on network as last quoted, or
-	// nil when it has none; it only reads.
-	PaymentAddress(ctx context.Context, invoiceID, network string) (*PaymentAddress, error)
 }
 
 // QuoteCurrent reports whether a, quoted for token, still holds at now for an

@@ -1,7 +1,6 @@
 package kassa
 
 import (
-	"context"
 	"math/big"
 	"time"
 )
@@ -371,33 +370,4 @@ func (b *refundable) usdOf(units *big.Int) Millis {
 	}
 	out := new(big.Int).Mul(units, b.usd)
 	return Millis(out.Quo(out, b.units).Int64())
-}
-
-// RefundStore keeps refunds. Each write is one store transaction with the
-// refund's events.
-type RefundStore interface {
-	// CreateRefund plans req on the invoice's payments and refunds with the
-	// invoice locked (PlanRefund), so refunds created at once never exceed what is
-	// refundable, and stores the refund with refund.created.
-	CreateRefund(ctx context.Context, p Principal, invoiceID string, req RefundRequest) (*Refund, error)
-	// Refund reads one of the merchant's refunds in p's environment.
-	Refund(ctx context.Context, p Principal, id string) (*Refund, error)
-	// InvoiceRefunds lists an invoice's refunds, newest first.
-	InvoiceRefunds(ctx context.Context, p Principal, invoiceID string) ([]*Refund, error)
-	// RefundsOf returns the refunds of several of the merchant's invoices, oldest
-	// first, by invoice id (the reports' refund rows); unknown ids have none.
-	RefundsOf(ctx context.Context, merchantID int64, invoiceIDs []string) (map[string][]*Refund, error)
-	// CancelRefund cancels a refund not yet sent (409 refund_not_cancelable).
-	CancelRefund(ctx context.Context, p Principal, id string) (*Refund, error)
-	// ClaimRefund gives a refund awaiting its address the payor's address, when
-	// tokenHash matches its claim (compared in constant time; 404 otherwise, and
-	// past its expiry); a refund claimed already is 409 refund_claimed.
-	ClaimRefund(ctx context.Context, id string, tokenHash []byte, address string) (*Refund, error)
-	// RefundByClaim reads a refund and its shop's name for its claim link, when
-	// tokenHash matches its claim (compared in constant time; 404 otherwise,
-	// whether or not the refund exists), in any status and past the claim's
-	// expiry: the link keeps working to follow the refund after the claim.
-	RefundByClaim(ctx context.Context, id string, tokenHash []byte) (*RefundClaim, error)
-	// OwnWalletStore: the merchant paying a refund from their own wallet.
-	OwnWalletStore
 }

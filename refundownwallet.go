@@ -1,7 +1,6 @@
 package kassa
 
 import (
-	"context"
 	"strings"
 )
 
@@ -103,32 +102,4 @@ func ownWalletFor(r *Refund, tokenID int64, t Transfer) bool {
 // merchant's own wallet, in token t on a chain of chainID.
 func OwnWalletURI(r *Refund, t Token, chainID int64) (string, error) {
 	return PaymentURI(t, chainID, r.Address, r.AmountUnits)
-}
-
-// OwnWalletStore keeps the merchant's own payment of refunds.
-type OwnWalletStore interface {
-	// PayRefundFromOwnWallet withdraws a pending refund from the payout
-	// executor, in one transaction with refund.updated: its payout, unsigned,
-	// fails; one whose transfer is signed is 409 refund_being_sent.
-	PayRefundFromOwnWallet(ctx context.Context, p Principal, id string) (*Refund, error)
-	// LetKassaPayRefund hands such a refund back to the executor while no
-	// transfer paying it was seen (409 refund_being_sent otherwise).
-	LetKassaPayRefund(ctx context.Context, p Principal, id string) (*Refund, error)
-}
-
-// OwnWalletWatch is what a chain watcher needs to see the merchant's own
-// payments of refunds on its network.
-type OwnWalletWatch interface {
-	// OwnWalletRefunds lists env's refunds on network the merchant pays, pending
-	// (waiting for the transfer) or sent (counting its confirmations).
-	OwnWalletRefunds(ctx context.Context, env Environment, network string) ([]*Refund, error)
-	// RecordOwnWalletTransfer marks sent the refund a transfer of token tokenID
-	// pays (MatchOwnWalletTransfer on the locked rows), with refund.updated; a
-	// transfer already taken, or one of Kassa's own, pays nothing. It returns
-	// the refund it paid, or nil.
-	RecordOwnWalletTransfer(ctx context.Context, env Environment, tokenID int64, t Transfer) (*Refund, error)
-	// ConfirmOwnWalletRefunds confirms the sent refunds of network whose transfer
-	// has confirmations at head, as a payout's confirmation does (the invoice's
-	// amount_refunded, the payment resolved). It returns how many.
-	ConfirmOwnWalletRefunds(ctx context.Context, env Environment, network string, head uint64, confirmations int) (int, error)
 }

@@ -1,7 +1,6 @@
 package kassa
 
 import (
-	"context"
 	"math/rand/v2"
 	"time"
 )
@@ -136,15 +135,4 @@ func Jitter(d time.Duration) time.Duration {
 		return d
 	}
 	return d - time.Duration(span/2) + time.Duration(rand.Int64N(span+1))
-}
-
-// WebhookQueue is the durable delivery queue the webhook workers drain.
-type WebhookQueue interface {
-	// ClaimWebhookJobs leases up to limit due deliveries of enabled endpoints for
-	// lease. Several workers and instances never hold the same delivery at once; a
-	// lease that runs out (its worker died) makes the delivery due again.
-	ClaimWebhookJobs(ctx context.Context, limit int, lease time.Duration) ([]*WebhookJob, error)
-	// FinishWebhookAttempt logs the attempt and applies its plan (PlanWebhook) in one
-	// transaction. A job whose lease was lost is refused with a conflict error.
-	FinishWebhookAttempt(ctx context.Context, job *WebhookJob, a WebhookAttempt, res WebhookResult) error
 }

@@ -25,6 +25,7 @@ import (
 	"kassa/refund"
 	"kassa/report"
 	"kassa/signin"
+	"kassa/stream"
 )
 
 // Config holds what the API needs: the public address, the server secret and the
@@ -40,15 +41,15 @@ type Config struct {
 	Registry    kassa.Registry        // networks and tokens
 	Rates       kassa.RateSource      // USD prices of tokens
 	Pay         *payment.Service      // deposit addresses, quotes and devnet payments; nil: none
-	Refunds     kassa.RefundStore     // refunds; nil: none (the refund routes answer 404)
-	Idempotency kassa.IdempotencyStore
+	Refunds     refund.Store          // refunds; nil: none (the refund routes answer 404)
+	Idempotency httpx.IdempotencyStore
 	Events      kassa.EventService              // the events API and stream replays
-	Stream      kassa.EventStream               // live events for WebSocket streams
+	Stream      stream.EventStream              // live events for WebSocket streams
 	Webhooks    kassa.WebhookService            // webhook endpoints and their delivery log
 	Commerce    commerce.Service                // search, checkout and orders (/api/commerce); nil: no commerce routes
 	Catalog     commerce.Catalog                // retailers per environment, for /api/commerce/status
-	Sessions    kassa.DashboardSessionStore     // the dashboard's sign-ins; nil: no dashboard
-	Overview    kassa.OverviewStats             // the dashboard's overview figures; required with Sessions
+	Sessions    signin.DashboardSessionStore    // the dashboard's sign-ins; nil: no dashboard
+	Overview    report.OverviewStats            // the dashboard's overview figures; required with Sessions
 	Health      func(ctx context.Context) error // store ping for /healthz and /readyz; nil: always ok
 	Warnings    func() []string                 // what /readyz reports while ready (a short gas wallet); nil: none
 	Draining    func() bool                     // true once the instance is stopping: /readyz answers 503 draining; nil: never

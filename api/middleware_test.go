@@ -44,7 +44,7 @@ func (brokenInvoices) Invoices(context.Context, kassa.InvoiceFilter) ([]*kassa.I
 	return nil, false, errors.New("pq: relation invoices does not exist at 10.0.0.5")
 }
 
-// memIdempotency is an in-memory kassa.IdempotencyStore.
+// memIdempotency is an in-memory httpx.IdempotencyStore.
 type memIdempotency struct {
 	mu   sync.Mutex
 	recs map[kassa.IdempotencyScope]*kassa.IdempotencyRecord

@@ -27,13 +27,13 @@ const wsDeadline = 30 * time.Second
 // lazyStream lets a test start the hub over the store newEnv opens.
 type lazyStream struct{ hub atomic.Pointer[stream.Hub] }
 
-func (l *lazyStream) Subscribe(m int64, env kassa.Environment, scope kassa.Scope) kassa.Subscription {
+func (l *lazyStream) Subscribe(m int64, env kassa.Environment, scope kassa.Scope) stream.Subscription {
 	return l.hub.Load().Subscribe(m, env, scope)
 }
 
-// SubscribeSink makes lazyStream a kassa.PushStream, as the hub is: the streams
+// SubscribeSink makes lazyStream a stream.PushStream, as the hub is: the streams
 // take the path they take in production.
-func (l *lazyStream) SubscribeSink(m int64, env kassa.Environment, scope kassa.Scope, sink kassa.EventSink) func() {
+func (l *lazyStream) SubscribeSink(m int64, env kassa.Environment, scope kassa.Scope, sink stream.EventSink) func() {
 	return l.hub.Load().SubscribeSink(m, env, scope, sink)
 }
 

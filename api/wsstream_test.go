@@ -15,6 +15,7 @@ import (
 
 	"kassa"
 	"kassa/api"
+	"kassa/api/httpx"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -68,10 +69,10 @@ func TestWSStreamRefusals(t *testing.T) {
 			return latestEventID(t, mc)
 		}
 		mine, theirs := events(m), events(other)
-		signer := kassa.NewWSTokenSigner(testSecret)
-		expired := signer.Mint(kassa.WSToken{MerchantID: m.m.ID, Environment: kassa.Devnet, Scope: kassa.ScopeMerchant,
+		signer := httpx.NewWSTokenSigner(testSecret)
+		expired := signer.Mint(httpx.WSToken{MerchantID: m.m.ID, Environment: kassa.Devnet, Scope: kassa.ScopeMerchant,
 			ExpiresAt: time.Now().Add(-time.Second).Unix()})
-		forged := kassa.NewWSTokenSigner([]byte("another secret")).Mint(kassa.WSToken{MerchantID: m.m.ID,
+		forged := httpx.NewWSTokenSigner([]byte("another secret")).Mint(httpx.WSToken{MerchantID: m.m.ID,
 			Environment: kassa.Devnet, Scope: kassa.ScopeMerchant, ExpiresAt: time.Now().Add(time.Hour).Unix()})
 
 		get := func(path string, headers map[string]string) *response {
@@ -126,7 +127,7 @@ func TestWSStreamEnds(t *testing.T) {
 		bystander := e.dial("/ws/merchant/events", withKey(m.key))
 
 		// A token signed to expire in a moment.
-		short := kassa.NewWSTokenSigner(testSecret).Mint(kassa.WSToken{MerchantID: m.m.ID, CredentialVersion: m.m.CredentialVersion, Environment: kassa.Devnet,
+		short := httpx.NewWSTokenSigner(testSecret).Mint(httpx.WSToken{MerchantID: m.m.ID, CredentialVersion: m.m.CredentialVersion, Environment: kassa.Devnet,
 			Scope: kassa.ScopeMerchant, ExpiresAt: time.Now().Unix() + 2})
 		expiring := e.dial("/ws/merchant/events?token="+url.QueryEscape(short), nil)
 		if ce := expiring.closed(); ce.Code != 4001 || ce.Reason != "token expired" {

@@ -8,6 +8,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"kassa"
+	"kassa/api/httpx"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -39,7 +40,7 @@ func TestWSTokenFromLoginEndsWithIt(t *testing.T) {
 			t.Errorf("token expires_at %v, want the JWT's expiry %v (not 24 h)", exp, want)
 		}
 		token := minted["token"].(string)
-		parsed, err := kassa.NewWSTokenSigner(testSecret).Parse(token, time.Now())
+		parsed, err := httpx.NewWSTokenSigner(testSecret).Parse(token, time.Now())
 		if err != nil || parsed.ExpiresAt != exp.Unix() {
 			t.Fatalf("signed expiry %d (%v), want %d", parsed.ExpiresAt, err, exp.Unix())
 		}
@@ -60,7 +61,7 @@ func TestWSTokenFromLoginEndsWithIt(t *testing.T) {
 
 		// A token of a login without a credential version (minted before the
 		// upgrade, or forged without one) opens nothing either.
-		bare := kassa.NewWSTokenSigner(testSecret).Mint(kassa.WSToken{MerchantID: m.m.ID, Environment: kassa.Devnet,
+		bare := httpx.NewWSTokenSigner(testSecret).Mint(httpx.WSToken{MerchantID: m.m.ID, Environment: kassa.Devnet,
 			Scope: kassa.ScopeMerchant, ExpiresAt: time.Now().Unix() + 600})
 		expectError(t, e.do(request{method: "GET", path: "/ws/merchant/events?token=" + url.QueryEscape(bare)}),
 			401, "authentication_error", "token_revoked", "")

@@ -7,6 +7,7 @@ import (
 
 	"kassa"
 	"kassa/api"
+	"kassa/api/httpx"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -15,7 +16,7 @@ func TestWSTokenMint(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
 		e := newEnv(t, cfg)
 		m := e.newMerchant(true)
-		signer := kassa.NewWSTokenSigner(testSecret)
+		signer := httpx.NewWSTokenSigner(testSecret)
 
 		before := time.Now().Unix()
 		d := e.mintToken(withKey(m.key), `{"scope":"merchant","ttl_seconds":120}`)

@@ -25,9 +25,9 @@ type Sender struct {
 	Tokens  []kassa.Token // the registry's tokens of Network
 	Chain   Node          // Head and Transaction (Pool.Node)
 	Account Account       // nonces, balances, gas, fees, broadcast (Pool.Account)
-	Store   kassa.PayoutStore
-	Keys    kassa.KeyRing
-	Leaser  kassa.Leaser
+	Store   PayoutStore
+	Keys    KeyRing
+	Leaser  worker.Leaser
 	Holder  string // this instance, in the lease
 	Log     *slog.Logger
 	// BumpAfter is how many blocks a signed version may wait unmined before it is

@@ -26,7 +26,7 @@ type payFixture struct {
 	d        *devChain
 	sender   *chain.Sender
 	settler  *settlement.Worker
-	keys     kassa.KeyRing
+	keys     chain.KeyRing
 	merchant string
 	gas      string
 }
@@ -41,7 +41,7 @@ func onPayChain(t testing.TB, cfg store.Config, fund bool) *payFixture {
 func payOn(t testing.TB, f *fixture, d *devChain, fund bool) *payFixture {
 	t.Helper()
 	p := &payFixture{fixture: f, d: d, merchant: newAddress(t)}
-	p.keys = f.pay.Wallets[kassa.Devnet].(kassa.KeyRing)
+	p.keys = f.pay.Wallets[kassa.Devnet].(chain.KeyRing)
 	target := &kassa.Settlement{Network: "devchain", TokenSymbol: "USDT", Address: p.merchant}
 	if _, err := f.db.UpdateMerchant(f.ctx, f.m.ID, kassa.MerchantUpdate{
 		Settlement: map[kassa.Environment]*kassa.Settlement{kassa.Devnet: target}}); err != nil {

@@ -10,16 +10,17 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/worker"
 )
 
 // Store is what a watcher keeps and reads in the store: its cursor and recent
 // blocks, the addresses to watch, the one ingestion path, and the lease that makes
 // it the only watcher of its network.
 type Store interface {
-	kassa.ChainStore
+	ChainStore
 	kassa.PaymentService
-	kassa.Leaser
-	kassa.OwnWalletWatch // refunds the merchant pays from their own wallet (ownwallet.go)
+	worker.Leaser
+	OwnWalletWatch // refunds the merchant pays from their own wallet (ownwallet.go)
 }
 
 // Stepper runs one block step on one node; Pool is one.

@@ -8,11 +8,12 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/payment"
 	"kassa/worker"
 )
 
 // Watchers is the set of watched networks of a deployment: it runs each network's
-// watcher and looks transactions up for verify (kassa.ChainVerifier).
+// watcher and looks transactions up for verify (payment.ChainVerifier).
 type Watchers struct {
 	mu      sync.RWMutex
 	entries map[string]*entry // by environment + "/" + network
@@ -24,7 +25,7 @@ type entry struct {
 	interval time.Duration
 }
 
-var _ kassa.ChainVerifier = (*Watchers)(nil)
+var _ payment.ChainVerifier = (*Watchers)(nil)
 
 func key(env kassa.Environment, network string) string { return string(env) + "/" + network }
 

@@ -17,8 +17,6 @@ import (
 // internalChg is BIP-44's internal ("change") chain: Kassa's own addresses.
 const internalChg = 1
 
-var _ kassa.KeyRing = (*Wallet)(nil)
-
 // DepositKey returns the private key of deposit address index of network (32
 // bytes). The caller must not keep, log or return it.
 func (w *Wallet) DepositKey(network kassa.Network, index uint32) ([]byte, error) {

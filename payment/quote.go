@@ -12,11 +12,11 @@ import (
 type Service struct {
 	Registry  kassa.Registry                                    // networks and tokens
 	Rates     kassa.RateSource                                  // USD prices of tokens
-	Addresses kassa.PaymentAddressService                       // deposit addresses and token locks
+	Addresses PaymentAddressService                             // deposit addresses and token locks
 	Wallets   map[kassa.Environment]kassa.PaymentAddressDeriver // deposit address derivation per environment
 	Invoices  kassa.InvoiceService                              // invoices, for devnet payments
 	Payments  kassa.PaymentService                              // the ingestion path; nil: no devnet payments
-	Chain     kassa.ChainVerifier                               // the watched networks; nil: none
+	Chain     ChainVerifier                                     // the watched networks; nil: none
 	Costs     SweepCoster                                       // settlement gas per receipt; nil: unknown
 	Now       func() time.Time                                  // nil: time.Now
 }
@@ -68,7 +68,7 @@ func (s *Service) LockAddress(ctx context.Context, inv *kassa.Invoice, tokenID i
 		return Quote{}, kassa.Invalidf("token_id", "invalid_token", "No token of this invoice's environment has this id.")
 	}
 	network, _ := s.Registry.Network(inv.Environment, tok.Network)
-	req := kassa.PaymentAddressRequest{MerchantID: inv.MerchantID, InvoiceID: inv.ID, Token: tok,
+	req := PaymentAddressRequest{MerchantID: inv.MerchantID, InvoiceID: inv.ID, Token: tok,
 		Derive: func(index uint32) (string, error) { return wallet.Address(network, index) },
 		Quote: func(remaining kassa.Millis) (*big.Int, *big.Rat, time.Time, error) {
 			rate, err := s.Rate(ctx, tok)

@@ -18,7 +18,7 @@ import (
 
 // Service creates, reads, cancels and claims refunds.
 type Service struct {
-	Store     kassa.RefundStore
+	Store     Store
 	Payments  kassa.PaymentService // the invoice's payments, to plan the token before the store locks them
 	Registry  kassa.Registry       // the refund's token
 	Rates     kassa.RateSource     // today's rate, for rate "current"; nil: none

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"kassa"
+	"kassa/refund"
 )
 
 // Source is where reports read from: the merchant's invoices, their receipts and
@@ -14,8 +15,8 @@ import (
 type Source struct {
 	Invoices kassa.InvoiceService
 	Payments kassa.PaymentService
-	Refunds  kassa.RefundStore // refund rows of payments.csv and refunds.csv; nil: none
-	Registry kassa.Registry    // token symbols and decimals of payments.csv; nil: those cells are empty
+	Refunds  refund.Store   // refund rows of payments.csv and refunds.csv; nil: none
+	Registry kassa.Registry // token symbols and decimals of payments.csv; nil: those cells are empty
 }
 
 // Filter selects the invoices of a report: one merchant, optionally one

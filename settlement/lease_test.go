@@ -23,7 +23,7 @@ type stalling struct {
 	seen  map[string]int
 }
 
-func (s *stalling) Settle(ctx context.Context, job kassa.SettlementJob) (string, error) {
+func (s *stalling) Settle(ctx context.Context, job settlement.SettlementJob) (string, error) {
 	if len(s.seen) == 0 {
 		s.clock.Advance(s.stall)
 	}
@@ -75,16 +75,16 @@ func TestWorkerLeavesReceiptsPastHalfTheLease(t *testing.T) {
 
 // worker is a settlement worker of the shop's store on clock with lease, settling
 // devnet through exec.
-func (s *shop) worker(clock *storetest.Clock, lease time.Duration, exec kassa.SettlementExecutor) *settlement.Worker {
+func (s *shop) worker(clock *storetest.Clock, lease time.Duration, exec settlement.SettlementExecutor) *settlement.Worker {
 	return &settlement.Worker{Store: s.db, Registry: registry.Default(), Lease: lease, Now: clock.Now,
 		Log:       slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Executors: map[kassa.Environment]kassa.SettlementExecutor{kassa.Devnet: exec}}
+		Executors: map[kassa.Environment]settlement.SettlementExecutor{kassa.Devnet: exec}}
 }
 
 // hanging never answers: it waits for its context to end.
 type hanging struct{}
 
-func (hanging) Settle(ctx context.Context, _ kassa.SettlementJob) (string, error) {
+func (hanging) Settle(ctx context.Context, _ settlement.SettlementJob) (string, error) {
 	<-ctx.Done()
 	return "", ctx.Err()
 }

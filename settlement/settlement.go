@@ -28,14 +28,14 @@ const DefaultLease = time.Minute
 
 // Worker settles receipts.
 type Worker struct {
-	Store    kassa.SettlementService
+	Store    SettlementService
 	Registry kassa.Registry
 	// Executors settle per environment; an environment without one settles manually.
-	Executors map[kassa.Environment]kassa.SettlementExecutor
+	Executors map[kassa.Environment]SettlementExecutor
 	// OnChain reports whether a network is watched: its receipts settle by a sweep
 	// on chain (Payouts.QueueSweep, sent by chain.Sender), not by an executor.
 	OnChain func(env kassa.Environment, network string) bool
-	Payouts kassa.PayoutStore
+	Payouts SweepQueue
 	// Refunds completes devnet's refunds on unwatched networks; nil: none.
 	Refunds RefundSimulator
 	Log     *slog.Logger
@@ -91,9 +91,9 @@ func (w *Worker) now() time.Time {
 	return time.Now()
 }
 
-func (w *Worker) settle(ctx context.Context, job kassa.SettlementJob) (kassa.SettlementStatus, string, string) {
+func (w *Worker) settle(ctx context.Context, job SettlementJob) (kassa.SettlementStatus, string, string) {
 	tok, known := w.Registry.Token(job.Environment, job.TokenID)
-	if kassa.SettlementRoute(tok, known, job) == kassa.SettlementManual {
+	if SettlementRoute(tok, known, job) == kassa.SettlementManual {
 		return kassa.SettlementManual, "", "no settlement route or destination for this token"
 	}
 	exec := w.Executors[job.Environment]
@@ -110,11 +110,11 @@ func (w *Worker) settle(ctx context.Context, job kassa.SettlementJob) (kassa.Set
 
 // sweep queues a receipt of a watched network for a sweep to the merchant on the
 // same network; a destination on another network (or none) is manual.
-func (w *Worker) sweep(ctx context.Context, job kassa.SettlementJob) error {
+func (w *Worker) sweep(ctx context.Context, job SettlementJob) error {
 	tok, known := w.Registry.Token(job.Environment, job.TokenID)
 	reason := ""
 	switch {
-	case kassa.SettlementRoute(tok, known, job) == kassa.SettlementManual:
+	case SettlementRoute(tok, known, job) == kassa.SettlementManual:
 		reason = "no settlement route or destination for this token"
 	case job.TargetNetwork != "" && job.TargetNetwork != job.Network:
 		reason = "the settlement address is on " + job.TargetNetwork + ", not on " + job.Network + ": settle it by hand"
@@ -142,7 +142,7 @@ func (w *Worker) Run(ctx context.Context, interval time.Duration) {
 type Devnet struct{}
 
 // Settle returns a deterministic stand-in transaction hash.
-func (Devnet) Settle(_ context.Context, job kassa.SettlementJob) (string, error) {
+func (Devnet) Settle(_ context.Context, job SettlementJob) (string, error) {
 	h := sha256.Sum256([]byte("kassa devnet settlement " + job.ReceiptID))
 	return "0x" + hex.EncodeToString(h[:]), nil
 }

@@ -23,7 +23,7 @@ type flaky struct {
 	to   map[string]string
 }
 
-func (f flaky) Settle(ctx context.Context, job kassa.SettlementJob) (string, error) {
+func (f flaky) Settle(ctx context.Context, job settlement.SettlementJob) (string, error) {
 	f.to[job.ReceiptID] = job.To
 	if f.fail[job.ReceiptID] {
 		return "", errors.New("node unreachable")
@@ -93,7 +93,7 @@ func TestWorker(t *testing.T) {
 		routed := pay(1, true, func(c *kassa.InvoiceCreate) { c.ReceiverOverrideEnable, c.ReceiverOverrideAddress = true, &override })
 		exec := flaky{fail: map[string]bool{bad.ID: true}, to: map[string]string{}}
 		w := &settlement.Worker{Store: db, Registry: registry.Default(), Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-			Executors: map[kassa.Environment]kassa.SettlementExecutor{kassa.Devnet: exec}}
+			Executors: map[kassa.Environment]settlement.SettlementExecutor{kassa.Devnet: exec}}
 		handled, err := w.RunOnce(ctx)
 		must(t, err)
 		if handled != 5 {

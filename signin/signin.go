@@ -18,13 +18,13 @@ import (
 // Service checks passwords and codes for both surfaces.
 type Service struct {
 	merchants kassa.MerchantService
-	sessions  kassa.DashboardSessionStore // half sign-ins; nil without a dashboard
+	sessions  DashboardSessionStore // half sign-ins; nil without a dashboard
 	now       func() time.Time
 }
 
 // New returns the service over merchants (accounts, second factor, throttle)
 // and sessions (the dashboard's half sign-ins; nil when there is no dashboard).
-func New(merchants kassa.MerchantService, sessions kassa.DashboardSessionStore, now func() time.Time) *Service {
+func New(merchants kassa.MerchantService, sessions DashboardSessionStore, now func() time.Time) *Service {
 	if now == nil {
 		now = time.Now
 	}

@@ -10,9 +10,6 @@ import (
 	"kassa"
 )
 
-// Compile-time check that DB keeps the chain watchers' state.
-var _ kassa.ChainStore = (*DB)(nil)
-
 // ChainCursor returns network's cursor; nil before its first block.
 func (db *DB) ChainCursor(ctx context.Context, network string) (*kassa.ChainCursor, error) {
 	if !storable(network) {

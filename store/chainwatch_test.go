@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/payment"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -17,7 +18,7 @@ var watchRate = big.NewRat(3, 2)
 // address locks inv's deposit address on network for token 1 and returns it.
 func (f *fixture) address(t *testing.T, inv *kassa.Invoice, network string) *kassa.PaymentAddress {
 	t.Helper()
-	a, _, err := f.db.LockPaymentAddress(f.ctx, kassa.PaymentAddressRequest{MerchantID: inv.MerchantID, InvoiceID: inv.ID,
+	a, _, err := f.db.LockPaymentAddress(f.ctx, payment.PaymentAddressRequest{MerchantID: inv.MerchantID, InvoiceID: inv.ID,
 		Token:  kassa.Token{ID: 1, Network: network, Decimals: 18},
 		Derive: func(i uint32) (string, error) { return fmt.Sprintf("0x%040X", 0xabc0+i), nil },
 		Quote: func(remaining kassa.Millis) (*big.Int, *big.Rat, time.Time, error) {

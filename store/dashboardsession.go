@@ -9,8 +9,6 @@ import (
 	"kassa"
 )
 
-var _ kassa.DashboardSessionStore = (*DB)(nil)
-
 // errSignedOut is the answer for an unknown or ended session.
 func errSignedOut() error {
 	return kassa.Errorf(kassa.KindUnauthenticated, "session_ended", "Your session has ended; sign in again.")

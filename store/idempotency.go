@@ -10,8 +10,6 @@ import (
 	"kassa"
 )
 
-var _ kassa.IdempotencyStore = (*DB)(nil)
-
 const idempotencyKeyWhere = "merchant_id = $1 AND environment = $2 AND route = $3 AND idempotency_key = $4"
 
 func idemArgs(s kassa.IdempotencyScope, more ...any) []any {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/payment"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -22,7 +23,7 @@ func TestInvoiceSearch(t *testing.T) {
 		cust := f.invoice(t, f.m, 10_000, func(c *kassa.InvoiceCreate) { c.CustomerID = str("cust_42") })
 		paid := f.invoice(t, f.m, 10_000, nil)
 		const deposit = "0x52908400098527886E0F7030069857D2E4169EE7"
-		_, _, err := f.db.LockPaymentAddress(f.ctx, kassa.PaymentAddressRequest{MerchantID: f.m.ID, InvoiceID: paid.ID,
+		_, _, err := f.db.LockPaymentAddress(f.ctx, payment.PaymentAddressRequest{MerchantID: f.m.ID, InvoiceID: paid.ID,
 			Token:  kassa.Token{ID: 1, Network: "bsc-testnet", Decimals: 18},
 			Derive: func(uint32) (string, error) { return deposit, nil },
 			Quote: func(remaining kassa.Millis) (*big.Int, *big.Rat, time.Time, error) {

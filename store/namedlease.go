@@ -4,12 +4,7 @@ import (
 	"context"
 	"fmt"
 	"time"
-
-	"kassa"
 )
-
-// Compile-time check that DB hands out named leases.
-var _ kassa.Leaser = (*DB)(nil)
 
 // TryLease takes the lease name for holder until now+ttl, or renews it when holder
 // already has it, and reports whether holder has it. Another holder's lease wins

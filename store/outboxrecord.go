@@ -11,7 +11,7 @@ import (
 
 // RecordTx records what the chain says of an outbox transaction and carries it to
 // its payout, the payout's receipts or order, with their events, in one
-// transaction (kassa.PayoutStore).
+// transaction (chain.PayoutStore).
 func (db *DB) RecordTx(ctx context.Context, txID string, o kassa.TxOutcome) error {
 	return db.tx(ctx, func(tx txq) error {
 		t, err := scanOutboxTx(tx.QueryRowContext(ctx, "SELECT "+outboxColumns+" FROM outbox_txs WHERE id = $1"+db.forUpdate(), txID))
@@ -88,7 +88,7 @@ func (db *DB) refundSent(ctx context.Context, tx txq, p *kassa.Payout, hash stri
 	return saveOrder(ctx, tx, o, now)
 }
 
-// FailAttempt counts a transfer that cannot be made (kassa.PayoutStore).
+// FailAttempt counts a transfer that cannot be made (chain.PayoutStore).
 func (db *DB) FailAttempt(ctx context.Context, payoutID, reason string) error {
 	return db.tx(ctx, func(tx txq) error {
 		return db.payoutRetry(ctx, tx, &kassa.OutboxTx{PayoutID: payoutID}, reason, db.clock())

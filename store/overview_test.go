@@ -8,12 +8,13 @@ import (
 
 	"kassa"
 	"kassa/commerce"
+	"kassa/report"
 	"kassa/store"
 	"kassa/store/storetest"
 )
 
 // days renders day totals as "2026-11-22 paid 2 $27.32 refunds 1 $16.82".
-func days(ts []kassa.DayTotal) string {
+func days(ts []report.DayTotal) string {
 	var out []string
 	for _, d := range ts {
 		out = append(out, fmt.Sprintf("%s paid %d %s refunds %d %s", d.Day.Format(time.DateOnly), d.Paid, d.Gross.USD(),
@@ -112,7 +113,7 @@ func TestFailingDeliveries(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
 		f := newFixture(t, cfg)
 		p := principal(f.m)
-		failing := func(since time.Time) kassa.Failing {
+		failing := func(since time.Time) report.Failing {
 			t.Helper()
 			n, err := f.db.FailingDeliveries(f.ctx, f.m.ID, kassa.Devnet, since)
 			must(t, err)
@@ -128,7 +129,7 @@ func TestFailingDeliveries(t *testing.T) {
 		results[f.endpoint(t, principal(other), "theirs", "*").ID] = kassa.WebhookResult{Error: "connection refused"}
 		f.invoice(t, f.m, 1_000, nil)
 		f.invoice(t, other, 1_000, nil)
-		if got := failing(f.clock.Now()); got != (kassa.Failing{}) {
+		if got := failing(f.clock.Now()); got != (report.Failing{}) {
 			t.Fatalf("before any attempt: %+v", got)
 		}
 		// The gone endpoint's webhook_endpoint.disabled events queue fresh
@@ -136,11 +137,11 @@ func TestFailingDeliveries(t *testing.T) {
 		for _, j := range f.claim(t, time.Minute, 4) {
 			f.finish(t, j, results[j.Delivery.EndpointID])
 		}
-		if got := failing(f.clock.Now()); got != (kassa.Failing{Retrying: 1, Failed: 1}) || got.Total() != 2 {
+		if got := failing(f.clock.Now()); got != (report.Failing{Retrying: 1, Failed: 1}) || got.Total() != 2 {
 			t.Fatalf("after one attempt each: %+v", got)
 		}
 		f.clock.Advance(time.Hour)
-		if got := failing(f.clock.Now()); got != (kassa.Failing{Retrying: 1}) {
+		if got := failing(f.clock.Now()); got != (report.Failing{Retrying: 1}) {
 			t.Fatalf("the failure before since: %+v", got)
 		}
 	})

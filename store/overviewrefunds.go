@@ -8,6 +8,7 @@ import (
 
 	"kassa"
 	"kassa/commerce"
+	"kassa/report"
 )
 
 // dayRefunds adds to days (keyed by unix day) the refunds of the merchant's
@@ -19,7 +20,7 @@ import (
 // (cancelled, failed or refunded, changed since since: a refund is made by a
 // change, which sets updated_at) are read and decoded here rather than summed by
 // engine-specific JSON functions.
-func (db *DB) dayRefunds(ctx context.Context, merchantID int64, env kassa.Environment, since time.Time, days map[int64]*kassa.DayTotal) error {
+func (db *DB) dayRefunds(ctx context.Context, merchantID int64, env kassa.Environment, since time.Time, days map[int64]*report.DayTotal) error {
 	rows, err := db.r.QueryContext(ctx, `SELECT o.data FROM orders o JOIN invoices i ON i.id = o.invoice_id
 		WHERE o.merchant_id = $1 AND o.environment = $2 AND o.status IN ($3, $4, $5) AND o.updated_at >= $6 AND i.status = $7`,
 		merchantID, string(env), string(commerce.OrderCancelled), string(commerce.OrderFailed), string(commerce.OrderRefunded),
@@ -44,7 +45,7 @@ func (db *DB) dayRefunds(ctx context.Context, merchantID int64, env kassa.Enviro
 		day := micros(*r.CreatedAt) / microsPerDay
 		d := days[day]
 		if d == nil {
-			d = &kassa.DayTotal{Day: fromMicros(day * microsPerDay)}
+			d = &report.DayTotal{Day: fromMicros(day * microsPerDay)}
 			days[day] = d
 		}
 		d.Refunds++
@@ -62,7 +63,7 @@ func (db *DB) dayRefunds(ctx context.Context, merchantID int64, env kassa.Enviro
 // paid invoices that drew on counted money (the invoice's pool, or a payment
 // that counts), as only that money is in the paid volume; a refund of money set
 // aside (a wrong token, money after expiry) gives back what was never volume.
-func (db *DB) dayInvoiceRefunds(ctx context.Context, merchantID int64, env kassa.Environment, since time.Time, days map[int64]*kassa.DayTotal) error {
+func (db *DB) dayInvoiceRefunds(ctx context.Context, merchantID int64, env kassa.Environment, since time.Time, days map[int64]*report.DayTotal) error {
 	rows, err := db.r.QueryContext(ctx, `SELECT f.confirmed_at, f.amount_usd FROM refunds f JOIN invoices i ON i.id = f.invoice_id
 		WHERE f.merchant_id = $1 AND f.environment = $2 AND f.status = $3 AND f.confirmed_at >= $4 AND i.status = $5
 		AND (f.payment_id = '' OR EXISTS (SELECT 1 FROM receipts r WHERE r.id = f.payment_id AND r.status IN ($6, $7)))`,
@@ -80,7 +81,7 @@ func (db *DB) dayInvoiceRefunds(ctx context.Context, merchantID int64, env kassa
 		day := at / microsPerDay
 		d := days[day]
 		if d == nil {
-			d = &kassa.DayTotal{Day: fromMicros(day * microsPerDay)}
+			d = &report.DayTotal{Day: fromMicros(day * microsPerDay)}
 			days[day] = d
 		}
 		d.Refunds++

@@ -9,16 +9,17 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/payment"
 )
 
-var _ kassa.PaymentAddressService = (*DB)(nil)
+var _ payment.PaymentAddressService = (*DB)(nil)
 
 // LockPaymentAddress locks the payor's token on the invoice and returns the deposit
 // address for the token's network, in one transaction with the invoice row locked.
 // A new address takes the next derivation index of its environment and network,
 // allocated under a lock (an advisory transaction lock on PostgreSQL); the unique
 // constraint on the index backs it up, and a conflict is tried again.
-func (db *DB) LockPaymentAddress(ctx context.Context, req kassa.PaymentAddressRequest) (*kassa.PaymentAddress, *kassa.Invoice, error) {
+func (db *DB) LockPaymentAddress(ctx context.Context, req payment.PaymentAddressRequest) (*kassa.PaymentAddress, *kassa.Invoice, error) {
 	for attempt := 0; ; attempt++ {
 		addr, inv, err := db.lockPaymentAddress(ctx, req)
 		if isUniqueViolation(err) && attempt < 5 {
@@ -28,7 +29,7 @@ func (db *DB) LockPaymentAddress(ctx context.Context, req kassa.PaymentAddressRe
 	}
 }
 
-func (db *DB) lockPaymentAddress(ctx context.Context, req kassa.PaymentAddressRequest) (*kassa.PaymentAddress, *kassa.Invoice, error) {
+func (db *DB) lockPaymentAddress(ctx context.Context, req payment.PaymentAddressRequest) (*kassa.PaymentAddress, *kassa.Invoice, error) {
 	var (
 		addr *kassa.PaymentAddress
 		inv  *kassa.Invoice
@@ -104,7 +105,7 @@ func paymentAddress(ctx context.Context, q queryer, invoiceID, network string) (
 }
 
 // newPaymentAddress derives and stores the invoice's address on the token's network.
-func (db *DB) newPaymentAddress(ctx context.Context, tx txq, inv *kassa.Invoice, req kassa.PaymentAddressRequest, now time.Time) (*kassa.PaymentAddress, error) {
+func (db *DB) newPaymentAddress(ctx context.Context, tx txq, inv *kassa.Invoice, req payment.PaymentAddressRequest, now time.Time) (*kassa.PaymentAddress, error) {
 	if db.engine == EnginePostgres {
 		// Serialize index allocation per environment and network for this
 		// transaction (SQLite's single writer already does).
@@ -139,7 +140,7 @@ func (db *DB) newPaymentAddress(ctx context.Context, tx txq, inv *kassa.Invoice,
 
 // requote gives an existing address a fresh quote, for another token of its network
 // or once the last quote expired.
-func requote(ctx context.Context, tx txq, inv *kassa.Invoice, a *kassa.PaymentAddress, req kassa.PaymentAddressRequest) error {
+func requote(ctx context.Context, tx txq, inv *kassa.Invoice, a *kassa.PaymentAddress, req payment.PaymentAddressRequest) error {
 	a.TokenID = req.Token.ID
 	if err := quote(a, inv, req); err != nil {
 		return err
@@ -152,7 +153,7 @@ func requote(ctx context.Context, tx txq, inv *kassa.Invoice, a *kassa.PaymentAd
 	return nil
 }
 
-func quote(a *kassa.PaymentAddress, inv *kassa.Invoice, req kassa.PaymentAddressRequest) error {
+func quote(a *kassa.PaymentAddress, inv *kassa.Invoice, req payment.PaymentAddressRequest) error {
 	remaining := inv.AmountRemaining()
 	units, rate, expires, err := req.Quote(remaining)
 	if err != nil {

@@ -8,14 +8,15 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/payment"
 	"kassa/store"
 	"kassa/store/storetest"
 )
 
 // addressRequest asks for inv's address in a devnet token, deriving index n as a
 // recognisable fake address.
-func addressRequest(inv *kassa.Invoice, tokenID int64) kassa.PaymentAddressRequest {
-	return kassa.PaymentAddressRequest{MerchantID: inv.MerchantID, InvoiceID: inv.ID,
+func addressRequest(inv *kassa.Invoice, tokenID int64) payment.PaymentAddressRequest {
+	return payment.PaymentAddressRequest{MerchantID: inv.MerchantID, InvoiceID: inv.ID,
 		Token:  kassa.Token{ID: tokenID, Network: "bsc-testnet", Decimals: 18},
 		Derive: func(i uint32) (string, error) { return fmt.Sprintf("0x%040x", i), nil },
 		Quote: func(remaining kassa.Millis) (*big.Int, *big.Rat, time.Time, error) {

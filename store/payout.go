@@ -9,9 +9,8 @@ import (
 
 	"kassa"
 	"kassa/commerce"
+	"kassa/settlement"
 )
-
-var _ kassa.PayoutStore = (*DB)(nil)
 
 const payoutColumns = `id, kind, environment, network, merchant_id, from_address, from_index, token_id,
 	amount_units, to_address, COALESCE(order_id, ''), COALESCE(refund_id, ''), status, COALESCE(topup_tx_id, ''),
@@ -39,7 +38,7 @@ func scanPayout(s scanner) (*kassa.Payout, error) {
 // QueueSweep adds a processing receipt to the queued sweep of its deposit
 // address, token and destination, or queues a new sweep: several receipts on one
 // deposit address go in one transfer. The receipt keeps processing.
-func (db *DB) QueueSweep(ctx context.Context, job kassa.SettlementJob) (*kassa.Payout, error) {
+func (db *DB) QueueSweep(ctx context.Context, job settlement.SettlementJob) (*kassa.Payout, error) {
 	if job.DepositAddress == "" || job.To == "" {
 		return nil, fmt.Errorf("store: receipt %s: a sweep needs a deposit address and a destination", job.ReceiptID)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"kassa"
 	"kassa/commerce"
+	"kassa/settlement"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -143,7 +144,7 @@ func TestQueueSweepGroups(t *testing.T) {
 		if p1.ID != p2.ID || p2.Amount.Cmp(big.NewInt(2*1000*1_000_000_000_000_000)) != 0 {
 			t.Fatalf("second sweep %s of %s, want %s with both amounts", p2.ID, p2.Amount, p1.ID)
 		}
-		j := kassa.SettlementJob{ReceiptID: r2.ID, DepositAddress: deposit, To: p2.To, Network: p2.Network,
+		j := settlement.SettlementJob{ReceiptID: r2.ID, DepositAddress: deposit, To: p2.To, Network: p2.Network,
 			Environment: kassa.Devnet, TokenID: 1, AmountUnits: big.NewInt(1)}
 		if _, err := f.db.QueueSweep(f.ctx, j); kassa.ErrorKindOf(err) != kassa.KindConflict {
 			t.Fatalf("queueing a receipt twice: %v, want a conflict", err)

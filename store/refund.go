@@ -12,8 +12,6 @@ import (
 	"kassa"
 )
 
-var _ kassa.RefundStore = (*DB)(nil)
-
 const refundColumns = `id, invoice_id, payment_id, merchant_id, environment, status, amount_usd, rate, network,
 	token_id, token_symbol, decimals, amount_units, address, claim_hash, claim_expires_at, tx_hash, reason,
 	failure_reason, created_at, sent_at, confirmed_at, paid_by, watch_from, seen_block_number, seen_block_hash,
@@ -211,7 +209,7 @@ func (db *DB) cancelRefundPayout(ctx context.Context, tx txq, refundID string, n
 }
 
 // ClaimRefund gives a refund awaiting its address the payor's address when
-// tokenHash is its claim's (kassa.RefundStore).
+// tokenHash is its claim's (refund.Store).
 func (db *DB) ClaimRefund(ctx context.Context, id string, tokenHash []byte, address string) (*kassa.Refund, error) {
 	var out *kassa.Refund
 	err := db.tx(ctx, func(tx txq) error {
@@ -245,7 +243,7 @@ func (db *DB) saveRefund(ctx context.Context, tx txq, r *kassa.Refund, now time.
 }
 
 // RefundByClaim reads a refund and its shop's name for its claim link when
-// tokenHash is its claim's (kassa.RefundStore); a refund created with an
+// tokenHash is its claim's (refund.Store); a refund created with an
 // address has no claim and is never found this way.
 func (db *DB) RefundByClaim(ctx context.Context, id string, tokenHash []byte) (*kassa.RefundClaim, error) {
 	r, err := db.refund(ctx, db.r, 0, id, "")

@@ -11,18 +11,13 @@ import (
 	"kassa"
 )
 
-var (
-	_ kassa.OwnWalletStore = (*DB)(nil)
-	_ kassa.OwnWalletWatch = (*DB)(nil)
-)
-
 // ownWalletPayout is the reason on the payout of a refund the merchant took over
 // to pay from their own wallet: it failed unsigned, and is queued again if the
 // merchant hands the refund back.
 const ownWalletPayout = "withdrawn: the merchant pays this refund from their own wallet"
 
 // PayRefundFromOwnWallet withdraws a pending refund from the payout executor for
-// the merchant to pay it from their own wallet (kassa.OwnWalletStore): its
+// the merchant to pay it from their own wallet (refund.OwnWalletStore): its
 // payout, while unsigned (queued, or funding: only the gas top-up is signed),
 // fails in the same transaction, and the sender's signing, which moves a payout
 // only from queued or funding, can no longer take it. The watcher looks for the
@@ -70,7 +65,7 @@ func (db *DB) PayRefundFromOwnWallet(ctx context.Context, p kassa.Principal, id 
 }
 
 // LetKassaPayRefund hands a refund the merchant took over back to the payout
-// executor while no transfer paying it was seen (kassa.OwnWalletStore): its
+// executor while no transfer paying it was seen (refund.OwnWalletStore): its
 // withdrawn payout is queued again (the gas wallet's reason will say why if it
 // is still short); without one, the executor queues one.
 func (db *DB) LetKassaPayRefund(ctx context.Context, p kassa.Principal, id string) (*kassa.Refund, error) {
@@ -131,7 +126,7 @@ func (db *DB) saveOwnRefund(ctx context.Context, tx txq, r *kassa.Refund, now ti
 }
 
 // OwnWalletRefunds lists env's refunds on network the merchant pays, pending or
-// sent, oldest first (kassa.OwnWalletWatch).
+// sent, oldest first (chain.OwnWalletWatch).
 func (db *DB) OwnWalletRefunds(ctx context.Context, env kassa.Environment, network string) ([]*kassa.Refund, error) {
 	return db.ownWalletRefunds(ctx, db.r, env, network, "", "")
 }
@@ -213,7 +208,7 @@ func (db *DB) RecordOwnWalletTransfer(ctx context.Context, env kassa.Environment
 
 // ConfirmOwnWalletRefunds confirms env's sent own-wallet refunds on network
 // whose transfer has confirmations at head, each in its own transaction with
-// refundConfirmed (kassa.OwnWalletWatch).
+// refundConfirmed (chain.OwnWalletWatch).
 func (db *DB) ConfirmOwnWalletRefunds(ctx context.Context, env kassa.Environment, network string, head uint64, confirmations int) (int, error) {
 	rs, err := db.OwnWalletRefunds(ctx, env, network)
 	if err != nil {

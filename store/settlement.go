@@ -9,9 +9,10 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/settlement"
 )
 
-var _ kassa.SettlementService = (*DB)(nil)
+var _ settlement.SettlementService = (*DB)(nil)
 
 // ClaimSettlements moves up to limit confirmed receipts from pending to processing
 // in one transaction (DB.claim: several workers and instances never claim the same
@@ -19,8 +20,8 @@ var _ kassa.SettlementService = (*DB)(nil)
 // after lease (its worker's process died) is claimed again, unless a payout holds
 // it: a sweep on chain finishes it (RecordTx). Executors must therefore be
 // idempotent per receipt id.
-func (db *DB) ClaimSettlements(ctx context.Context, limit int, lease time.Duration) ([]kassa.SettlementJob, error) {
-	var jobs []kassa.SettlementJob
+func (db *DB) ClaimSettlements(ctx context.Context, limit int, lease time.Duration) ([]settlement.SettlementJob, error) {
+	var jobs []settlement.SettlementJob
 	now := db.clock()
 	err := db.tx(ctx, func(tx txq) error {
 		jobs = nil
@@ -53,7 +54,7 @@ const settlesSQL = `(status IN ('confirmed', 'underpaid') OR (status = 'manual_r
 	AND NOT (block_number > 0 AND block_hash = '')))`
 
 // loadSettlementJobs reads the claimed receipts ids with their destinations.
-func (db *DB) loadSettlementJobs(ctx context.Context, tx txq, ids []string) ([]kassa.SettlementJob, error) {
+func (db *DB) loadSettlementJobs(ctx context.Context, tx txq, ids []string) ([]settlement.SettlementJob, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT r.id, r.invoice_id, r.merchant_id, r.environment, r.network,
 		r.token_id, r.amount_units, i.receiver_override_enabled, i.receiver_override_address, m.settlement,
 		COALESCE(a.address, ''), COALESCE(a.address_index, 0)
@@ -64,7 +65,7 @@ func (db *DB) loadSettlementJobs(ctx context.Context, tx txq, ids []string) ([]k
 		return nil, fmt.Errorf("store: due settlements: %w", err)
 	}
 	defer rows.Close()
-	var jobs []kassa.SettlementJob
+	var jobs []settlement.SettlementJob
 	for rows.Next() {
 		j, err := scanJob(rows)
 		if err != nil {
@@ -75,9 +76,9 @@ func (db *DB) loadSettlementJobs(ctx context.Context, tx txq, ids []string) ([]k
 	return jobs, rows.Err()
 }
 
-func scanJob(rows *sql.Rows) (kassa.SettlementJob, error) {
+func scanJob(rows *sql.Rows) (settlement.SettlementJob, error) {
 	var (
-		j             kassa.SettlementJob
+		j             settlement.SettlementJob
 		env, units    string
 		override      bool
 		overrideAddr  sql.Null[string]

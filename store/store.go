@@ -64,7 +64,7 @@ type Config struct {
 }
 
 // DB is the store. It implements kassa.MerchantService, kassa.APIKeyService,
-// kassa.InvoiceService and kassa.IdempotencyStore. It is safe for concurrent use.
+// kassa.InvoiceService and httpx.IdempotencyStore. It is safe for concurrent use.
 type DB struct {
 	engine string
 	// w runs every transaction and write. On SQLite it has one connection, so
@@ -116,10 +116,9 @@ type DB struct {
 
 // Compile-time checks that DB provides the domain services.
 var (
-	_ kassa.MerchantService  = (*DB)(nil)
-	_ kassa.APIKeyService    = (*DB)(nil)
-	_ kassa.InvoiceService   = (*DB)(nil)
-	_ kassa.IdempotencyStore = (*DB)(nil)
+	_ kassa.MerchantService = (*DB)(nil)
+	_ kassa.APIKeyService   = (*DB)(nil)
+	_ kassa.InvoiceService  = (*DB)(nil)
 )
 
 // Open opens the engine cfg selects, applies the embedded migrations and returns a

@@ -11,8 +11,6 @@ import (
 	"kassa"
 )
 
-var _ kassa.WebhookQueue = (*DB)(nil)
-
 // newDeliveryID returns "whd_" and a time-ordered hex id.
 func newDeliveryID(now time.Time) string {
 	return "whd_" + strings.ReplaceAll(kassa.NewTimeUUID(now), "-", "")

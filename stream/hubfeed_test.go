@@ -98,7 +98,7 @@ func TestHubScopesAndRetries(t *testing.T) {
 	last := feed.add(2, kassa.Devnet, kassa.EventOrderCreated)
 	wake <- struct{}{}
 	for _, c := range []struct {
-		sub  kassa.Subscription
+		sub  stream.Subscription
 		want []string
 	}{{merchant, wantMerchant}, {commerce, wantCommerce}, {other, []string{last.ID}}} {
 		got := receive(t, c.sub, len(c.want))

@@ -130,7 +130,7 @@ func TestResumeWithoutGapOrDuplicate(t *testing.T) {
 
 		sub := f.hub.Subscribe(m.ID, kassa.Devnet, kassa.ScopeMerchant)
 		defer sub.Close()
-		replay := kassa.ResumeAfter(f.db, m.ID, kassa.Devnet, kassa.ScopeMerchant, since.Pos)
+		replay := stream.ResumeAfter(f.db, m.ID, kassa.Devnet, kassa.ScopeMerchant, since.Pos)
 		var got []*kassa.Event
 		for done := false; !done; {
 			var page []*kassa.Event
@@ -187,11 +187,11 @@ func TestHubStopClosesSubscriptions(t *testing.T) {
 	sub := hub.Subscribe(1, kassa.Devnet, kassa.ScopeMerchant)
 	cancel()
 	<-done
-	if _, ok := <-sub.Events(); ok || !errors.Is(sub.Err(), kassa.ErrStreamStopped) {
+	if _, ok := <-sub.Events(); ok || !errors.Is(sub.Err(), stream.ErrStreamStopped) {
 		t.Fatalf("after stop: Err %v", sub.Err())
 	}
 	late := hub.Subscribe(1, kassa.Devnet, kassa.ScopeMerchant)
-	if _, ok := <-late.Events(); ok || !errors.Is(late.Err(), kassa.ErrStreamStopped) {
+	if _, ok := <-late.Events(); ok || !errors.Is(late.Err(), stream.ErrStreamStopped) {
 		t.Fatalf("subscribe after stop: Err %v", late.Err())
 	}
 	sub.Close()

@@ -19,7 +19,7 @@ type sinkSet struct {
 // pushJob is one key's part of a fan-out: its events and its sinks.
 type pushJob struct {
 	set   *sinkSet
-	batch *kassa.EventBatch
+	batch *EventBatch
 }
 
 // pushJobs gathers a fan-out's events by key.
@@ -36,15 +36,15 @@ func (j *pushJobs) add(key subKey, set *sinkSet, e *kassa.Event) {
 	if !ok {
 		i = len(j.list)
 		j.index[key] = i
-		j.list = append(j.list, pushJob{set: set, batch: &kassa.EventBatch{}})
+		j.list = append(j.list, pushJob{set: set, batch: &EventBatch{}})
 	}
 	j.list[i].batch.Events = append(j.list[i].batch.Events, e)
 }
 
-// SubscribeSink implements kassa.PushStream: Subscribe for a sink, with the same
+// SubscribeSink implements PushStream: Subscribe for a sink, with the same
 // start (the hub's position when it returns). Once Run has returned, the sink is
-// ended at once with kassa.ErrStreamStopped.
-func (h *Hub) SubscribeSink(merchantID int64, env kassa.Environment, scope kassa.Scope, sink kassa.EventSink) func() {
+// ended at once with ErrStreamStopped.
+func (h *Hub) SubscribeSink(merchantID int64, env kassa.Environment, scope kassa.Scope, sink EventSink) func() {
 	<-h.ready
 	s := &Sub{hub: h, key: subKey{merchantID, env, scope}, sink: sink}
 	h.mu.Lock()
@@ -52,8 +52,8 @@ func (h *Hub) SubscribeSink(merchantID int64, env kassa.Environment, scope kassa
 	h.catchUpLocked()
 	s.start = h.pos
 	if h.stopped {
-		s.err, s.done = kassa.ErrStreamStopped, true
-		sink.End(kassa.ErrStreamStopped)
+		s.err, s.done = ErrStreamStopped, true
+		sink.End(ErrStreamStopped)
 		return s.Close
 	}
 	set := h.sinks[s.key]
@@ -89,8 +89,8 @@ func (h *Hub) push(jobs []pushJob) {
 	for _, ss := range slow {
 		for _, s := range ss {
 			h.remove(s)
-			s.err, s.done = kassa.ErrSlowConsumer, true
-			s.sink.End(kassa.ErrSlowConsumer)
+			s.err, s.done = ErrSlowConsumer, true
+			s.sink.End(ErrSlowConsumer)
 		}
 	}
 }
@@ -115,4 +115,4 @@ func (h *Hub) pushRange(jobs []pushJob, lo, hi int) (slow []*Sub) {
 	return slow
 }
 
-var _ kassa.PushStream = (*Hub)(nil)
+var _ PushStream = (*Hub)(nil)

@@ -10,8 +10,8 @@ import (
 // nopSink takes every batch and does nothing with it.
 type nopSink struct{}
 
-func (nopSink) Push(*kassa.EventBatch, int) bool { return true }
-func (nopSink) End(error)                        {}
+func (nopSink) Push(*EventBatch, int) bool { return true }
+func (nopSink) End(error)                  {}
 
 // BenchmarkFanOut is the hub's own cost of handing one event to n subscribers:
 // sinks (pushed to, as the WebSocket streams are) and, for comparison, channel

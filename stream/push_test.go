@@ -18,7 +18,7 @@ type recSink struct {
 	hold bool
 
 	mu      sync.Mutex
-	batches []*kassa.EventBatch
+	batches []*stream.EventBatch
 	events  []string
 	pending int
 	ended   chan error
@@ -26,7 +26,7 @@ type recSink struct {
 
 func newRecSink(hold bool) *recSink { return &recSink{hold: hold, ended: make(chan error, 1)} }
 
-func (s *recSink) Push(b *kassa.EventBatch, buffer int) bool {
+func (s *recSink) Push(b *stream.EventBatch, buffer int) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.hold {
@@ -118,7 +118,7 @@ func TestHubPushesToSinks(t *testing.T) {
 			t.Fatalf("sink %d got %v, want %v", i, got, want)
 		}
 	}
-	if err := <-slow.ended; !errors.Is(err, kassa.ErrSlowConsumer) {
+	if err := <-slow.ended; !errors.Is(err, stream.ErrSlowConsumer) {
 		t.Errorf("slow sink ended with %v", err)
 	}
 	if got := slow.waitFor(t, 1); len(got) != 1 || got[0] != want[0] {
@@ -162,13 +162,13 @@ func TestHubPushesToSinks(t *testing.T) {
 	cancel()
 	<-done
 	for _, s := range append([]*recSink{other, commerce}, sinks[many/2:]...) {
-		if err := <-s.ended; !errors.Is(err, kassa.ErrStreamStopped) {
+		if err := <-s.ended; !errors.Is(err, stream.ErrStreamStopped) {
 			t.Fatalf("after stop: %v", err)
 		}
 	}
 	late := newRecSink(false)
 	hub.SubscribeSink(1, kassa.Devnet, kassa.ScopeMerchant, late)()
-	if err := <-late.ended; !errors.Is(err, kassa.ErrStreamStopped) {
+	if err := <-late.ended; !errors.Is(err, stream.ErrStreamStopped) {
 		t.Errorf("subscribe after stop: %v", err)
 	}
 }

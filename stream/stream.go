@@ -65,7 +65,7 @@ type Options struct {
 	Poll time.Duration
 	// Buffer is each subscriber's channel capacity, and how many events a sink may
 	// hold unsent; a subscriber whose buffer is full when an event comes is dropped
-	// with kassa.ErrSlowConsumer. Default 256.
+	// with ErrSlowConsumer. Default 256.
 	Buffer int
 	// Pushers is how many goroutines push one batch of events to the sinks (when
 	// there are enough sinks to share out). Default GOMAXPROCS.
@@ -86,7 +86,7 @@ type subKey struct {
 	scope      kassa.Scope
 }
 
-// Hub follows the feed and implements kassa.EventStream.
+// Hub follows the feed and implements EventStream.
 type Hub struct {
 	feed kassa.EventService
 	opts Options
@@ -129,8 +129,8 @@ func New(feed kassa.EventService, opts Options) *Hub {
 // Subscribe follows the events of one merchant in env that scope may see, from the
 // hub's current position. It waits until Run has read the head of the feed, so a
 // subscription always has a definite start (see the package comment); once Run
-// has returned it gives a closed subscription whose Err is kassa.ErrStreamStopped.
-func (h *Hub) Subscribe(merchantID int64, env kassa.Environment, scope kassa.Scope) kassa.Subscription {
+// has returned it gives a closed subscription whose Err is ErrStreamStopped.
+func (h *Hub) Subscribe(merchantID int64, env kassa.Environment, scope kassa.Scope) Subscription {
 	return h.subscribe(merchantID, env, scope)
 }
 
@@ -142,7 +142,7 @@ func (h *Hub) subscribe(merchantID int64, env kassa.Environment, scope kassa.Sco
 	h.catchUpLocked()
 	s.start = h.pos
 	if h.stopped {
-		s.err, s.done = kassa.ErrStreamStopped, true
+		s.err, s.done = ErrStreamStopped, true
 		close(s.ch)
 		return s
 	}
@@ -179,7 +179,7 @@ func (h *Hub) Subscribers() int {
 }
 
 // Run follows the feed until ctx ends, then closes every subscription with
-// kassa.ErrStreamStopped. It starts at the head of the feed and reads after its
+// ErrStreamStopped. It starts at the head of the feed and reads after its
 // position whenever Options.Wake signals and every Options.Poll (worker.Loop); a
 // full page is followed by the next read at once. Read failures are logged and
 // retried at the next poll. Run is meant to be called once.
@@ -229,7 +229,7 @@ func (h *Hub) Run(ctx context.Context) {
 // fanOut hands events to their subscribers and advances the position, under one
 // lock so that Subscribe sees either none or all of a batch. A subscriber whose
 // buffer is full is dropped; the loop never blocks. Sinks get, after the loop, one
-// kassa.EventBatch per merchant, environment and scope with that key's events.
+// EventBatch per merchant, environment and scope with that key's events.
 func (h *Hub) fanOut(events []*kassa.Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -248,7 +248,7 @@ func (h *Hub) fanOut(events []*kassa.Event) {
 			case s.ch <- e:
 			default:
 				h.remove(s)
-				s.err, s.done = kassa.ErrSlowConsumer, true
+				s.err, s.done = ErrSlowConsumer, true
 				close(s.ch)
 			}
 		}
@@ -259,22 +259,22 @@ func (h *Hub) fanOut(events []*kassa.Event) {
 	}
 }
 
-// stop closes every subscription with kassa.ErrStreamStopped and refuses new ones.
+// stop closes every subscription with ErrStreamStopped and refuses new ones.
 func (h *Hub) stop() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.stopped = true
 	for _, set := range h.subs {
 		for s := range set {
-			s.err, s.done = kassa.ErrStreamStopped, true
+			s.err, s.done = ErrStreamStopped, true
 			close(s.ch)
 		}
 	}
 	h.subs = map[subKey]map[*Sub]struct{}{}
 	for _, set := range h.sinks {
 		for _, s := range set.list {
-			s.err, s.done = kassa.ErrStreamStopped, true
-			s.sink.End(kassa.ErrStreamStopped)
+			s.err, s.done = ErrStreamStopped, true
+			s.sink.End(ErrStreamStopped)
 		}
 	}
 	h.sinks = map[subKey]*sinkSet{}

@@ -83,7 +83,7 @@ func objectID(t *testing.T, e *kassa.Event) string {
 }
 
 // receive reads n events from sub, failing the test if they do not come in time.
-func receive(t *testing.T, sub kassa.Subscription, n int) []*kassa.Event {
+func receive(t *testing.T, sub stream.Subscription, n int) []*kassa.Event {
 	t.Helper()
 	var out []*kassa.Event
 	timeout := time.After(deadline)
@@ -102,7 +102,7 @@ func receive(t *testing.T, sub kassa.Subscription, n int) []*kassa.Event {
 }
 
 // expectNone fails if sub holds an event now.
-func expectNone(t *testing.T, name string, sub kassa.Subscription) {
+func expectNone(t *testing.T, name string, sub stream.Subscription) {
 	t.Helper()
 	select {
 	case e, ok := <-sub.Events():
@@ -150,7 +150,7 @@ func TestHubDeliversMatchingEventsInOrder(t *testing.T) {
 		// earlier event has been fanned out.
 		for _, c := range []struct {
 			name string
-			sub  kassa.Subscription
+			sub  stream.Subscription
 			want []string
 		}{{"m1 devnet", mine, want}, {"m1 mainnet", mainnet, wantMainnet}, {"m2 devnet", other, wantOther}} {
 			got := receive(t, c.sub, len(c.want))
@@ -161,7 +161,7 @@ func TestHubDeliversMatchingEventsInOrder(t *testing.T) {
 				}
 			}
 		}
-		for name, sub := range map[string]kassa.Subscription{"m1 devnet": mine, "m1 mainnet": mainnet, "m2 devnet": other, "m1 commerce": commerce} {
+		for name, sub := range map[string]stream.Subscription{"m1 devnet": mine, "m1 mainnet": mainnet, "m2 devnet": other, "m1 commerce": commerce} {
 			expectNone(t, name, sub)
 		}
 
@@ -248,7 +248,7 @@ func TestHubDropsSlowConsumerOnly(t *testing.T) {
 		if len(got) != 3 || got[0] != want[0] || got[2] != want[2] {
 			t.Errorf("slow got %v, want the first 3 of %v", got, want)
 		}
-		if !errors.Is(slow.Err(), kassa.ErrSlowConsumer) {
+		if !errors.Is(slow.Err(), stream.ErrSlowConsumer) {
 			t.Errorf("slow Err = %v", slow.Err())
 		}
 		if fast.Err() != nil {

@@ -2,13 +2,13 @@ package stream
 
 import "kassa"
 
-// Sub is one subscription; it implements kassa.Subscription. A sink's
+// Sub is one subscription; it implements Subscription. A sink's
 // subscription (SubscribeSink) has no channel.
 type Sub struct {
 	hub   *Hub
 	key   subKey
 	ch    chan *kassa.Event
-	sink  kassa.EventSink
+	sink  EventSink
 	idx   int // the sink's place in its sinkSet; guarded by hub.mu
 	start kassa.FeedPos
 	err   error // guarded by hub.mu
@@ -19,7 +19,7 @@ type Sub struct {
 // subscription ends.
 func (s *Sub) Events() <-chan *kassa.Event { return s.ch }
 
-// Err tells why Events was closed: kassa.ErrSlowConsumer, kassa.ErrStreamStopped, or nil after Close
+// Err tells why Events was closed: ErrSlowConsumer, ErrStreamStopped, or nil after Close
 // (and while the subscription is open).
 func (s *Sub) Err() error {
 	s.hub.mu.Lock()

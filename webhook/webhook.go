@@ -45,7 +45,7 @@ const (
 
 // Worker sends due webhook deliveries. Its zero knobs take the defaults.
 type Worker struct {
-	Queue kassa.WebhookQueue
+	Queue Queue
 	// Targets is where deliveries may go (serve --webhook-allow-private, which
 	// concerns devnet only); the zero value reaches public addresses only.
 	Targets kassa.WebhookTargets

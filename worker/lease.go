@@ -3,18 +3,16 @@ package worker
 import (
 	"context"
 	"time"
-
-	"kassa"
 )
 
 // Lease makes a job a singleton among instances sharing one store: a Loop with a
-// Lease runs a round only while its holder has the named lease (kassa.Leaser,
+// Lease runs a round only while its holder has the named lease (Leaser,
 // store.DB), taking or renewing it before each round, and gives it up when it
 // stops so another instance takes over at its next round. A holder that dies
 // keeps the lease until TTL has passed; TTL must exceed the Loop's Interval, or
 // the lease lapses between the holder's rounds.
 type Lease struct {
-	Leaser kassa.Leaser
+	Leaser Leaser
 	Name   string        // the job's lease, the same in every instance ("invoice-expiry")
 	Holder string        // this instance, unique among instances
 	TTL    time.Duration // how long a taken or renewed lease lasts

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/report"
 )
 
 // chart is the overview's bar chart of net volume per day, drawn as inline SVG
@@ -47,8 +48,8 @@ const (
 // newChart lays out n days from first (midnight UTC), filling days without a paid
 // invoice or a refund with zero; heights scale to the largest day in integers, and
 // a day below zero has no bar (its row in the table says how much).
-func newChart(first time.Time, n int, totals []kassa.DayTotal) chart {
-	by := map[int64]kassa.DayTotal{}
+func newChart(first time.Time, n int, totals []report.DayTotal) chart {
+	by := map[int64]report.DayTotal{}
 	for _, t := range totals {
 		by[t.Day.Unix()] = t
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/report"
 )
 
 func TestNewChart(t *testing.T) {
@@ -13,18 +14,18 @@ func TestNewChart(t *testing.T) {
 	day := func(i int) time.Time { return first.AddDate(0, 0, i) }
 	tests := []struct {
 		name    string
-		totals  []kassa.DayTotal
+		totals  []report.DayTotal
 		heights map[int]int // day index → bar height
 		max     kassa.Millis
 	}{
 		{"none", nil, map[int]int{0: 0, 29: 0}, 0},
-		{"scaled to the largest day", []kassa.DayTotal{{Day: day(0), Paid: 1, Gross: 1000}, {Day: day(29), Paid: 4, Gross: 4000}},
+		{"scaled to the largest day", []report.DayTotal{{Day: day(0), Paid: 1, Gross: 1000}, {Day: day(29), Paid: 4, Gross: 4000}},
 			map[int]int{0: chartPlot / 4, 1: 0, 29: chartPlot}, 4000},
-		{"a tiny day still shows", []kassa.DayTotal{{Day: day(3), Paid: 1, Gross: 1}, {Day: day(4), Paid: 1, Gross: 10_000_000}},
+		{"a tiny day still shows", []report.DayTotal{{Day: day(3), Paid: 1, Gross: 1}, {Day: day(4), Paid: 1, Gross: 10_000_000}},
 			map[int]int{3: 1, 4: chartPlot}, 10_000_000},
-		{"net of refunds", []kassa.DayTotal{{Day: day(1), Paid: 2, Gross: 4000, Refunds: 1, Refunded: 2000}, {Day: day(2), Paid: 1, Gross: 1000}},
+		{"net of refunds", []report.DayTotal{{Day: day(1), Paid: 2, Gross: 4000, Refunds: 1, Refunded: 2000}, {Day: day(2), Paid: 1, Gross: 1000}},
 			map[int]int{1: chartPlot, 2: chartPlot / 2}, 2000},
-		{"a day of more refunds than payments has no bar", []kassa.DayTotal{{Day: day(1), Paid: 1, Gross: 1000}, {Day: day(2), Refunds: 1, Refunded: 3000}},
+		{"a day of more refunds than payments has no bar", []report.DayTotal{{Day: day(1), Paid: 1, Gross: 1000}, {Day: day(2), Refunds: 1, Refunded: 3000}},
 			map[int]int{1: chartPlot, 2: 0}, 1000},
 	}
 	for _, tt := range tests {
@@ -51,7 +52,7 @@ func TestNewChart(t *testing.T) {
 func TestChartRows(t *testing.T) {
 	first := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	day := func(i int) time.Time { return first.AddDate(0, 0, i) }
-	c := newChart(first, 30, []kassa.DayTotal{{Day: day(3), Paid: 2, Gross: 15000},
+	c := newChart(first, 30, []report.DayTotal{{Day: day(3), Paid: 2, Gross: 15000},
 		{Day: day(20), Paid: 1, Gross: 17320, Refunds: 1, Refunded: 16820}, {Day: day(29), Refunds: 1, Refunded: 2500}})
 	var got []string
 	for _, r := range c.Rows {

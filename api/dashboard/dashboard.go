@@ -13,14 +13,15 @@ import (
 	"kassa/refund"
 	"kassa/report"
 	"kassa/signin"
+	"kassa/stream"
 )
 
 // Config holds what the dashboard needs.
 type Config struct {
-	Core      *httpx.Core                 // login rate limits
-	SignIn    *signin.Service             // sign-in, re-authentication, password and two-step changes
-	Merchants kassa.MerchantService       // sign-in and the account
-	Sessions  kassa.DashboardSessionStore // server-side sessions and the second factor
+	Core      *httpx.Core                  // login rate limits
+	SignIn    *signin.Service              // sign-in, re-authentication, password and two-step changes
+	Merchants kassa.MerchantService        // sign-in and the account
+	Sessions  signin.DashboardSessionStore // server-side sessions and the second factor
 	Invoices  kassa.InvoiceService
 	Keys      kassa.APIKeyService
 	Webhooks  kassa.WebhookService
@@ -28,14 +29,14 @@ type Config struct {
 	Pay       *payment.Service     // accepting and dismissing money set aside
 	Refunds   *refund.Service      // refunds, the API's service; nil: none (no Refund actions, 404)
 	Events    kassa.EventService   // an invoice's timeline
-	Stats     kassa.OverviewStats  // the overview's chart, failed deliveries and an invoice's deliveries
-	Stream    kassa.EventStream    // wakes an invoice page's live updates; nil: they poll
+	Stats     report.OverviewStats // the overview's chart, failed deliveries and an invoice's deliveries
+	Stream    stream.EventStream   // wakes an invoice page's live updates; nil: they poll
 	Registry  kassa.Registry       // networks' explorers
 	Reports   report.Source        // the CSV reports of the reports page
 	Signer    kassa.SessionSigner  // payment links of new invoices
 	Commerce  commerce.Service     // orders; nil: no commerce, the orders pages are empty
 	// Idempotency keeps the keys of forms that must not act twice (an order's cancel).
-	Idempotency kassa.IdempotencyStore
+	Idempotency httpx.IdempotencyStore
 	PublicURL   string
 	Log         *slog.Logger
 	Now         func() time.Time

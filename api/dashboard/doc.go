@@ -2,7 +2,7 @@
 // pages (html/template, embedded CSS and a small script) that work without
 // JavaScript, with post/redirect/get forms and all list state in the URL
 // (decisions.md, "Merchant dashboard"). A merchant signs in with the account's
-// email and password; the session lives in the store (kassa.DashboardSessionStore)
+// email and password; the session lives in the store (signin.DashboardSessionStore)
 // and the browser holds only its token, in an HttpOnly SameSite cookie. With the
 // optional TOTP second factor on (package secondfactor), the password leads to a
 // short-lived half sign-in that only a code turns into a session.

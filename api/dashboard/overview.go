@@ -5,14 +5,15 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/report"
 )
 
 // overviewView is the overview's figures for the session's environment.
 type overviewView struct {
 	Periods   []periodTotals
-	Open      int64         // unpaid and underpaid now
-	Attention int64         // underpaid, or with money set aside, now
-	Failing   kassa.Failing // webhook deliveries retrying now or failed within failingDays
+	Open      int64          // unpaid and underpaid now
+	Attention int64          // underpaid, or with money set aside, now
+	Failing   report.Failing // webhook deliveries retrying now or failed within failingDays
 	Chart     chart
 	Setup     []setupStep // nil once every step is done
 	Recent    []*kassa.Invoice

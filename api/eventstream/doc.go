@@ -8,7 +8,7 @@
 //     the key behind an open stream, shared by the streams of one key;
 //   - wsstream.go: the upgrade and the stream loop (replay, pings, expiry and
 //     revocation, closing);
-//   - wssink.go: the socket as the hub's fan-out sees it (a kassa.EventSink):
+//   - wssink.go: the socket as the hub's fan-out sees it (a stream.EventSink):
 //     live events are written from the fan-out with one non-blocking write of
 //     frames every client shares, and what the socket does not take waits for
 //     the stream's goroutine; wsraw_*.go: the non-blocking write;

@@ -11,6 +11,7 @@ import (
 
 	"kassa"
 	"kassa/api/httpx"
+	"kassa/stream"
 )
 
 // Default timings of the event streams.
@@ -27,7 +28,7 @@ type Config struct {
 	PublicURL string              // base of a token's ws_url
 	Keys      kassa.APIKeyService // rechecks of the keys behind open streams
 	Events    kassa.EventService  // ?since= lookups and replays
-	Stream    kassa.EventStream   // live events; nil: streams answer 503
+	Stream    stream.EventStream  // live events; nil: streams answer 503
 	// PingInterval is how often a stream pings its client; zero: 30 s.
 	PingInterval time.Duration
 	// KeyCheckInterval is how often a key-backed stream rechecks its key; zero: 5 s.
@@ -39,11 +40,11 @@ type Config struct {
 // API mints WebSocket tokens and serves the event streams.
 type API struct {
 	core                        *httpx.Core
-	signer                      kassa.WSTokenSigner
+	signer                      httpx.WSTokenSigner
 	publicURL                   string
 	keys                        kassa.APIKeyService
 	events                      kassa.EventService
-	stream                      kassa.EventStream
+	stream                      stream.EventStream
 	pingInterval, keyCheckEvery time.Duration
 	beforeLiveWrite             func(r *http.Request)
 
@@ -53,7 +54,7 @@ type API struct {
 
 // New returns the event streams over cfg.
 func New(cfg Config) *API {
-	a := &API{core: cfg.Core, signer: kassa.NewWSTokenSigner(cfg.Secret), publicURL: cfg.PublicURL,
+	a := &API{core: cfg.Core, signer: httpx.NewWSTokenSigner(cfg.Secret), publicURL: cfg.PublicURL,
 		keys: cfg.Keys, events: cfg.Events, stream: cfg.Stream, pingInterval: cfg.PingInterval,
 		keyCheckEvery: cfg.KeyCheckInterval, beforeLiveWrite: cfg.BeforeLiveWrite, keyChecks: map[string]keyCheck{}}
 	if a.pingInterval <= 0 {
@@ -101,7 +102,7 @@ func (a *API) MintToken(w http.ResponseWriter, r *http.Request) error {
 		expires = p.TokenExpires // a token lives no longer than the login it came from
 	}
 	exp := time.Unix(expires, 0).UTC()
-	token := a.signer.Mint(kassa.WSToken{KeyID: p.KeyID, CredentialVersion: p.CredentialVersion,
+	token := a.signer.Mint(httpx.WSToken{KeyID: p.KeyID, CredentialVersion: p.CredentialVersion,
 		MerchantID: p.MerchantID, Environment: p.Environment, Scope: scope, ExpiresAt: exp.Unix()})
 	httpx.WriteJSON(w, http.StatusOK, map[string]any{"success": true, "data": wsTokenJSON{
 		Token: token, Scope: string(scope), MerchantID: p.MerchantID, NetworkEnvironment: string(p.Environment),
@@ -121,7 +122,7 @@ func credentialName(p kassa.Principal) string {
 func decodeWSTokenRequest(r *http.Request) (kassa.Scope, int64, error) {
 	badScope := httpx.ErrInvalid("scope", "invalid_scope", "scope is required and must be merchant or commerce.")
 	var scope kassa.Scope
-	ttl := int64(kassa.WSTokenDefaultTTL)
+	ttl := int64(httpx.WSTokenDefaultTTL)
 	err := httpx.DecodeRequest(r, httpx.BodyOptionalBlank, func(f httpx.Field) (bool, error) {
 		switch f.Key {
 		case "scope":
@@ -135,7 +136,7 @@ func decodeWSTokenRequest(r *http.Request) (kassa.Scope, int64, error) {
 				return true, nil
 			}
 			n, err := httpx.Integer(f, "invalid_ttl")
-			if err != nil || n < kassa.WSTokenMinTTL || n > kassa.WSTokenMaxTTL {
+			if err != nil || n < httpx.WSTokenMinTTL || n > httpx.WSTokenMaxTTL {
 				return true, httpx.ErrInvalid("ttl_seconds", "invalid_ttl", "ttl_seconds must be an integer from 60 to 86400.")
 			}
 			ttl = n

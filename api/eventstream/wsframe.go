@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"kassa"
+	"kassa/stream"
 )
 
 // maxFrameHeader is the longest header of an unmasked frame.
@@ -68,9 +69,9 @@ func (w hijackWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 }
 
 // subscribe follows p's events with sink: the stream pushes to it when it is a
-// kassa.PushStream; otherwise a goroutine reads a channel subscription and pushes.
-func subscribe(st kassa.EventStream, p kassa.Principal, sink kassa.EventSink) (cancel func()) {
-	if ps, ok := st.(kassa.PushStream); ok {
+// stream.PushStream; otherwise a goroutine reads a channel subscription and pushes.
+func subscribe(st stream.EventStream, p kassa.Principal, sink stream.EventSink) (cancel func()) {
+	if ps, ok := st.(stream.PushStream); ok {
 		return ps.SubscribeSink(p.MerchantID, p.Environment, p.Scope, sink)
 	}
 	sub := st.Subscribe(p.MerchantID, p.Environment, p.Scope)
@@ -78,9 +79,9 @@ func subscribe(st kassa.EventStream, p kassa.Principal, sink kassa.EventSink) (c
 	go func() {
 		defer close(done)
 		for e := range sub.Events() {
-			if !sink.Push(&kassa.EventBatch{Events: []*kassa.Event{e}}, max(cap(sub.Events()), 1)) {
+			if !sink.Push(&stream.EventBatch{Events: []*kassa.Event{e}}, max(cap(sub.Events()), 1)) {
 				sub.Close()
-				sink.End(kassa.ErrSlowConsumer)
+				sink.End(stream.ErrSlowConsumer)
 				return
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/stream"
 )
 
 // Who may write to a stream's socket. Only the owner writes, blocking, and it
@@ -25,13 +26,13 @@ var errEncoding = errors.New("encoding an event failed")
 
 // outItem is one piece of a stream's queue.
 type outItem struct {
-	batch *kassa.EventBatch // live events, or nil
-	raw   []byte            // else bytes sent as they are: the rest of a frame, or a control frame
+	batch *stream.EventBatch // live events, or nil
+	raw   []byte             // else bytes sent as they are: the rest of a frame, or a control frame
 }
 
-// wsSink is a stream's socket as the hub's fan-out sees it (a kassa.EventSink).
+// wsSink is a stream's socket as the hub's fan-out sees it (a stream.EventSink).
 // A live event whose frames the socket takes at once costs one non-blocking write
-// from the fan-out, with the frames every client shares (kassa.EventBatch.Bytes):
+// from the fan-out, with the frames every client shares (stream.EventBatch.Bytes):
 // no goroutine wakes up. What the socket does not take waits in the queue for
 // the stream's goroutine, which writes it with the usual timeout; a stream whose
 // queue would hold more events than the hub's buffer is dropped as a slow consumer.
@@ -44,11 +45,11 @@ type wsSink struct {
 	queue   []outItem
 	queued  int // live events in queue
 	owner   int
-	replay  *kassa.Replay // after a replay, live events pass through its Fresh until one is new
-	closing bool          // the stream is closing: live events are no longer taken
-	failed  bool          // a write failed and the connection was closed
-	ended   error         // why the subscription ended (kassa.ErrSlowConsumer, ErrStreamStopped, errEncoding)
-	kick    chan struct{} // wakes the stream's goroutine: it owns the socket, or the subscription ended
+	replay  *stream.Replay // after a replay, live events pass through its Fresh until one is new
+	closing bool           // the stream is closing: live events are no longer taken
+	failed  bool           // a write failed and the connection was closed
+	ended   error          // why the subscription ended (stream.ErrSlowConsumer, ErrStreamStopped, errEncoding)
+	kick    chan struct{}  // wakes the stream's goroutine: it owns the socket, or the subscription ended
 }
 
 // newWSSink returns a sink owned by the stream's goroutine, which lets go of it
@@ -65,8 +66,8 @@ func (s *wsSink) attach(conn net.Conn) {
 	s.conn, s.raw = conn, newRawConn(conn)
 }
 
-// Push implements kassa.EventSink.
-func (s *wsSink) Push(b *kassa.EventBatch, buffer int) bool {
+// Push implements stream.EventSink.
+func (s *wsSink) Push(b *stream.EventBatch, buffer int) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing || s.failed {
@@ -102,7 +103,7 @@ func (s *wsSink) Push(b *kassa.EventBatch, buffer int) bool {
 	return true
 }
 
-// End implements kassa.EventSink.
+// End implements stream.EventSink.
 func (s *wsSink) End(err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -138,7 +139,7 @@ func (s *wsSink) signal() {
 
 // fresh returns what of b is new to the client: b, or while a replay's last
 // events may still come live, the part after them (nil: nothing).
-func (s *wsSink) fresh(b *kassa.EventBatch) *kassa.EventBatch {
+func (s *wsSink) fresh(b *stream.EventBatch) *stream.EventBatch {
 	if s.replay == nil {
 		return b
 	}
@@ -148,7 +149,7 @@ func (s *wsSink) fresh(b *kassa.EventBatch) *kassa.EventBatch {
 			if i == 0 {
 				return b
 			}
-			return &kassa.EventBatch{Events: b.Events[i:]}
+			return &stream.EventBatch{Events: b.Events[i:]}
 		}
 	}
 	return nil
@@ -214,7 +215,7 @@ func (s *wsSink) drain() bool {
 
 // writeEvents writes a batch's frames as the owner (one by one after the hook
 // when a test set one).
-func (s *wsSink) writeEvents(b *kassa.EventBatch) error {
+func (s *wsSink) writeEvents(b *stream.EventBatch) error {
 	if s.hook == nil {
 		frames, err := b.Bytes(eventFrames)
 		if err != nil {

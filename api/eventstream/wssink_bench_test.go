@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"kassa"
+	"kassa/stream"
 )
 
 // BenchmarkSinkPush is the fan-out of one event of about 1.7 KB (an
@@ -27,7 +28,7 @@ func BenchmarkSinkPush(b *testing.B) {
 			b.SetBytes(int64(n * 1700))
 			b.ResetTimer()
 			for _, e := range events {
-				batch := &kassa.EventBatch{Events: []*kassa.Event{e}}
+				batch := &stream.EventBatch{Events: []*kassa.Event{e}}
 				for _, s := range sinks {
 					s.Push(batch, 1<<20)
 				}

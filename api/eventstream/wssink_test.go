@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/stream"
 )
 
 // tcpPair returns the two ends of a loopback TCP connection.
@@ -168,7 +169,7 @@ func TestSinkWholeFramesInOrder(t *testing.T) {
 	})
 	for i := 0; i < len(events); {
 		n := min(1+i%3, len(events)-i) // batches of 1 to 3
-		if !s.Push(&kassa.EventBatch{Events: events[i : i+n]}, 1<<20) {
+		if !s.Push(&stream.EventBatch{Events: events[i : i+n]}, 1<<20) {
 			t.Fatal("push refused")
 		}
 		i += n
@@ -217,7 +218,7 @@ func TestSinkBufferAndReplay(t *testing.T) {
 	for i, e := range events {
 		e.Pos = kassa.FeedPos{Seq: int64(i + 1)}
 	}
-	batch := func(es ...*kassa.Event) *kassa.EventBatch { return &kassa.EventBatch{Events: es} }
+	batch := func(es ...*kassa.Event) *stream.EventBatch { return &stream.EventBatch{Events: es} }
 	if !s.Push(batch(events[0], events[1]), 3) || !s.Push(batch(events[2]), 3) {
 		t.Fatal("a push within the buffer was refused")
 	}
@@ -230,7 +231,7 @@ func TestSinkBufferAndReplay(t *testing.T) {
 	if s.writeOwned(frames) != nil {
 		t.Fatal("replay write failed")
 	}
-	s.replay = kassa.ResumeAfter(nil, 1, kassa.Devnet, kassa.ScopeMerchant, events[1].Pos)
+	s.replay = stream.ResumeAfter(nil, 1, kassa.Devnet, kassa.ScopeMerchant, events[1].Pos)
 	if !s.drain() {
 		t.Fatal("drain failed")
 	}

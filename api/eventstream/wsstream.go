@@ -12,6 +12,7 @@ import (
 
 	"kassa"
 	"kassa/api/httpx"
+	"kassa/stream"
 )
 
 // isWebSocketUpgrade reports whether r asks for a WebSocket upgrade.
@@ -46,7 +47,7 @@ func headerHasToken(h http.Header, name, token string) bool {
 // Stream serves GET /ws/{merchant,commerce}/events. Everything that can fail
 // (credentials, scope, since, rate limit) is checked before the upgrade, so failures
 // are ordinary JSON error responses. Then the stream subscribes to live events,
-// replays what came after ?since=<event id>, and goes live; kassa.Replay says
+// replays what came after ?since=<event id>, and goes live; stream.Replay says
 // why nothing is missed or sent twice. Each event is one JSON text frame.
 func (a *API) Stream(scope kassa.Scope) httpx.Func {
 	return func(w http.ResponseWriter, r *http.Request) error {
@@ -133,7 +134,7 @@ func (a *API) runStream(r *http.Request, c *websocket.Conn, cred streamCredentia
 	ctx := c.CloseRead(r.Context())
 
 	if since != nil {
-		replay := kassa.ResumeAfter(a.events, p.MerchantID, p.Environment, p.Scope, since.Pos)
+		replay := stream.ResumeAfter(a.events, p.MerchantID, p.Environment, p.Scope, since.Pos)
 		for done := false; !done; {
 			var page []*kassa.Event
 			var err error
@@ -207,10 +208,10 @@ func (a *API) runStream(r *http.Request, c *websocket.Conn, cred streamCredentia
 			}
 			switch err := sink.endErr(); {
 			case err == nil:
-			case errors.Is(err, kassa.ErrSlowConsumer):
+			case errors.Is(err, stream.ErrSlowConsumer):
 				a.closeStream(c, sink, websocket.StatusTryAgainLater, "slow consumer")
 				return
-			case errors.Is(err, kassa.ErrStreamStopped):
+			case errors.Is(err, stream.ErrStreamStopped):
 				a.closeStream(c, sink, websocket.StatusGoingAway, "server shutting down")
 				return
 			case errors.Is(err, errEncoding):

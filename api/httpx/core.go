@@ -22,7 +22,7 @@ type Core struct {
 	secret      []byte
 	merchants   kassa.MerchantService
 	keys        kassa.APIKeyService
-	idempotency kassa.IdempotencyStore
+	idempotency IdempotencyStore
 	claims      *runningClaims        // idempotency keys held by requests running here
 	sealer      *kassa.ResponseSealer // seals the responses saved under idempotency keys
 	healthCheck func(ctx context.Context) error
@@ -50,7 +50,7 @@ type CoreConfig struct {
 	Secret      []byte                          // JWT HS256 key and the key saved idempotent responses are sealed under
 	Merchants   kassa.MerchantService           // dashboard token owners
 	Keys        kassa.APIKeyService             // API key authentication
-	Idempotency kassa.IdempotencyStore          // Idempotency-Key claims
+	Idempotency IdempotencyStore                // Idempotency-Key claims
 	Health      func(ctx context.Context) error // store ping for /healthz and /readyz; nil: always ok
 	Warnings    func() []string                 // what /readyz reports while staying ready (a short gas wallet); nil: none
 	Draining    func() bool                     // true while the instance drains before stopping: /readyz is 503; nil: never

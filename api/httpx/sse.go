@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/stream"
 )
 
 // Timing of the Server-Sent Events views (the payment page's and the
@@ -25,7 +26,7 @@ const (
 // on a timer anyway; it ends when the client leaves, after SSELifetime, or when
 // Read fails or says the view is final.
 type SSEView struct {
-	Stream     kassa.EventStream // nil: poll every SSEPollEvery
+	Stream     stream.EventStream // nil: poll every SSEPollEvery
 	MerchantID int64
 	Env        kassa.Environment
 	Key        string // an event that mentions it (an invoice id) means a change

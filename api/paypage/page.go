@@ -13,6 +13,7 @@ import (
 	"kassa/api/httpx"
 	"kassa/payment"
 	"kassa/refund"
+	"kassa/stream"
 )
 
 // Config holds what the payment page needs.
@@ -23,7 +24,7 @@ type Config struct {
 	Rates    kassa.RateSource    // USD prices of tokens; nil: no tokens offered
 	Pay      *payment.Service    // deposit addresses and quotes
 	Tracker  payment.Tracker     // receipts and their confirmations
-	Stream   kassa.EventStream   // wakes the event stream; nil: it polls
+	Stream   stream.EventStream  // wakes the event stream; nil: it polls
 	Logger   *slog.Logger        // internal errors
 	Now      func() time.Time    // the service's clock
 	// Refunds serves the refund claim page (/refund/{refundId}); nil: it is 404.

@@ -20,7 +20,7 @@ type gasSender struct {
 // report. pool may be nil for the address alone.
 func newGasSender(n kassa.Network, tokens []kassa.Token, pool *chain.Pool, db *store.DB,
 	wallet kassa.PaymentAddressDeriver, holder string, log *slog.Logger) (*gasSender, error) {
-	keys, ok := wallet.(kassa.KeyRing)
+	keys, ok := wallet.(chain.KeyRing)
 	if !ok {
 		return nil, fmt.Errorf("network %s: no signing keys for %s", n.Name, n.Environment)
 	}

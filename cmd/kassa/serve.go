@@ -199,7 +199,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	wg.Go(func() { chains.watchers.Run(workers, log) })
 	chains.run(workers, &wg)
 	settler := &settlement.Worker{Store: db, Registry: reg, Log: log,
-		Executors: map[kassa.Environment]kassa.SettlementExecutor{kassa.Devnet: settlement.Devnet{}},
+		Executors: map[kassa.Environment]settlement.SettlementExecutor{kassa.Devnet: settlement.Devnet{}},
 		OnChain:   chains.watchers.Watched, Payouts: db, Refunds: db}
 	wg.Go(func() { settler.Run(workers, 2*time.Second) })
 	wg.Go(func() { shop.RunPlacer(workers, 5*time.Second, log) })

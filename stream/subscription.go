@@ -1,6 +1,39 @@
-package kassa
+package stream
 
-import "sync"
+import (
+	"errors"
+	"sync"
+
+	"kassa"
+)
+
+// Reasons a Subscription's Events channel was closed.
+var (
+	// ErrSlowConsumer: the subscriber's buffer was full when an event came; it fell
+	// too far behind and may resume from the last event it saw.
+	ErrSlowConsumer = errors.New("event stream: subscriber too slow; dropped")
+	// ErrStreamStopped: the stream is shutting down.
+	ErrStreamStopped = errors.New("event stream: stopped")
+)
+
+// EventStream hands live events to subscribers as they are committed.
+type EventStream interface {
+	// Subscribe follows the events of one merchant in env that scope may see. The
+	// subscription starts at the current head of the feed.
+	Subscribe(merchantID int64, env kassa.Environment, scope kassa.Scope) Subscription
+}
+
+// Subscription is one subscriber's live feed.
+type Subscription interface {
+	// Events delivers events in feed order. It is closed when the subscription
+	// ends: Close was called, the stream stopped, or the subscriber fell too far
+	// behind (Err then says so).
+	Events() <-chan *kassa.Event
+	// Err tells why Events was closed; nil after Close.
+	Err() error
+	// Close ends the subscription.
+	Close()
+}
 
 // PushStream is an EventStream that can also push events to sinks: for
 // subscribers that write each event out at once (the WebSocket streams), with no
@@ -12,7 +45,7 @@ type PushStream interface {
 	// may see, in feed order, until the returned function is called (after it
 	// returns, Push is not called again) or the stream ends the subscription
 	// (sink.End says why).
-	SubscribeSink(merchantID int64, env Environment, scope Scope, sink EventSink) (cancel func())
+	SubscribeSink(merchantID int64, env kassa.Environment, scope kassa.Scope, sink EventSink) (cancel func())
 }
 
 // EventSink takes a subscription's events as a PushStream pushes them.
@@ -34,7 +67,7 @@ type EventSink interface {
 // so what they render from it (the bytes of a WebSocket frame) is rendered once.
 // Its events are encoded (Event.Encode) before it is handed out.
 type EventBatch struct {
-	Events []*Event
+	Events []*kassa.Event
 
 	once sync.Once
 	out  []byte
@@ -44,7 +77,7 @@ type EventBatch struct {
 // Bytes returns render(b.Events), run by the first caller only: every later call,
 // from any goroutine, gets the same bytes, which nobody may modify. Every sink of
 // one stream must pass the same render.
-func (b *EventBatch) Bytes(render func([]*Event) ([]byte, error)) ([]byte, error) {
+func (b *EventBatch) Bytes(render func([]*kassa.Event) ([]byte, error)) ([]byte, error) {
 	b.once.Do(func() { b.out, b.err = render(b.Events) })
 	return b.out, b.err
 }

@@ -1,35 +1,13 @@
-package kassa
+package stream
 
 import (
 	"context"
-	"errors"
-)
 
-// Reasons a Subscription's Events channel was closed.
-var (
-	// ErrSlowConsumer: the subscriber's buffer was full when an event came; it fell
-	// too far behind and may resume from the last event it saw.
-	ErrSlowConsumer = errors.New("event stream: subscriber too slow; dropped")
-	// ErrStreamStopped: the stream is shutting down.
-	ErrStreamStopped = errors.New("event stream: stopped")
+	"kassa"
 )
 
 // ReplayPage is how many events one replay read returns.
 const ReplayPage = 1000
-
-// Encode renders the event's API JSON once and keeps it, so an event fanned out to
-// many streams is encoded once; later calls return the kept bytes. Call it before
-// the event is shared between goroutines.
-func (e *Event) Encode() ([]byte, error) {
-	if e.encoded == nil {
-		b, err := e.MarshalJSON() // not json.Marshal: it would compact and HTML-escape the bytes again
-		if err != nil {
-			return nil, err
-		}
-		e.encoded = b
-	}
-	return e.encoded, nil
-}
 
 // Replay is a resumed stream's replay state: the position of the last event handed
 // to the client. Subscribe first, then call Next until it reports done, then pass
@@ -39,23 +17,23 @@ func (e *Event) Encode() ([]byte, error) {
 // hub's position. Nothing is sent twice: live events arrive in feed order, and
 // Fresh drops those at or before the last one replayed.
 type Replay struct {
-	feed       EventService
+	feed       kassa.EventService
 	merchantID int64
-	env        Environment
-	scope      Scope
-	last       FeedPos
+	env        kassa.Environment
+	scope      kassa.Scope
+	last       kassa.FeedPos
 	done       bool
 }
 
 // ResumeAfter starts the replay of one merchant's events in env seen by scope after
 // position after (the last event the client saw).
-func ResumeAfter(feed EventService, merchantID int64, env Environment, scope Scope, after FeedPos) *Replay {
+func ResumeAfter(feed kassa.EventService, merchantID int64, env kassa.Environment, scope kassa.Scope, after kassa.FeedPos) *Replay {
 	return &Replay{feed: feed, merchantID: merchantID, env: env, scope: scope, last: after}
 }
 
 // Next returns the next page of the replay, in feed order, and whether the replay
 // is complete (this page was the last; it may be empty).
-func (r *Replay) Next(ctx context.Context) ([]*Event, bool, error) {
+func (r *Replay) Next(ctx context.Context) ([]*kassa.Event, bool, error) {
 	if r.done {
 		return nil, true, nil
 	}
@@ -72,7 +50,7 @@ func (r *Replay) Next(ctx context.Context) ([]*Event, bool, error) {
 
 // Fresh reports whether a live event is new to the client, that is after the last
 // event replayed or passed before, and records it as passed.
-func (r *Replay) Fresh(e *Event) bool {
+func (r *Replay) Fresh(e *kassa.Event) bool {
 	if !e.Pos.After(r.last) {
 		return false
 	}

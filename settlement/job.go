@@ -1,9 +1,11 @@
-package kassa
+package settlement
 
 import (
 	"context"
 	"math/big"
 	"time"
+
+	"kassa"
 )
 
 // SettlementJob is one receipt's money to pass on to the merchant.
@@ -11,7 +13,7 @@ type SettlementJob struct {
 	ReceiptID   string
 	InvoiceID   string
 	MerchantID  int64
-	Environment Environment
+	Environment kassa.Environment
 	Network     string
 	TokenID     int64
 	AmountUnits *big.Int
@@ -41,14 +43,23 @@ type SettlementService interface {
 	ClaimSettlements(ctx context.Context, limit int, lease time.Duration) ([]SettlementJob, error)
 	// FinishSettlement records a processing receipt's outcome (settled, failed or
 	// manual) with its transaction hash or error, and its invoice_payment.updated event.
-	FinishSettlement(ctx context.Context, receiptID string, status SettlementStatus, txHash, reason string) error
+	FinishSettlement(ctx context.Context, receiptID string, status kassa.SettlementStatus, txHash, reason string) error
+}
+
+// SweepQueue takes a receipt into the sweep of its deposit address, which
+// chain.Sender sends (the store implements it).
+type SweepQueue interface {
+	// QueueSweep adds a claimed receipt to the queued sweep of its deposit
+	// address, token and destination (a new one if none is queued); the receipt
+	// stays processing until the sweep is done or failed.
+	QueueSweep(ctx context.Context, job SettlementJob) (*kassa.Payout, error)
 }
 
 // SettlementRoute decides how a job settles: manual when the token has no
 // settlement route or there is nowhere to send the money, else through the executor.
-func SettlementRoute(t Token, known bool, job SettlementJob) SettlementStatus {
+func SettlementRoute(t kassa.Token, known bool, job SettlementJob) kassa.SettlementStatus {
 	if !known || !t.SettlementRoute || job.To == "" {
-		return SettlementManual
+		return kassa.SettlementManual
 	}
-	return SettlementProcessing
+	return kassa.SettlementProcessing
 }

@@ -1,0 +1,30 @@
+package main
+
+import (
+	"kassa/api/httpx"
+	"kassa/chain"
+	"kassa/hdwallet"
+	"kassa/refund"
+	"kassa/signin"
+	"kassa/store"
+	"kassa/webhook"
+	"kassa/worker"
+)
+
+// The store and the wallet serve interfaces their consumers declare where they
+// use them: the chain's watchers and sender, the webhook workers, the API's
+// idempotency keys, refunds, dashboard sign-ins and leases. The store cannot
+// import chain, webhook or api/httpx (their in-package tests run on the store)
+// and needs none of the others' types, so the wiring checks here, at compile
+// time, that the two sides still fit.
+var (
+	_ chain.ChainStore             = (*store.DB)(nil)
+	_ chain.OwnWalletWatch         = (*store.DB)(nil)
+	_ chain.PayoutStore            = (*store.DB)(nil)
+	_ chain.KeyRing                = (*hdwallet.Wallet)(nil)
+	_ webhook.Queue                = (*store.DB)(nil)
+	_ httpx.IdempotencyStore       = (*store.DB)(nil)
+	_ refund.Store                 = (*store.DB)(nil)
+	_ signin.DashboardSessionStore = (*store.DB)(nil)
+	_ worker.Leaser                = (*store.DB)(nil)
+)
