@@ -90,10 +90,12 @@ func (db *DB) document(ctx context.Context, q queryer, table string, merchantID 
 }
 
 // CreateOrder stores the order's invoice and then the order, with invoice.created
-// and commerce.order.created, in one transaction. Behind the idempotency layer the
-// response is saved in the same transaction.
+// and commerce.order.created, in one transaction: the invoice names the order and
+// the order takes the invoice's id and creation time. Behind the idempotency layer
+// the response is saved in the same transaction.
 func (db *DB) CreateOrder(ctx context.Context, c commerce.OrderCreate, save *kassa.SavedResponse[commerce.CreatedOrder]) error {
 	o, inv, token := c.Order, c.Invoice, c.SessionToken
+	inv.CommerceOrderID = &o.ID // the two point at each other
 	return idempotentTx(ctx, db, save, func(tx txq) (commerce.CreatedOrder, error) {
 		if err := insertInvoice(ctx, tx, inv, token); err != nil {
 			return commerce.CreatedOrder{}, err
