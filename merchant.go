@@ -27,6 +27,21 @@ type Merchant struct {
 	CredentialVersion int64
 }
 
+// Allows reports whether the merchant may work in env: devnet always, mainnet
+// only once mainnet access is enabled. It is the one place mainnet access is
+// decided: API keys, dashboard logins and sessions, the test-mode switch and
+// invoice creation all ask it (a surface words the refusal for its reader).
+func (m *Merchant) Allows(env Environment) bool {
+	return env != Mainnet || m.MainnetEnabled
+}
+
+// ErrMainnetNotEnabled is the refusal of mainnet to a merchant Allows refuses it
+// (403 mainnet_not_enabled).
+func ErrMainnetNotEnabled() *Error {
+	return &Error{Kind: KindPermission, Code: "mainnet_not_enabled",
+		Message: "Mainnet access is not enabled for this merchant; request it first."}
+}
+
 // Settlement is where a merchant's money is sent in one environment.
 type Settlement struct {
 	Network     string `json:"network"`

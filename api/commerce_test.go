@@ -9,6 +9,7 @@ import (
 	"kassa"
 	"kassa/api"
 	"kassa/commerce"
+	"kassa/invoicing"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -90,7 +91,7 @@ func (c shelfCatalog) CacheStats() commerce.CacheStats { return commerce.CacheSt
 func withCommerce(db *store.DB, clock *storetest.Clock) envOption {
 	return func(c *api.Config) {
 		cat := shelfCatalog{newShelf()}
-		svc := &commerce.Shop{Catalog: cat, Store: db, Payer: c.Pay}
+		svc := &commerce.Shop{Catalog: cat, Store: db, Invoices: invoicing.Over(db), Payer: c.Pay}
 		if clock != nil {
 			svc.Now = clock.Now
 		}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/invoicing"
 	"kassa/store/storetest"
 )
 
@@ -100,7 +101,7 @@ func seedPerfInvoices(t *testing.T, e *testEnv, m *merchant, n int) seeded {
 		case i%10 == 0:
 			desc = fmt.Sprintf("Order %d: a blue teapot", i)
 		}
-		inv, _, err := e.db.CreateInvoice(ctx, p, kassa.InvoiceCreate{Amount: kassa.Millis(1000 + i), Description: &desc}, nil)
+		inv, _, err := invoicing.Over(e.db).CreateInvoice(ctx, p, kassa.InvoiceCreate{Amount: kassa.Millis(1000 + i), Description: &desc}, nil)
 		if err != nil {
 			t.Error(err)
 			return

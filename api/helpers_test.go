@@ -16,6 +16,7 @@ import (
 	"kassa/api"
 	"kassa/api/httpx"
 	"kassa/hdwallet"
+	"kassa/invoicing"
 	"kassa/payment"
 	"kassa/registry"
 	"kassa/store"
@@ -67,12 +68,13 @@ func newEnvOn(t *testing.T, db *store.DB, clock *storetest.Clock, opts ...envOpt
 		}
 		wallets[env] = w
 	}
+	invoices := invoicing.Over(db)
 	ac := api.Config{
 		Registry: registry.Default(), Rates: rates,
 		Pay: &payment.Service{Registry: registry.Default(), Rates: rates, Addresses: db, Wallets: wallets,
-			Invoices: db, Payments: db},
+			Invoices: invoices, Payments: db},
 		PublicURL: "http://pay.test", Secret: testSecret,
-		Merchants: db, Keys: db, Invoices: db, Payments: db, Payor: db, Idempotency: db, Health: db.Ping,
+		Merchants: db, Keys: db, Invoices: invoices, Payments: db, Payor: db, Idempotency: db, Health: db.Ping,
 		Events: db, Webhooks: db, Sessions: db, Overview: db, Refunds: db,
 		Limits: httpx.RateLimits{Rate: 1e6, Burst: 1e6, CreateRate: 1e6, CreateBurst: 1e6, LoginRate: 1e6, LoginBurst: 1e6,
 			PayorRate: 1e6, PayorBurst: 1e6, PayorAddrRate: 1e6, PayorAddrBurst: 1e6,

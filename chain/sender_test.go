@@ -13,6 +13,7 @@ import (
 
 	"kassa"
 	"kassa/chain"
+	"kassa/invoicing"
 	"kassa/settlement"
 	"kassa/store"
 	"kassa/store/storetest"
@@ -201,7 +202,7 @@ func (dropBroadcasts) SendRaw(context.Context, []byte) error { return nil }
 func (p *payFixture) invoiceWith(t testing.TB, c kassa.InvoiceCreate, token int64) (*kassa.Invoice, string) {
 	t.Helper()
 	pr := kassa.Principal{MerchantID: p.m.ID, Environment: kassa.Devnet, Scope: kassa.ScopeMerchant}
-	inv, _, err := p.db.CreateInvoice(p.ctx, pr, c, nil)
+	inv, _, err := invoicing.Over(p.db).CreateInvoice(p.ctx, pr, c, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

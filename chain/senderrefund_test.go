@@ -8,6 +8,7 @@ import (
 
 	"kassa"
 	"kassa/commerce"
+	"kassa/invoicing"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -69,8 +70,11 @@ func paidCancelledOrder(t *testing.T, p *payFixture, buyer string) *commerce.Ord
 		Cancellation: commerce.CancellationNone, Refund: commerce.Refund{Status: commerce.RefundNone},
 		Timeline: []commerce.TimelineEntry{{Status: commerce.OrderPendingPayment, Timestamp: now, Message: "created"}}}
 	pr := kassa.Principal{MerchantID: p.m.ID, Environment: kassa.Devnet, Scope: kassa.ScopeCommerce}
-	inv, _, err := p.db.CreateOrder(p.ctx, pr, commerce.OrderCreate{Order: o, Invoice: kassa.InvoiceCreate{Amount: o.Total}}, nil)
+	inv, token, err := invoicing.Over(p.db).Prepare(p.ctx, pr, kassa.InvoiceCreate{Amount: o.Total, CommerceOrderID: &o.ID})
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.db.CreateOrder(p.ctx, commerce.OrderCreate{Order: o, Invoice: inv, SessionToken: token}, nil); err != nil {
 		t.Fatal(err)
 	}
 	q, err := p.pay.LockAddress(p.ctx, inv, usdt)

@@ -9,6 +9,7 @@ import (
 
 	"kassa"
 	"kassa/hdwallet"
+	"kassa/invoicing"
 	"kassa/payment"
 	"kassa/registry"
 	"kassa/store"
@@ -50,13 +51,13 @@ func TestVerifyRemembersLookUps(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pay := &payment.Service{Registry: reg, Rates: rates, Addresses: db, Invoices: db, Payments: db,
+		pay := &payment.Service{Registry: reg, Rates: rates, Addresses: db, Invoices: invoicing.Over(db), Payments: db,
 			Wallets: map[kassa.Environment]kassa.PaymentAddressDeriver{kassa.Devnet: wallet}, Now: clock.Now}
 		m, err := db.CreateMerchant(ctx, kassa.MerchantCreate{Name: "Shop", Email: "owner@example.com", Password: "correct horse"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		inv, _, err := db.CreateInvoice(ctx, kassa.Principal{MerchantID: m.ID, Environment: kassa.Devnet, Scope: kassa.ScopeMerchant},
+		inv, _, err := invoicing.Over(db).CreateInvoice(ctx, kassa.Principal{MerchantID: m.ID, Environment: kassa.Devnet, Scope: kassa.ScopeMerchant},
 			kassa.InvoiceCreate{Amount: 10_000}, nil)
 		if err != nil {
 			t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"kassa"
 	"kassa/chain"
 	"kassa/hdwallet"
+	"kassa/invoicing"
 	"kassa/payment"
 	"kassa/registry"
 	"kassa/store"
@@ -56,7 +57,7 @@ func newFixtureAt(t testing.TB, cfg store.Config, clock *storetest.Clock, now fu
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.pay = &payment.Service{Registry: f.reg, Rates: rates, Addresses: f.db, Invoices: f.db, Payments: f.db,
+	f.pay = &payment.Service{Registry: f.reg, Rates: rates, Addresses: f.db, Invoices: invoicing.Over(f.db), Payments: f.db,
 		Wallets: map[kassa.Environment]kassa.PaymentAddressDeriver{kassa.Devnet: wallet}, Now: now}
 	if f.m, err = f.db.CreateMerchant(f.ctx, kassa.MerchantCreate{Name: "Shop", Email: "owner@example.com", Password: "correct horse"}); err != nil {
 		t.Fatal(err)
@@ -83,7 +84,7 @@ func (f *fixture) watcher(n chain.Node) *chain.Watcher {
 func (f *fixture) invoice(t testing.TB, amount kassa.Millis, token int64) (*kassa.Invoice, string) {
 	t.Helper()
 	p := kassa.Principal{MerchantID: f.m.ID, Environment: kassa.Devnet, Scope: kassa.ScopeMerchant}
-	inv, _, err := f.db.CreateInvoice(f.ctx, p, kassa.InvoiceCreate{Amount: amount}, nil)
+	inv, _, err := invoicing.Over(f.db).CreateInvoice(f.ctx, p, kassa.InvoiceCreate{Amount: amount}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

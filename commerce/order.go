@@ -151,7 +151,9 @@ type OrderFilter struct {
 // in one transaction.
 type OrderCreate struct {
 	Order   *Order
-	Invoice kassa.InvoiceCreate
+	Invoice *kassa.Invoice // made by the invoice service, not yet stored
+	// SessionToken is the invoice's payment session token, stored only hashed.
+	SessionToken string
 }
 
 // OrderChange is a transition to apply to a locked order: it receives the order
@@ -178,9 +180,9 @@ type OrderStore interface {
 	SaveShippingAddress(ctx context.Context, a *ShippingAddress) error
 	ShippingAddress(ctx context.Context, merchantID int64, env kassa.Environment, id string) (*ShippingAddress, error)
 	// CreateOrder stores the invoice, then the order pointing at it, with
-	// invoice.created and commerce.order.created, in one transaction. It returns
-	// the invoice and its payment session token.
-	CreateOrder(ctx context.Context, p kassa.Principal, c OrderCreate, save *kassa.SavedResponse[CreatedOrder]) (*kassa.Invoice, string, error)
+	// invoice.created and commerce.order.created, in one transaction; the order
+	// takes the invoice's id and creation time.
+	CreateOrder(ctx context.Context, c OrderCreate, save *kassa.SavedResponse[CreatedOrder]) error
 	// Order returns one of the merchant's orders.
 	Order(ctx context.Context, merchantID int64, id string) (*Order, error)
 	// Orders returns a page of orders and whether more exist in the paging direction.

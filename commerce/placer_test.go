@@ -9,6 +9,7 @@ import (
 
 	"kassa"
 	"kassa/commerce"
+	"kassa/invoicing"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -55,7 +56,7 @@ func TestPlacementWorker(t *testing.T) {
 		}
 		f := commerce.NewFakeRetailer(t)
 		cat := commerce.NewCatalog(commerce.CatalogConfig{Retailers: map[kassa.Environment][]commerce.Retailer{kassa.Mainnet: {commerce.NewTestUpstream(f, f.Key())}}})
-		svc := &commerce.Shop{Catalog: cat, Store: db}
+		svc := &commerce.Shop{Catalog: cat, Store: db, Invoices: invoicing.Over(db)}
 		p := kassa.Principal{MerchantID: m.ID, Environment: kassa.Mainnet, Scope: kassa.ScopeCommerce}
 		log := slog.New(slog.NewTextHandler(io.Discard, nil))
 

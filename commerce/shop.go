@@ -13,10 +13,18 @@ import (
 // retailer catalog and the order store, and applies order changes through the
 // domain's lifecycle rules. It implements Service.
 type Shop struct {
-	Catalog Catalog
-	Store   OrderStore
-	Payer   InvoicePayer     // pays an order's invoice in a devnet simulation; nil: such simulations are refused
-	Now     func() time.Time // nil: time.Now
+	Catalog  Catalog
+	Store    OrderStore
+	Invoices InvoicePreparer  // makes each order's invoice (invoicing.Service)
+	Payer    InvoicePayer     // pays an order's invoice in a devnet simulation; nil: such simulations are refused
+	Now      func() time.Time // nil: time.Now
+}
+
+// InvoicePreparer makes a new invoice with its payment session token, checked and
+// with its defaults, without storing it: the invoice service's rules for the
+// invoice behind an order.
+type InvoicePreparer interface {
+	Prepare(ctx context.Context, p kassa.Principal, c kassa.InvoiceCreate) (*kassa.Invoice, string, error)
 }
 
 // InvoicePayer pays what an open devnet invoice still owes, from wallet when it is
@@ -181,8 +189,12 @@ func (s *Shop) CreateOrder(ctx context.Context, p kassa.Principal, r OrderInvoic
 	if a.Address.Email != "" {
 		c.CustomerEmail = &a.Address.Email
 	}
-	inv, token, err := s.Store.CreateOrder(ctx, p, OrderCreate{Order: o, Invoice: c}, save)
+	c.CommerceOrderID = &o.ID
+	inv, token, err := s.Invoices.Prepare(ctx, p, c)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.Store.CreateOrder(ctx, OrderCreate{Order: o, Invoice: inv, SessionToken: token}, save); err != nil {
 		return nil, err
 	}
 	return &CreatedOrder{Order: o, Invoice: inv, SessionToken: token}, nil

@@ -7,6 +7,7 @@ import (
 
 	"kassa"
 	"kassa/hdwallet"
+	"kassa/invoicing"
 	"kassa/payment"
 	"kassa/registry"
 	"kassa/store"
@@ -49,7 +50,7 @@ func newFixture(t *testing.T, cfg store.Config) *fixture {
 		f.wallets[env] = w
 	}
 	f.svc = &payment.Service{Registry: f.reg, Rates: f.rates, Addresses: f.db, Wallets: f.wallets,
-		Invoices: f.db, Payments: f.db, Now: clock.Now, Chain: watching{"bsc", "ethereum"}}
+		Invoices: invoicing.Over(f.db), Payments: f.db, Now: clock.Now, Chain: watching{"bsc", "ethereum"}}
 	f.m, err = f.db.CreateMerchant(f.ctx, kassa.MerchantCreate{Name: "Shop", Email: "owner@example.com",
 		Password: "correct horse", MainnetEnabled: true})
 	if err != nil {
@@ -66,7 +67,7 @@ func (f *fixture) invoice(t *testing.T, env kassa.Environment, amount kassa.Mill
 		mod(&c)
 	}
 	p := kassa.Principal{MerchantID: f.m.ID, Environment: env, Scope: kassa.ScopeMerchant}
-	inv, _, err := f.db.CreateInvoice(f.ctx, p, c, nil)
+	inv, _, err := invoicing.Over(f.db).CreateInvoice(f.ctx, p, c, nil)
 	if err != nil {
 		t.Fatalf("CreateInvoice: %v", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"kassa"
+	"kassa/invoicing"
 	"kassa/registry"
 	"kassa/settlement"
 	"kassa/store"
@@ -62,7 +63,7 @@ func (s *shop) pay(t *testing.T, token int64, confirmed bool, mod ...func(*kassa
 		f(&c)
 	}
 	p := kassa.Principal{MerchantID: s.m.ID, Environment: kassa.Devnet, Scope: kassa.ScopeMerchant}
-	inv, _, err := s.db.CreateInvoice(ctx, p, c, nil)
+	inv, _, err := invoicing.Over(s.db).CreateInvoice(ctx, p, c, nil)
 	must(t, err)
 	r, _, err := s.db.IngestPayment(ctx, kassa.PaymentInput{MerchantID: s.m.ID, InvoiceID: inv.ID, Network: "bsc-testnet",
 		TxHash: fmt.Sprintf("0x%064d", s.n), TokenID: token, FromAddress: s.target.Address,

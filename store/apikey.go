@@ -67,9 +67,10 @@ func (db *DB) CreateAPIKey(ctx context.Context, merchantID int64, c kassa.APIKey
 		if err != nil {
 			return fmt.Errorf("store: create api key: %w", err)
 		}
-		if c.Environment == kassa.Mainnet && !mainnet {
-			return &kassa.Error{Kind: kassa.KindPermission, Code: "mainnet_not_enabled", Param: "environment",
-				Message: "Mainnet access is not enabled for this merchant; request it first."}
+		if m := (kassa.Merchant{ID: merchantID, MainnetEnabled: mainnet}); !m.Allows(c.Environment) {
+			err := kassa.ErrMainnetNotEnabled()
+			err.Param = "environment"
+			return err
 		}
 		var active int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM api_keys WHERE merchant_id = $1 AND scope = $2

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"kassa"
+	"kassa/invoicing"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -24,13 +25,13 @@ func TestBadInputIsNeverInternal(t *testing.T) {
 			code string
 		}{
 			{"metadata not utf-8", func() error {
-				_, _, err := f.db.CreateInvoice(f.ctx, p, kassa.InvoiceCreate{Amount: 100, Metadata: []byte(`{"a":"` + bad + `"}`)}, nil)
+				_, _, err := invoicing.Over(f.db).CreateInvoice(f.ctx, p, kassa.InvoiceCreate{Amount: 100, Metadata: []byte(`{"a":"` + bad + `"}`)}, nil)
 				return err
 			}, kassa.KindInvalid, "invalid_metadata"},
 			{"mainnet invoice without mainnet access", func() error {
 				mp := p
 				mp.Environment = kassa.Mainnet
-				_, _, err := f.db.CreateInvoice(f.ctx, mp, kassa.InvoiceCreate{Amount: 100}, nil)
+				_, _, err := invoicing.Over(f.db).CreateInvoice(f.ctx, mp, kassa.InvoiceCreate{Amount: 100}, nil)
 				return err
 			}, kassa.KindPermission, "mainnet_not_enabled"},
 			{"password over 72 bytes", func() error {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"kassa"
+	"kassa/invoicing"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -41,7 +42,7 @@ func BenchmarkCreateInvoice(b *testing.B) {
 		p := principal(m)
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
-				if _, _, err := db.CreateInvoice(context.Background(), p, kassa.InvoiceCreate{Amount: 12_500}, nil); err != nil {
+				if _, _, err := invoicing.Over(db).CreateInvoice(context.Background(), p, kassa.InvoiceCreate{Amount: 12_500}, nil); err != nil {
 					b.Error(err)
 					return
 				}
@@ -75,7 +76,7 @@ func BenchmarkCreateInvoiceIdempotent(b *testing.B) {
 				}
 				save := &kassa.SavedResponse[kassa.CreatedInvoice]{Scope: s, Fingerprint: "fp", Render: render,
 					Seal: func(body []byte) []byte { return sealer.Seal(s, body) }}
-				if _, _, err := db.CreateInvoice(context.Background(), p, c, save); err != nil {
+				if _, _, err := invoicing.Over(db).CreateInvoice(context.Background(), p, c, save); err != nil {
 					b.Error(err)
 					return
 				}
@@ -88,7 +89,7 @@ func BenchmarkCreateInvoiceIdempotent(b *testing.B) {
 func BenchmarkListInvoices(b *testing.B) {
 	benchEngines(b, func(b *testing.B, db *store.DB, m *kassa.Merchant) {
 		for i := 0; i < 1000; i++ {
-			if _, _, err := db.CreateInvoice(context.Background(), principal(m), kassa.InvoiceCreate{Amount: 12_500}, nil); err != nil {
+			if _, _, err := invoicing.Over(db).CreateInvoice(context.Background(), principal(m), kassa.InvoiceCreate{Amount: 12_500}, nil); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -119,7 +120,7 @@ func BenchmarkListInvoicesDeep(b *testing.B) {
 			go func() {
 				defer wg.Done()
 				for i := made.Add(1) - 1; i < n; i = made.Add(1) - 1 {
-					inv, _, err := db.CreateInvoice(context.Background(), principal(m), kassa.InvoiceCreate{Amount: 12_500}, nil)
+					inv, _, err := invoicing.Over(db).CreateInvoice(context.Background(), principal(m), kassa.InvoiceCreate{Amount: 12_500}, nil)
 					if err != nil {
 						b.Error(err)
 						return
@@ -163,7 +164,7 @@ func BenchmarkIngestPayment(b *testing.B) {
 	benchEngines(b, func(b *testing.B, db *store.DB, m *kassa.Merchant) {
 		invs := make([]*kassa.Invoice, 100)
 		for i := range invs {
-			inv, _, err := db.CreateInvoice(context.Background(), principal(m), kassa.InvoiceCreate{Amount: 1_000_000_000}, nil)
+			inv, _, err := invoicing.Over(db).CreateInvoice(context.Background(), principal(m), kassa.InvoiceCreate{Amount: 1_000_000_000}, nil)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -8,6 +8,7 @@ import (
 
 	"kassa"
 	"kassa/payment"
+	"kassa/invoicing"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -52,14 +53,14 @@ func TestWatchedAddresses(t *testing.T) {
 		}, kassa.Devnet, false},
 		{"other environment", func(t *testing.T, f *fixture) (*kassa.Invoice, string) {
 			m := f.merchantOn(t, "main@example.com", kassa.Mainnet)
-			inv, _, err := f.db.CreateInvoice(f.ctx, kassa.Principal{MerchantID: m.ID, Environment: kassa.Mainnet,
+			inv, _, err := invoicing.Over(f.db).CreateInvoice(f.ctx, kassa.Principal{MerchantID: m.ID, Environment: kassa.Mainnet,
 				Scope: kassa.ScopeMerchant, KeyID: "k"}, kassa.InvoiceCreate{Amount: 1000}, nil)
 			must(t, err)
 			return inv, chainNet
 		}, kassa.Devnet, false},
 		{"mainnet, asked on mainnet", func(t *testing.T, f *fixture) (*kassa.Invoice, string) {
 			m := f.merchantOn(t, "main@example.com", kassa.Mainnet)
-			inv, _, err := f.db.CreateInvoice(f.ctx, kassa.Principal{MerchantID: m.ID, Environment: kassa.Mainnet,
+			inv, _, err := invoicing.Over(f.db).CreateInvoice(f.ctx, kassa.Principal{MerchantID: m.ID, Environment: kassa.Mainnet,
 				Scope: kassa.ScopeMerchant, KeyID: "k"}, kassa.InvoiceCreate{Amount: 1000}, nil)
 			must(t, err)
 			return inv, chainNet

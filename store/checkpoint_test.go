@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/invoicing"
 )
 
 // TestCheckpointer checks that commits are copied from the WAL into the database
@@ -121,7 +122,7 @@ func checkpointMerchant(t *testing.T, db *DB) kassa.Principal {
 func createInvoices(t *testing.T, db *DB, p kassa.Principal, n int) {
 	t.Helper()
 	for range n {
-		if _, _, err := db.CreateInvoice(context.Background(), p, kassa.InvoiceCreate{Amount: 100}, nil); err != nil {
+		if _, _, err := invoicing.Over(db).CreateInvoice(context.Background(), p, kassa.InvoiceCreate{Amount: 100}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"kassa"
+	"kassa/invoicing"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -48,7 +49,7 @@ func TestCreateInvoiceDeliveries(t *testing.T) {
 		}
 		ids := map[string]bool{}
 		for _, save := range []*kassa.SavedResponse[kassa.CreatedInvoice]{nil, keyed()} {
-			inv, _, err := f.db.CreateInvoice(f.ctx, p, kassa.InvoiceCreate{Amount: 1000}, save)
+			inv, _, err := invoicing.Over(f.db).CreateInvoice(f.ctx, p, kassa.InvoiceCreate{Amount: 1000}, save)
 			must(t, err)
 			es := f.merchantEvents(t, f.m)
 			if len(es) == 0 || es[0].Type != kassa.EventInvoiceCreated || !strings.Contains(string(es[0].Data), `"`+inv.ID+`"`) {
@@ -75,7 +76,7 @@ func TestCreateInvoiceDeliveries(t *testing.T) {
 
 		// The key is live: the second create under it writes nothing.
 		before := len(f.merchantEvents(t, f.m))
-		_, _, err = f.db.CreateInvoice(f.ctx, p, kassa.InvoiceCreate{Amount: 1000}, keyed())
+		_, _, err = invoicing.Over(f.db).CreateInvoice(f.ctx, p, kassa.InvoiceCreate{Amount: 1000}, keyed())
 		wantErr(t, err, kassa.KindIdempotency, "idempotency_key_in_use")
 		if after := len(f.merchantEvents(t, f.m)); after != before {
 			t.Fatalf("%d events after a create under a live key, want %d", after, before)

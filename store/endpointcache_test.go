@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"kassa"
+	"kassa/invoicing"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -20,7 +21,7 @@ func TestEndpointChangesReachCreates(t *testing.T) {
 		// targets creates an invoice and returns the endpoints its event went to.
 		targets := func() []string {
 			t.Helper()
-			_, _, err := f.db.CreateInvoice(f.ctx, p, kassa.InvoiceCreate{Amount: 1000}, nil)
+			_, _, err := invoicing.Over(f.db).CreateInvoice(f.ctx, p, kassa.InvoiceCreate{Amount: 1000}, nil)
 			must(t, err)
 			es := f.merchantEvents(t, f.m)
 			var out []string

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/invoicing"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -182,13 +183,13 @@ func TestEventOutbox(t *testing.T) {
 			{"cancel with payments", func() error { _, err := f.db.CancelInvoice(f.ctx, p, withPending.ID); return err },
 				kassa.KindConflict, "invoice_has_payments"},
 			{"create invalid", func() error {
-				_, _, err := f.db.CreateInvoice(f.ctx, p, kassa.InvoiceCreate{Amount: 5}, nil)
+				_, _, err := invoicing.Over(f.db).CreateInvoice(f.ctx, p, kassa.InvoiceCreate{Amount: 5}, nil)
 				return err
 			}, kassa.KindInvalid, "amount_out_of_range"},
 			{"create on mainnet without access", func() error {
 				mp := p
 				mp.Environment = kassa.Mainnet
-				_, _, err := f.db.CreateInvoice(f.ctx, mp, kassa.InvoiceCreate{Amount: 1000}, nil)
+				_, _, err := invoicing.Over(f.db).CreateInvoice(f.ctx, mp, kassa.InvoiceCreate{Amount: 1000}, nil)
 				return err
 			}, kassa.KindPermission, "mainnet_not_enabled"},
 			{"transfer recorded for another invoice", func() error {
@@ -202,7 +203,7 @@ func TestEventOutbox(t *testing.T) {
 				iw := &kassa.SavedResponse[kassa.CreatedInvoice]{Scope: claimKey("fails", ""), Render: func(kassa.CreatedInvoice) (int, []byte, error) {
 					return 0, nil, kassa.Errorf(kassa.KindInternal, "render_failed", "The response could not be rendered.")
 				}}
-				_, _, err := f.db.CreateInvoice(f.ctx, p, kassa.InvoiceCreate{Amount: 1000}, iw)
+				_, _, err := invoicing.Over(f.db).CreateInvoice(f.ctx, p, kassa.InvoiceCreate{Amount: 1000}, iw)
 				return err
 			}, kassa.KindInternal, "render_failed"},
 			{"create under a lost idempotency claim", func() error {
@@ -214,14 +215,14 @@ func TestEventOutbox(t *testing.T) {
 					t.Fatalf("take over = %+v", rec)
 				}
 				iw := &kassa.SavedResponse[kassa.CreatedInvoice]{Scope: a, Claimed: true, Render: func(kassa.CreatedInvoice) (int, []byte, error) { return 201, []byte("{}"), nil }}
-				_, _, err := f.db.CreateInvoice(f.ctx, p, kassa.InvoiceCreate{Amount: 1000}, iw)
+				_, _, err := invoicing.Over(f.db).CreateInvoice(f.ctx, p, kassa.InvoiceCreate{Amount: 1000}, iw)
 				return err
 			}, kassa.KindIdempotency, "idempotency_key_in_use"},
 			{"create whose key a concurrent request saved first", func() error {
 				s := scope(f, "won-elsewhere")
 				must(t, f.db.SaveIdempotentResponse(f.ctx, s, "fp", 201, []byte("{}")))
 				iw := &kassa.SavedResponse[kassa.CreatedInvoice]{Scope: s, Fingerprint: "fp", Render: func(kassa.CreatedInvoice) (int, []byte, error) { return 201, []byte("{}"), nil }}
-				_, _, err := f.db.CreateInvoice(f.ctx, p, kassa.InvoiceCreate{Amount: 1000}, iw)
+				_, _, err := invoicing.Over(f.db).CreateInvoice(f.ctx, p, kassa.InvoiceCreate{Amount: 1000}, iw)
 				return err
 			}, kassa.KindIdempotency, "idempotency_key_in_use"},
 		}

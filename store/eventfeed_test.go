@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/invoicing"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -54,7 +55,7 @@ func TestEventFeed(t *testing.T) {
 		}
 		mp := principal(f.m)
 		mp.Environment = kassa.Mainnet
-		_, _, err = f.db.CreateInvoice(f.ctx, mp, kassa.InvoiceCreate{Amount: 1000}, nil)
+		_, _, err = invoicing.Over(f.db).CreateInvoice(f.ctx, mp, kassa.InvoiceCreate{Amount: 1000}, nil)
 		must(t, err)
 
 		feed := f.feedAll(t, kassa.FeedPos{}, 7)
@@ -152,7 +153,7 @@ func TestEventFeedConcurrentWriters(t *testing.T) {
 			wg.Go(func() {
 				for i := range each {
 					m := merchants[(w+i)%len(merchants)]
-					if _, _, err := f.db.CreateInvoice(f.ctx, principal(m), kassa.InvoiceCreate{Amount: 1000}, nil); err != nil {
+					if _, _, err := invoicing.Over(f.db).CreateInvoice(f.ctx, principal(m), kassa.InvoiceCreate{Amount: 1000}, nil); err != nil {
 						errs <- err
 						return
 					}

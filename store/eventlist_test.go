@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/invoicing"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -32,7 +33,7 @@ func TestEventsList(t *testing.T) {
 		foreign := f.invoice(t, other, 1000, nil)
 		mp := principal(f.m)
 		mp.Environment = kassa.Mainnet
-		_, _, err = f.db.CreateInvoice(f.ctx, mp, kassa.InvoiceCreate{Amount: 1000}, nil)
+		_, _, err = invoicing.Over(f.db).CreateInvoice(f.ctx, mp, kassa.InvoiceCreate{Amount: 1000}, nil)
 		must(t, err)
 
 		base := kassa.EventFilter{MerchantID: f.m.ID, Environment: kassa.Devnet, Scope: kassa.ScopeMerchant, Limit: 100}

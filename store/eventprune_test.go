@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/invoicing"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -90,7 +91,7 @@ func TestPruneEventsWindows(t *testing.T) {
 		for w := range 8 {
 			wg.Go(func() {
 				for range old / 8 {
-					if _, _, err := f.db.CreateInvoice(f.ctx, principal(f.m), kassa.InvoiceCreate{Amount: 1000}, nil); err != nil {
+					if _, _, err := invoicing.Over(f.db).CreateInvoice(f.ctx, principal(f.m), kassa.InvoiceCreate{Amount: 1000}, nil); err != nil {
 						t.Error(w, err)
 						return
 					}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/invoicing"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -55,7 +56,7 @@ func (f *fixture) invoice(t *testing.T, m *kassa.Merchant, amount kassa.Millis, 
 	if mod != nil {
 		mod(&c)
 	}
-	inv, _, err := f.db.CreateInvoice(f.ctx, principal(m), c, nil)
+	inv, _, err := invoicing.Over(f.db).CreateInvoice(f.ctx, principal(m), c, nil)
 	if err != nil {
 		t.Fatalf("CreateInvoice: %v", err)
 	}

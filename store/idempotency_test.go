@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/invoicing"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -220,7 +221,7 @@ func keyedCreate(f *fixture, m *kassa.Merchant, key string) func() (*kassa.Invoi
 					return 201, []byte(`{"id":"` + c.Invoice.ID + `"}`), nil
 				}}
 		}
-		inv, _, err := f.db.CreateInvoice(f.ctx, principal(m), kassa.InvoiceCreate{Amount: 1000}, save)
+		inv, _, err := invoicing.Over(f.db).CreateInvoice(f.ctx, principal(m), kassa.InvoiceCreate{Amount: 1000}, save)
 		return inv, err
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"kassa"
+	"kassa/invoicing"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -26,7 +27,7 @@ func TestCreateInvoiceSavesIdempotentResponse(t *testing.T) {
 			t.Fatalf("claim = %+v", rec)
 		}
 		iw := &kassa.SavedResponse[kassa.CreatedInvoice]{Scope: s, Claimed: true, Render: respond}
-		inv, _, err := f.db.CreateInvoice(f.ctx, principal(f.m), kassa.InvoiceCreate{Amount: 1000}, iw)
+		inv, _, err := invoicing.Over(f.db).CreateInvoice(f.ctx, principal(f.m), kassa.InvoiceCreate{Amount: 1000}, iw)
 		must(t, err)
 		status, body, ok := iw.Saved()
 		want := `{"invoice_id":"` + inv.ID + `"}`
@@ -47,7 +48,7 @@ func TestCreateInvoiceSavesIdempotentResponse(t *testing.T) {
 		iw = &kassa.SavedResponse[kassa.CreatedInvoice]{Scope: s, Claimed: true, Render: respond}
 		p := principal(f.m)
 		p.Environment = kassa.Mainnet
-		_, _, err = f.db.CreateInvoice(context.Background(), p, kassa.InvoiceCreate{Amount: 1000}, iw)
+		_, _, err = invoicing.Over(f.db).CreateInvoice(context.Background(), p, kassa.InvoiceCreate{Amount: 1000}, iw)
 		wantErr(t, err, kassa.KindPermission, "mainnet_not_enabled")
 		if _, _, ok := iw.Saved(); ok {
 			t.Fatal("a refused create saved a response")
@@ -75,7 +76,7 @@ func TestIdempotencyClaimTakenOver(t *testing.T) {
 		}
 
 		iw := &kassa.SavedResponse[kassa.CreatedInvoice]{Scope: a, Claimed: true, Render: func(kassa.CreatedInvoice) (int, []byte, error) { return 201, []byte("a"), nil }}
-		_, _, err := f.db.CreateInvoice(f.ctx, principal(f.m), kassa.InvoiceCreate{Amount: 1000}, iw)
+		_, _, err := invoicing.Over(f.db).CreateInvoice(f.ctx, principal(f.m), kassa.InvoiceCreate{Amount: 1000}, iw)
 		wantErr(t, err, kassa.KindIdempotency, "idempotency_key_in_use")
 		if invs, _, _ := f.db.Invoices(f.ctx, kassa.InvoiceFilter{MerchantID: f.m.ID}); len(invs) != 0 {
 			t.Fatalf("%d invoices after a lost claim, want 0", len(invs))
@@ -106,7 +107,7 @@ func TestCreateInvoiceInsertsIdempotencyRecord(t *testing.T) {
 		create := func(s kassa.IdempotencyScope, body string) error {
 			t.Helper()
 			iw := &kassa.SavedResponse[kassa.CreatedInvoice]{Scope: s, Fingerprint: "fp-" + body, Render: render(body)}
-			_, _, err := f.db.CreateInvoice(f.ctx, principal(f.m), kassa.InvoiceCreate{Amount: 1000}, iw)
+			_, _, err := invoicing.Over(f.db).CreateInvoice(f.ctx, principal(f.m), kassa.InvoiceCreate{Amount: 1000}, iw)
 			return err
 		}
 		record := func(s kassa.IdempotencyScope) *kassa.IdempotencyRecord {
@@ -204,7 +205,7 @@ func TestCreateInvoiceSavesResponseByReference(t *testing.T) {
 			iw := &kassa.SavedResponse[kassa.CreatedInvoice]{Scope: s, Fingerprint: "fp", Claimed: claimed, Render: render,
 				Seal:    func(body []byte) []byte { return sealer.Seal(s, body) },
 				SealRef: func(body []byte, ref kassa.ResponseRef) []byte { return sealer.SealRef(s, body, ref) }}
-			_, _, err := f.db.CreateInvoice(f.ctx, principal(f.m), kassa.InvoiceCreate{Amount: 1000}, iw)
+			_, _, err := invoicing.Over(f.db).CreateInvoice(f.ctx, principal(f.m), kassa.InvoiceCreate{Amount: 1000}, iw)
 			must(t, err)
 			_, body, _ := iw.Saved()
 			rec, err := f.db.IdempotencyRecord(f.ctx, s)

@@ -10,9 +10,10 @@ import (
 
 	"kassa"
 	"kassa/internal/deflate"
+	"kassa/invoicing"
 )
 
-var _ kassa.InvoiceService = (*DB)(nil)
+var _ invoicing.Store = (*DB)(nil)
 
 const invoiceColumns = `id, merchant_id, environment, status, invoice_type, currency, amount, amount_paid,
 	amount_pending, description, customer_id, customer_email, invoice_title, invoice_footer,
@@ -29,40 +30,21 @@ func effectiveStatusSQL(nowParam string) string {
 		" AND amount_pending = 0 THEN 'expired' ELSE status END)"
 }
 
-// CreateInvoice stores a new unpaid invoice in the principal's environment, with its
-// defaults taken from the merchant's settings, and its invoice.created event in the
-// same transaction. It returns the invoice and its payment session token, which is
-// stored only as a hash.
-func (db *DB) CreateInvoice(ctx context.Context, p kassa.Principal, c kassa.InvoiceCreate, save *kassa.SavedResponse[kassa.CreatedInvoice]) (*kassa.Invoice, string, error) {
-	if err := c.Validate(); err != nil {
-		return nil, "", err
-	}
-	if !p.Environment.Valid() {
-		return nil, "", kassa.Invalidf("environment", "invalid_environment", "environment must be devnet or mainnet.")
-	}
-	if err := checkStorable(c); err != nil {
-		return nil, "", err
-	}
+// InsertInvoice stores a new invoice made by the invoice service, with its session
+// token (stored only as a hash) and its invoice.created event at the invoice's
+// creation time, in one transaction; behind the idempotency layer (save not nil)
+// the response is saved in the same transaction.
+func (db *DB) InsertInvoice(ctx context.Context, inv *kassa.Invoice, token string, save *kassa.SavedResponse[kassa.CreatedInvoice]) error {
 	// Everything but the writes happens before the transaction, on the caller's
-	// goroutine: on SQLite the writer runs one transaction at a time, so the
-	// merchant read, the JSON of the event and the response, and sealing it would
-	// otherwise hold up every other write. The writer is told this create is
-	// coming, so the commit it is gathering can wait for it.
+	// goroutine: on SQLite the writer runs one transaction at a time, so the JSON
+	// of the event and the response, and sealing it, would otherwise hold up every
+	// other write. The writer is told this create is coming, so the commit it is
+	// gathering can wait for it.
 	told := db.announceWrite()
 	defer told.withdraw() // a no-op once the writer has the transaction
-	now := db.clock()
-	m, err := db.merchantFor(ctx, p.MerchantID, p.Environment)
+	ev, err := kassa.NewEvent(inv.MerchantID, inv.Environment, kassa.EventInvoiceCreated, inv, inv.CreatedAt)
 	if err != nil {
-		return nil, "", err
-	}
-	inv, err := newInvoiceFor(m, p.Environment, c, now)
-	if err != nil {
-		return nil, "", err
-	}
-	token := kassa.NewSessionToken(inv.ID)
-	ev, err := kassa.NewEvent(inv.MerchantID, inv.Environment, kassa.EventInvoiceCreated, inv, now)
-	if err != nil {
-		return nil, "", fmt.Errorf("store: event %s: %w", kassa.EventInvoiceCreated, err)
+		return fmt.Errorf("store: event %s: %w", kassa.EventInvoiceCreated, err)
 	}
 	z := deflate.Deflate(nil, ev.Data) // the event's data as stored: deflated here, not in the writer
 	var (
@@ -71,7 +53,7 @@ func (db *DB) CreateInvoice(ctx context.Context, p kassa.Principal, c kassa.Invo
 	)
 	if save != nil {
 		if status, body, err = save.Render(kassa.CreatedInvoice{Invoice: inv, SessionToken: token}); err != nil {
-			return nil, "", err
+			return err
 		}
 		// The response holds the invoice the event carries: saved as a reference to it.
 		stored = save.StoredRef(body, kassa.ResponseRef{EventID: ev.ID, Data: ev.Data})
@@ -98,12 +80,12 @@ func (db *DB) CreateInvoice(ctx context.Context, p kassa.Principal, c kassa.Invo
 		})
 	}
 	if err != nil {
-		return nil, "", err
+		return err
 	}
 	if save != nil {
 		save.Save(status, body)
 	}
-	return inv, token, nil
+	return nil
 }
 
 // idempotentTx runs fn in a write transaction. Behind the idempotency layer (save
@@ -141,38 +123,17 @@ func saveIdempotent(ctx context.Context, tx txq, s kassa.IdempotencyScope, finge
 	return insertIdempotency(ctx, tx, s, fingerprint, status, stored, now)
 }
 
-// insertInvoice stores a new invoice of a validated request, with its session
-// token (returned) and invoice.created event, through tx, checking the merchant's
-// mainnet access.
-func (db *DB) insertInvoice(ctx context.Context, tx txq, p kassa.Principal, c kassa.InvoiceCreate) (*kassa.Invoice, string, error) {
-	m, err := db.merchant(ctx, tx, p.MerchantID, "")
-	if err != nil {
-		return nil, "", err
-	}
-	now := db.clock()
-	inv, err := newInvoiceFor(m, p.Environment, c, now)
-	if err != nil {
-		return nil, "", err
-	}
-	token := kassa.NewSessionToken(inv.ID)
+// insertInvoice stores a new invoice made by the invoice service, with its
+// session token and invoice.created event, through tx.
+func insertInvoice(ctx context.Context, tx txq, inv *kassa.Invoice, token string) error {
 	if err := insertInvoiceRow(ctx, tx, inv, token); err != nil {
-		return nil, "", err
+		return err
 	}
-	if err := writeEvents(ctx, tx, inv.MerchantID, inv.Environment, inv, now, kassa.EventInvoiceCreated); err != nil {
-		return nil, "", err
+	if err := writeEvents(ctx, tx, inv.MerchantID, inv.Environment, inv, inv.CreatedAt, kassa.EventInvoiceCreated); err != nil {
+		return err
 	}
 	tx.note(note{kind: noteCreated})
-	return inv, token, nil
-}
-
-// newInvoiceFor builds the merchant's new invoice, refusing mainnet to a merchant
-// without mainnet access.
-func newInvoiceFor(m *kassa.Merchant, env kassa.Environment, c kassa.InvoiceCreate, now time.Time) (*kassa.Invoice, error) {
-	if env == kassa.Mainnet && !m.MainnetEnabled {
-		return nil, &kassa.Error{Kind: kassa.KindPermission, Code: "mainnet_not_enabled",
-			Message: "Mainnet access is not enabled for this merchant; request it first."}
-	}
-	return newInvoice(m, env, c, now), nil
+	return nil
 }
 
 // insertInvoiceRow inserts a new invoice; its session token is stored as a hash.
@@ -210,9 +171,9 @@ func invoiceInsert(inv *kassa.Invoice, token string) (string, []any, error) {
 			nullString(inv.CommerceOrderID), sessionHash(token), micros(inv.ExpiresAt), micros(inv.CreatedAt)}, nil
 }
 
-// checkStorable refuses text the domain validation lets through but a TEXT column
+// CheckStorable refuses text the domain validation lets through but a TEXT column
 // cannot hold: raw metadata bytes that are not UTF-8, NUL characters.
-func checkStorable(c kassa.InvoiceCreate) error {
+func (db *DB) CheckStorable(c kassa.InvoiceCreate) error {
 	if !storable(string(c.Metadata)) {
 		return kassa.Invalidf("metadata", "invalid_metadata", "metadata must be UTF-8 JSON.")
 	}
@@ -230,40 +191,6 @@ func checkStorable(c kassa.InvoiceCreate) error {
 		}
 	}
 	return nil
-}
-
-// newInvoice builds a new invoice from a validated request and the merchant's defaults.
-func newInvoice(m *kassa.Merchant, env kassa.Environment, c kassa.InvoiceCreate, now time.Time) *kassa.Invoice {
-	ttl := kassa.DefaultInvoiceTTL
-	if c.ExpiresIn != nil {
-		ttl = *c.ExpiresIn
-	}
-	inv := &kassa.Invoice{
-		ID: kassa.NewTimeUUID(now), MerchantID: m.ID, Environment: env, Status: kassa.StatusUnpaid,
-		Type: kassa.InvoiceTypeStandard, Currency: "usd", Amount: c.Amount,
-		Description: c.Description, CustomerID: c.CustomerID, CustomerEmail: c.CustomerEmail,
-		InvoiceTitle: m.CompanyName, InvoiceFooter: m.CompanyName,
-		PaymentReturnURL: m.DefaultReturnURL, PaymentReturnURLEnabled: true,
-		ReceiverOverrideEnabled: c.ReceiverOverrideEnable, ReceiverOverrideAddress: c.ReceiverOverrideAddress,
-		Questions: c.Questions, Metadata: c.Metadata, CommerceOrderID: c.CommerceOrderID,
-		ExpiresAt: now.Add(ttl).Truncate(time.Microsecond), CreatedAt: now,
-	}
-	if c.InvoiceTitle != nil {
-		inv.InvoiceTitle = *c.InvoiceTitle
-	}
-	if c.InvoiceFooter != nil {
-		inv.InvoiceFooter = *c.InvoiceFooter
-	}
-	if c.PaymentReturnURL != nil {
-		inv.PaymentReturnURL = c.PaymentReturnURL
-	}
-	if c.PaymentReturnURLEnabled != nil {
-		inv.PaymentReturnURLEnabled = *c.PaymentReturnURLEnabled
-	}
-	if inv.Metadata == nil {
-		inv.Metadata = []byte("{}")
-	}
-	return inv
 }
 
 // Invoice returns one of the merchant's invoices with its status as of now.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/invoicing"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -63,7 +64,7 @@ func TestInvoiceCreate(t *testing.T) {
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
-				inv, token, err := f.db.CreateInvoice(f.ctx, principal(f.m), tt.c, nil)
+				inv, token, err := invoicing.Over(f.db).CreateInvoice(f.ctx, principal(f.m), tt.c, nil)
 				must(t, err)
 				if !kassa.ValidUUID(inv.ID) || inv.ID[14] != '7' || len(token) < 40 || inv.MerchantID != f.m.ID || inv.Environment != kassa.Devnet ||
 					inv.Status != kassa.StatusUnpaid || inv.Type != "standard" || inv.Currency != "usd" ||
@@ -79,7 +80,7 @@ func TestInvoiceCreate(t *testing.T) {
 				}
 			})
 		}
-		_, _, err = f.db.CreateInvoice(f.ctx, principal(f.m), kassa.InvoiceCreate{Amount: 5}, nil)
+		_, _, err = invoicing.Over(f.db).CreateInvoice(f.ctx, principal(f.m), kassa.InvoiceCreate{Amount: 5}, nil)
 		wantErr(t, err, kassa.KindInvalid, "amount_out_of_range")
 	})
 }
@@ -102,7 +103,7 @@ func TestInvoiceCreatedEventInSameTransaction(t *testing.T) {
 			t.Fatalf("event data %s, want %s", e.Data, jsonOf(t, inv))
 		}
 		// A refused create writes neither invoice nor event.
-		_, _, err = f.db.CreateInvoice(f.ctx, kassa.Principal{MerchantID: 987654, Environment: kassa.Devnet}, kassa.InvoiceCreate{Amount: 100}, nil)
+		_, _, err = invoicing.Over(f.db).CreateInvoice(f.ctx, kassa.Principal{MerchantID: 987654, Environment: kassa.Devnet}, kassa.InvoiceCreate{Amount: 100}, nil)
 		wantErr(t, err, kassa.KindNotFound, "resource_missing")
 		if events, _ := f.recentEvents(10); len(events) != 1 {
 			t.Fatalf("%d events after refused create, want 1", len(events))

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/invoicing"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -47,7 +48,7 @@ func TestInvoiceListFilters(t *testing.T) {
 		must(t, err)
 		p := principal(f.m)
 		p.Environment = kassa.Mainnet
-		d, _, err := f.db.CreateInvoice(f.ctx, p, kassa.InvoiceCreate{Amount: 400}, nil)
+		d, _, err := invoicing.Over(f.db).CreateInvoice(f.ctx, p, kassa.InvoiceCreate{Amount: 400}, nil)
 		must(t, err)
 		other := f.merchant(t, "other@example.com")
 		f.invoice(t, other, 500, func(c *kassa.InvoiceCreate) { c.CustomerID = ptr("alice") })

@@ -8,6 +8,7 @@ import (
 
 	"kassa"
 	"kassa/commerce"
+	"kassa/invoicing"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -156,8 +157,9 @@ func (f *fixture) settledOrder(t *testing.T, m *kassa.Merchant, customer string)
 		Cancellation: commerce.CancellationNone, Refund: commerce.Refund{Status: commerce.RefundNone},
 		Timeline: []commerce.TimelineEntry{{Status: commerce.OrderPendingPayment, Timestamp: now, Message: "created"}}}
 	p := kassa.Principal{MerchantID: m.ID, Environment: kassa.Mainnet, Scope: kassa.ScopeCommerce, KeyID: "k"}
-	_, _, err := f.db.CreateOrder(f.ctx, p, commerce.OrderCreate{Order: o, Invoice: kassa.InvoiceCreate{Amount: o.Total, CustomerID: &customer}}, nil)
+	inv, token, err := invoicing.Over(f.db).Prepare(f.ctx, p, kassa.InvoiceCreate{Amount: o.Total, CustomerID: &customer, CommerceOrderID: &o.ID})
 	must(t, err)
+	must(t, f.db.CreateOrder(f.ctx, commerce.OrderCreate{Order: o, Invoice: inv, SessionToken: token}, nil))
 	o, err = f.db.ChangeOrder(f.ctx, m.ID, o.ID, func(o *commerce.Order, _ *kassa.Invoice, now time.Time) (commerce.InvoiceAction, error) {
 		if err := o.Advance(commerce.Step{To: commerce.OrderPaymentConfirmed}, now); err != nil {
 			return commerce.InvoiceKeep, err

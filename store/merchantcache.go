@@ -69,12 +69,12 @@ func (c *merchantCache) forget(id int64) {
 	c.mu.Unlock()
 }
 
-// merchantFor returns the merchant an invoice in env is created for: the cached
+// InvoiceMerchant returns the merchant an invoice in env is created for: the cached
 // row when it allows env, else a fresh read (so mainnet access granted by another
 // process, such as `kassa merchant enable-mainnet`, counts at once).
-func (db *DB) merchantFor(ctx context.Context, id int64, env kassa.Environment) (*kassa.Merchant, error) {
+func (db *DB) InvoiceMerchant(ctx context.Context, id int64, env kassa.Environment) (*kassa.Merchant, error) {
 	now := db.clock()
-	if m, ok := db.merchants.get(id, now); ok && (env != kassa.Mainnet || m.MainnetEnabled) {
+	if m, ok := db.merchants.get(id, now); ok && m.Allows(env) {
 		return m, nil
 	}
 	gen := db.merchants.generation()

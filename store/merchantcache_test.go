@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"kassa"
+	"kassa/invoicing"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -18,7 +19,7 @@ func TestCreateInvoiceSeesMerchantChanges(t *testing.T) {
 			t.Helper()
 			p := principal(f.m)
 			p.Environment = env
-			inv, _, err := f.db.CreateInvoice(f.ctx, p, kassa.InvoiceCreate{Amount: 1000}, nil)
+			inv, _, err := invoicing.Over(f.db).CreateInvoice(f.ctx, p, kassa.InvoiceCreate{Amount: 1000}, nil)
 			return inv, err
 		}
 		tests := []struct {

@@ -6,6 +6,7 @@ import (
 
 	"kassa"
 	"kassa/commerce"
+	"kassa/invoicing"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -150,7 +151,7 @@ func (f *fixture) createBatch(t *testing.T, n int) {
 	creates := make([]func() (*kassa.Invoice, error), n)
 	for i := range creates {
 		creates[i] = func() (*kassa.Invoice, error) {
-			inv, _, err := f.db.CreateInvoice(f.ctx, principal(f.m), kassa.InvoiceCreate{Amount: 1000}, nil)
+			inv, _, err := invoicing.Over(f.db).CreateInvoice(f.ctx, principal(f.m), kassa.InvoiceCreate{Amount: 1000}, nil)
 			return inv, err
 		}
 	}

@@ -90,24 +90,14 @@ func (db *DB) document(ctx context.Context, q queryer, table string, merchantID 
 }
 
 // CreateOrder stores the order's invoice and then the order, with invoice.created
-// and commerce.order.created, in one transaction. Behind the idempotency layer the
-// response is saved in the same transaction.
-func (db *DB) CreateOrder(ctx context.Context, p kassa.Principal, c commerce.OrderCreate, save *kassa.SavedResponse[commerce.CreatedOrder]) (*kassa.Invoice, string, error) {
-	if err := c.Invoice.Validate(); err != nil {
-		return nil, "", err
-	}
-	if err := checkStorable(c.Invoice); err != nil {
-		return nil, "", err
-	}
-	o := c.Order
-	c.Invoice.CommerceOrderID = &o.ID
-	var (
-		inv   *kassa.Invoice
-		token string
-	)
-	err := idempotentTx(ctx, db, save, func(tx txq) (commerce.CreatedOrder, error) {
-		var err error
-		if inv, token, err = db.insertInvoice(ctx, tx, p, c.Invoice); err != nil {
+// and commerce.order.created, in one transaction: the invoice names the order and
+// the order takes the invoice's id and creation time. Behind the idempotency layer
+// the response is saved in the same transaction.
+func (db *DB) CreateOrder(ctx context.Context, c commerce.OrderCreate, save *kassa.SavedResponse[commerce.CreatedOrder]) error {
+	o, inv, token := c.Order, c.Invoice, c.SessionToken
+	inv.CommerceOrderID = &o.ID // the two point at each other
+	return idempotentTx(ctx, db, save, func(tx txq) (commerce.CreatedOrder, error) {
+		if err := insertInvoice(ctx, tx, inv, token); err != nil {
 			return commerce.CreatedOrder{}, err
 		}
 		o.InvoiceID, o.CreatedAt, o.UpdatedAt = inv.ID, inv.CreatedAt, inv.CreatedAt
@@ -127,10 +117,6 @@ func (db *DB) CreateOrder(ctx context.Context, p kassa.Principal, c commerce.Ord
 		err = writeEvents(ctx, tx, o.MerchantID, o.Environment, o, inv.CreatedAt, kassa.EventOrderCreated)
 		return commerce.CreatedOrder{Order: o, Invoice: inv, SessionToken: token}, err
 	})
-	if err != nil {
-		return nil, "", err
-	}
-	return inv, token, nil
 }
 
 func emptyNil(s string) any {

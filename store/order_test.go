@@ -9,6 +9,7 @@ import (
 
 	"kassa"
 	"kassa/commerce"
+	"kassa/invoicing"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -25,8 +26,7 @@ func (f *fixture) newOrder(t *testing.T, m *kassa.Merchant, customer string) (*c
 		Payment:      commerce.OrderPayment{Status: commerce.OrderPaymentUnpaid},
 		Cancellation: commerce.CancellationNone, Refund: commerce.Refund{Status: commerce.RefundNone},
 		Timeline: []commerce.TimelineEntry{{Status: commerce.OrderPendingPayment, Timestamp: now, Message: "created"}}}
-	inv, token, err := f.db.CreateOrder(f.ctx, principal(m), commerce.OrderCreate{Order: o, Invoice: kassa.InvoiceCreate{Amount: o.Total, CustomerID: &customer}}, nil)
-	must(t, err)
+	inv, token := f.createOrder(t, principal(m), o, kassa.InvoiceCreate{Amount: o.Total, CustomerID: &customer})
 	if token == "" || inv.CommerceOrderID == nil || *inv.CommerceOrderID != o.ID || o.InvoiceID != inv.ID {
 		t.Fatalf("invoice %+v for order %s", inv, o.ID)
 	}
@@ -83,8 +83,9 @@ func TestOrderCreateIsAtomic(t *testing.T) {
 		dup := *o
 		dup.Timeline = nil
 		amount := kassa.Millis(1_000)
-		_, _, err := f.db.CreateOrder(f.ctx, principal(f.m), commerce.OrderCreate{Order: &dup, Invoice: kassa.InvoiceCreate{Amount: amount}}, nil)
-		if err == nil {
+		inv, token, err := invoicing.Over(f.db).Prepare(f.ctx, principal(f.m), kassa.InvoiceCreate{Amount: amount, CommerceOrderID: &dup.ID})
+		must(t, err)
+		if err := f.db.CreateOrder(f.ctx, commerce.OrderCreate{Order: &dup, Invoice: inv, SessionToken: token}, nil); err == nil {
 			t.Fatal("duplicate order stored")
 		}
 		invs, _, err := f.db.Invoices(f.ctx, kassa.InvoiceFilter{MerchantID: f.m.ID, Limit: 10})
@@ -268,4 +269,15 @@ func TestPruneCheckout(t *testing.T) {
 		_, err = f.db.Estimate(f.ctx, f.m.ID, kassa.Devnet, e.ID)
 		wantErr(t, err, kassa.KindNotFound, "resource_missing")
 	})
+}
+
+// createOrder stores order o with the invoice the invoice service makes of c for p,
+// as checkout does, and returns the invoice and its session token.
+func (f *fixture) createOrder(t *testing.T, p kassa.Principal, o *commerce.Order, c kassa.InvoiceCreate) (*kassa.Invoice, string) {
+	t.Helper()
+	c.CommerceOrderID = &o.ID
+	inv, token, err := invoicing.Over(f.db).Prepare(f.ctx, p, c)
+	must(t, err)
+	must(t, f.db.CreateOrder(f.ctx, commerce.OrderCreate{Order: o, Invoice: inv, SessionToken: token}, nil))
+	return inv, token
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"kassa"
+	"kassa/invoicing"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -145,7 +146,7 @@ func TestPostgresCreateWithdrawn(t *testing.T) {
 	ctx, cancel := context.WithCancel(f.ctx)
 	errc := make(chan error, 1)
 	go func() {
-		_, _, err := f.db.CreateInvoice(ctx, principal(f.m), kassa.InvoiceCreate{Amount: 1000}, nil)
+		_, _, err := invoicing.Over(f.db).CreateInvoice(ctx, principal(f.m), kassa.InvoiceCreate{Amount: 1000}, nil)
 		errc <- err
 	}()
 	store.WaitCreatesQueued(t, f.db, 1)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"kassa"
+	"kassa/invoicing"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -33,7 +34,7 @@ func TestPostgresCreateEndpointsChecked(t *testing.T) {
 		return len(ds)
 	}
 	create := func() (*kassa.Invoice, error) {
-		inv, _, err := f.db.CreateInvoice(f.ctx, p, kassa.InvoiceCreate{Amount: 1000}, nil)
+		inv, _, err := invoicing.Over(f.db).CreateInvoice(f.ctx, p, kassa.InvoiceCreate{Amount: 1000}, nil)
 		return inv, err
 	}
 	for _, step := range []struct {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"kassa"
+	"kassa/invoicing"
 )
 
 // queryPlan returns SQLite's EXPLAIN QUERY PLAN of query, one step a line.
@@ -85,7 +86,7 @@ func TestInvoicePageQueryPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := kassa.Principal{MerchantID: m.ID, Environment: kassa.Devnet}
-	inv, _, err := db.CreateInvoice(ctx, p, kassa.InvoiceCreate{Amount: 100}, nil)
+	inv, _, err := invoicing.Over(db).CreateInvoice(ctx, p, kassa.InvoiceCreate{Amount: 100}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

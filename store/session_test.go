@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"kassa"
+	"kassa/invoicing"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -68,7 +69,7 @@ func TestInvoiceBySession(t *testing.T) {
 // invoiceWithToken creates an invoice of f's merchant and returns its session token.
 func (f *fixture) invoiceWithToken(t *testing.T) (*kassa.Invoice, string) {
 	t.Helper()
-	inv, token, err := f.db.CreateInvoice(f.ctx, principal(f.m), kassa.InvoiceCreate{Amount: 100}, nil)
+	inv, token, err := invoicing.Over(f.db).CreateInvoice(f.ctx, principal(f.m), kassa.InvoiceCreate{Amount: 100}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

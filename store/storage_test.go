@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/invoicing"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -134,7 +135,7 @@ func createLikeAPI(t *testing.T, f *fixture, sealer *kassa.ResponseSealer, n int
 						return stored
 					}}
 				desc := "load test"
-				if _, _, err := f.db.CreateInvoice(context.Background(), principal(f.m), kassa.InvoiceCreate{Amount: 12_500,
+				if _, _, err := invoicing.Over(f.db).CreateInvoice(context.Background(), principal(f.m), kassa.InvoiceCreate{Amount: 12_500,
 					Description: &desc, Metadata: []byte(`{"run":"kassa-load"}`)}, save); err != nil {
 					t.Errorf("create: %v", err)
 					return

@@ -1,7 +1,7 @@
 // Package store keeps Kassa's data in SQLite (embedded, the default) or PostgreSQL.
 // DB implements the store side of fourteen domain interfaces, each asserted at
 // compile time at the top of its file: kassa.MerchantService (merchant.go),
-// APIKeyService (apikey.go), InvoiceService (invoice.go), IdempotencyStore
+// APIKeyService (apikey.go), invoicing.Store (invoice.go), IdempotencyStore
 // (idempotency.go), PaymentAddressService (paymentaddress.go), PayorService (payor.go),
 // PaymentService (invoicepayment.go), SettlementService (settlement.go), EventService
 // (event.go), WebhookService (webhook.go), WebhookQueue (webhookqueue.go), ChainStore
@@ -85,7 +85,7 @@ type DB struct {
 
 	// keys caches authenticated API key rows for a short time.
 	keys *keyCache
-	// merchants are the rows the invoice create path reads (merchantFor).
+	// merchants are the rows the invoice create path reads (InvoiceMerchant).
 	merchants *merchantCache
 	// group batches SQLite write transactions into shared commits; nil on PostgreSQL.
 	group *groupCommit
@@ -118,7 +118,6 @@ type DB struct {
 var (
 	_ kassa.MerchantService = (*DB)(nil)
 	_ kassa.APIKeyService   = (*DB)(nil)
-	_ kassa.InvoiceService  = (*DB)(nil)
 )
 
 // Open opens the engine cfg selects, applies the embedded migrations and returns a
@@ -226,6 +225,9 @@ func (db *DB) Ping(ctx context.Context) error {
 
 // Engine returns "sqlite" or "postgres".
 func (db *DB) Engine() string { return db.engine }
+
+// Now is the store's clock: clock, for the services above the store.
+func (db *DB) Now() time.Time { return db.clock() }
 
 // clock returns the current time in UTC, truncated to the microsecond the columns keep,
 // so values returned to callers equal what a later read gives back.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/invoicing"
 	"kassa/store"
 	"kassa/store/storetest"
 	"kassa/stream"
@@ -63,7 +64,7 @@ func (f *fixture) invoice(m *kassa.Merchant, env kassa.Environment) string {
 
 func createInvoice(ctx context.Context, db *store.DB, m *kassa.Merchant, env kassa.Environment) (string, error) {
 	p := kassa.Principal{MerchantID: m.ID, Environment: env, Scope: kassa.ScopeMerchant, KeyID: "k"}
-	inv, _, err := db.CreateInvoice(ctx, p, kassa.InvoiceCreate{Amount: 1000}, nil)
+	inv, _, err := invoicing.Over(db).CreateInvoice(ctx, p, kassa.InvoiceCreate{Amount: 1000}, nil)
 	if err != nil {
 		return "", err
 	}

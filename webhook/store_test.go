@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/invoicing"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -44,7 +45,7 @@ func TestDeliveryToLoopback(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := db.CreateInvoice(ctx, p, kassa.InvoiceCreate{Amount: 5000}, nil); err != nil {
+		if _, _, err := invoicing.Over(db).CreateInvoice(ctx, p, kassa.InvoiceCreate{Amount: 5000}, nil); err != nil {
 			t.Fatal(err)
 		}
 		log := func(t *testing.T) *kassa.WebhookDelivery {
@@ -128,7 +129,7 @@ func TestMainnetDeliveryResolvingToLoopback(t *testing.T) {
 				t.Fatalf("%s endpoint at a name: %v", env, err)
 			}
 			endpoints[env] = ep.ID
-			if _, _, err := db.CreateInvoice(ctx, p, kassa.InvoiceCreate{Amount: 5000}, nil); err != nil {
+			if _, _, err := invoicing.Over(db).CreateInvoice(ctx, p, kassa.InvoiceCreate{Amount: 5000}, nil); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/invoicing"
 	"kassa/store"
 	"kassa/store/storetest"
 	"kassa/worker"
@@ -25,7 +26,7 @@ func TestExpiryStoresExpiry(t *testing.T) {
 		}
 		minute := time.Minute
 		p := kassa.Principal{MerchantID: m.ID, Environment: kassa.Devnet, Scope: kassa.ScopeMerchant}
-		inv, _, err := db.CreateInvoice(ctx, p, kassa.InvoiceCreate{Amount: 1000, ExpiresIn: &minute}, nil)
+		inv, _, err := invoicing.Over(db).CreateInvoice(ctx, p, kassa.InvoiceCreate{Amount: 1000, ExpiresIn: &minute}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -177,9 +177,10 @@ func (d *Dashboard) switchEnvironment(w http.ResponseWriter, r *http.Request, v 
 	if !env.Valid() {
 		return kassa.Invalidf("environment", "invalid_environment", "Choose devnet or mainnet.")
 	}
-	if env == kassa.Mainnet && !v.m.MainnetEnabled {
-		return &kassa.Error{Kind: kassa.KindPermission, Code: "mainnet_not_enabled", Param: "environment",
-			Message: mainnetHelp(v.m.ID)}
+	if !v.m.Allows(env) {
+		err := kassa.ErrMainnetNotEnabled()
+		err.Param, err.Message = "environment", mainnetHelp(v.m.ID)
+		return err
 	}
 	if err := d.cfg.Sessions.SetDashboardEnvironment(r.Context(), v.token, env); err != nil {
 		return err

@@ -147,8 +147,8 @@ func (s *Core) tokenPrincipal(r *http.Request, token string, mode authMode) (kas
 				"The x-environment header must be devnet or mainnet.")
 		}
 	}
-	if p.Environment == kassa.Mainnet && !m.MainnetEnabled {
-		return kassa.Principal{}, ErrMainnetNotEnabled()
+	if !m.Allows(p.Environment) {
+		return kassa.Principal{}, kassa.ErrMainnetNotEnabled()
 	}
 	return p, nil
 }
@@ -168,10 +168,6 @@ func (s *Core) CurrentCredentials(ctx context.Context, merchantID, version int64
 		return nil, ErrDashboardTokenRevoked()
 	}
 	return m, nil
-}
-
-func ErrMainnetNotEnabled() error {
-	return ErrPermission("mainnet_not_enabled", "Mainnet access is not enabled for this merchant; request it first.")
 }
 
 // AuthenticateKey checks an API key secret and records its use.

@@ -18,6 +18,7 @@ import (
 	"kassa/api"
 	"kassa/api/httpx"
 	"kassa/commerce"
+	"kassa/invoicing"
 	"kassa/payment"
 	"kassa/registry"
 	"kassa/sealed"
@@ -159,15 +160,16 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer chains.close()
 	hub := stream.New(db, stream.Options{Wake: db.Commits(), Logger: log})
 	catalog := newCatalog(f)
-	pay := &payment.Service{Registry: reg, Rates: rates, Addresses: db, Wallets: wallets, Invoices: db, Payments: db,
+	invoices := invoicing.Over(db)
+	pay := &payment.Service{Registry: reg, Rates: rates, Addresses: db, Wallets: wallets, Invoices: invoices, Payments: db,
 		Chain: chains.watchers, Costs: chains.costs}
-	shop := &commerce.Shop{Catalog: catalog, Store: db, Payer: pay}
+	shop := &commerce.Shop{Catalog: catalog, Store: db, Invoices: invoices, Payer: pay}
 	drain := &drainer{}
 	warnings := func() []string { return append(db.Warnings(), chains.costs.Warnings()...) }
 	ac := api.Config{
 		PublicURL: publicURL, Secret: secret, Logger: log, AccessLog: f.access, Limits: f.limits,
 		RateStore: sharedRates(f.rateStore, db), Proxies: f.trustedProxies,
-		Merchants: db, Keys: db, Invoices: db, Payments: db, Payor: db, Idempotency: db, Health: db.Ping, Draining: drain.draining,
+		Merchants: db, Keys: db, Invoices: invoices, Payments: db, Payor: db, Idempotency: db, Health: db.Ping, Draining: drain.draining,
 		Warnings: warnings, Events: db, Webhooks: db, Stream: hub,
 		Registry: reg, Rates: rates, Pay: pay,
 		Commerce: shop, Catalog: catalog, Sessions: db, Overview: db, Refunds: db,
