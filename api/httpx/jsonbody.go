@@ -3,10 +3,10 @@ package httpx
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"io"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Field is one member of a JSON object: its key, its dotted path for error params,
@@ -51,56 +51,12 @@ func ParseObject(data []byte, path string) ([]Field, error) {
 		if len(trimmed) == 0 {
 			return nil, ErrInvalidJSON("The request body must be a JSON object; it is empty.")
 		}
-		if !json.Valid(trimmed) {
+		if !jsontext.Value(trimmed).IsValid(readOptions...) {
 			return nil, ErrInvalidJSON("The request body is not valid JSON.")
 		}
 		return nil, ErrInvalidJSON("The request body must be a JSON object.")
 	}
-	if json.Valid(trimmed) {
-		return splitObject(trimmed, path)
-	}
-	return decodeMembers(trimmed, path) // to say what is wrong with it
-}
-
-// decodeMembers is ParseObject's reading of an object with encoding/json's
-// tokenizer: slower than splitObject, it tells a malformed body from one with
-// more than one value.
-func decodeMembers(trimmed []byte, path string) ([]Field, error) {
-	dec := json.NewDecoder(bytes.NewReader(trimmed))
-	dec.UseNumber()
-	malformed := ErrInvalidJSON("The request body is not valid JSON.")
-	if _, err := dec.Token(); err != nil {
-		return nil, malformed
-	}
-	var fields []Field
-	seen := map[string]bool{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, malformed
-		}
-		key, ok := tok.(string)
-		if !ok {
-			return nil, malformed
-		}
-		p := JoinPath(path, key)
-		if seen[key] {
-			return nil, ErrInvalid(p, "duplicate_parameter", "Parameter "+p+" appears more than once.")
-		}
-		seen[key] = true
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return nil, malformed
-		}
-		fields = append(fields, Field{Key: key, Path: p, Raw: bytes.TrimSpace(raw)})
-	}
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('}') {
-		return nil, malformed
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, ErrInvalidJSON("The request body must hold exactly one JSON object.")
-	}
-	return fields, nil
+	return readMembers(trimmed, path)
 }
 
 // OptString reads a string field; null gives nil.
