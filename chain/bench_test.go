@@ -91,9 +91,9 @@ func BenchmarkCatchUp(b *testing.B) {
 // so block bodies are read), one more invoice locked before each block. It reports
 // JSON-RPC calls per new block, process CPU per block while stepping (the store on
 // SQLite and the dev chain answering run in this process; on PostgreSQL the
-// database's CPU is not counted), the heap the watcher's address set holds (heap
-// after the steps less the heap before the first, after GC) and bytes allocated a
-// block. The sizes come from KASSA_BENCH_OPEN (comma-separated; 100,10000 when
+// database's CPU is not counted), the heap the watcher holds between steps (its
+// address set: the heap after GC with the watcher, less the heap after GC once it is
+// dropped) and bytes allocated a block. The sizes come from KASSA_BENCH_OPEN (comma-separated; 100,10000 when
 // unset); scripts/bench-watcher.sh runs 100, 10,000 and 100,000.
 func BenchmarkHeadFollowing(b *testing.B) {
 	sizes := []int{100, 10_000}
@@ -120,10 +120,9 @@ func BenchmarkHeadFollowing(b *testing.B) {
 			}
 			b.Logf("%d invoices locked in %v", n, time.Since(seeded).Round(time.Millisecond))
 			pool := f.w.Nodes.(*chain.Pool)
-			runtime.GC()
+			f.sync(b)
 			var m0 runtime.MemStats
 			runtime.ReadMemStats(&m0)
-			f.sync(b)
 			before := pool.Stats()
 			const blocks = 50
 			var cpu time.Duration
@@ -146,10 +145,14 @@ func BenchmarkHeadFollowing(b *testing.B) {
 			alloc := m1.TotalAlloc
 			runtime.GC()
 			runtime.ReadMemStats(&m1)
+			f.w = nil // the watcher, and with it what it keeps between steps
+			var m2 runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&m2)
 			b.ReportMetric(float64(after.Total()-before.Total())/blocks, "rpc-calls/block")
 			b.ReportMetric(float64(after.HTTPRequests-before.HTTPRequests)/blocks, "http-requests/block")
 			b.ReportMetric(float64(cpu.Microseconds())/blocks/1000, "cpu-ms/block")
-			b.ReportMetric((float64(m1.HeapAlloc)-float64(m0.HeapAlloc))/(1<<20), "set-MiB")
+			b.ReportMetric((float64(m1.HeapAlloc)-float64(m2.HeapAlloc))/(1<<20), "set-MiB")
 			b.ReportMetric(float64(alloc-m0.TotalAlloc)/blocks/(1<<10), "alloc-KiB/block")
 			b.Logf("calls a block by method: %v", perBlock(before.Calls, after.Calls, blocks))
 		})
