@@ -56,6 +56,9 @@ type WatchedAddress struct {
 	USDPerToken *big.Rat // the quote's locked rate
 	// QuoteExpiresAt is when that rate stops holding (QuoteHolds).
 	QuoteExpiresAt time.Time
+	// InvoiceExpiresAt is the invoice's expiry: once final, it is watched until
+	// WatchAfterExpiry after it.
+	InvoiceExpiresAt time.Time
 }
 
 // Confirmations is the confirmation count of a transfer in block at head:

@@ -6,7 +6,10 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -83,39 +86,98 @@ func BenchmarkCatchUp(b *testing.B) {
 	}
 }
 
-// BenchmarkHeadFollowing: a watcher at the head, one new block at a time, with
-// n open invoices on the network: JSON-RPC calls per new block and the heap.
+// BenchmarkHeadFollowing: a watcher at the head, one new block at a time, with n
+// open invoices on the network with locked quotes (one in ten in the native coin,
+// so block bodies are read), one more invoice locked before each block. It reports
+// JSON-RPC calls per new block, process CPU per block while stepping (the store on
+// SQLite and the dev chain answering run in this process; on PostgreSQL the
+// database's CPU is not counted), the heap the watcher holds between steps (its
+// address set: the heap after GC with the watcher, less the heap after GC once it is
+// dropped) and bytes allocated a block. The sizes come from KASSA_BENCH_OPEN (comma-separated; 100,10000 when
+// unset); scripts/bench-watcher.sh runs 100, 10,000 and 100,000.
 func BenchmarkHeadFollowing(b *testing.B) {
-	for _, n := range []int{10, 10_000} {
+	sizes := []int{100, 10_000}
+	if v := os.Getenv("KASSA_BENCH_OPEN"); v != "" {
+		sizes = nil
+		for _, f := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil {
+				b.Fatalf("KASSA_BENCH_OPEN: %v", err)
+			}
+			sizes = append(sizes, n)
+		}
+	}
+	for _, n := range sizes {
 		b.Run(itoa(n)+"-open-invoices", func(b *testing.B) {
 			f, d := onDevChain(b, benchStore(b))
-			for range n {
-				f.invoice(b, 1_000, usdt)
+			seeded := time.Now()
+			for i := range n {
+				token := usdt
+				if i%10 == 9 {
+					token = eth
+				}
+				f.invoice(b, 1_000, token)
 			}
-			f.sync(b)
+			b.Logf("%d invoices locked in %v", n, time.Since(seeded).Round(time.Millisecond))
 			pool := f.w.Nodes.(*chain.Pool)
-			runtime.GC()
+			f.sync(b)
 			var m0 runtime.MemStats
 			runtime.ReadMemStats(&m0)
 			before := pool.Stats()
 			const blocks = 50
+			var cpu time.Duration
 			b.ResetTimer()
 			for range blocks {
-				d.Mine()
+				f.invoice(b, 1_000, usdt)
+				if err := d.Mine(); err != nil {
+					b.Fatal(err)
+				}
+				c0 := processCPU(b)
 				if _, err := f.w.Step(f.ctx); err != nil {
 					b.Fatal(err)
 				}
+				cpu += processCPU(b) - c0
 			}
 			b.StopTimer()
 			after := pool.Stats()
 			var m1 runtime.MemStats
 			runtime.ReadMemStats(&m1)
+			alloc := m1.TotalAlloc
+			runtime.GC()
+			runtime.ReadMemStats(&m1)
+			f.w = nil // the watcher, and with it what it keeps between steps
+			var m2 runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&m2)
 			b.ReportMetric(float64(after.Total()-before.Total())/blocks, "rpc-calls/block")
 			b.ReportMetric(float64(after.HTTPRequests-before.HTTPRequests)/blocks, "http-requests/block")
-			b.ReportMetric(float64(m1.HeapAlloc)/(1<<20), "heap-MiB")
-			b.ReportMetric(float64(m1.TotalAlloc-m0.TotalAlloc)/blocks/(1<<10), "alloc-KiB/block")
+			b.ReportMetric(float64(cpu.Microseconds())/blocks/1000, "cpu-ms/block")
+			b.ReportMetric((float64(m1.HeapAlloc)-float64(m2.HeapAlloc))/(1<<20), "set-MiB")
+			b.ReportMetric(float64(alloc-m0.TotalAlloc)/blocks/(1<<10), "alloc-KiB/block")
+			b.Logf("calls a block by method: %v", perBlock(before.Calls, after.Calls, blocks))
 		})
 	}
+}
+
+// processCPU is the user and system CPU time this process used so far.
+func processCPU(tb testing.TB) time.Duration {
+	tb.Helper()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		tb.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// perBlock is the calls per method between two counts, divided by blocks.
+func perBlock(before, after map[string]int64, blocks int) map[string]float64 {
+	out := map[string]float64{}
+	for m, v := range after {
+		if d := v - before[m]; d > 0 {
+			out[m] = float64(d) / float64(blocks)
+		}
+	}
+	return out
 }
 
 // BenchmarkDetectionLatency: the dev chain makes a block every second and the

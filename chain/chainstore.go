@@ -37,6 +37,17 @@ type ChainStore interface {
 	// watched at now: not final, or final less than WatchAfterExpiry ago (late
 	// money is kept), in environment env.
 	WatchedAddresses(ctx context.Context, env kassa.Environment, network string, now time.Time) ([]kassa.WatchedAddress, error)
+	// QuoteMark returns a mark of network's deposit addresses in env: the quote
+	// number of the last address locked or requoted, 0 when none was.
+	QuoteMark(ctx context.Context, env kassa.Environment, network string) (int64, error)
+	// WatchedAddressesSince lists, as WatchedAddresses, network's deposit addresses
+	// in env locked or requoted after the mark after, whose invoices are watched at
+	// now, and returns the mark for the next call. A read after a lock's commit
+	// sees it: the watcher keeps its addresses up to date with it.
+	WatchedAddressesSince(ctx context.Context, env kassa.Environment, network string, after int64, now time.Time) ([]kassa.WatchedAddress, int64, error)
+	// StillWatched returns which of the invoices ids in env are still watched at
+	// now, by WatchedAddresses' rule.
+	StillWatched(ctx context.Context, env kassa.Environment, ids []string, now time.Time) ([]string, error)
 	// PendingChainPayments lists network's payments whose confirmations are
 	// still counted: pending ones, including those whose block left the chain,
 	// and unresolved ones set aside for a person in a canonical block with fewer

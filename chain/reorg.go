@@ -23,6 +23,7 @@ func (w *Watcher) reorganize(ctx context.Context, n Node, cur *kassa.ChainCursor
 			"block", ancestor.Number, "remembered", w.keep())
 	}
 	changed, err := w.Store.RewindChain(ctx, w.Network.Name, ancestor)
+	w.set = nil // the invoices of detached payments were recomputed: load the addresses afresh
 	if err != nil {
 		return err
 	}

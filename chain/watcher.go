@@ -59,6 +59,7 @@ type Watcher struct {
 	Metrics Metrics
 
 	genesis  string                   // the chain's first block, checked once per start
+	set      *watchSet                // the deposit addresses kept between steps (watchset.go); nil: load afresh
 	progress atomic.Pointer[Progress] // the last completed step (Watchers.Progress)
 }
 
@@ -89,6 +90,7 @@ func (w *Watcher) log() *slog.Logger {
 func (w *Watcher) Round(ctx context.Context, leaseTTL time.Duration) (more bool, err error) {
 	ok, err := w.Store.TryLease(ctx, LeaseName(w.Network.Name), w.Holder, leaseTTL)
 	if err != nil || !ok {
+		w.set = nil // another instance watches: load afresh once the lease is back
 		return false, err
 	}
 	for i := 0; i < 20; i++ {
@@ -100,6 +102,9 @@ func (w *Watcher) Round(ctx context.Context, leaseTTL time.Duration) (more bool,
 		return false, err
 	}
 	lost, err := w.Store.AbandonLostPayments(ctx, w.Network.Name, w.now(), w.Network.Confirmations)
+	if len(lost) > 0 {
+		w.set = nil // their invoices were recomputed
+	}
 	for _, p := range lost {
 		w.log().Error("a payment's block left the chain and its transaction never came back; kept for a person (manual_retry)",
 			"invoice", p.InvoiceID, "tx", p.TxHash)
@@ -119,8 +124,8 @@ func (w *Watcher) Step(ctx context.Context) (more bool, err error) {
 }
 
 // stepOn is one step on node n. The head is read first and the watched addresses
-// after it: an address handed out before a transfer to it was mined is always in
-// the set that scans the transfer's block.
+// brought up to date after it: an address handed out before a transfer to it was
+// mined is always in the set that scans the transfer's block.
 func (w *Watcher) stepOn(ctx context.Context, n Node) (bool, error) {
 	head, err := n.Head(ctx)
 	if err != nil {
@@ -142,11 +147,10 @@ func (w *Watcher) stepOn(ctx context.Context, n Node) (bool, error) {
 	case head.Number == cur.Block.Number:
 		return true, w.reorganize(ctx, n, cur)
 	}
-	watch, err := w.Store.WatchedAddresses(ctx, w.Network.Environment, w.Network.Name, w.now())
+	set, err := w.addresses(ctx)
 	if err != nil {
 		return false, err
 	}
-	set := newAddressSet(watch, w.Tokens, w.Own)
 	from, to := cur.Block.Number+1, min(head.Number, cur.Block.Number+w.batch())
 	own, err := w.ownWalletWaiting(ctx, set, to)
 	if err != nil {
@@ -215,6 +219,7 @@ func (w *Watcher) cursor(ctx context.Context, n Node, head kassa.BlockRef) (*kas
 	}
 	if cur != nil && cur.Genesis != w.genesis {
 		w.log().Warn("the chain was replaced (another genesis block): forgetting its blocks", "was", cur.Genesis, "now", w.genesis)
+		w.set = nil
 		if _, err := w.Store.ResetChain(ctx, w.Network.Name); err != nil {
 			return nil, err
 		}

@@ -130,7 +130,7 @@ func TestWatchedAddresses(t *testing.T) {
 					return
 				}
 				want := kassa.WatchedAddress{Address: a.Address, InvoiceID: inv.ID, MerchantID: inv.MerchantID,
-					Environment: c.env, TokenID: 1, QuoteExpiresAt: a.ExpiresAt}
+					Environment: c.env, TokenID: 1, QuoteExpiresAt: a.ExpiresAt, InvoiceExpiresAt: inv.ExpiresAt}
 				if len(got) != 1 || got[0].USDPerToken == nil || got[0].USDPerToken.Cmp(watchRate) != 0 {
 					t.Fatalf("watched %+v, want %+v at %v", got, want, watchRate)
 				}
@@ -140,6 +140,73 @@ func TestWatchedAddresses(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestWatchedAddressesSince: the watcher's incremental read. After a mark it lists
+// the addresses locked or requoted since, with their current quote, only of its
+// environment and network, and only while their invoices are watched, and moves
+// the mark past what it read; StillWatched tells which invoices are still watched.
+func TestWatchedAddressesSince(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		f := newFixture(t, cfg)
+		since := func(t *testing.T, mark int64) ([]kassa.WatchedAddress, int64) {
+			t.Helper()
+			got, next, err := f.db.WatchedAddressesSince(f.ctx, kassa.Devnet, chainNet, mark, f.clock.Now())
+			must(t, err)
+			if next < mark {
+				t.Fatalf("mark went back from %d to %d", mark, next)
+			}
+			return got, next
+		}
+		mark, err := f.db.QuoteMark(f.ctx, kassa.Devnet, chainNet)
+		must(t, err)
+		if got, next := since(t, mark); len(got) != 0 || next != mark {
+			t.Fatalf("nothing locked: %+v, mark %d -> %d", got, mark, next)
+		}
+		first := f.invoice(t, f.m, 1000, nil)
+		a := f.address(t, first, chainNet)
+		f.address(t, f.invoice(t, f.m, 1000, nil), "eth-sepolia") // another network
+		got, m1 := since(t, mark)
+		if len(got) != 1 || got[0].Address != a.Address || got[0].InvoiceID != first.ID || got[0].TokenID != 1 ||
+			!got[0].InvoiceExpiresAt.Equal(first.ExpiresAt) {
+			t.Fatalf("after a lock: %+v, want %s", got, a.Address)
+		}
+		if got, next := since(t, m1); len(got) != 0 || next != m1 {
+			t.Fatalf("nothing new: %+v, mark %d -> %d", got, m1, next)
+		}
+
+		// A requote in another token: the same address, the new token.
+		_, _, err = f.db.LockPaymentAddress(f.ctx, payment.PaymentAddressRequest{MerchantID: first.MerchantID, InvoiceID: first.ID,
+			Token:  kassa.Token{ID: 2, Network: chainNet, Decimals: 6},
+			Derive: func(i uint32) (string, error) { return "", fmt.Errorf("derived %d again", i) },
+			Quote: func(remaining kassa.Millis) (*big.Int, *big.Rat, time.Time, error) {
+				return big.NewInt(int64(remaining)), big.NewRat(1, 1), f.clock.Now().Add(kassa.QuoteLock), nil
+			}})
+		must(t, err)
+		got, m2 := since(t, m1)
+		if len(got) != 1 || got[0].Address != a.Address || got[0].TokenID != 2 || got[0].USDPerToken.Cmp(big.NewRat(1, 1)) != 0 {
+			t.Fatalf("after a requote: %+v, want %s in token 2", got, a.Address)
+		}
+
+		// Locked, then paid and past its watch: not listed, the mark moves on.
+		short := func(c *kassa.InvoiceCreate) { d := time.Minute; c.ExpiresIn = &d }
+		done := f.invoice(t, f.m, 1000, short)
+		f.address(t, done, chainNet)
+		f.pay(t, done, "0xaa", 1000, true)
+		f.clock.Advance(time.Minute + kassa.WatchAfterExpiry)
+		got, m3 := since(t, m2)
+		if len(got) != 0 || m3 <= m2 {
+			t.Fatalf("an invoice past its watch: %+v, mark %d -> %d", got, m2, m3)
+		}
+		still, err := f.db.StillWatched(f.ctx, kassa.Devnet, []string{first.ID, done.ID, "inv_unknown"}, f.clock.Now())
+		must(t, err)
+		if len(still) != 1 || still[0] != first.ID {
+			t.Fatalf("still watched %v, want only %s", still, first.ID)
+		}
+		if m, err := f.db.QuoteMark(f.ctx, kassa.Devnet, chainNet); err != nil || m != m3 {
+			t.Fatalf("quote mark %d (%v), want %d", m, err, m3)
+		}
+	})
 }
 
 // TestPendingChainPayments lists a network's pending receipts seen in a block,

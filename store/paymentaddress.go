@@ -50,7 +50,7 @@ func (db *DB) lockPaymentAddress(ctx context.Context, req payment.PaymentAddress
 		if addr == nil {
 			addr, err = db.newPaymentAddress(ctx, tx, inv, req, now)
 		} else if !addr.QuoteCurrent(req.Token.ID, inv.AmountRemaining(), now) {
-			err = requote(ctx, tx, inv, addr, req)
+			err = db.requote(ctx, tx, inv, addr, req)
 		}
 		if err != nil {
 			return err
@@ -106,13 +106,9 @@ func paymentAddress(ctx context.Context, q queryer, invoiceID, network string) (
 
 // newPaymentAddress derives and stores the invoice's address on the token's network.
 func (db *DB) newPaymentAddress(ctx context.Context, tx txq, inv *kassa.Invoice, req payment.PaymentAddressRequest, now time.Time) (*kassa.PaymentAddress, error) {
-	if db.engine == EnginePostgres {
-		// Serialize index allocation per environment and network for this
-		// transaction (SQLite's single writer already does).
-		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtext($1))",
-			"payment_addresses:"+string(inv.Environment)+":"+req.Token.Network); err != nil {
-			return nil, fmt.Errorf("store: lock address index: %w", err)
-		}
+	seq, err := db.nextQuoteSeq(ctx, tx, inv.Environment, req.Token.Network)
+	if err != nil {
+		return nil, err
 	}
 	var next int64
 	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(address_index), -1) + 1 FROM payment_addresses
@@ -129,9 +125,10 @@ func (db *DB) newPaymentAddress(ctx context.Context, tx txq, inv *kassa.Invoice,
 		return nil, err
 	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO payment_addresses (invoice_id, environment, network, address_index, address,
-		token_id, amount_usd, amount_units, rate, expires_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+		token_id, amount_usd, amount_units, rate, expires_at, created_at, quote_seq)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
 		a.InvoiceID, string(a.Environment), a.Network, next, a.Address, a.TokenID, int64(a.AmountUSD), a.AmountUnits.String(),
-		a.USDPerToken.String(), micros(a.ExpiresAt), micros(now))
+		a.USDPerToken.String(), micros(a.ExpiresAt), micros(now), seq)
 	if err != nil {
 		return nil, fmt.Errorf("store: insert payment address: %w", err)
 	}
@@ -140,17 +137,41 @@ func (db *DB) newPaymentAddress(ctx context.Context, tx txq, inv *kassa.Invoice,
 
 // requote gives an existing address a fresh quote, for another token of its network
 // or once the last quote expired.
-func requote(ctx context.Context, tx txq, inv *kassa.Invoice, a *kassa.PaymentAddress, req payment.PaymentAddressRequest) error {
+func (db *DB) requote(ctx context.Context, tx txq, inv *kassa.Invoice, a *kassa.PaymentAddress, req payment.PaymentAddressRequest) error {
 	a.TokenID = req.Token.ID
 	if err := quote(a, inv, req); err != nil {
 		return err
 	}
+	seq, err := db.nextQuoteSeq(ctx, tx, a.Environment, a.Network)
+	if err != nil {
+		return err
+	}
 	if _, err := tx.ExecContext(ctx, `UPDATE payment_addresses SET token_id = $1, amount_units = $2, rate = $3,
-		expires_at = $4, amount_usd = $5 WHERE invoice_id = $6 AND network = $7`, a.TokenID, a.AmountUnits.String(),
-		a.USDPerToken.String(), micros(a.ExpiresAt), int64(a.AmountUSD), a.InvoiceID, a.Network); err != nil {
+		expires_at = $4, amount_usd = $5, quote_seq = $6 WHERE invoice_id = $7 AND network = $8`, a.TokenID, a.AmountUnits.String(),
+		a.USDPerToken.String(), micros(a.ExpiresAt), int64(a.AmountUSD), seq, a.InvoiceID, a.Network); err != nil {
 		return fmt.Errorf("store: requote payment address: %w", err)
 	}
 	return nil
+}
+
+// nextQuoteSeq takes the lock of env and network's deposit addresses for the rest
+// of the transaction (an advisory transaction lock on PostgreSQL; SQLite's single
+// writer already serializes) and returns the next quote_seq. Under the lock the
+// numbers commit in ascending order, which the watcher's incremental read of
+// changed quotes relies on (WatchedAddressesSince); the unique index backs it up.
+func (db *DB) nextQuoteSeq(ctx context.Context, tx txq, env kassa.Environment, network string) (int64, error) {
+	if db.engine == EnginePostgres {
+		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtext($1))",
+			"payment_addresses:"+string(env)+":"+network); err != nil {
+			return 0, fmt.Errorf("store: lock deposit addresses: %w", err)
+		}
+	}
+	var seq int64
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(quote_seq), 0) + 1 FROM payment_addresses
+		WHERE environment = $1 AND network = $2`, string(env), network).Scan(&seq); err != nil {
+		return 0, fmt.Errorf("store: next quote number: %w", err)
+	}
+	return seq, nil
 }
 
 func quote(a *kassa.PaymentAddress, inv *kassa.Invoice, req payment.PaymentAddressRequest) error {

@@ -65,6 +65,14 @@ func TestWatchedQueryPlan(t *testing.T) {
 		"USING INDEX invoices_open_expiry", "USING INDEX invoices_closed_expiry (expires_at>?)")
 }
 
+// TestWatchedSinceQueryPlan checks on SQLite that the watcher's read of changed
+// quotes is a range of the quote_seq index, then invoices by primary key.
+func TestWatchedSinceQueryPlan(t *testing.T) {
+	db := openSQLite(t)
+	checkPlan(t, queryPlan(t, db, watchedSinceQuery, "devnet", "ethereum", 0),
+		"USING INDEX payment_addresses_quote_seq (environment=? AND network=? AND quote_seq>?)", "SEARCH i USING INDEX sqlite_autoindex_invoices_1 (id=?)")
+}
+
 // TestSessionQueryPlan checks on SQLite that both lookups of a payment session
 // search a unique index, not the table: for a token that names its invoice the
 // primary key or the index of session_token_hash (SQLite takes either), for an
