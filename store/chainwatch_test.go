@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"kassa"
-	"kassa/payment"
 	"kassa/invoicing"
+	"kassa/payment"
 	"kassa/store"
 	"kassa/store/storetest"
 )

@@ -192,7 +192,7 @@ func (r *pageRead) scan(rows pgx.Rows) error {
 	out := make([]*kassa.Invoice, 0, r.q.limit+1)
 	var sc invoiceScan
 	for rows.Next() {
-		if err := scanRaw(rows.FieldDescriptions(), rows.RawValues(), sc.destinations()); err != nil {
+		if err := rows.Scan(sc.destinations()...); err != nil {
 			return err
 		}
 		inv, err := sc.invoice()

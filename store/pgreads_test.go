@@ -172,9 +172,9 @@ func TestPostgresPageTakenOutlivesCaller(t *testing.T) {
 	}
 }
 
-// TestPostgresPageEveryColumn: a page read from PostgreSQL's raw values holds
-// every column as the single-invoice read (pgx's scan through database/sql) does,
-// with every optional column set and with none.
+// TestPostgresPageEveryColumn: a page read in a pipeline (pgx's rows.Scan) holds
+// every column as the single-invoice read (pgx through database/sql) does, with
+// every optional column set and with none.
 func TestPostgresPageEveryColumn(t *testing.T) {
 	cfg := storetest.PostgresConfig(t)
 	f := newFixture(t, cfg)

@@ -67,6 +67,16 @@ const sqliteCheckpoint = "_pragma=wal_autocheckpoint(16000)"
 // (docs/performance.md, "Tried and not kept").
 const sqliteCache = "_pragma=mmap_size(268435456)"
 
+// openSQLiteDB returns a pool of connections of modernc's SQLite driver, as
+// shipped (serialized mode), to dsn.
+func openSQLiteDB(dsn string) *sql.DB {
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		panic(err) // only for a driver name not registered, and the import registers it
+	}
+	return db
+}
+
 // openSQLite opens the SQLite database kassa.db in dir: the writer's connection and
 // its group commit, the checkpointer, and the pool of read-only connections.
 func (db *DB) openSQLite(ctx context.Context, dir string) error {

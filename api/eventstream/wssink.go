@@ -1,13 +1,16 @@
 package eventstream
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"net"
+	"net/http"
 	"sync"
 	"time"
 
 	"kassa"
+	"kassa/internal/wsframe"
 	"kassa/stream"
 )
 
@@ -40,8 +43,8 @@ type wsSink struct {
 	hook func() // tests: runs before each live event is written; live events then always queue
 
 	mu      sync.Mutex
-	conn    net.Conn // the hijacked connection; nil until the upgrade
-	raw     *rawConn // non-blocking writes to conn; nil: none, everything queues
+	conn    net.Conn        // the hijacked connection; nil until the upgrade
+	raw     *wsframe.Writer // non-blocking writes to conn; nil: none, everything queues
 	queue   []outItem
 	queued  int // live events in queue
 	owner   int
@@ -63,7 +66,7 @@ func newWSSink(hook func()) *wsSink {
 func (s *wsSink) attach(conn net.Conn) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.conn, s.raw = conn, newRawConn(conn)
+	s.conn, s.raw = conn, wsframe.NewWriter(conn)
 }
 
 // Push implements stream.EventSink.
@@ -82,7 +85,7 @@ func (s *wsSink) Push(b *stream.EventBatch, buffer int) bool {
 			s.end(errEncoding)
 			return true
 		}
-		n, err := s.raw.write(frames)
+		n, err := s.raw.Write(frames)
 		switch {
 		case err != nil:
 			s.failLocked()
@@ -285,4 +288,67 @@ func (c *sinkConn) Write(p []byte) (int, error) {
 	}
 	s.drain() // what was pushed meanwhile
 	return len(p), nil
+}
+
+// eventFrames renders events as WebSocket text frames, one per event, back to
+// back (internal/wsframe says why by hand). Streams do not compress, so every
+// client of a stream gets these very bytes.
+func eventFrames(events []*kassa.Event) ([]byte, error) {
+	n := 0
+	for _, e := range events {
+		b, err := e.Encode()
+		if err != nil {
+			return nil, err
+		}
+		n += wsframe.MaxHeader + len(b)
+	}
+	out := make([]byte, 0, n)
+	for _, e := range events {
+		b, _ := e.Encode()
+		out = wsframe.AppendText(out, b)
+	}
+	return out, nil
+}
+
+// hijackWriter hands websocket.Accept the connection wrapped in a sinkConn, and
+// the sink the connection itself.
+type hijackWriter struct {
+	http.ResponseWriter
+	sink *wsSink
+}
+
+// Hijack implements http.Hijacker.
+func (w hijackWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	conn, brw, err := http.NewResponseController(w.ResponseWriter).Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	w.sink.attach(conn)
+	c := &sinkConn{Conn: conn, s: w.sink}
+	// The handshake's answer is on the wire already (Hijack flushes it).
+	return c, bufio.NewReadWriter(brw.Reader, bufio.NewWriterSize(c, 4096)), nil
+}
+
+// subscribe follows p's events with sink: the stream pushes to it when it is a
+// stream.PushStream; otherwise a goroutine reads a channel subscription and pushes.
+func subscribe(st stream.EventStream, p kassa.Principal, sink stream.EventSink) (cancel func()) {
+	if ps, ok := st.(stream.PushStream); ok {
+		return ps.SubscribeSink(p.MerchantID, p.Environment, p.Scope, sink)
+	}
+	sub := st.Subscribe(p.MerchantID, p.Environment, p.Scope)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for e := range sub.Events() {
+			if !sink.Push(&stream.EventBatch{Events: []*kassa.Event{e}}, max(cap(sub.Events()), 1)) {
+				sub.Close()
+				sink.End(stream.ErrSlowConsumer)
+				return
+			}
+		}
+		if err := sub.Err(); err != nil {
+			sink.End(err)
+		}
+	}()
+	return func() { sub.Close(); <-done }
 }
