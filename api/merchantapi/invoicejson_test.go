@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
 	"kassa"
 	"kassa/api/httpx"
+	"kassa/api/openapi"
+	"kassa/api/openapi/openapitest"
 )
 
 func testInvoice(id, desc string, meta string) *kassa.Invoice {
@@ -88,6 +91,38 @@ func TestInvoiceAnswerBytes(t *testing.T) {
 			if !bytes.Equal(w.Body.Bytes(), ref.Body.Bytes()) || w.Code != ref.Code {
 				t.Fatalf("invoice = %d %s\nwant %d %s", w.Code, w.Body.Bytes(), ref.Code, ref.Body.Bytes())
 			}
+		}
+	}
+}
+
+// The list and create answers have the members of the document's InvoiceList and
+// InvoiceCreated (openapi's TestWireTypesMatchDocument checks the invoice itself).
+func TestInvoiceAnswersMatchDocument(t *testing.T) {
+	inv := testInvoice("123e4567-e89b-42d3-a456-426614174000", "d", `{"a":1}`)
+	list, err := (&API{}).appendInvoiceList(context.Background(), nil, []*kassa.Invoice{inv}, kassa.InvoiceExpand{}, true, "/api/v1/invoices")
+	if err != nil {
+		t.Fatal(err)
+	}
+	created, err := marshalInvoiceCreated(invoiceCreated{InvoiceID: inv.ID, PaymentURL: "http://h/pay/d?t=1",
+		ExpiresAt: "2026-11-01T11:00:00.123Z", SessionToken: "ps_x", Signature: "sig",
+		PaymentSessionHeaders: kassa.SessionHeaders{SessionToken: "ps_x", Signature: "sig"}, Invoice: inv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		schema string
+		json   []byte
+		absent []string
+	}{
+		{"InvoiceList", list, []string{"data[].latest_payment", "data[].payments"}},
+		{"InvoiceCreated", created, []string{"invoice.latest_payment", "invoice.payments"}},
+	} {
+		diffs, err := openapitest.Shape(openapi.Document, tt.schema, tt.json, tt.absent...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(diffs) > 0 {
+			t.Errorf("%s and its encoder differ:\n%s", tt.schema, strings.Join(diffs, "\n"))
 		}
 	}
 }
