@@ -1,11 +1,14 @@
 // Package store keeps Kassa's data in SQLite (embedded, the default) or PostgreSQL.
-// DB implements the store side of fourteen domain interfaces, each asserted at
-// compile time at the top of its file: kassa.MerchantService (merchant.go),
-// APIKeyService (apikey.go), invoicing.Store (invoice.go), IdempotencyStore
-// (idempotency.go), PaymentAddressService (paymentaddress.go), PayorService (payor.go),
-// PaymentService (invoicepayment.go), SettlementService (settlement.go), EventService
-// (event.go), WebhookService (webhook.go), WebhookQueue (webhookqueue.go), ChainStore
-// (chain.go), Leaser (namedlease.go) and commerce.OrderStore (order.go).
+// DB implements the store side of the domain's interfaces and of those its
+// consumers declare. Those the store can name are asserted at compile time at the
+// top of their files: kassa.MerchantService (merchant.go), APIKeyService
+// (apikey.go), EventService (event.go), PaymentService (invoicepayment.go),
+// PayorService (payor.go), WebhookService (webhook.go), SecondFactorStore and
+// SignInThrottle, invoicing.Store (invoice.go), payment.PaymentAddressService
+// (paymentaddress.go), settlement.SettlementService, report.OverviewStats and
+// commerce.OrderStore (order.go). Those of packages whose tests import the store
+// (chain, webhook, api/httpx, refund, signin, worker) are asserted in
+// cmd/kassa/storeroles.go.
 //
 // The SQL is shared where the two engines agree (both bind $1..$n by number);
 // migrations, error translation and row locking are per engine (migrate.go,
@@ -63,8 +66,8 @@ type Config struct {
 	WebhookTargets kassa.WebhookTargets
 }
 
-// DB is the store. It implements kassa.MerchantService, kassa.APIKeyService,
-// kassa.InvoiceService and httpx.IdempotencyStore. It is safe for concurrent use.
+// DB is the store: persistence only, the rules are the services' (see the package
+// comment for the interfaces it implements). It is safe for concurrent use.
 type DB struct {
 	engine string
 	// w runs every transaction and write. On SQLite it has one connection, so
