@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, for the size of the database
+	_ "modernc.org/sqlite"            // the "sqlite" driver, for the size of the file
+
+	"kassa"
+	"kassa/store"
+)
+
+// measure times the dashboard's reads of seed-1's invoices, each rounds times
+// after 5 untimed, and prints p50 and p99 of each, then the bytes per invoice.
+func measure(ctx context.Context, cfg store.Config, rounds int) error {
+	db, err := open(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	m, err := db.MerchantByEmail(ctx, seedEmail(1))
+	if err != nil {
+		return err
+	}
+	env := kassa.Devnet
+	now := time.Now()
+	all := kassa.InvoiceFilter{MerchantID: m.ID, Environment: &env, Limit: 25}
+	half := now.AddDate(0, -6, 0)
+	mid, _, err := db.Invoices(ctx, kassa.InvoiceFilter{MerchantID: m.ID, Environment: &env, CreatedLTE: &half, Limit: 1})
+	if err != nil || len(mid) == 0 {
+		return fmt.Errorf("no invoice half a year old: %v", err)
+	}
+	from, to := now.AddDate(0, -4, 0), now.AddDate(0, -3, 0)
+	with := func(edit func(f *kassa.InvoiceFilter)) kassa.InvoiceFilter { f := all; edit(&f); return f }
+	list := func(f kassa.InvoiceFilter) func() (int, error) {
+		return func() (int, error) { out, _, err := db.Invoices(ctx, f); return len(out), err }
+	}
+	queries := []struct {
+		name string
+		run  func() (int, error)
+	}{
+		{"first page", list(all)},
+		{"page behind a cursor half a year back", list(with(func(f *kassa.InvoiceFilter) { f.StartingAfter = mid[0].ID }))},
+		{"status=paid, one month 3 months back", list(with(func(f *kassa.InvoiceFilter) {
+			f.Statuses, f.CreatedGTE, f.CreatedLTE = []kassa.InvoiceStatus{kassa.StatusPaid}, &from, &to
+		}))},
+		{"q=" + rareWord + " (1 in a million)", list(with(func(f *kassa.InvoiceFilter) { f.Query = rareWord }))},
+		{"q=teapot (1 in 50)", list(with(func(f *kassa.InvoiceFilter) { f.Query = "teapot" }))},
+		{"q=café (1 in 240)", list(with(func(f *kassa.InvoiceFilter) { f.Query = "café" }))},
+		{"q=zz (below trigram length, no match)", list(with(func(f *kassa.InvoiceFilter) { f.Query = "zz" }))},
+		{"dashboard overview (its store reads)", func() (int, error) { return overview(ctx, db, m.ID, env, now) }},
+	}
+	for _, q := range queries {
+		var took []time.Duration
+		var rows int
+		for r := range rounds + 5 {
+			start := time.Now()
+			n, err := q.run()
+			if err != nil {
+				return fmt.Errorf("%s: %w", q.name, err)
+			}
+			if r >= 5 {
+				took = append(took, time.Since(start))
+			}
+			rows = n
+		}
+		slices.Sort(took)
+		fmt.Printf("| %s | %d | %s | %s |\n", q.name, rows, ms(took[len(took)/2]), ms(took[(len(took)*99-1)/100]))
+	}
+	return diskPerInvoice(ctx, cfg)
+}
+
+// overview makes the store reads of the dashboard's overview (api/dashboard
+// overview.go) in its order and returns the rows of its recent list.
+func overview(ctx context.Context, db *store.DB, merchantID int64, env kassa.Environment, now time.Time) (int, error) {
+	today := now.UTC().Truncate(24 * time.Hour)
+	if _, err := db.VolumeByDay(ctx, merchantID, env, today.AddDate(0, 0, -29)); err != nil {
+		return 0, err
+	}
+	if _, err := db.InvoiceTotals(ctx, kassa.InvoiceTotalsFilter{MerchantID: merchantID, Environment: &env}); err != nil {
+		return 0, err
+	}
+	if _, err := db.CountInvoices(ctx, kassa.InvoiceFilter{MerchantID: merchantID, Environment: &env, NeedsAttention: true}); err != nil {
+		return 0, err
+	}
+	if _, err := db.FailingDeliveries(ctx, merchantID, env, now.AddDate(0, 0, -7)); err != nil {
+		return 0, err
+	}
+	recent, _, err := db.Invoices(ctx, kassa.InvoiceFilter{MerchantID: merchantID, Environment: &env, Limit: 5})
+	return len(recent), err
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
+
+// diskPerInvoice prints the database's size on disk and its bytes per invoice:
+// SQLite the pages in use after a checkpoint, PostgreSQL pg_database_size.
+func diskPerInvoice(ctx context.Context, cfg store.Config) error {
+	driver, dsn := "pgx", cfg.DatabaseURL
+	if dsn == "" {
+		driver, dsn = "sqlite", "file:"+cfg.DataDir+"/kassa.db"
+	}
+	raw, err := sql.Open(driver, dsn)
+	if err != nil {
+		return err
+	}
+	defer raw.Close()
+	var n, size, invoices int64
+	if err := raw.QueryRowContext(ctx, "SELECT COUNT(*) FROM invoices").Scan(&n); err != nil {
+		return err
+	}
+	if driver == "pgx" {
+		err = raw.QueryRowContext(ctx, "SELECT pg_database_size(current_database()), pg_total_relation_size('invoices')").Scan(&size, &invoices)
+	} else {
+		if _, err = raw.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err == nil {
+			err = raw.QueryRowContext(ctx, `SELECT (SELECT page_count FROM pragma_page_count()) - (SELECT freelist_count FROM pragma_freelist_count()),
+				(SELECT page_size FROM pragma_page_size())`).Scan(&size, &invoices)
+			size *= invoices
+			invoices = 0
+		}
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Printf("| bytes on disk | %d invoices | %.2f GB | %d B an invoice |\n", n, float64(size)/1e9, size/n)
+	if invoices > 0 {
+		fmt.Printf("| the invoices table with its indexes and TOAST | | %.2f GB | %d B an invoice |\n", float64(invoices)/1e9, invoices/n)
+	}
+	return nil
+}
