@@ -1,6 +1,8 @@
 package store
 
 import (
+	"context"
+	"strings"
 	"testing"
 	"time"
 )
@@ -143,3 +145,69 @@ func ReadPages(t testing.TB, db *DB, merchantID int64, conds []string) ([][]stri
 // AfterPasswordCheck makes db's Login run f after a right password, before it
 // reads the merchant: a credential change can land there deterministically.
 func AfterPasswordCheck(db *DB, f func()) { db.afterPasswordCheck = f }
+
+// ScanDescriptions returns the ids of the merchant's invoices whose description
+// holds q by the scan's own condition (descriptionLike), with no index: SQLite
+// does not read the FTS5 table, PostgreSQL runs it with index scans off.
+func ScanDescriptions(t testing.TB, db *DB, merchantID int64, q string) []string {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := db.w.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	if db.engine == EnginePostgres {
+		if _, err := tx.ExecContext(ctx, "SET LOCAL enable_bitmapscan = off; SET LOCAL enable_indexscan = off; SET LOCAL enable_indexonlyscan = off"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := &where{}
+	w.add("merchant_id = %s", merchantID)
+	w.conds = append(w.conds, db.descriptionLike(w, strings.ToLower(strings.TrimSpace(q))))
+	rows, err := tx.QueryContext(ctx, "SELECT id FROM invoices"+w.String()+" ORDER BY created_at DESC, id DESC", w.args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+// SetDescriptionCandidates sets how many candidates the FTS5 look-up may hand to
+// a list query, until the test ends.
+func SetDescriptionCandidates(t testing.TB, n int) {
+	t.Helper()
+	was := maxDescriptionCandidates
+	maxDescriptionCandidates = n
+	t.Cleanup(func() { maxDescriptionCandidates = was })
+}
+
+// CheckDescriptionIndex runs FTS5's integrity check of invoice_descriptions
+// against the invoices (SQLite; nothing on PostgreSQL) and returns its error.
+func CheckDescriptionIndex(db *DB) error {
+	if db.engine != EngineSQLite {
+		return nil
+	}
+	_, err := db.w.ExecContext(context.Background(),
+		"INSERT INTO invoice_descriptions (invoice_descriptions, rank) VALUES ('integrity-check', 1)")
+	return err
+}
+
+// ExecForTest runs a statement on db's writer.
+func ExecForTest(t testing.TB, db *DB, query string, args ...any) {
+	t.Helper()
+	if _, err := db.w.ExecContext(context.Background(), query, args...); err != nil {
+		t.Fatal(err)
+	}
+}
