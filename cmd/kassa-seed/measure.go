@@ -8,7 +8,7 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, for the size of the database
-	_ "modernc.org/sqlite"            // the "sqlite" driver, for the size of the file
+	_ "modernc.org/sqlite"             // the "sqlite" driver, for the size of the file
 
 	"kassa"
 	"kassa/store"
