@@ -53,6 +53,18 @@ func measure(ctx context.Context, cfg store.Config, rounds int) error {
 		{"q=café (1 in 240)", list(with(func(f *kassa.InvoiceFilter) { f.Query = "café" }))},
 		{"q=zz (below trigram length, no match)", list(with(func(f *kassa.InvoiceFilter) { f.Query = "zz" }))},
 		{"dashboard overview (its store reads)", func() (int, error) { return overview(ctx, db, m.ID, env, now) }},
+		{"overview: volume by day (30 days)", func() (int, error) {
+			days, err := db.VolumeByDay(ctx, m.ID, env, now.UTC().Truncate(24*time.Hour).AddDate(0, 0, -29))
+			return len(days), err
+		}},
+		{"overview: invoice totals by status", func() (int, error) {
+			_, err := db.InvoiceTotals(ctx, kassa.InvoiceTotalsFilter{MerchantID: m.ID, Environment: &env})
+			return 1, err
+		}},
+		{"overview: count needing attention", func() (int, error) {
+			n, err := db.CountInvoices(ctx, kassa.InvoiceFilter{MerchantID: m.ID, Environment: &env, NeedsAttention: true})
+			return int(n), err
+		}},
 	}
 	for _, q := range queries {
 		var took []time.Duration
