@@ -2,7 +2,7 @@
 // (docs/performance.md, "The store at size"; scripts/bench-size.sh).
 //
 //	kassa-seed seed    -db URL|-data-dir DIR -n 1000000 [-merchants 5] [-workers 32]
-//	kassa-seed measure -db URL|-data-dir DIR [-rounds 100]
+//	kassa-seed measure -db URL|-data-dir DIR [-rounds 100] [-only q=]
 //	kassa-seed csv     -db URL|-data-dir DIR [-days 365]
 //
 // seed writes through the store (CreateInvoice, whose concurrent calls the store
@@ -38,6 +38,7 @@ func main() {
 	merchants := fs.Int("merchants", 5, "seed: merchants (the first holds 70 % of the invoices)")
 	workers := fs.Int("workers", 32, "seed: concurrent creates")
 	rounds := fs.Int("rounds", 100, "measure: timed rounds per query (after 5 untimed)")
+	only := fs.String("only", "", "measure: only the reads whose name holds this")
 	days := fs.Int("days", 365, "csv: the report covers the last days")
 	_ = fs.Parse(os.Args[2:])
 	cfg := store.Config{DatabaseURL: *dbURL, DataDir: *dataDir, Secrets: sealed.NewKeyring(mustKey())}
@@ -47,7 +48,7 @@ func main() {
 	case "seed":
 		err = seed(ctx, cfg, *n, *merchants, *workers)
 	case "measure":
-		err = measure(ctx, cfg, *rounds)
+		err = measure(ctx, cfg, *rounds, *only)
 	case "csv":
 		err = csvReport(ctx, cfg, *days)
 	default:

@@ -18,7 +18,8 @@ import (
 const seedYear = 365 * 24 * time.Hour
 
 // Words the descriptions are made of. rareWord is in one invoice of a million
-// (the 777,777th of each million), so a search for it finds a handful.
+// (the 777,780th of each million, the biggest merchant's), so a search for it
+// finds a handful.
 var (
 	adjectives = strings.Fields("blue red green black white small large ceramic wooden steel glass cotton woolen " +
 		"leather silver golden vintage modern classic handmade organic recycled compact portable " +
@@ -46,7 +47,7 @@ func description(i int) string {
 	if r.IntN(4) == 0 {
 		b.WriteString(" (" + extras[r.IntN(len(extras))] + ")")
 	}
-	if i%1_000_000 == 777_777 {
+	if i%1_000_000 == 777_780 { // seed-1's, as i%20 is 0 (seedOne)
 		b.WriteString(", a " + rareWord + " spice box")
 	}
 	return b.String()
