@@ -56,8 +56,8 @@ func measure(ctx context.Context, cfg store.Config, rounds int, only string) err
 		}))},
 		{"q=" + rareWord + " (1 invoice in a million)", list(with(func(f *kassa.InvoiceFilter) { f.Query = rareWord }))},
 		{"q=order 123460: (1 invoice)", list(with(func(f *kassa.InvoiceFilter) { f.Query = "order 123460:" }))},
-		{"q=teapot (1 in 50)", list(with(func(f *kassa.InvoiceFilter) { f.Query = "teapot" }))},
-		{"q=café (1 in 240)", list(with(func(f *kassa.InvoiceFilter) { f.Query = "café" }))},
+		{"q=teapot (about 1 in 23)", list(with(func(f *kassa.InvoiceFilter) { f.Query = "teapot" }))},
+		{"q=café (about 1 in 60)", list(with(func(f *kassa.InvoiceFilter) { f.Query = "café" }))},
 		{"q=zz (below trigram length, no match)", list(with(func(f *kassa.InvoiceFilter) { f.Query = "zz" }))},
 		{"dashboard overview (its store reads)", func() (int, error) { return overview(ctx, db, m.ID, env, now) }},
 		{"overview: volume by day (30 days)", func() (int, error) {
