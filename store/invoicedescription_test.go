@@ -48,28 +48,7 @@ func TestDescriptionSearchMatchesScan(t *testing.T) {
 			f.clock.Advance(1)
 		}
 		f.invoice(t, f.m, 1_000, nil) // no description
-		check := func(t *testing.T) {
-			t.Helper()
-			for _, q := range descriptionQueries {
-				want := store.ScanDescriptions(t, f.db, f.m.ID, q)
-				filter := kassa.InvoiceFilter{MerchantID: f.m.ID, Query: q, Limit: store.MaxListLimit}
-				got, _, err := f.db.Invoices(f.ctx, filter)
-				must(t, err)
-				ids := make([]string, len(got))
-				for i, inv := range got {
-					ids[i] = inv.ID
-				}
-				if !slices.Equal(ids, want) {
-					t.Errorf("q %q found %d invoices, the scan %d:\n%v\n%v", q, len(ids), len(want), ids, want)
-				}
-				if n, err := f.db.CountInvoices(f.ctx, filter); err != nil || n != int64(len(want)) {
-					t.Errorf("q %q counted %d (%v), the scan %d", q, n, err, len(want))
-				}
-			}
-			if err := store.CheckDescriptionIndex(f.db); err != nil {
-				t.Errorf("the description index: %v", err)
-			}
-		}
+		check := func(t *testing.T) { t.Helper(); checkSearchMatchesScan(t, f.db, f.m.ID) }
 		t.Run("index", check)
 		t.Run("too many candidates", func(t *testing.T) {
 			store.SetDescriptionCandidates(t, 1)
@@ -90,5 +69,63 @@ func TestDescriptionSearchMatchesScan(t *testing.T) {
 				must(t, store.CheckDescriptionIndex(f.db))
 			}
 		})
+	})
+}
+
+// checkSearchMatchesScan checks that the merchant's search for each of
+// descriptionQueries lists and counts exactly the invoices the scan finds, in its
+// order, and that SQLite's FTS5 index agrees with the invoices.
+func checkSearchMatchesScan(t *testing.T, db *store.DB, merchantID int64) {
+	t.Helper()
+	ctx := t.Context()
+	for _, q := range descriptionQueries {
+		want := store.ScanDescriptions(t, db, merchantID, q)
+		filter := kassa.InvoiceFilter{MerchantID: merchantID, Query: q, Limit: store.MaxListLimit}
+		got, _, err := db.Invoices(ctx, filter)
+		must(t, err)
+		ids := make([]string, len(got))
+		for i, inv := range got {
+			ids[i] = inv.ID
+		}
+		if !slices.Equal(ids, want) {
+			t.Errorf("q %q found %d invoices, the scan %d:\n%v\n%v", q, len(ids), len(want), ids, want)
+		}
+		if n, err := db.CountInvoices(ctx, filter); err != nil || n != int64(len(want)) {
+			t.Errorf("q %q counted %d (%v), the scan %d", q, n, err, len(want))
+		}
+	}
+	if err := store.CheckDescriptionIndex(db); err != nil {
+		t.Errorf("the description index: %v", err)
+	}
+}
+
+// TestDescriptionIndexUpgrade: a database made before migration 0029 gets the
+// index of the invoices it already holds (SQLite backfills the FTS5 table,
+// PostgreSQL builds the trigram index), and the search still finds what the scan
+// finds.
+func TestDescriptionIndexUpgrade(t *testing.T) {
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		f := newFixture(t, cfg)
+		for _, d := range descriptionCorpus {
+			f.invoice(t, f.m, 1_000, func(c *kassa.InvoiceCreate) { c.Description = &d })
+			f.clock.Advance(1)
+		}
+		// Back to before 0029, as a database made by the version before.
+		if strings.Contains(t.Name(), "sqlite") {
+			for _, tr := range []string{"insert", "update", "delete"} {
+				store.ExecForTest(t, f.db, "DROP TRIGGER invoice_descriptions_"+tr)
+			}
+			store.ExecForTest(t, f.db, "DROP TABLE invoice_descriptions")
+		} else {
+			store.ExecForTest(t, f.db, "DROP INDEX invoices_description_trgm")
+		}
+		store.ExecForTest(t, f.db, "DELETE FROM schema_migrations WHERE version = 29")
+		f.invoice(t, f.m, 1_000, func(c *kassa.InvoiceCreate) { c.Description = &descriptionCorpus[0] }) // made before the upgrade too
+		cfg.Now = f.clock.Now
+		upgraded := storetest.Open(t, cfg)
+		if v, err := upgraded.MigrationVersions(t.Context()); err != nil || !slices.Contains(v, 29) {
+			t.Fatalf("migrations after the upgrade: %v (%v), want 29 among them", v, err)
+		}
+		checkSearchMatchesScan(t, upgraded, f.m.ID)
 	})
 }
