@@ -2,7 +2,7 @@
 # Measures the store at size (docs/performance.md, "The store at size"): seeds a
 # store through the store's own writes (cmd/kassa-seed) unless it is seeded
 # already, then times the dashboard's reads of the biggest merchant (70 % of the
-# invoices), p50 and p99 of 100 rounds after 5 untimed (at least 10 when they
+# invoices), p50 and p99 of 100 rounds after 5 untimed (at least 3 when they
 # take over 20 s), prints the bytes per
 # invoice on disk, and streams invoices.csv of the last 30 and 365 days with the
 # process's memory high-water mark. The last line is the summary.

@@ -16,7 +16,7 @@ import (
 )
 
 // measure times the dashboard's reads of seed-1's invoices, each rounds times
-// after 5 untimed (fewer, at least 10, when they take over 20 s), and prints
+// after 5 untimed (fewer, at least 3, when they take over 20 s), and prints
 // p50, p99 and the rounds of each (only those whose name holds only), then the bytes per invoice
 // (rounds 0: only those).
 func measure(ctx context.Context, cfg store.Config, rounds int, only string) error {
@@ -87,7 +87,7 @@ func measure(ctx context.Context, cfg store.Config, rounds int, only string) err
 		var took []time.Duration
 		var rows int
 		began := time.Now()
-		for r := 0; r < rounds+5 && (r < 15 || time.Since(began) < 20*time.Second); r++ {
+		for r := 0; r < rounds+5 && (r < 8 || time.Since(began) < 20*time.Second); r++ {
 			start := time.Now()
 			n, err := q.run()
 			if err != nil {
