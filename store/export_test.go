@@ -147,8 +147,8 @@ func ReadPages(t testing.TB, db *DB, merchantID int64, conds []string) ([][]stri
 func AfterPasswordCheck(db *DB, f func()) { db.afterPasswordCheck = f }
 
 // ScanDescriptions returns the ids of the merchant's invoices whose description
-// holds q by the scan's own condition (descriptionLike), with no index: SQLite
-// does not read the FTS5 table, PostgreSQL runs it with index scans off.
+// holds q by the search's own condition (descriptionLike), with no index:
+// PostgreSQL runs it with index scans off.
 func ScanDescriptions(t testing.TB, db *DB, merchantID int64, q string) []string {
 	t.Helper()
 	ctx := context.Background()
@@ -184,30 +184,21 @@ func ScanDescriptions(t testing.TB, db *DB, merchantID int64, q string) []string
 	return ids
 }
 
-// SetDescriptionCandidates sets how many candidates the FTS5 look-up may hand to
-// a list query, until the test ends.
-func SetDescriptionCandidates(t testing.TB, n int) {
-	t.Helper()
-	was := maxDescriptionCandidates
-	maxDescriptionCandidates = n
-	t.Cleanup(func() { maxDescriptionCandidates = was })
-}
-
-// CheckDescriptionIndex runs FTS5's integrity check of invoice_descriptions
-// against the invoices (SQLite; nothing on PostgreSQL) and returns its error.
-func CheckDescriptionIndex(db *DB) error {
-	if db.engine != EngineSQLite {
-		return nil
-	}
-	_, err := db.w.ExecContext(context.Background(),
-		"INSERT INTO invoice_descriptions (invoice_descriptions, rank) VALUES ('integrity-check', 1)")
-	return err
-}
-
 // ExecForTest runs a statement on db's writer.
 func ExecForTest(t testing.TB, db *DB, query string, args ...any) {
 	t.Helper()
 	if _, err := db.w.ExecContext(context.Background(), query, args...); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// HasIndex says whether PostgreSQL's current schema has the index name.
+func HasIndex(t testing.TB, db *DB, name string) bool {
+	t.Helper()
+	var n int
+	if err := db.r.QueryRowContext(context.Background(),
+		"SELECT COUNT(*) FROM pg_indexes WHERE schemaname = current_schema() AND indexname = $1", name).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n == 1
 }

@@ -2,7 +2,6 @@ package store_test
 
 import (
 	"slices"
-	"strings"
 	"testing"
 
 	"kassa"
@@ -11,8 +10,8 @@ import (
 )
 
 // descriptionCorpus holds the descriptions the search is checked on: case, LIKE's
-// metacharacters, quotes, non-ASCII letters whose case SQLite's LIKE does not
-// fold, letters that change length when folded, and text shorter than a trigram.
+// metacharacters, quotes, non-ASCII letters (whose case SQLite's LIKE does not
+// fold), letters that change length when folded, and text shorter than a trigram.
 var descriptionCorpus = []string{
 	"Blue MUG, 100% ceramic", "blue mug", "BLUE mug too", "Ab", "ab", "a",
 	`a_b c%d e\f`, "a-b c.d e/f", `100\% sure`,
@@ -33,10 +32,8 @@ var descriptionQueries = []string{
 
 // TestDescriptionSearchMatchesScan: a search for a piece of the description finds
 // exactly the invoices the scan finds (descriptionLike over every row, no index),
-// in the same order and count, on both engines: through the index (SQLite's FTS5
-// candidates, PostgreSQL's trigram index), and on SQLite also when the candidates
-// are too many (one allowed) and the list scans; the FTS5 index stays in step when
-// a description changes.
+// in the same order and count, on both engines (PostgreSQL through its trigram
+// index where the planner takes it), also after descriptions change.
 func TestDescriptionSearchMatchesScan(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
 		f := newFixture(t, cfg)
@@ -50,10 +47,6 @@ func TestDescriptionSearchMatchesScan(t *testing.T) {
 		f.invoice(t, f.m, 1_000, nil) // no description
 		check := func(t *testing.T) { t.Helper(); checkSearchMatchesScan(t, f.db, f.m.ID) }
 		t.Run("index", check)
-		t.Run("too many candidates", func(t *testing.T) {
-			store.SetDescriptionCandidates(t, 1)
-			check(t)
-		})
 		t.Run("changed", func(t *testing.T) {
 			store.ExecForTest(t, f.db, "UPDATE invoices SET description = $1 WHERE id = $2", "a zebra crossing", mine[0].ID)
 			store.ExecForTest(t, f.db, "UPDATE invoices SET description = NULL WHERE id = $1", mine[1].ID)
@@ -64,10 +57,6 @@ func TestDescriptionSearchMatchesScan(t *testing.T) {
 				t.Errorf("q zebra found %d invoices, want the changed one", len(got))
 			}
 			check(t)
-			if strings.Contains(t.Name(), "sqlite") {
-				// no copy of the text to drift: the integrity check compares with invoices
-				must(t, store.CheckDescriptionIndex(f.db))
-			}
 		})
 	})
 }
@@ -94,38 +83,28 @@ func checkSearchMatchesScan(t *testing.T, db *store.DB, merchantID int64) {
 			t.Errorf("q %q counted %d (%v), the scan %d", q, n, err, len(want))
 		}
 	}
-	if err := store.CheckDescriptionIndex(db); err != nil {
-		t.Errorf("the description index: %v", err)
-	}
 }
 
-// TestDescriptionIndexUpgrade: a database made before migration 0029 gets the
-// index of the invoices it already holds (SQLite backfills the FTS5 table,
-// PostgreSQL builds the trigram index), and the search still finds what the scan
-// finds.
+// TestDescriptionIndexUpgrade: a PostgreSQL database made before migration 0029
+// gets the trigram index over the invoices it already holds, and the search still
+// finds what the scan finds.
 func TestDescriptionIndexUpgrade(t *testing.T) {
-	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
-		f := newFixture(t, cfg)
-		for _, d := range descriptionCorpus {
-			f.invoice(t, f.m, 1_000, func(c *kassa.InvoiceCreate) { c.Description = &d })
-			f.clock.Advance(1)
-		}
-		// Back to before 0029, as a database made by the version before.
-		if strings.Contains(t.Name(), "sqlite") {
-			for _, tr := range []string{"insert", "update", "delete"} {
-				store.ExecForTest(t, f.db, "DROP TRIGGER invoice_descriptions_"+tr)
-			}
-			store.ExecForTest(t, f.db, "DROP TABLE invoice_descriptions")
-		} else {
-			store.ExecForTest(t, f.db, "DROP INDEX invoices_description_trgm")
-		}
-		store.ExecForTest(t, f.db, "DELETE FROM schema_migrations WHERE version = 29")
-		f.invoice(t, f.m, 1_000, func(c *kassa.InvoiceCreate) { c.Description = &descriptionCorpus[0] }) // made before the upgrade too
-		cfg.Now = f.clock.Now
-		upgraded := storetest.Open(t, cfg)
-		if v, err := upgraded.MigrationVersions(t.Context()); err != nil || !slices.Contains(v, 29) {
-			t.Fatalf("migrations after the upgrade: %v (%v), want 29 among them", v, err)
-		}
-		checkSearchMatchesScan(t, upgraded, f.m.ID)
-	})
+	cfg := storetest.PostgresConfig(t)
+	f := newFixture(t, cfg)
+	for _, d := range descriptionCorpus {
+		f.invoice(t, f.m, 1_000, func(c *kassa.InvoiceCreate) { c.Description = &d })
+		f.clock.Advance(1)
+	}
+	// Back to before 0029, as a database made by the version before.
+	store.ExecForTest(t, f.db, "DROP INDEX invoices_description_trgm")
+	store.ExecForTest(t, f.db, "DELETE FROM schema_migrations WHERE version = 29")
+	cfg.Now = f.clock.Now
+	upgraded := storetest.Open(t, cfg)
+	if v, err := upgraded.MigrationVersions(t.Context()); err != nil || !slices.Contains(v, 29) {
+		t.Fatalf("migrations after the upgrade: %v (%v), want 29 among them", v, err)
+	}
+	if !store.HasIndex(t, upgraded, "invoices_description_trgm") {
+		t.Fatal("no invoices_description_trgm after the upgrade")
+	}
+	checkSearchMatchesScan(t, upgraded, f.m.ID)
 }

@@ -21,17 +21,6 @@ const (
 type where struct {
 	conds []string
 	args  []any
-	// notIndexed: the conditions name every row by rowid (searchByRowid), which
-	// SQLite is to look up rather than walk an index of invoices.
-	notIndexed bool
-}
-
-// from is the FROM clause of a query of invoices under w.
-func (w *where) from() string {
-	if w.notIndexed {
-		return " FROM invoices NOT INDEXED"
-	}
-	return " FROM invoices"
 }
 
 // arg adds a parameter and returns its placeholder.
@@ -63,12 +52,12 @@ func (w *where) in(expr string, vs []string) {
 // search adds the dashboard's search: an invoice id, customer id, deposit
 // address or transaction hash exactly (addresses in either case), or a piece of
 // the description. The invoices of the deposit address or transaction hash are
-// looked up first (indexed); a piece of the description is found through a
-// trigram index (descriptionMatch), and otherwise the scan of the merchant's
+// looked up first (indexed). On PostgreSQL a piece of the description is found
+// through a trigram index (descriptionLike); on SQLite the scan of the merchant's
 // invoices compares only columns of the index invoices_merchant_env_search and
 // never reads a row that does not match (docs/performance.md, "Dashboard" and
 // "The store at size").
-func (db *DB) search(ctx context.Context, w *where, merchantID int64, q string) error {
+func (db *DB) search(ctx context.Context, w *where, q string) error {
 	q = strings.TrimSpace(q)
 	address := q
 	if kassa.CheckEVMAddress("q", q) == nil {
@@ -91,17 +80,8 @@ func (db *DB) search(ctx context.Context, w *where, merchantID int64, q string) 
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("store: search invoices: %w", err)
 	}
-	lq := strings.ToLower(q)
-	rowids, ok, err := db.descriptionCandidates(ctx, lq)
-	if err != nil {
-		return err
-	}
-	if ok {
-		db.searchByRowid(w, merchantID, q, lq, ids, rowids)
-		return nil
-	}
 	exact := w.arg(q)
-	cond := "(id = " + exact + " OR customer_id = " + exact + " OR " + db.descriptionLike(w, lq)
+	cond := "(id = " + exact + " OR customer_id = " + exact + " OR " + db.descriptionLike(w, strings.ToLower(q))
 	for _, id := range ids { // the merchant_id condition keeps other merchants' invoices out
 		cond += " OR id = " + w.arg(id)
 	}
@@ -217,7 +197,7 @@ func (db *DB) invoiceWhere(ctx context.Context, f kassa.InvoiceFilter, now time.
 			" OR id IN (SELECT invoice_id FROM receipts WHERE status = "+w.arg(string(kassa.PaymentManualRetry))+"))")
 	}
 	if f.Query != "" {
-		if err := db.search(ctx, w, f.MerchantID, f.Query); err != nil {
+		if err := db.search(ctx, w, f.Query); err != nil {
 			return nil, err
 		}
 	}
@@ -234,7 +214,7 @@ func (db *DB) CountInvoices(ctx context.Context, f kassa.InvoiceFilter) (int64, 
 		return 0, err
 	}
 	var n int64
-	if err := db.r.QueryRowContext(ctx, "SELECT COUNT(*)"+w.from()+w.String(), w.args...).Scan(&n); err != nil {
+	if err := db.r.QueryRowContext(ctx, "SELECT COUNT(*) FROM invoices"+w.String(), w.args...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("store: count invoices: %w", err)
 	}
 	return n, nil
