@@ -15,7 +15,8 @@ import (
 	"kassa/store"
 )
 
-// csvReport streams seed-1's invoices.csv of the last days to nowhere and prints
+// csvReport streams seed-1's invoices.csv of the seeded span's last days to
+// nowhere and prints
 // its rows, bytes, time, the peak of the process's anonymous memory while it ran
 // and its memory high-water mark (VmHWM, which counts the SQLite file's mapped
 // pages too).
@@ -30,7 +31,11 @@ func csvReport(ctx context.Context, cfg store.Config, days int) error {
 		return err
 	}
 	env := kassa.Devnet
-	since := time.Now().AddDate(0, 0, -days)
+	_, newest, err := seededSpan(ctx, cfg, m.ID)
+	if err != nil {
+		return err
+	}
+	since := newest.AddDate(0, 0, -days) // the seeded span's last days
 	before := highWater()
 	peak, stop := anonPeak()
 	start := time.Now()
