@@ -16,8 +16,8 @@ import (
 )
 
 // csvReport streams seed-1's invoices.csv of the seeded span's last days to
-// nowhere and prints
-// its rows, bytes, time, the peak of the process's anonymous memory while it ran
+// nowhere and prints its rows, bytes, time, the peak of the process's anonymous
+// memory while it ran
 // and its memory high-water mark (VmHWM, which counts the SQLite file's mapped
 // pages too).
 func csvReport(ctx context.Context, cfg store.Config, days int) error {
