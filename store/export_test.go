@@ -1,6 +1,8 @@
 package store
 
 import (
+	"context"
+	"strings"
 	"testing"
 	"time"
 )
@@ -143,3 +145,60 @@ func ReadPages(t testing.TB, db *DB, merchantID int64, conds []string) ([][]stri
 // AfterPasswordCheck makes db's Login run f after a right password, before it
 // reads the merchant: a credential change can land there deterministically.
 func AfterPasswordCheck(db *DB, f func()) { db.afterPasswordCheck = f }
+
+// ScanDescriptions returns the ids of the merchant's invoices whose description
+// holds q by the search's own condition (descriptionLike), with no index:
+// PostgreSQL runs it with index scans off.
+func ScanDescriptions(t testing.TB, db *DB, merchantID int64, q string) []string {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := db.w.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	if db.engine == EnginePostgres {
+		if _, err := tx.ExecContext(ctx, "SET LOCAL enable_bitmapscan = off; SET LOCAL enable_indexscan = off; SET LOCAL enable_indexonlyscan = off"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := &where{}
+	w.add("merchant_id = %s", merchantID)
+	w.conds = append(w.conds, db.descriptionLike(w, strings.ToLower(strings.TrimSpace(q))))
+	rows, err := tx.QueryContext(ctx, "SELECT id FROM invoices"+w.String()+" ORDER BY created_at DESC, id DESC", w.args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+// ExecForTest runs a statement on db's writer.
+func ExecForTest(t testing.TB, db *DB, query string, args ...any) {
+	t.Helper()
+	if _, err := db.w.ExecContext(context.Background(), query, args...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// HasIndex says whether PostgreSQL's current schema has the index name.
+func HasIndex(t testing.TB, db *DB, name string) bool {
+	t.Helper()
+	var n int
+	if err := db.r.QueryRowContext(context.Background(),
+		"SELECT COUNT(*) FROM pg_indexes WHERE schemaname = current_schema() AND indexname = $1", name).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n == 1
+}
