@@ -8,17 +8,19 @@
 // Each object is about 1 KB of JSON whose field names and usual values are in the
 // dictionary, so what is left to store is mostly ids, times and tokens.
 //
-// Streams are written by github.com/klauspost/compress/flate's StatelessDeflate
-// with the dictionary and read by compress/flate. Kassa wrote them with its own
-// encoder (LZ77 and Huffman, 1,240 lines) until issue 38; its frames are the same
-// format, so rows it wrote read as before (testdata/hand.txt holds some,
-// TestReadsHandFrames reads them). Measured side by side (docs/performance.md,
-// "After compression"): the library takes 2–5 times the hand encoder's few
-// microseconds a document and its frames are 13–26 % larger (913 B of invoice
-// JSON: 117 → 158 B; 5 % more bytes a stored invoice), while Kassa's CPU a create
-// moved within the machine's noise on both engines (SQLite, 5 alternating rounds:
-// median 323 → 329 µs). That is within the 15 % for which the project keeps a
-// library over a hand-made part.
+// Streams are written by Kassa's own encoder (encoder.go: LZ77 over a hash chain
+// that keeps the dictionary indexed once, lz77.go; dynamic or fixed Huffman blocks,
+// huffman.go and block.go) and read by compress/flate. It stays hand-made because
+// the well-kept library does the same job at a cost Kassa's creates feel, measured
+// side by side (docs/performance.md, "After compression"): github.com/klauspost/
+// compress/flate's StatelessDeflate with the same dictionary takes 2–5 times the
+// encoder's few microseconds a document and writes frames 13–26 % larger, and
+// Kassa's server CPU a SQLite create, with the library in its place, rose from 219–
+// 251 to 250–288 µs (scripts/bench-steps.sh, alternating rounds), over the 15 %
+// for which the project keeps a library. compress/flate's own writer costs ~40 µs
+// a document in set-up alone. The tests check every frame against the library:
+// compress/flate and klauspost's readers inflate it, and its size stays within
+// reach of the library's level 9 (TestAgainstLevel9).
 package deflate
 
 import (
@@ -28,10 +30,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"sync"
-
-	kflate "github.com/klauspost/compress/flate"
 )
 
 // formatV1 is the format of frames written with dictV1.
@@ -61,24 +60,21 @@ var inflaters = sync.Pool{New: func() any {
 	return in
 }}
 
-// frameWriter appends what StatelessDeflate writes to a frame.
-type frameWriter struct{ b []byte }
-
-// Write appends p.
-func (w *frameWriter) Write(p []byte) (int, error) {
-	w.b = append(w.b, p...)
-	return len(p), nil
-}
-
-// Deflate appends the frame of src, a JSON document, to dst and returns it.
+// Deflate appends the frame of src, a JSON document, to dst and returns it. With a
+// nil dst the frame is allocated once (at most 9 bytes over its size); any DEFLATE
+// reader given the dictionary decodes the stream, as Inflate does.
 func Deflate(dst, src []byte) []byte {
-	w := frameWriter{b: slices.Grow(dst, 1+binary.MaxVarintLen64+len(src)/4+64)}
-	w.b = append(w.b, formatV1)
-	w.b = binary.AppendUvarint(w.b, uint64(len(src)))
-	// Writing to a frameWriter cannot fail, and StatelessDeflate fails only
-	// when its writer does.
-	_ = kflate.StatelessDeflate(&w, src, true, dict)
-	return w.b
+	e := getDeflateEncoder()
+	stream := e.encode(src, deflateMaxPiece)
+	n := 1 + binary.MaxVarintLen64 + len(stream)
+	if cap(dst)-len(dst) < n {
+		dst = append(make([]byte, 0, len(dst)+n), dst...)
+	}
+	dst = append(dst, formatV1)
+	dst = binary.AppendUvarint(dst, uint64(len(src)))
+	dst = append(dst, stream...)
+	putDeflateEncoder(e)
+	return dst
 }
 
 // Inflate returns the JSON of a frame Deflate wrote. A frame that is not one (an
