@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"kassa"
-	"kassa/internal/invoicejson"
 	"kassa/internal/deflate"
+	"kassa/internal/invoicejson"
 )
 
 var _ kassa.EventService = (*DB)(nil)

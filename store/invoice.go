@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"kassa"
-	"kassa/internal/invoicejson"
 	"kassa/internal/deflate"
+	"kassa/internal/invoicejson"
 	"kassa/invoicing"
 )
 
