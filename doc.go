@@ -21,7 +21,10 @@
 //     transfers and deposit addresses as the watcher and the store share them;
 //     payout.go: payouts and the outbox transactions that pay them.
 //   - event.go, eventencode.go, webhook*.go: the events every change writes and
-//     their delivery (webhooktarget.go: which addresses a webhook may reach).
+//     their delivery (webhooktarget.go: which addresses a webhook may reach). An
+//     event's data comes from its writer as JSON: the invoice's wire shapes are
+//     rendered by internal/invoicejson, and an Invoice refuses to be encoded by its
+//     Go fields (invoicejson.go).
 //   - idempotency*.go: idempotency records and how saved responses are sealed
 //     (idempotencyref.go: a create's response by reference to its event),
 //     compressed by internal/deflate (for now the one package of this module the

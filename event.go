@@ -3,8 +3,6 @@ package kassa
 import (
 	"context"
 	"encoding/json"
-	"reflect"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -88,62 +86,33 @@ func ValidEventID(s string) bool {
 	return true
 }
 
-// NewEvent returns an event of type typ about object, created at now.
-func NewEvent(merchantID int64, env Environment, typ string, object any, now time.Time) (*Event, error) {
-	data, err := eventData(object)
-	if err != nil {
-		return nil, err
-	}
-	return &Event{ID: NewEventID(now), MerchantID: merchantID, Environment: env, Type: typ, Created: now, Data: data}, nil
+// NewEvent returns an event of type typ created at now; data is the object after
+// the change in its canonical JSON (kassa/internal/invoicejson.EventData renders it).
+func NewEvent(merchantID int64, env Environment, typ string, data json.RawMessage, now time.Time) *Event {
+	return &Event{ID: NewEventID(now), MerchantID: merchantID, Environment: env, Type: typ, Created: now, Data: data}
 }
 
-// eventData renders an event's object, byte for byte as MarshalJSON(object) does.
-// An invoice, the commonest object, is appended directly: encoding/json would only
-// check and copy the bytes its MarshalJSON made (they are already compact).
-func eventData(object any) ([]byte, error) {
-	if inv, ok := object.(*Invoice); ok && inv != nil {
-		b, err := inv.AppendJSON(make([]byte, 0, inv.jsonSize()))
-		if err != nil {
-			return nil, &json.MarshalerError{Type: reflect.TypeFor[*Invoice](), Err: err}
-		}
-		return b, nil
-	}
-	return MarshalJSON(object)
+// eventJSON is an event as the API, streams and webhooks show it.
+type eventJSON struct {
+	ID         string    `json:"id"`
+	Object     string    `json:"object"`
+	APIVersion string    `json:"api_version"`
+	Type       string    `json:"type"`
+	Created    int64     `json:"created"` // Unix seconds
+	Data       eventData `json:"data"`
 }
 
-// MarshalJSON renders the event as the API shows it, for an Event value or pointer.
+// eventData holds an event's object.
+type eventData struct {
+	Object json.RawMessage `json:"object"`
+}
+
+// MarshalJSON renders the event as the API shows it, for an Event value or
+// pointer: {"id", "object": "event", "api_version", "type", "created" (Unix
+// seconds), "data": {"object": Data}}, Data compacted (nil Data is null).
 func (e Event) MarshalJSON() ([]byte, error) {
-	b, err := e.AppendJSON(make([]byte, 0, 160+len(e.ID)+len(e.Type)+len(e.Data)))
-	if err != nil {
-		return nil, err
-	}
-	return b, nil
-}
-
-// AppendJSON appends what MarshalJSON returns to b: {"id", "object": "event",
-// "api_version", "type", "created" (Unix seconds), "data": {"object": Data}}, Data
-// compacted as encoding/json compacts a json.RawMessage (nil Data is null). On an
-// error (Data is not JSON) b is returned as it was.
-func (e *Event) AppendJSON(b []byte) ([]byte, error) {
-	orig := b
-	b = append(b, `{"id":`...)
-	b = AppendJSONString(b, e.ID)
-	b = append(b, `,"object":"event","api_version":`...)
-	b = AppendJSONString(b, APIVersion)
-	b = append(b, `,"type":`...)
-	b = AppendJSONString(b, e.Type)
-	b = append(b, `,"created":`...)
-	b = strconv.AppendInt(b, e.Created.Unix(), 10)
-	b = append(b, `,"data":{"object":`...)
-	if e.Data == nil {
-		b = append(b, "null"...)
-	} else {
-		var err error
-		if b, err = appendCompactJSON(b, e.Data); err != nil {
-			return orig, err
-		}
-	}
-	return append(b, "}}"...), nil
+	return MarshalJSON(eventJSON{ID: e.ID, Object: "event", APIVersion: APIVersion, Type: e.Type,
+		Created: e.Created.Unix(), Data: eventData{Object: e.Data}})
 }
 
 // EventScope is the key scope that sees events of type typ: commerce keys see

@@ -180,13 +180,14 @@ func TestFeedPosAfter(t *testing.T) {
 }
 
 // TestEventDataNotEscaped checks that merchant text inside data.object comes back as
-// it was sent (invoicejson_test.go covers the rest of the event shape).
+// it was sent (internal/invoicejson's tests cover the rest of the event shape).
 func TestEventDataNotEscaped(t *testing.T) {
 	now := time.Date(2026, 11, 22, 12, 0, 0, 999, time.UTC)
-	e, err := NewEvent(7, Devnet, EventInvoiceCreated, map[string]any{"id": "inv_1", "note": "<a&b>"}, now)
+	data, err := MarshalJSON(map[string]any{"id": "inv_1", "note": "<a&b>"})
 	if err != nil {
 		t.Fatal(err)
 	}
+	e := NewEvent(7, Devnet, EventInvoiceCreated, data, now)
 	if !ValidEventID(e.ID) || !e.Created.Equal(now) || e.Pos != (FeedPos{}) {
 		t.Fatalf("NewEvent = %+v", e)
 	}

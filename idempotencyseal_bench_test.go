@@ -1,6 +1,7 @@
 package kassa
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 )
@@ -60,15 +61,15 @@ func sampleCreateResponse(t testing.TB) []byte {
 	token := NewSessionToken(inv.ID)
 	sig := signer.Sign(token)
 	b, err := MarshalJSON(struct {
-		InvoiceID             string         `json:"invoice_id"`
-		PaymentURL            string         `json:"payment_url"`
-		ExpiresAt             string         `json:"expires_at"`
-		SessionToken          string         `json:"session_token"`
-		Signature             string         `json:"signature"`
-		PaymentSessionHeaders SessionHeaders `json:"payment_session_headers"`
-		Invoice               *Invoice       `json:"invoice"`
+		InvoiceID             string          `json:"invoice_id"`
+		PaymentURL            string          `json:"payment_url"`
+		ExpiresAt             string          `json:"expires_at"`
+		SessionToken          string          `json:"session_token"`
+		Signature             string          `json:"signature"`
+		PaymentSessionHeaders SessionHeaders  `json:"payment_session_headers"`
+		Invoice               json.RawMessage `json:"invoice"`
 	}{inv.ID, signer.PaymentURL("https://pay.example.com", inv.ID, token), FormatTime(inv.ExpiresAt),
-		token, sig, SessionHeaders{SessionToken: token, Signature: sig}, inv})
+		token, sig, SessionHeaders{SessionToken: token, Signature: sig}, invoiceJSON(t, inv)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,83 +3,22 @@ package kassa
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 )
 
-// MarshalJSON renders the canonical invoice object without expansions
-// (docs/api.md 2.4): snake_case, amounts in usd_millis with three-decimal twins,
-// every nullable field present. It has a value receiver so that an Invoice value
-// (not only a pointer) marshals as the canonical object too.
-func (inv Invoice) MarshalJSON() ([]byte, error) {
-	b, err := inv.AppendJSON(make([]byte, 0, inv.jsonSize()))
-	if err != nil {
-		return nil, err
-	}
-	return b, nil
-}
+// errInvoiceJSON refuses to encode an Invoice by its Go fields.
+var errInvoiceJSON = errors.New("kassa: an invoice is encoded by kassa/internal/invoicejson, not by its Go fields")
+
+// MarshalJSON refuses: the invoice's wire shapes are kassa/internal/invoicejson's
+// (Marshal, Expanded, Payor), and an invoice encoded any other way would show its
+// Go field names to a client.
+func (Invoice) MarshalJSON() ([]byte, error) { return nil, errInvoiceJSON }
 
 // InvoiceExpand names the optional parts of an invoice a client asked for.
 type InvoiceExpand struct {
 	LatestPayment bool
 	Payments      bool
 	PaymentsLimit int
-}
-
-// ExpandedInvoice renders an invoice with the expansions asked for: latest_payment
-// (the newest receipt, null until a payment exists) and payments (its receipts,
-// newest first, at most PaymentsLimit; empty until payments exist). Receipts are
-// rendered for the merchant, settlement fields included.
-type ExpandedInvoice struct {
-	Invoice  *Invoice
-	Expand   InvoiceExpand
-	Receipts []*InvoicePayment // newest first
-}
-
-// MarshalJSON renders the invoice with its expansions.
-func (e ExpandedInvoice) MarshalJSON() ([]byte, error) {
-	b, err := e.AppendJSON(make([]byte, 0, e.Invoice.jsonSize()+1024*len(e.Receipts)))
-	if err != nil {
-		return nil, err
-	}
-	return b, nil
-}
-
-// AppendJSON appends what MarshalJSON returns to b; on an error b is returned as
-// it was.
-func (e ExpandedInvoice) AppendJSON(b []byte) ([]byte, error) {
-	out, err := e.Invoice.appendFields(b)
-	if err != nil {
-		return b, err
-	}
-	// Receipts are rare in a list and keep encoding/json: MarshalJSON's output is
-	// already compact, as the RawMessage it used to be wrapped in would make it.
-	if e.Expand.LatestPayment {
-		out = append(out, `,"latest_payment":`...)
-		if len(e.Receipts) == 0 {
-			out = append(out, "null"...)
-		} else {
-			r, err := MarshalJSON(e.Receipts[0])
-			if err != nil {
-				return b, err
-			}
-			out = append(out, r...)
-		}
-	}
-	if e.Expand.Payments {
-		rs := e.Receipts
-		if e.Expand.PaymentsLimit > 0 && len(rs) > e.Expand.PaymentsLimit {
-			rs = rs[:e.Expand.PaymentsLimit]
-		}
-		if rs == nil {
-			rs = []*InvoicePayment{}
-		}
-		r, err := MarshalJSON(rs)
-		if err != nil {
-			return b, err
-		}
-		out = append(out, `,"payments":`...)
-		out = append(out, r...)
-	}
-	return append(out, '}'), nil
 }
 
 // MarshalJSON encodes v without escaping <, > and & (encoding/json's default), so

@@ -2,7 +2,6 @@ package kassa
 
 import (
 	"context"
-	"strconv"
 	"time"
 )
 
@@ -43,58 +42,4 @@ func CheckPayorUpdate(s InvoiceStatus, param string) error {
 		return Errorf(KindGone, "invoice_"+string(s), "This invoice is %s.", s)
 	}
 	return nil
-}
-
-// PayorInvoice renders the payor's view of an invoice; LockedNetwork is the network
-// of its locked token, when one is locked.
-type PayorInvoice struct {
-	*Invoice
-	LockedNetwork *string
-}
-
-// MarshalJSON renders the payor view: amounts, texts, expiry, questions, the return
-// URL only when enabled, and the locked token; nothing merchant-only.
-func (p PayorInvoice) MarshalJSON() ([]byte, error) {
-	return p.AppendJSON(make([]byte, 0, p.jsonSize())), nil
-}
-
-// AppendJSON appends what MarshalJSON returns to b.
-func (p PayorInvoice) AppendJSON(b []byte) []byte {
-	inv := p.Invoice
-	b = append(b, `{"object":"payor_invoice","id":`...)
-	b = AppendJSONString(b, inv.ID)
-	b = append(b, `,"status":`...)
-	b = AppendJSONString(b, string(inv.Status))
-	b = append(b, `,"currency":`...)
-	b = AppendJSONString(b, inv.Currency)
-	b = inv.appendAmounts(b, false)
-	b = append(b, `,"environment":`...)
-	b = AppendJSONString(b, string(inv.Environment))
-	b = append(b, `,"invoice_title":`...)
-	b = AppendJSONString(b, inv.InvoiceTitle)
-	b = append(b, `,"invoice_footer":`...)
-	b = AppendJSONString(b, inv.InvoiceFooter)
-	b = append(b, `,"description":`...)
-	b = appendOptString(b, inv.Description)
-	b = append(b, `,"expires_at":`...)
-	b = appendTime(b, inv.ExpiresAt)
-	b = append(b, `,"paid_at":`...)
-	b = appendOptTime(b, inv.PaidAt)
-	b = append(b, `,"questions":`...)
-	b = appendQuestions(b, inv.Questions)
-	b = append(b, `,"payment_return_url":`...)
-	if inv.PaymentReturnURLEnabled {
-		b = appendOptString(b, inv.PaymentReturnURL)
-	} else {
-		b = append(b, "null"...)
-	}
-	b = append(b, `,"locked_token_id":`...)
-	if inv.LockedTokenID == nil {
-		b = append(b, "null"...)
-	} else {
-		b = strconv.AppendInt(b, *inv.LockedTokenID, 10)
-	}
-	b = append(b, `,"locked_network":`...)
-	b = appendOptString(b, p.LockedNetwork)
-	return append(b, '}')
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"kassa"
+	"kassa/internal/invoicejson"
 	"kassa/invoicing"
 	"kassa/store"
 	"kassa/store/storetest"
@@ -60,7 +61,7 @@ func BenchmarkCreateInvoiceIdempotent(b *testing.B) {
 		p := principal(m)
 		sealer := kassa.NewResponseSealer([]byte("bench secret"))
 		render := func(ci kassa.CreatedInvoice) (int, []byte, error) {
-			body, err := kassa.MarshalJSON(map[string]any{"invoice_id": ci.Invoice.ID, "session_token": ci.SessionToken, "invoice": ci.Invoice})
+			body, err := kassa.MarshalJSON(map[string]any{"invoice_id": ci.Invoice.ID, "session_token": ci.SessionToken, "invoice": invoicejson.Expanded{Invoice: ci.Invoice}})
 			return 201, body, err
 		}
 		desc := "Order 1234: two coffees"

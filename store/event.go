@@ -8,6 +8,7 @@ import (
 
 	"kassa"
 	"kassa/internal/deflate"
+	"kassa/internal/invoicejson"
 )
 
 var _ kassa.EventService = (*DB)(nil)
@@ -60,11 +61,14 @@ func writeEvents(ctx context.Context, q txq, merchantID int64, env kassa.Environ
 	if err != nil {
 		return err
 	}
+	var data []byte
 	for _, typ := range types {
-		e, err := kassa.NewEvent(merchantID, env, typ, object, now)
-		if err != nil {
-			return fmt.Errorf("store: event %s: %w", typ, err)
+		if data == nil {
+			if data, err = invoicejson.EventData(object); err != nil {
+				return fmt.Errorf("store: event %s: %w", typ, err)
+			}
 		}
+		e := kassa.NewEvent(merchantID, env, typ, data, now)
 		if err := insertEvent(ctx, q, e, nil, nil); err != nil {
 			return err
 		}

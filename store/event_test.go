@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/internal/invoicejson"
 	"kassa/invoicing"
 	"kassa/store"
 	"kassa/store/storetest"
@@ -57,9 +58,25 @@ func eventTypesOf(es []*kassa.Event) []string {
 // apiJSON renders v as the API and the event data do: without HTML escaping.
 func apiJSON(t *testing.T, v any) string {
 	t.Helper()
-	b, err := kassa.MarshalJSON(v)
+	b, err := kassa.MarshalJSON(wireOf(v))
 	must(t, err)
 	return string(b)
+}
+
+// wireOf is v with its invoices in their canonical JSON, as the API and the
+// event data render them (an Invoice refuses to be encoded by its Go fields).
+func wireOf(v any) any {
+	switch v := v.(type) {
+	case *kassa.Invoice:
+		return invoicejson.Expanded{Invoice: v}
+	case []*kassa.Invoice:
+		w := make([]invoicejson.Expanded, len(v))
+		for i, inv := range v {
+			w[i] = invoicejson.Expanded{Invoice: inv}
+		}
+		return w
+	}
+	return v
 }
 
 // rawCount runs a COUNT query straight on the engine's database, past the store, to

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"kassa"
+	"kassa/internal/invoicejson"
 	"kassa/invoicing"
 	"kassa/store"
 	"kassa/store/storetest"
@@ -192,7 +193,7 @@ func TestCreateInvoiceSavesResponseByReference(t *testing.T) {
 		sealer := kassa.NewResponseSealer([]byte("secret"))
 		raw := storetest.RawDB(t, cfg)
 		render := func(ci kassa.CreatedInvoice) (int, []byte, error) {
-			inv, err := kassa.MarshalJSON(ci.Invoice)
+			inv, err := invoicejson.Marshal(ci.Invoice)
 			return 201, append([]byte(`{"session_token":"`+ci.SessionToken+`","invoice":`), append(inv, "}\n"...)...), err
 		}
 		for _, claimed := range []bool{false, true} {

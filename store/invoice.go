@@ -10,6 +10,7 @@ import (
 
 	"kassa"
 	"kassa/internal/deflate"
+	"kassa/internal/invoicejson"
 	"kassa/invoicing"
 )
 
@@ -42,10 +43,11 @@ func (db *DB) InsertInvoice(ctx context.Context, inv *kassa.Invoice, token strin
 	// gathering can wait for it.
 	told := db.announceWrite()
 	defer told.withdraw() // a no-op once the writer has the transaction
-	ev, err := kassa.NewEvent(inv.MerchantID, inv.Environment, kassa.EventInvoiceCreated, inv, inv.CreatedAt)
+	data, err := invoicejson.EventData(inv)
 	if err != nil {
 		return fmt.Errorf("store: event %s: %w", kassa.EventInvoiceCreated, err)
 	}
+	ev := kassa.NewEvent(inv.MerchantID, inv.Environment, kassa.EventInvoiceCreated, data, inv.CreatedAt)
 	z := deflate.Deflate(nil, ev.Data) // the event's data as stored: deflated here, not in the writer
 	var (
 		status       int

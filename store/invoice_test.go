@@ -15,7 +15,7 @@ import (
 // jsonOf renders v as JSON, failing the test on error.
 func jsonOf(t *testing.T, v any) string {
 	t.Helper()
-	b, err := json.Marshal(v)
+	b, err := json.Marshal(wireOf(v))
 	must(t, err)
 	return string(b)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/internal/invoicejson"
 	"kassa/invoicing"
 	"kassa/store"
 	"kassa/store/storetest"
@@ -166,8 +167,8 @@ func createdResponse(signer kassa.SessionSigner, ci kassa.CreatedInvoice) any {
 		SessionToken          string               `json:"session_token"`
 		Signature             string               `json:"signature"`
 		PaymentSessionHeaders kassa.SessionHeaders `json:"payment_session_headers"`
-		Invoice               *kassa.Invoice       `json:"invoice"`
+		Invoice               invoicejson.Expanded `json:"invoice"`
 	}{ci.Invoice.ID, signer.PaymentURL("https://pay.example.com", ci.Invoice.ID, ci.SessionToken),
 		kassa.FormatTime(ci.Invoice.ExpiresAt), ci.SessionToken, sig,
-		kassa.SessionHeaders{SessionToken: ci.SessionToken, Signature: sig}, ci.Invoice}
+		kassa.SessionHeaders{SessionToken: ci.SessionToken, Signature: sig}, invoicejson.Expanded{Invoice: ci.Invoice}}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/internal/invoicejson"
 )
 
 // TestTimeline: every invoice.updated says what changed (a token chosen, an
@@ -21,10 +22,11 @@ func TestTimeline(t *testing.T) {
 	var events []*kassa.Event
 	add := func(typ string, object any) {
 		t.Helper()
-		e, err := kassa.NewEvent(1, kassa.Devnet, typ, object, at)
+		data, err := invoicejson.EventData(object)
 		if err != nil {
 			t.Fatal(err)
 		}
+		e := kassa.NewEvent(1, kassa.Devnet, typ, data, at)
 		events = append(events, e)
 		at = at.Add(time.Second)
 	}

@@ -5,6 +5,7 @@ import (
 
 	"kassa"
 	"kassa/api/httpx"
+	"kassa/internal/invoicejson"
 	"kassa/payment"
 )
 
@@ -69,6 +70,6 @@ func (a *API) DevnetPay(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpx.WriteJSON(w, http.StatusCreated, map[string]any{"object": "devnet_payment", "payment": rec, "invoice": inv})
+	httpx.WriteJSON(w, http.StatusCreated, map[string]any{"object": "devnet_payment", "payment": rec, "invoice": invoicejson.Expanded{Invoice: inv}})
 	return nil
 }

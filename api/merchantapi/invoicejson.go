@@ -8,9 +8,10 @@ import (
 
 	"kassa"
 	"kassa/api/httpx"
+	"kassa/internal/invoicejson"
 )
 
-// The invoice answers are appended by hand (kassa.Invoice.AppendJSON and the
+// The invoice answers are appended by hand (kassa/internal/invoicejson and the
 // envelopes below) rather than passed through encoding/json, which reflected over
 // every field and then checked and copied each invoice's bytes again; their bytes
 // are the same (invoicejson_test.go compares them with encoding/json's).
@@ -41,7 +42,7 @@ func (a *API) appendInvoiceList(ctx context.Context, b []byte, invs []*kassa.Inv
 	b = append(b, `],"has_more":`...)
 	b = strconv.AppendBool(b, more)
 	b = append(b, `,"url":`...)
-	b = kassa.AppendJSONString(b, url)
+	b = invoicejson.AppendString(b, url)
 	return append(b, "}\n"...), nil
 }
 
@@ -66,25 +67,25 @@ func (a *API) writeList(ctx context.Context, w http.ResponseWriter, invs []*kass
 // httpx.Marshal renders invoiceCreated.
 func appendInvoiceCreated(b []byte, c *invoiceCreated) ([]byte, error) {
 	b = append(b, `{"invoice_id":`...)
-	b = kassa.AppendJSONString(b, c.InvoiceID)
+	b = invoicejson.AppendString(b, c.InvoiceID)
 	b = append(b, `,"payment_url":`...)
-	b = kassa.AppendJSONString(b, c.PaymentURL)
+	b = invoicejson.AppendString(b, c.PaymentURL)
 	b = append(b, `,"expires_at":`...)
-	b = kassa.AppendJSONString(b, c.ExpiresAt)
+	b = invoicejson.AppendString(b, c.ExpiresAt)
 	b = append(b, `,"session_token":`...)
-	b = kassa.AppendJSONString(b, c.SessionToken)
+	b = invoicejson.AppendString(b, c.SessionToken)
 	b = append(b, `,"signature":`...)
-	b = kassa.AppendJSONString(b, c.Signature)
+	b = invoicejson.AppendString(b, c.Signature)
 	b = append(b, `,"payment_session_headers":{"x-session-token":`...)
-	b = kassa.AppendJSONString(b, c.PaymentSessionHeaders.SessionToken)
+	b = invoicejson.AppendString(b, c.PaymentSessionHeaders.SessionToken)
 	b = append(b, `,"x-signature":`...)
-	b = kassa.AppendJSONString(b, c.PaymentSessionHeaders.Signature)
+	b = invoicejson.AppendString(b, c.PaymentSessionHeaders.Signature)
 	b = append(b, `},"invoice":`...)
 	if c.Invoice == nil {
 		b = append(b, "null"...)
 	} else {
 		var err error
-		if b, err = c.Invoice.AppendJSON(b); err != nil {
+		if b, err = invoicejson.Append(b, c.Invoice); err != nil {
 			return nil, err
 		}
 	}
@@ -97,7 +98,7 @@ func marshalInvoiceCreated(c invoiceCreated) ([]byte, error) {
 }
 
 // writeInvoice answers one invoice (with its expansions) like httpx.WriteJSON.
-func writeInvoice(w http.ResponseWriter, status int, x kassa.ExpandedInvoice) {
+func writeInvoice(w http.ResponseWriter, status int, x invoicejson.Expanded) {
 	b, err := x.AppendJSON(make([]byte, 0, 1536))
 	if err != nil {
 		httpx.WriteJSON(w, status, x) // the same failure, answered as WriteJSON answers it

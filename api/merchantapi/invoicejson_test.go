@@ -12,6 +12,7 @@ import (
 	"kassa/api/httpx"
 	"kassa/api/openapi"
 	"kassa/api/openapi/openapitest"
+	"kassa/internal/invoicejson"
 )
 
 func testInvoice(id, desc string, meta string) *kassa.Invoice {
@@ -38,15 +39,15 @@ func TestInvoiceListBytes(t *testing.T) {
 	a := &API{}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			data := make([]kassa.ExpandedInvoice, len(tt.invs))
+			data := make([]invoicejson.Expanded, len(tt.invs))
 			for i, inv := range tt.invs {
-				data[i] = kassa.ExpandedInvoice{Invoice: inv, Expand: tt.expand}
+				data[i] = invoicejson.Expanded{Invoice: inv, Expand: tt.expand}
 			}
 			want, err := httpx.Marshal(struct {
-				Object  string                  `json:"object"`
-				Data    []kassa.ExpandedInvoice `json:"data"`
-				HasMore bool                    `json:"has_more"`
-				URL     string                  `json:"url"`
+				Object  string                 `json:"object"`
+				Data    []invoicejson.Expanded `json:"data"`
+				HasMore bool                   `json:"has_more"`
+				URL     string                 `json:"url"`
 			}{"list", data, tt.more, tt.url})
 			if err != nil {
 				t.Fatal(err)
@@ -67,13 +68,24 @@ func TestInvoiceListBytes(t *testing.T) {
 	}
 }
 
+// createdRef is the create answer with its invoice as encoding/json renders the
+// canonical object.
+type createdRef struct {
+	invoiceCreated
+	Invoice *invoicejson.Expanded `json:"invoice"`
+}
+
 // The hand-built create answer and single-invoice answers are what httpx made.
 func TestInvoiceAnswerBytes(t *testing.T) {
 	for _, inv := range []*kassa.Invoice{nil, testInvoice("d", "é\x01", `{ }`)} {
 		c := invoiceCreated{InvoiceID: "d", PaymentURL: "http://h/pay/d?t=1&s=<2>", ExpiresAt: "2026-11-01T11:00:00.123Z",
 			SessionToken: "ps_x", Signature: "sig\u2028", PaymentSessionHeaders: kassa.SessionHeaders{SessionToken: "ps_x", Signature: "sig\u2028"},
 			Invoice: inv}
-		want, err := httpx.Marshal(c)
+		ref := createdRef{invoiceCreated: c}
+		if inv != nil {
+			ref.Invoice = &invoicejson.Expanded{Invoice: inv}
+		}
+		want, err := httpx.Marshal(ref)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,7 +95,7 @@ func TestInvoiceAnswerBytes(t *testing.T) {
 		if inv == nil {
 			continue
 		}
-		for _, x := range []kassa.ExpandedInvoice{{Invoice: inv}, {Invoice: inv, Expand: kassa.InvoiceExpand{LatestPayment: true}}} {
+		for _, x := range []invoicejson.Expanded{{Invoice: inv}, {Invoice: inv, Expand: kassa.InvoiceExpand{LatestPayment: true}}} {
 			w := httptest.NewRecorder()
 			writeInvoice(w, 200, x)
 			ref := httptest.NewRecorder()

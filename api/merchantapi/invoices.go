@@ -6,6 +6,7 @@ import (
 
 	"kassa"
 	"kassa/api/httpx"
+	"kassa/internal/invoicejson"
 )
 
 // invoiceCreated is the answer to an invoice creation (docs/api.md 2.3), with the
@@ -99,7 +100,7 @@ func (a *API) GetInvoice(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		writeInvoice(w, http.StatusOK, kassa.ExpandedInvoice{Invoice: inv, Expand: e, Receipts: rs})
+		writeInvoice(w, http.StatusOK, invoicejson.Expanded{Invoice: inv, Expand: e, Receipts: rs})
 		return nil
 	}
 	inv, err := a.invoices.Invoice(r.Context(), merchantID, id)
@@ -116,8 +117,8 @@ func (a *API) GetInvoice(w http.ResponseWriter, r *http.Request) error {
 
 // expand loads what an invoice's expansions need: its receipts, when latest_payment
 // or payments was asked for.
-func (a *API) expand(ctx context.Context, inv *kassa.Invoice, e kassa.InvoiceExpand) (kassa.ExpandedInvoice, error) {
-	x := kassa.ExpandedInvoice{Invoice: inv, Expand: e}
+func (a *API) expand(ctx context.Context, inv *kassa.Invoice, e kassa.InvoiceExpand) (invoicejson.Expanded, error) {
+	x := invoicejson.Expanded{Invoice: inv, Expand: e}
 	limit, ok := receiptsWanted(e)
 	if !ok || a.payments == nil {
 		return x, nil
@@ -196,6 +197,6 @@ func (a *API) CancelInvoice(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeInvoice(w, http.StatusOK, kassa.ExpandedInvoice{Invoice: inv})
+	writeInvoice(w, http.StatusOK, invoicejson.Expanded{Invoice: inv})
 	return nil
 }

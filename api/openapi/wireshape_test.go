@@ -9,6 +9,7 @@ import (
 	"kassa"
 	"kassa/api/openapi"
 	"kassa/api/openapi/openapitest"
+	"kassa/internal/invoicejson"
 )
 
 // TestWireTypesMatchDocument encodes each of the domain's wire shapes with every
@@ -78,15 +79,16 @@ func wireSamples(t *testing.T) []wireSample {
 	delivery := kassa.WebhookDelivery{ID: "whd_1", EndpointID: "we_1", EventID: "evt_1", EventType: kassa.EventInvoicePaid,
 		Status: "pending", Attempts: 1, NextAttemptAt: &at, CreatedAt: created, UpdatedAt: at,
 		Log: []kassa.WebhookAttempt{{Attempt: 1, At: created, StatusCode: 500, LatencyMS: 3, ResponseExcerpt: "x", Error: "e"}}}
-	ev, err := kassa.NewEvent(inv.MerchantID, inv.Environment, kassa.EventInvoicePaid, inv, created)
+	data, err := invoicejson.EventData(inv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	expanded := kassa.ExpandedInvoice{Invoice: inv, Expand: kassa.InvoiceExpand{LatestPayment: true, Payments: true},
+	ev := kassa.NewEvent(inv.MerchantID, inv.Environment, kassa.EventInvoicePaid, data, created)
+	expanded := invoicejson.Expanded{Invoice: inv, Expand: kassa.InvoiceExpand{LatestPayment: true, Payments: true},
 		Receipts: []*kassa.InvoicePayment{rec}}
 	return []wireSample{
 		{"Invoice", enc(expanded), nil},
-		{"PayorInvoice", enc(kassa.PayorInvoice{Invoice: inv, LockedNetwork: ptr("bsc")}), nil},
+		{"PayorInvoice", enc(invoicejson.Payor{Invoice: inv, LockedNetwork: ptr("bsc")}), nil},
 		{"InvoicePayment", enc(rec), nil},
 		{"Refund", enc(refund), nil},
 		{"PayorRefund", enc(kassa.PayorRefund{Refund: refund}), nil},

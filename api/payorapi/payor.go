@@ -6,6 +6,7 @@ import (
 
 	"kassa"
 	"kassa/api/httpx"
+	"kassa/internal/invoicejson"
 	"kassa/payment"
 )
 
@@ -93,7 +94,7 @@ func (a *API) session(w http.ResponseWriter, r *http.Request, lookUp bool) (*kas
 // Invoice serves GET /api/v1/payments/invoice: the payor's view of the invoice.
 func (a *API) Invoice(w http.ResponseWriter, r *http.Request) error {
 	inv := sessionInvoice(r.Context())
-	view := kassa.PayorInvoice{Invoice: inv}
+	view := invoicejson.Payor{Invoice: inv}
 	if inv.LockedTokenID != nil && a.cfg.Registry != nil {
 		if t, ok := a.cfg.Registry.Token(inv.Environment, *inv.LockedTokenID); ok {
 			view.LockedNetwork = &t.Network

@@ -1,4 +1,4 @@
-package kassa
+package invoicejson
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"kassa"
 )
 
 var jsonCreated = time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
@@ -34,17 +36,17 @@ func wantMember(t *testing.T, m map[string]json.RawMessage, key, want string) {
 	}
 }
 
-func minimalInvoice() *Invoice {
-	return &Invoice{
-		ID: "123e4567-e89b-42d3-a456-426614174000", MerchantID: 7, Environment: Devnet,
-		Status: StatusUnpaid, Type: InvoiceTypeStandard, Currency: "usd", Amount: 12340,
+func minimalInvoice() *kassa.Invoice {
+	return &kassa.Invoice{
+		ID: "123e4567-e89b-42d3-a456-426614174000", MerchantID: 7, Environment: kassa.Devnet,
+		Status: kassa.StatusUnpaid, Type: kassa.InvoiceTypeStandard, Currency: "usd", Amount: 12340,
 		InvoiceTitle: "Shop", InvoiceFooter: "Shop",
 		ExpiresAt: jsonCreated.Add(12 * time.Hour), CreatedAt: jsonCreated,
 	}
 }
 
 func TestInvoiceJSONMinimal(t *testing.T) {
-	b, err := json.Marshal(minimalInvoice())
+	b, err := Marshal(minimalInvoice())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,25 +82,31 @@ func TestInvoiceJSONMinimal(t *testing.T) {
 		sort.Strings(keys)
 		t.Errorf("invoice has %d members, want 38: %v", len(m), keys)
 	}
-	// An Invoice value marshals the same as a pointer to it.
-	v, err := json.Marshal(*minimalInvoice())
+	// Expanded without expansions is the canonical object, inside any answer.
+	v, err := json.Marshal(Expanded{Invoice: minimalInvoice()})
 	if err != nil || !bytes.Equal(v, b) {
-		t.Errorf("json.Marshal(Invoice) = %s, %v; want %s", v, err, b)
+		t.Errorf("json.Marshal(Expanded) = %s, %v; want %s", v, err, b)
+	}
+	// An Invoice, value or pointer, refuses to be encoded by its Go fields.
+	for _, x := range []any{*minimalInvoice(), minimalInvoice()} {
+		if _, err := json.Marshal(x); err == nil {
+			t.Errorf("json.Marshal(%T) encoded the Go fields", x)
+		}
 	}
 }
 
 func TestInvoiceJSONFull(t *testing.T) {
 	paid := jsonCreated.Add(time.Hour + 1500*time.Microsecond)
 	inv := minimalInvoice()
-	inv.Status, inv.AmountPaid, inv.AmountPending = StatusPaid, 20000, 5
+	inv.Status, inv.AmountPaid, inv.AmountPending = kassa.StatusPaid, 20000, 5
 	inv.CustomerID, inv.CustomerEmail, inv.Description = ptr("cus_9"), ptr("p@x.io"), ptr("<b>Order</b> & co")
 	inv.PayerWalletAddress, inv.PayerWalletNetwork = ptr(goodAddress), ptr("bsc")
 	inv.CommerceOrderID, inv.PaidAt, inv.LastPaymentAt = ptr("ord_1"), &paid, &paid
 	inv.PaymentReturnURL, inv.PaymentReturnURLEnabled = ptr("https://shop.example/r"), true
 	inv.ReceiverOverrideEnabled, inv.ReceiverOverrideAddress = true, ptr(goodAddress)
-	inv.Questions = []Question{{ID: "q1", Question: "Email?", Type: "email", Validation: QuestionValidation{Required: true}}}
+	inv.Questions = []kassa.Question{{ID: "q1", Question: "Email?", Type: "email", Validation: kassa.QuestionValidation{Required: true}}}
 	inv.Metadata = []byte(`{"z":1,"a":{"n":1.10,"big":123456789012345678901234567890,"e":2E3},"s":"é"}`)
-	m := fields(t, mustMarshal(t, inv))
+	m := fields(t, mustMarshal(t, Expanded{Invoice: inv}))
 	for key, want := range map[string]string{
 		"status": `"paid"`, "amount_paid": `20000`, "amount_paid_decimal": `"20.000"`,
 		"amount_remaining": `0`, "amount_remaining_decimal": `"0.000"`,
@@ -125,23 +133,23 @@ func TestInvoiceJSONFull(t *testing.T) {
 func TestInvoiceJSONMetadataWhitespace(t *testing.T) {
 	inv := minimalInvoice()
 	inv.Metadata = []byte("{ \"b\" : [1, 2.50],\n  \"a\": null }")
-	m := fields(t, mustMarshal(t, inv))
+	m := fields(t, mustMarshal(t, Expanded{Invoice: inv}))
 	wantMember(t, m, "metadata", `{"b":[1,2.50],"a":null}`)
 }
 
 func TestExpandedInvoiceJSON(t *testing.T) {
 	tests := []struct {
-		expand           InvoiceExpand
+		expand           kassa.InvoiceExpand
 		latest, payments string // "" when absent
 	}{
-		{InvoiceExpand{}, "", ""},
-		{InvoiceExpand{LatestPayment: true}, "null", ""},
-		{InvoiceExpand{Payments: true, PaymentsLimit: 10}, "", "[]"},
-		{InvoiceExpand{LatestPayment: true, Payments: true}, "null", "[]"},
+		{kassa.InvoiceExpand{}, "", ""},
+		{kassa.InvoiceExpand{LatestPayment: true}, "null", ""},
+		{kassa.InvoiceExpand{Payments: true, PaymentsLimit: 10}, "", "[]"},
+		{kassa.InvoiceExpand{LatestPayment: true, Payments: true}, "null", "[]"},
 	}
-	plain := mustMarshal(t, minimalInvoice())
+	plain := mustMarshal(t, Expanded{Invoice: minimalInvoice()})
 	for _, tt := range tests {
-		b := mustMarshal(t, ExpandedInvoice{Invoice: minimalInvoice(), Expand: tt.expand})
+		b := mustMarshal(t, Expanded{Invoice: minimalInvoice(), Expand: tt.expand})
 		m := fields(t, b)
 		for key, want := range map[string]string{"latest_payment": tt.latest, "payments": tt.payments} {
 			if want == "" {
@@ -163,14 +171,15 @@ func TestExpandedInvoiceJSON(t *testing.T) {
 func TestEventJSON(t *testing.T) {
 	inv := minimalInvoice()
 	at := time.Date(2026, 11, 1, 10, 0, 0, 999_000_000, time.UTC)
-	ev, err := NewEvent(inv.MerchantID, inv.Environment, EventInvoiceCreated, inv, at)
+	invJSON, err := EventData(inv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(ev.ID, "evt_") || len(ev.ID) < 20 || ev.MerchantID != 7 || ev.Environment != Devnet {
+	ev := kassa.NewEvent(inv.MerchantID, inv.Environment, kassa.EventInvoiceCreated, invJSON, at)
+	if !strings.HasPrefix(ev.ID, "evt_") || len(ev.ID) < 20 || ev.MerchantID != 7 || ev.Environment != kassa.Devnet {
 		t.Errorf("NewEvent = %+v", ev)
 	}
-	if other, _ := NewEvent(1, Devnet, EventInvoiceCreated, inv, at); other.ID == ev.ID {
+	if other := kassa.NewEvent(1, kassa.Devnet, kassa.EventInvoiceCreated, invJSON, at); other.ID == ev.ID {
 		t.Error("event ids repeat")
 	}
 	b := mustMarshal(t, ev)
@@ -187,7 +196,7 @@ func TestEventJSON(t *testing.T) {
 	if len(data) != 1 {
 		t.Errorf("data has %d members, want only object", len(data))
 	}
-	wantMember(t, data, "object", string(mustMarshal(t, inv)))
+	wantMember(t, data, "object", string(mustMarshal(t, Expanded{Invoice: inv})))
 	obj := fields(t, data["object"])
 	wantMember(t, obj, "object", `"invoice"`)
 	wantMember(t, obj, "id", `"`+inv.ID+`"`)
@@ -195,8 +204,8 @@ func TestEventJSON(t *testing.T) {
 	if v := mustMarshal(t, *ev); !bytes.Equal(v, b) {
 		t.Errorf("json.Marshal(Event) = %s, want %s", v, b)
 	}
-	if _, err := NewEvent(1, Devnet, EventInvoiceUpdated, func() {}, at); err == nil {
-		t.Error("NewEvent accepted an object that cannot be marshalled")
+	if _, err := EventData(func() {}); err == nil {
+		t.Error("EventData accepted an object that cannot be marshalled")
 	}
 }
 
@@ -208,3 +217,7 @@ func mustMarshal(t *testing.T, v any) []byte {
 	}
 	return b
 }
+
+func ptr[T any](v T) *T { return &v }
+
+const goodAddress = "0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359"

@@ -1,18 +1,27 @@
-package kassa
+package invoicejson
 
-import "strconv"
+import (
+	"strconv"
 
-// The invoice encoders below write the canonical invoice object (docs/api.md 2.4)
-// and its views by hand: encoding/json's reflection was about a third of the CPU of
-// an invoice list (docs/performance.md, "Fast paths"). Their output
-// is byte for byte what encoding/json made of the view structs they replaced
-// (invoicejson_ref_test.go keeps those as the reference; FuzzInvoiceJSON compares).
+	"kassa"
+)
 
-// AppendJSON appends the canonical invoice object, byte for byte what MarshalJSON
-// returns, to b. The only error is metadata that is not JSON (the store never holds
-// such); b is then returned as it was.
-func (inv *Invoice) AppendJSON(b []byte) ([]byte, error) {
-	out, err := inv.appendFields(b)
+// Marshal renders the canonical invoice object without expansions (docs/api.md
+// 2.4): snake_case, amounts in usd_millis with three-decimal twins, every nullable
+// field present.
+func Marshal(inv *kassa.Invoice) ([]byte, error) {
+	b, err := Append(make([]byte, 0, size(inv)), inv)
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// Append appends the canonical invoice object, byte for byte what Marshal returns,
+// to b. The only error is metadata that is not JSON (the store never holds such);
+// b is then returned as it was.
+func Append(b []byte, inv *kassa.Invoice) ([]byte, error) {
+	out, err := appendFields(b, inv)
 	if err != nil {
 		return b, err
 	}
@@ -21,18 +30,18 @@ func (inv *Invoice) AppendJSON(b []byte) ([]byte, error) {
 
 // appendFields appends the canonical object without its closing brace, so that
 // expansions can follow.
-func (inv *Invoice) appendFields(b []byte) ([]byte, error) {
+func appendFields(b []byte, inv *kassa.Invoice) ([]byte, error) {
 	b = append(b, `{"object":"invoice","id":`...)
-	b = AppendJSONString(b, inv.ID)
+	b = AppendString(b, inv.ID)
 	b = append(b, `,"merchant_id":`...)
 	b = strconv.AppendInt(b, inv.MerchantID, 10)
 	b = append(b, `,"status":`...)
-	b = AppendJSONString(b, string(inv.Status))
+	b = AppendString(b, string(inv.Status))
 	b = append(b, `,"invoice_type":`...)
-	b = AppendJSONString(b, inv.Type)
+	b = AppendString(b, inv.Type)
 	b = append(b, `,"currency":`...)
-	b = AppendJSONString(b, inv.Currency)
-	b = inv.appendAmounts(b, true)
+	b = AppendString(b, inv.Currency)
+	b = appendAmounts(b, inv, true)
 	b = append(b, `,"customer_id":`...)
 	b = appendOptString(b, inv.CustomerID)
 	b = append(b, `,"payer_wallet_address":`...)
@@ -42,7 +51,7 @@ func (inv *Invoice) appendFields(b []byte) ([]byte, error) {
 	b = append(b, `,"commerce_order_id":`...)
 	b = appendOptString(b, inv.CommerceOrderID)
 	b = append(b, `,"environment":`...)
-	b = AppendJSONString(b, string(inv.Environment))
+	b = AppendString(b, string(inv.Environment))
 	b = append(b, `,"expires_at":`...)
 	b = appendTime(b, inv.ExpiresAt)
 	b = append(b, `,"created_at":`...)
@@ -58,9 +67,9 @@ func (inv *Invoice) appendFields(b []byte) ([]byte, error) {
 	b = append(b, `,"customer_email":`...)
 	b = appendOptString(b, inv.CustomerEmail)
 	b = append(b, `,"invoice_title":`...)
-	b = AppendJSONString(b, inv.InvoiceTitle)
+	b = AppendString(b, inv.InvoiceTitle)
 	b = append(b, `,"invoice_footer":`...)
-	b = AppendJSONString(b, inv.InvoiceFooter)
+	b = AppendString(b, inv.InvoiceFooter)
 	b = append(b, `,"payment_return_url":`...)
 	b = appendOptString(b, inv.PaymentReturnURL)
 	b = append(b, `,"payment_return_url_enabled":`...)
@@ -82,7 +91,7 @@ func (inv *Invoice) appendFields(b []byte) ([]byte, error) {
 
 // appendAmounts appends the members of invoiceAmounts, each after a comma;
 // refunded adds amount_refunded, which only the merchant sees.
-func (inv *Invoice) appendAmounts(b []byte, refunded bool) []byte {
+func appendAmounts(b []byte, inv *kassa.Invoice, refunded bool) []byte {
 	rem := inv.AmountRemaining()
 	b = append(b, `,"amount":`...)
 	b = strconv.AppendInt(b, int64(inv.Amount), 10)
@@ -110,7 +119,7 @@ func (inv *Invoice) appendAmounts(b []byte, refunded bool) []byte {
 }
 
 // appendQuestions appends {"questions":[...]}, or null for nil questions.
-func appendQuestions(b []byte, qs []Question) []byte {
+func appendQuestions(b []byte, qs []kassa.Question) []byte {
 	if qs == nil {
 		return append(b, "null"...)
 	}
@@ -120,11 +129,11 @@ func appendQuestions(b []byte, qs []Question) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, `{"id":`...)
-		b = AppendJSONString(b, qs[i].ID)
+		b = AppendString(b, qs[i].ID)
 		b = append(b, `,"question":`...)
-		b = AppendJSONString(b, qs[i].Question)
+		b = AppendString(b, qs[i].Question)
 		b = append(b, `,"type":`...)
-		b = AppendJSONString(b, qs[i].Type)
+		b = AppendString(b, qs[i].Type)
 		b = append(b, `,"validation":{"required":`...)
 		b = appendBool(b, qs[i].Validation.Required)
 		b = append(b, "}}"...)
@@ -133,7 +142,7 @@ func appendQuestions(b []byte, qs []Question) []byte {
 }
 
 // appendFormResponses appends the payor's answers as an array, or null for nil.
-func appendFormResponses(b []byte, rs []FormResponse) []byte {
+func appendFormResponses(b []byte, rs []kassa.FormResponse) []byte {
 	if rs == nil {
 		return append(b, "null"...)
 	}
@@ -143,9 +152,9 @@ func appendFormResponses(b []byte, rs []FormResponse) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, `{"question_id":`...)
-		b = AppendJSONString(b, rs[i].QuestionID)
+		b = AppendString(b, rs[i].QuestionID)
 		b = append(b, `,"response":`...)
-		b = AppendJSONString(b, rs[i].Response)
+		b = AppendString(b, rs[i].Response)
 		b = append(b, '}')
 	}
 	return append(b, ']')
@@ -153,7 +162,7 @@ func appendFormResponses(b []byte, rs []FormResponse) []byte {
 
 // jsonSize is a guess of the length of the canonical object, for a buffer that
 // rarely grows.
-func (inv *Invoice) jsonSize() int {
+func size(inv *kassa.Invoice) int {
 	n := 1160 + len(inv.Metadata) + len(inv.InvoiceTitle) + len(inv.InvoiceFooter)
 	for _, s := range []*string{inv.Description, inv.CustomerEmail, inv.PaymentReturnURL} {
 		if s != nil {

@@ -1,4 +1,4 @@
-package kassa
+package invoicejson
 
 import (
 	"bytes"
@@ -7,19 +7,21 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"kassa"
 )
 
-// The append helpers below write JSON exactly as MarshalJSON (encoding/json with
+// The append helpers below write JSON exactly as kassa.MarshalJSON (encoding/json with
 // SetEscapeHTML(false)) does, so hand-written encoders stay byte-identical to the
 // reflection-based ones they replace.
 
 const jsonHex = "0123456789abcdef"
 
-// AppendJSONString appends s as a JSON string, escaped as MarshalJSON escapes it:
+// AppendString appends s as a JSON string, escaped as kassa.MarshalJSON escapes it:
 // '"', '\\' and control characters escaped (\n, \r, \t, \b, \f by name), U+2028 and
 // U+2029 as \u2028 and \u2029, invalid UTF-8 replaced by \ufffd; '<', '>' and '&'
 // kept as they are.
-func AppendJSONString(b []byte, s string) []byte {
+func AppendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -76,7 +78,7 @@ func appendOptString(b []byte, s *string) []byte {
 	if s == nil {
 		return append(b, "null"...)
 	}
-	return AppendJSONString(b, *s)
+	return AppendString(b, *s)
 }
 
 // appendBool appends true or false.
@@ -88,7 +90,7 @@ func appendBool(b []byte, v bool) []byte {
 }
 
 // appendDecimal appends m.Decimal() ("12.340"), which never needs escaping.
-func appendDecimal(b []byte, m Millis) []byte {
+func appendDecimal(b []byte, m kassa.Millis) []byte {
 	u := uint64(m)
 	if m < 0 {
 		b = append(b, '-')
@@ -99,14 +101,14 @@ func appendDecimal(b []byte, m Millis) []byte {
 	return append(b, '.', byte('0'+f/100), byte('0'+f/10%10), byte('0'+f%10))
 }
 
-// appendTime appends FormatTime(t) as a JSON string. Its text is digits and the
+// appendTime appends kassa.FormatTime(t) as a JSON string. Its text is digits and the
 // layout's own characters, which never need escaping.
 func appendTime(b []byte, t time.Time) []byte {
 	t = t.UTC()
 	year, month, day := t.Date()
 	if year < 0 || year > 9999 {
 		b = append(b, '"')
-		b = t.AppendFormat(b, TimeLayout)
+		b = t.AppendFormat(b, kassa.TimeLayout)
 		return append(b, '"')
 	}
 	hour, minute, sec := t.Clock()
@@ -118,7 +120,7 @@ func appendTime(b []byte, t time.Time) []byte {
 		byte('0'+sec/10), byte('0'+sec%10), '.', byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10), 'Z', '"')
 }
 
-// appendOptTime appends FormatOptTime(t): the time as a JSON string, or null.
+// appendOptTime appends kassa.FormatOptTime(t): the time as a JSON string, or null.
 func appendOptTime(b []byte, t *time.Time) []byte {
 	if t == nil {
 		return append(b, "null"...)
@@ -130,7 +132,7 @@ func appendOptTime(b []byte, t *time.Time) []byte {
 var rawMessageType = reflect.TypeFor[json.RawMessage]()
 
 // appendCompactJSON appends the raw JSON value v as encoding/json renders a
-// json.RawMessage under MarshalJSON: validated, whitespace outside strings removed,
+// json.RawMessage under kassa.MarshalJSON: validated, whitespace outside strings removed,
 // every other byte as it was. Invalid JSON gives the error encoding/json gives.
 func appendCompactJSON(b []byte, v []byte) ([]byte, error) {
 	if !json.Valid(v) {

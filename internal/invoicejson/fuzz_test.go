@@ -1,14 +1,16 @@
-package kassa
+package invoicejson
 
 import (
 	"encoding/json"
 	"testing"
 	"time"
+
+	"kassa"
 )
 
 // fuzzInvoice builds an invoice from fuzzed parts: flags choose which optional
 // fields are set, and the strings go into every text field in turn.
-func fuzzInvoice(texts [4]string, meta []byte, amount, paid, pending int64, flags uint32, t1, t2 int64, zone int32) *Invoice {
+func fuzzInvoice(texts [4]string, meta []byte, amount, paid, pending int64, flags uint32, t1, t2 int64, zone int32) *kassa.Invoice {
 	loc := time.FixedZone("f", int(zone%(26*3600)))
 	at1, at2 := time.Unix(0, t1).In(loc), time.Unix(t2, t1%1e9).In(loc)
 	opt := func(bit uint, s string) *string {
@@ -24,9 +26,9 @@ func fuzzInvoice(texts [4]string, meta []byte, amount, paid, pending int64, flag
 		return &t
 	}
 	a, b, c, d := texts[0], texts[1], texts[2], texts[3]
-	inv := &Invoice{
-		ID: a, MerchantID: amount ^ paid, Environment: Environment(b), Status: InvoiceStatus(c), Type: d, Currency: a + b,
-		Amount: Millis(amount), AmountPaid: Millis(paid), AmountPending: Millis(pending),
+	inv := &kassa.Invoice{
+		ID: a, MerchantID: amount ^ paid, Environment: kassa.Environment(b), Status: kassa.InvoiceStatus(c), Type: d, Currency: a + b,
+		Amount: kassa.Millis(amount), AmountPaid: kassa.Millis(paid), AmountPending: kassa.Millis(pending),
 		Description: opt(0, b), CustomerID: opt(1, c), CustomerEmail: opt(2, d), InvoiceTitle: c + d, InvoiceFooter: d,
 		PaymentReturnURL: opt(3, a), PaymentReturnURLEnabled: flags&(1<<4) != 0,
 		ReceiverOverrideEnabled: flags&(1<<5) != 0, ReceiverOverrideAddress: opt(6, b),
@@ -36,18 +38,18 @@ func fuzzInvoice(texts [4]string, meta []byte, amount, paid, pending int64, flag
 		Metadata: meta,
 	}
 	if flags&(1<<13) != 0 {
-		inv.Status = StatusPaid
+		inv.Status = kassa.StatusPaid
 	}
 	if flags&(1<<14) != 0 {
-		inv.Questions = []Question{}
+		inv.Questions = []kassa.Question{}
 		for i := range int(flags>>20) % 4 {
-			inv.Questions = append(inv.Questions, Question{ID: a, Question: b + c, Type: d, Validation: QuestionValidation{Required: i%2 == 0}})
+			inv.Questions = append(inv.Questions, kassa.Question{ID: a, Question: b + c, Type: d, Validation: kassa.QuestionValidation{Required: i%2 == 0}})
 		}
 	}
 	if flags&(1<<15) != 0 {
-		inv.FormResponses = []FormResponse{}
+		inv.FormResponses = []kassa.FormResponse{}
 		for range int(flags>>22) % 4 {
-			inv.FormResponses = append(inv.FormResponses, FormResponse{QuestionID: c, Response: d + a})
+			inv.FormResponses = append(inv.FormResponses, kassa.FormResponse{QuestionID: c, Response: d + a})
 		}
 	}
 	if flags&(1<<16) != 0 {
@@ -57,7 +59,7 @@ func fuzzInvoice(texts [4]string, meta []byte, amount, paid, pending int64, flag
 }
 
 // FuzzInvoiceJSON compares the hand-written encoders with the reflection-based
-// ones they replaced (invoicejson_ref_test.go) on random text, amounts, times and
+// ones they replaced (ref_test.go) on random text, amounts, times and
 // optional fields: the bytes and any error must be the same.
 func FuzzInvoiceJSON(f *testing.F) {
 	f.Add("123e4567-e89b-42d3-a456-426614174000", "devnet", "unpaid", "standard", []byte(`{"run": "x"}`),
@@ -70,35 +72,35 @@ func FuzzInvoiceJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, a, b, c, d string, meta []byte, amount, paid, pending int64, flags uint32, t1, t2 int64, zone int32) {
 		inv := fuzzInvoice([4]string{a, b, c, d}, meta, amount, paid, pending, flags, t1, t2, zone)
 		checkInvoice(t, inv, nil)
-		ev := &Event{ID: a, Type: b, Created: inv.CreatedAt, Data: json.RawMessage(meta)}
+		ev := &kassa.Event{ID: a, Type: b, Created: inv.CreatedAt, Data: json.RawMessage(meta)}
 		want, wantErr := refEvent(ev)
 		got, err := ev.MarshalJSON()
 		sameJSON(t, "Event", got, err, want, wantErr)
-		want, _ = MarshalJSON(c + d)
-		sameJSON(t, "AppendJSONString", AppendJSONString(nil, c+d), nil, want, nil)
+		want, _ = kassa.MarshalJSON(c + d)
+		sameJSON(t, "AppendString", AppendString(nil, c+d), nil, want, nil)
 	})
 }
 
 // benchInvoice is an invoice as kassa-load creates it, as a list shows it.
-func benchInvoice() *Invoice {
-	return &Invoice{
-		ID: "01a212e7-453d-7891-973c-cbe70168c00d", MerchantID: 1, Environment: Devnet, Status: StatusUnpaid,
-		Type: InvoiceTypeStandard, Currency: "usd", Amount: 12500, Description: ptr("load test"),
+func benchInvoice() *kassa.Invoice {
+	return &kassa.Invoice{
+		ID: "01a212e7-453d-7891-973c-cbe70168c00d", MerchantID: 1, Environment: kassa.Devnet, Status: kassa.StatusUnpaid,
+		Type: kassa.InvoiceTypeStandard, Currency: "usd", Amount: 12500, Description: ptr("load test"),
 		InvoiceTitle: "Demo Store", InvoiceFooter: "Demo Store", PaymentReturnURLEnabled: true,
 		Metadata:  []byte(`{"run": "kassa-load"}`),
 		ExpiresAt: jsonCreated.Add(12 * time.Hour), CreatedAt: jsonCreated,
 	}
 }
 
-// BenchmarkInvoiceJSON encodes one invoice: through Invoice.MarshalJSON, through
-// the reflection-based encoder it replaced, and appended to a reused buffer (the
-// list's way).
+// BenchmarkInvoiceJSON encodes one invoice: through Marshal, through the
+// reflection-based encoder it replaced, and appended to a reused buffer (the list's
+// way).
 func BenchmarkInvoiceJSON(b *testing.B) {
 	inv := benchInvoice()
-	b.Run("MarshalJSON", func(b *testing.B) {
+	b.Run("Marshal", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := inv.MarshalJSON(); err != nil {
+			if _, err := Marshal(inv); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -111,12 +113,12 @@ func BenchmarkInvoiceJSON(b *testing.B) {
 			}
 		}
 	})
-	b.Run("AppendJSON", func(b *testing.B) {
+	b.Run("Append", func(b *testing.B) {
 		b.ReportAllocs()
 		buf := make([]byte, 0, 4096)
 		for b.Loop() {
 			var err error
-			if buf, err = inv.AppendJSON(buf[:0]); err != nil {
+			if buf, err = Append(buf[:0], inv); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -128,24 +130,25 @@ func BenchmarkInvoiceJSON(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			data, err := MarshalJSON(json.RawMessage(d)) // as encoding/json wrapped the invoice's own bytes
+			data, err := kassa.MarshalJSON(json.RawMessage(d)) // as encoding/json wrapped the invoice's own bytes
 			if err != nil {
 				b.Fatal(err)
 			}
-			ev := &Event{ID: NewEventID(jsonCreated), MerchantID: 1, Environment: Devnet, Type: EventInvoiceCreated,
+			ev := &kassa.Event{ID: kassa.NewEventID(jsonCreated), MerchantID: 1, Environment: kassa.Devnet, Type: kassa.EventInvoiceCreated,
 				Created: jsonCreated, Data: data}
 			if _, err := refEvent(ev); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
-	b.Run("event", func(b *testing.B) { // what NewEvent and Event.MarshalJSON do for invoice.created
+	b.Run("event", func(b *testing.B) { // what the store and Event.MarshalJSON do for invoice.created
 		b.ReportAllocs()
 		for b.Loop() {
-			ev, err := NewEvent(1, Devnet, EventInvoiceCreated, inv, jsonCreated)
+			data, err := EventData(inv)
 			if err != nil {
 				b.Fatal(err)
 			}
+			ev := kassa.NewEvent(1, kassa.Devnet, kassa.EventInvoiceCreated, data, jsonCreated)
 			if _, err := ev.MarshalJSON(); err != nil {
 				b.Fatal(err)
 			}
