@@ -2,8 +2,10 @@ package chain_test
 
 import (
 	"context"
+	"io"
 	"net"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -105,4 +107,96 @@ func waitPaid(t *testing.T, f *fixture, inv *kassa.Invoice) {
 	}
 	got, rs := f.state(t, inv)
 	t.Fatalf("invoice %s with %d payments, want paid", got, len(rs))
+}
+
+// TestHeadsResubscribes: a subscription whose connection drops is made again
+// (after the backoff), and heads wake the watcher again.
+func TestHeadsResubscribes(t *testing.T) {
+	d := startDevChain(t, 0)
+	p := newTCPProxy(t, strings.TrimPrefix(d.WSURL(), "ws://"))
+	wake := make(chan struct{}, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { chain.Heads{URL: "ws://" + p.addr, Network: "devchain", Wake: wake}.Run(ctx) })
+	t.Cleanup(func() { cancel(); wg.Wait() })
+
+	woken := func() {
+		t.Helper()
+		// Mine until a head arrives: the first blocks may come before the
+		// subscription is (again) in place.
+		for end := time.Now().Add(30 * time.Second); time.Now().Before(end); {
+			if err := d.Mine(); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-wake:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+		t.Fatal("no head woke the watcher")
+	}
+	woken()
+	p.cut()
+	for len(wake) > 0 {
+		<-wake
+	}
+	woken()
+	if p.accepted() < 2 {
+		t.Errorf("%d connections, want a second after the cut", p.accepted())
+	}
+}
+
+// tcpProxy forwards connections to a target address and can cut them all.
+type tcpProxy struct {
+	addr  string
+	mu    sync.Mutex
+	conns []net.Conn
+	n     int
+}
+
+func newTCPProxy(t *testing.T, target string) *tcpProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &tcpProxy{addr: ln.Addr().String()}
+	t.Cleanup(func() { ln.Close(); p.cut() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			up, err := net.Dial("tcp", target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			p.mu.Lock()
+			p.conns, p.n = append(p.conns, c, up), p.n+1
+			p.mu.Unlock()
+			go func() { io.Copy(up, c); up.Close() }()
+			go func() { io.Copy(c, up); c.Close() }()
+		}
+	}()
+	return p
+}
+
+// cut closes every connection made so far.
+func (p *tcpProxy) cut() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.conns = nil
+}
+
+// accepted is the connections the proxy took.
+func (p *tcpProxy) accepted() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.n
 }
