@@ -25,6 +25,10 @@ type Network struct {
 	// RPCURLs are JSON-RPC endpoints of the chain, in order of preference: a
 	// network with one is watched. `serve --rpc` sets them too.
 	RPCURLs []string `json:"rpc_urls,omitempty"`
+	// WSURL is a WebSocket JSON-RPC endpoint (ws or wss) of the chain, optional:
+	// the watcher subscribes to its newHeads and steps on each new block, still
+	// polling every BlockTime when the subscription is down.
+	WSURL string `json:"ws_url,omitempty"`
 }
 
 // BlockTime is the chain's usual time between blocks (2 s when not set).

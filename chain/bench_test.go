@@ -181,14 +181,45 @@ func perBlock(before, after map[string]int64, blocks int) map[string]float64 {
 }
 
 // BenchmarkDetectionLatency: the dev chain makes a block every second and the
-// watchers run as serve runs them; for each payment, the time from the moment the
-// block that completes its confirmations appears on the node to its invoice's
-// paid_at (written with invoice.paid in the same transaction).
+// watchers run as serve runs them, polling every second ("polling") or, as well,
+// stepped by the node's newHeads over WebSocket ("newHeads"); for each payment,
+// the time from the moment the block that completes its confirmations appears on
+// the node to its invoice's paid_at (written with invoice.paid in the same
+// transaction). KASSA_BENCH_PAYMENTS sets the payments (default 40).
 func BenchmarkDetectionLatency(b *testing.B) {
+	n := 40
+	if v := os.Getenv("KASSA_BENCH_PAYMENTS"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n < 4 {
+			b.Fatalf("KASSA_BENCH_PAYMENTS=%q: want a number >= 4", v)
+		}
+	}
+	for _, mode := range []string{"polling", "newHeads"} {
+		b.Run(mode, func(b *testing.B) {
+			lat, calls := detectionLatency(b, mode == "newHeads", n)
+			b.ReportMetric(calls, "rpc-calls/block")
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+			b.ReportMetric(float64(lat[len(lat)-1].Microseconds())/1000, "max-ms")
+			b.Logf("%s, %d payments: min %v, p50 %v, p99 %v, max %v", mode, len(lat), lat[0], lat[len(lat)/2],
+				lat[len(lat)*99/100], lat[len(lat)-1])
+		})
+	}
+}
+
+// detectionLatency pays n invoices on a dev chain with 1 s blocks, watched as
+// serve watches it (with its newHeads subscription when heads), and returns each
+// payment's time from its confirming block's appearance to paid_at, sorted, and
+// the watcher's JSON-RPC calls per block over HTTP meanwhile.
+func detectionLatency(b *testing.B, heads bool, n int) ([]time.Duration, float64) {
 	cfg := benchStore(b)
 	f := newFixtureAt(b, cfg, storetest.NewClock(time.Now()), time.Now)
 	d := startDevChain(b, time.Second)
-	f.w.Nodes = d.pool(b)
+	pool := d.pool(b)
+	f.w.Nodes = pool
+	if heads {
+		f.w.Network.WSURL = d.WSURL()
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	seen := watchBlocks(ctx, d)
@@ -196,13 +227,14 @@ func BenchmarkDetectionLatency(b *testing.B) {
 	ws.Add(f.w, time.Second)
 	go ws.Run(ctx, nil)
 	usdtAddr := f.tokenAddress(b, usdt)
+	first, before := d.head(b), pool.Stats().Total()
 
 	type paid struct {
 		inv   *kassa.Invoice
 		block uint64
 	}
 	var payments []paid
-	for range 10 {
+	for range n / 4 {
 		for i := range 4 {
 			inv, addr := f.invoice(b, 1_000, usdt)
 			h := d.send(b, i, usdtAddr, addr, dollars(1))
@@ -233,11 +265,9 @@ func BenchmarkDetectionLatency(b *testing.B) {
 			}
 		}
 	}
+	calls, blocks := pool.Stats().Total()-before, d.head(b)-first
 	slices.Sort(lat)
-	b.ReportMetric(float64(lat[len(lat)/2].Milliseconds()), "p50-ms")
-	b.ReportMetric(float64(lat[len(lat)*99/100].Milliseconds()), "p99-ms")
-	b.ReportMetric(float64(lat[len(lat)-1].Milliseconds()), "max-ms")
-	b.Logf("%d payments: min %v, p50 %v, p99 %v, max %v", len(lat), lat[0], lat[len(lat)/2], lat[len(lat)*99/100], lat[len(lat)-1])
+	return lat, float64(calls) / float64(max(blocks, 1))
 }
 
 // blockTimes records when each block number first appeared on the node.

@@ -46,7 +46,7 @@ var RPCOutcomes = []string{RPCOK, RPCError, RPCTimeout, RPCRateLimited, RPCFault
 // RPCMethods are the JSON-RPC methods Kassa calls: the method label's values.
 var RPCMethods = []string{"eth_chainId", "eth_getBlockByNumber", "eth_getLogs", "eth_getTransactionByHash",
 	"eth_getTransactionReceipt", "eth_getTransactionCount", "eth_getBalance", "eth_call", "eth_estimateGas",
-	"eth_maxPriorityFeePerGas", "eth_sendRawTransaction"}
+	"eth_maxPriorityFeePerGas", "eth_sendRawTransaction", "eth_subscribe"}
 
 // rpcOutcome is the outcome of an error RPC.classify returned.
 func rpcOutcome(err error) string {

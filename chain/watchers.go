@@ -53,7 +53,9 @@ func (ws *Watchers) get(env kassa.Environment, network string) *entry {
 	return ws.entries[key(env, network)]
 }
 
-// Run runs every watcher until ctx ends. A watcher holds its network's lease for
+// Run runs every watcher until ctx ends. A network with a WebSocket endpoint
+// (kassa.Network.WSURL) is stepped on each of its new heads (Heads) as well as
+// every interval. A watcher holds its network's lease for
 // ten rounds at a time (at least 30 s) and renews it every round; an instance that
 // stops lets another take over once it runs out.
 func (ws *Watchers) Run(ctx context.Context, log *slog.Logger) {
@@ -67,6 +69,12 @@ func (ws *Watchers) Run(ctx context.Context, log *slog.Logger) {
 	for _, e := range all {
 		ttl := leaseTTL(e.interval)
 		loop := worker.Loop{Name: "chain watcher " + e.w.Network.Name, Interval: e.interval, Log: log}
+		if u := e.w.Network.WSURL; u != "" {
+			wake := make(chan struct{}, 1)
+			loop.Wake = wake
+			h := Heads{URL: u, Network: e.w.Network.Name, Wake: wake, Metrics: e.w.Metrics, Log: log}
+			wg.Go(func() { h.Run(ctx) })
+		}
 		wg.Go(func() {
 			loop.Run(ctx, func(ctx context.Context) (bool, error) { return e.w.Round(ctx, ttl) })
 			rctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -54,6 +54,7 @@ type Chain struct {
 	backend *eth.Ethereum
 	beacon  *catalyst.SimulatedBeacon
 	url     string
+	wsURL   string
 
 	// mu serialises everything that moves the head: sealing, reverts and
 	// reorganisations, and guards the fields below.
@@ -117,7 +118,7 @@ func Start(cfg Config) (*Chain, error) {
 
 // nodeConfig is the node shell: no peers, no IPC, HTTP JSON-RPC open to any
 // host and origin (MetaMask in a browser) with the eth, net, web3 and evm
-// namespaces.
+// namespaces, and WebSocket JSON-RPC (eth_subscribe) on the same host and port.
 func nodeConfig(dataDir, host string, port int) *node.Config {
 	cfg := node.DefaultConfig
 	cfg.Name = "geth" // instance directory <DataDir>/geth, as geth itself
@@ -131,6 +132,12 @@ func nodeConfig(dataDir, host string, port int) *node.Config {
 	cfg.HTTPModules = []string{"eth", "net", "web3", "evm"}
 	cfg.HTTPVirtualHosts = []string{"*"}
 	cfg.HTTPCors = []string{"*"}
+	// The same host and port: go-ethereum serves both from one listener,
+	// upgrading requests that ask for a WebSocket.
+	cfg.WSHost = host
+	cfg.WSPort = port
+	cfg.WSModules = cfg.HTTPModules
+	cfg.WSOrigins = []string{"*"}
 	return &cfg
 }
 
@@ -191,6 +198,7 @@ func (c *Chain) open() error {
 		return err
 	}
 	c.url = c.stack.HTTPEndpoint()
+	c.wsURL = c.stack.WSEndpoint()
 	return nil
 }
 
@@ -209,6 +217,12 @@ func hasChain(stack *node.Node) (bool, error) {
 // URL returns the JSON-RPC endpoint, http://host:port.
 func (c *Chain) URL() string {
 	return c.url
+}
+
+// WSURL returns the WebSocket JSON-RPC endpoint, ws://host:port: the HTTP
+// endpoint's listener, for eth_subscribe (newHeads).
+func (c *Chain) WSURL() string {
+	return c.wsURL
 }
 
 // Close stops mining and the node and closes the database. The chain is kept

@@ -38,7 +38,7 @@ var reorgBuckets = []float64{1, 2, 3, 5, 8, 12, 20, 50, 100, 256}
 // chain package): the method label's values; any other is "other".
 var rpcMethods = []string{"eth_chainId", "eth_getBlockByNumber", "eth_getLogs", "eth_getTransactionByHash",
 	"eth_getTransactionReceipt", "eth_getTransactionCount", "eth_getBalance", "eth_call", "eth_estimateGas",
-	"eth_maxPriorityFeePerGas", "eth_sendRawTransaction"}
+	"eth_maxPriorityFeePerGas", "eth_sendRawTransaction", "eth_subscribe"}
 
 // rpcOutcomes are chain.RPCOutcomes; any other is "other".
 var rpcOutcomes = []string{"ok", "error", "timeout", "rate_limited", "fault", "canceled"}

@@ -35,7 +35,8 @@
 //     unique in the environment; confirmations >= 1; explorer_url is "" (no
 //     explorer, as on a dev chain) or an absolute http(s) URL without a trailing
 //     slash, query or fragment; block_time_ms is not negative; rpc_urls are
-//     absolute http(s) URLs; derivation_index is unique in the environment;
+//     absolute http(s) URLs; ws_url is "" or an absolute ws(s) URL;
+//     derivation_index is unique in the environment;
 //   - a token id is > 0 and unique across all environments; its network exists in
 //     its environment; symbol and name are set; type is "erc20" or "native";
 //     an erc20 token has an EVM address (EIP-55 checksummed when in mixed case),

@@ -112,6 +112,11 @@ func checkNetwork(n kassa.Network) error {
 			return fmt.Errorf("rpc_urls: an entry is not an absolute http(s) URL: %w", err)
 		}
 	}
+	if n.WSURL != "" {
+		if u, err := url.Parse(n.WSURL); err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" || u.User != nil {
+			return errors.New("ws_url must be an absolute ws or wss URL")
+		}
+	}
 	if n.ExplorerURL == "" { // a dev chain has no explorer
 		return nil
 	}

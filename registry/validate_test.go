@@ -41,6 +41,11 @@ func TestValidFileLoads(t *testing.T) {
 	if err := loadErr(t, validFile()); err != nil {
 		t.Fatal(err)
 	}
+	f := validFile()
+	f.Networks[0].WSURL = "wss://node.example/ws/v3/key"
+	if err := loadErr(t, f); err != nil {
+		t.Fatalf("with a ws_url: %v", err)
+	}
 }
 
 func TestValidationRejects(t *testing.T) {
@@ -67,6 +72,9 @@ func TestValidationRejects(t *testing.T) {
 		{"explorer scheme", func(f *File) { f.Networks[0].ExplorerURL = "ftp://x.example" }, "explorer_url"},
 		{"explorer slash", func(f *File) { f.Networks[0].ExplorerURL = "https://x.example/" }, "trailing slash"},
 		{"explorer query", func(f *File) { f.Networks[0].ExplorerURL = "https://x.example?a=1" }, "trailing slash"},
+		{"ws url scheme", func(f *File) { f.Networks[0].WSURL = "https://node.example" }, "ws_url"},
+		{"ws url relative", func(f *File) { f.Networks[0].WSURL = "/ws" }, "ws_url"},
+		{"ws url user", func(f *File) { f.Networks[0].WSURL = "wss://key@node.example" }, "ws_url"},
 		{"derivation index", func(f *File) { s := second; s.DerivationIndex = 9; f.Networks = append(f.Networks, s) }, "derivation_index 9 already used"},
 		{"token id zero", func(f *File) { f.Tokens[0].ID = 0 }, "tokens[0] (id 0, \"USDT\" on \"local-net\"): id must be"},
 		{"token id repeated", func(f *File) { f.Tokens[1].ID = 7 }, "tokens[1] (id 7"},

@@ -134,6 +134,9 @@ func startChains(ctx context.Context, f *serveFlags, reg kassa.Registry, db *sto
 				out.close()
 				return nil, err
 			}
+			if out.dev != nil && n.Name == devNetwork && env == kassa.Devnet {
+				n.WSURL = out.dev.WSURL() // new heads pushed: a payment is seen as its block is
+			}
 			tokens := networkTokens(reg, n)
 			w := &chain.Watcher{Network: n, Tokens: tokens, Nodes: pool, Store: db, Rates: rates, Log: log, Holder: holder,
 				Metrics: meters}
@@ -222,7 +225,8 @@ func printDevChain(out io.Writer, dev *devchain.Chain, blockTime time.Duration) 
 	if blockTime <= 0 {
 		every = "a block per transaction"
 	}
-	fmt.Fprintf(out, "Dev chain (network %s): JSON-RPC %s, chain id %d, %s\n", devNetwork, dev.URL(), devchain.ChainID, every)
+	fmt.Fprintf(out, "Dev chain (network %s): JSON-RPC %s, WebSocket %s, chain id %d, %s\n", devNetwork, dev.URL(),
+		dev.WSURL(), devchain.ChainID, every)
 	for _, t := range devchain.Tokens() {
 		fmt.Fprintf(out, "  %-5s contract:  %s (%d decimals)\n", t.Symbol, t.Address, t.Decimals)
 	}

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Measures how soon a payment is paid after its block (docs/performance.md, "Payment
+# latency"): the embedded dev chain (go-ethereum's node, as serve --dev runs it) makes a
+# block a second; the watchers run as serve runs them, polling the head every second,
+# once alone ("polling") and once stepped as well by the node's newHeads over its
+# WebSocket endpoint ("newHeads"). Per payment: from the moment the block that gives it
+# its last confirmation appears on the node (its head polled every 2 ms) to the invoice's
+# paid_at (committed with invoice.paid). SQLite unless KASSA_TEST_POSTGRES_DSN is set.
+# Usage: scripts/bench-latency.sh [payments per mode, default 40]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+n=${1:-40}
+out=$(KASSA_BENCH_PAYMENTS=$n go test ./chain -run '^$' -bench '^BenchmarkDetectionLatency$' -benchtime 1x -count 1 -v -timeout 30m)
+echo "$out" | grep -E 'payments: min'
+# The last line: p50 and p99 in ms of each mode, and the watcher's JSON-RPC calls over
+# HTTP per block.
+echo "$out" | awk '/^BenchmarkDetectionLatency\/.*p50-ms/ {
+  m = $1; sub(/^BenchmarkDetectionLatency\//, "", m); sub(/-[0-9]+$/, "", m)
+  for (i = 3; i < NF; i++) { if ($(i+1) == "p50-ms") p = $i; if ($(i+1) == "p99-ms") q = $i; if ($(i+1) == "rpc-calls/block") c = $i }
+  line = line sprintf("%s%s: p50 %s ms, p99 %s ms, %s HTTP calls/block", sep, m, p, q, c); sep = "; "
+} END { print line }'
