@@ -1,8 +1,7 @@
 // Package kassa is Kassa's domain: the types, rules and service interfaces that
 // every other package builds on. It imports only the standard library (and
-// golang.org/x/crypto/sha3 for Ethereum's Keccak-256, and internal/deflate for
-// the sealing of saved responses; imports_test.go keeps it so), so its rules are
-// shared by both store engines and tested alone.
+// golang.org/x/crypto/sha3 for Ethereum's Keccak-256; imports_test.go keeps it
+// so), so its rules are shared by both store engines and tested alone.
 //
 // What lives where:
 //
@@ -22,10 +21,8 @@
 //     payout.go: payouts and the outbox transactions that pay them.
 //   - event.go, eventencode.go, webhook*.go: the events every change writes and
 //     their delivery (webhooktarget.go: which addresses a webhook may reach).
-//   - idempotency*.go: idempotency records and how saved responses are sealed
-//     (idempotencyref.go: a create's response by reference to its event),
-//     compressed by internal/deflate (for now the one package of this module the
-//     domain imports; imports_test.go names it).
+//   - idempotency.go: idempotency keys, their records and the rule for a repeated
+//     key; the saved responses are sealed by package sealed (Responses).
 //   - refund.go: refunds and the refundable rule (PlanRefund); refundownwallet.go:
 //     a refund the merchant pays from their own wallet (which transfer pays it).
 //   - environment.go, id.go: the rest.

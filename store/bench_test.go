@@ -10,6 +10,7 @@ import (
 
 	"kassa"
 	"kassa/invoicing"
+	"kassa/sealed"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -58,7 +59,7 @@ func BenchmarkCreateInvoice(b *testing.B) {
 func BenchmarkCreateInvoiceIdempotent(b *testing.B) {
 	benchEngines(b, func(b *testing.B, db *store.DB, m *kassa.Merchant) {
 		p := principal(m)
-		sealer := kassa.NewResponseSealer([]byte("bench secret"))
+		sealer := sealed.NewResponses([]byte("bench secret"))
 		render := func(ci kassa.CreatedInvoice) (int, []byte, error) {
 			body, err := kassa.MarshalJSON(map[string]any{"invoice_id": ci.Invoice.ID, "session_token": ci.SessionToken, "invoice": ci.Invoice})
 			return 201, body, err

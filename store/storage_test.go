@@ -12,6 +12,7 @@ import (
 
 	"kassa"
 	"kassa/invoicing"
+	"kassa/sealed"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -44,7 +45,7 @@ func TestStorageReport(t *testing.T) {
 		f := newFixture(t, cfg)
 		sz := sizer{engine: f.db.Engine(), raw: storetest.RawDB(t, cfg)}
 		base := sz.measure(t)
-		sealer := kassa.NewResponseSealer([]byte("storage report server secret, 32+ bytes"))
+		sealer := sealed.NewResponses([]byte("storage report server secret, 32+ bytes"))
 		bodies := createLikeAPI(t, f, sealer, n)
 		var stages []stage
 		stages = append(stages, stage{"created", sz.measure(t)})
@@ -96,7 +97,7 @@ func (b bodyStats) String() string {
 // body, from 8 goroutines: look up a fresh UUID key, then create the invoice with its
 // response rendered, sealed and saved in the same transaction. The clock moves 1 ms
 // per invoice so ids and created_at grow as they do under load.
-func createLikeAPI(t *testing.T, f *fixture, sealer *kassa.ResponseSealer, n int) bodyStats {
+func createLikeAPI(t *testing.T, f *fixture, sealer *sealed.Responses, n int) bodyStats {
 	t.Helper()
 	signer := kassa.NewSessionSigner([]byte("storage report server secret, 32+ bytes"))
 	body := `{"amount_usd": 12.5, "description": "load test", "metadata": {"run": "kassa-load"}}`
