@@ -11,7 +11,8 @@
 //     units; no floats; moneydisplay.go: the one way USD is shown to a person.
 //   - merchant.go, apikey.go, paymentsession.go, signin.go, dashboardsession.go:
 //     tenants and credentials, and the sign-in rules (the per-account hold, which
-//     merchant changes need the password again).
+//     merchant changes need the password again); a payment session token's
+//     signature is package payment's (SessionSigner).
 //   - invoice*.go, lifecycle.go, invoicepayment.go, payment.go, payor.go, form.go,
 //     paymentaddress.go: invoices, the payments that pay them and the pure lifecycle
 //     rules that compute an invoice's status from its receipts; quoterate.go: what

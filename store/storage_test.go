@@ -12,6 +12,7 @@ import (
 
 	"kassa"
 	"kassa/invoicing"
+	"kassa/payment"
 	"kassa/sealed"
 	"kassa/store"
 	"kassa/store/storetest"
@@ -99,7 +100,7 @@ func (b bodyStats) String() string {
 // per invoice so ids and created_at grow as they do under load.
 func createLikeAPI(t *testing.T, f *fixture, sealer *sealed.Responses, n int) bodyStats {
 	t.Helper()
-	signer := kassa.NewSessionSigner([]byte("storage report server secret, 32+ bytes"))
+	signer := payment.NewSessionSigner([]byte("storage report server secret, 32+ bytes"))
 	body := `{"amount_usd": 12.5, "description": "load test", "metadata": {"run": "kassa-load"}}`
 	fp := sha256.Sum256([]byte("POST\n/api/v1/invoices\njson\n" + body))
 	var (
@@ -158,17 +159,17 @@ func createLikeAPI(t *testing.T, f *fixture, sealer *sealed.Responses, n int) bo
 
 // createdResponse mirrors merchantapi's invoiceCreated, the body a create answers
 // and saves (its payment URL on a production-like public URL).
-func createdResponse(signer kassa.SessionSigner, ci kassa.CreatedInvoice) any {
+func createdResponse(signer payment.SessionSigner, ci kassa.CreatedInvoice) any {
 	sig := signer.Sign(ci.SessionToken)
 	return struct {
-		InvoiceID             string               `json:"invoice_id"`
-		PaymentURL            string               `json:"payment_url"`
-		ExpiresAt             string               `json:"expires_at"`
-		SessionToken          string               `json:"session_token"`
-		Signature             string               `json:"signature"`
-		PaymentSessionHeaders kassa.SessionHeaders `json:"payment_session_headers"`
-		Invoice               *kassa.Invoice       `json:"invoice"`
+		InvoiceID             string                 `json:"invoice_id"`
+		PaymentURL            string                 `json:"payment_url"`
+		ExpiresAt             string                 `json:"expires_at"`
+		SessionToken          string                 `json:"session_token"`
+		Signature             string                 `json:"signature"`
+		PaymentSessionHeaders payment.SessionHeaders `json:"payment_session_headers"`
+		Invoice               *kassa.Invoice         `json:"invoice"`
 	}{ci.Invoice.ID, signer.PaymentURL("https://pay.example.com", ci.Invoice.ID, ci.SessionToken),
 		kassa.FormatTime(ci.Invoice.ExpiresAt), ci.SessionToken, sig,
-		kassa.SessionHeaders{SessionToken: ci.SessionToken, Signature: sig}, ci.Invoice}
+		payment.SessionHeaders{SessionToken: ci.SessionToken, Signature: sig}, ci.Invoice}
 }

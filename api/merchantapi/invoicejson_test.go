@@ -12,6 +12,7 @@ import (
 	"kassa/api/httpx"
 	"kassa/api/openapi"
 	"kassa/api/openapi/openapitest"
+	"kassa/payment"
 )
 
 func testInvoice(id, desc string, meta string) *kassa.Invoice {
@@ -71,7 +72,7 @@ func TestInvoiceListBytes(t *testing.T) {
 func TestInvoiceAnswerBytes(t *testing.T) {
 	for _, inv := range []*kassa.Invoice{nil, testInvoice("d", "é\x01", `{ }`)} {
 		c := invoiceCreated{InvoiceID: "d", PaymentURL: "http://h/pay/d?t=1&s=<2>", ExpiresAt: "2026-11-01T11:00:00.123Z",
-			SessionToken: "ps_x", Signature: "sig\u2028", PaymentSessionHeaders: kassa.SessionHeaders{SessionToken: "ps_x", Signature: "sig\u2028"},
+			SessionToken: "ps_x", Signature: "sig\u2028", PaymentSessionHeaders: payment.SessionHeaders{SessionToken: "ps_x", Signature: "sig\u2028"},
 			Invoice: inv}
 		want, err := httpx.Marshal(c)
 		if err != nil {
@@ -105,7 +106,7 @@ func TestInvoiceAnswersMatchDocument(t *testing.T) {
 	}
 	created, err := marshalInvoiceCreated(invoiceCreated{InvoiceID: inv.ID, PaymentURL: "http://h/pay/d?t=1",
 		ExpiresAt: "2026-11-01T11:00:00.123Z", SessionToken: "ps_x", Signature: "sig",
-		PaymentSessionHeaders: kassa.SessionHeaders{SessionToken: "ps_x", Signature: "sig"}, Invoice: inv})
+		PaymentSessionHeaders: payment.SessionHeaders{SessionToken: "ps_x", Signature: "sig"}, Invoice: inv})
 	if err != nil {
 		t.Fatal(err)
 	}
