@@ -1,8 +1,7 @@
 // Package kassa is Kassa's domain: the types, rules and service interfaces that
 // every other package builds on. It imports only the standard library (and
-// golang.org/x/crypto/sha3 for Ethereum's Keccak-256, and internal/deflate for
-// the sealing of saved responses; imports_test.go keeps it so), so its rules are
-// shared by both store engines and tested alone.
+// golang.org/x/crypto/sha3 for Ethereum's Keccak-256; imports_test.go keeps it
+// so), so its rules are shared by both store engines and tested alone.
 //
 // What lives where:
 //
@@ -12,7 +11,8 @@
 //     units; no floats; moneydisplay.go: the one way USD is shown to a person.
 //   - merchant.go, apikey.go, paymentsession.go, signin.go, dashboardsession.go:
 //     tenants and credentials, and the sign-in rules (the per-account hold, which
-//     merchant changes need the password again).
+//     merchant changes need the password again); a payment session token's
+//     signature is package payment's (SessionSigner).
 //   - invoice*.go, lifecycle.go, invoicepayment.go, payment.go, payor.go, form.go,
 //     paymentaddress.go: invoices, the payments that pay them and the pure lifecycle
 //     rules that compute an invoice's status from its receipts; quoterate.go: what
@@ -25,10 +25,8 @@
 //     event's data comes from its writer as JSON: the invoice's wire shapes are
 //     rendered by internal/invoicejson, and an Invoice refuses to be encoded by its
 //     Go fields (invoicejson.go).
-//   - idempotency*.go: idempotency records and how saved responses are sealed
-//     (idempotencyref.go: a create's response by reference to its event),
-//     compressed by internal/deflate (for now the one package of this module the
-//     domain imports; imports_test.go names it).
+//   - idempotency.go: idempotency keys, their records and the rule for a repeated
+//     key; the saved responses are sealed by package sealed (Responses).
 //   - refund.go: refunds and the refundable rule (PlanRefund); refundownwallet.go:
 //     a refund the merchant pays from their own wallet (which transfer pays it).
 //   - environment.go, id.go: the rest.

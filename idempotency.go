@@ -34,6 +34,13 @@ func NewClaimOwner() string { return RandomBase32(10) }
 var ErrClaimLost = &Error{Kind: KindIdempotency, Code: "idempotency_key_in_use", Param: "Idempotency-Key",
 	Message: "A request with this Idempotency-Key is still being processed; retry shortly."}
 
+// ErrSavedResponseUnreadable is returned for a sealed saved response that does not
+// open: it was altered, or sealed under another server secret. Its request may or
+// may not have made its change, so the request is neither replayed nor run again.
+var ErrSavedResponseUnreadable = &Error{Kind: KindIdempotency, Code: "idempotency_response_unreadable",
+	Param: "Idempotency-Key", Message: "The response saved under this Idempotency-Key cannot be read " +
+		"(the server secret changed). Check whether the first request succeeded, then retry with a new key."}
+
 // IdempotencyRecord is what was saved under a key: running while the first request
 // is in flight, then its response.
 type IdempotencyRecord struct {
@@ -42,7 +49,7 @@ type IdempotencyRecord struct {
 	StatusCode  int
 	Body        []byte
 	// Ref is the data of the event a body sealed with a reference names
-	// (SealedRef), read with the record; nil for any other body.
+	// (sealed.RefEventID), read with the record; nil for any other body.
 	Ref       []byte
 	CreatedAt time.Time
 }
@@ -89,10 +96,10 @@ type SavedResponse[T any] struct {
 	// inside the transaction and saves the result.
 	Render func(result T) (status int, body []byte, err error)
 	// Seal, when set, turns the rendered body into what is stored
-	// (ResponseSealer.Seal); the client gets the rendered body.
+	// (sealed.Responses.Seal); the client gets the rendered body.
 	Seal func(body []byte) []byte
 	// SealRef, when set, is Seal for a body that holds an event's data
-	// (ResponseSealer.SealRef): the store passes the event it writes with the
+	// (sealed.Responses.SealRef): the store passes the event it writes with the
 	// change.
 	SealRef func(body []byte, ref ResponseRef) []byte
 
@@ -127,6 +134,14 @@ func (s *SavedResponse[T]) Saved() (status int, body []byte, ok bool) {
 		return 0, nil, false
 	}
 	return s.status, s.body, s.body != nil
+}
+
+// ResponseRef names the event whose data a response body holds: a create
+// response holds its invoice.created event's data, and is saved referring to
+// the event rather than holding those bytes again (sealed.Responses.SealRef).
+type ResponseRef struct {
+	EventID string // the event's id
+	Data    []byte // the event's data, as stored
 }
 
 // CreatedInvoice is what CreateInvoice made: the result a SavedResponse renders.

@@ -86,17 +86,17 @@ type RateSource interface {
 	Rate(ctx context.Context, t Token) (Rate, error)
 }
 
-// RateHistory is a RateSource that remembers the rates it gave.
-type RateHistory interface {
+// rateHistory is a RateSource that remembers the rates it gave (rates.Live).
+type rateHistory interface {
 	// RateAt returns the rate of t as the source knew it at time at: the last
 	// one it had at or before at. Errors as Rate's.
 	RateAt(ctx context.Context, t Token, at time.Time) (Rate, error)
 }
 
-// RateAt returns src's rate of t at time at when src remembers its rates
-// (RateHistory), else its current rate.
+// RateAt returns src's rate of t at time at when src remembers its rates (it
+// has a RateAt method, as rates.Live has), else its current rate.
 func RateAt(ctx context.Context, src RateSource, t Token, at time.Time) (Rate, error) {
-	if h, ok := src.(RateHistory); ok {
+	if h, ok := src.(rateHistory); ok {
 		return h.RateAt(ctx, t, at)
 	}
 	return src.Rate(ctx, t)

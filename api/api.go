@@ -73,7 +73,7 @@ type Config struct {
 type server struct {
 	*httpx.Core
 	cfg      Config
-	signer   kassa.SessionSigner
+	signer   payment.SessionSigner
 	payments *payment.Service
 
 	merchant *merchantapi.API     // the merchant API: login, keys, settings, invoices, events, webhooks, devnet
@@ -90,7 +90,7 @@ func New(cfg Config) http.Handler {
 		Idempotency: cfg.Idempotency, Health: cfg.Health, Warnings: cfg.Warnings, Draining: cfg.Draining, Limits: cfg.Limits, RateStore: cfg.RateStore, Logger: cfg.Logger, AccessLog: cfg.AccessLog, Now: cfg.Now,
 		Metrics: cfg.Metrics, HSTS: strings.HasPrefix(strings.ToLower(cfg.PublicURL), "https://"),
 		Proxies: cfg.Proxies})
-	s := &server{Core: core, cfg: cfg, signer: kassa.NewSessionSigner(cfg.Secret),
+	s := &server{Core: core, cfg: cfg, signer: payment.NewSessionSigner(cfg.Secret),
 		payments: cfg.Pay}
 	if s.payments == nil { // quotes need wallets and addresses: none without them
 		s.payments = &payment.Service{Registry: cfg.Registry, Rates: cfg.Rates, Invoices: cfg.Invoices, Payments: cfg.Payments}

@@ -5,8 +5,8 @@ import (
 	"database/sql"
 	"testing"
 
-	"kassa"
 	"kassa/api"
+	"kassa/sealed"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -106,7 +106,7 @@ func TestIdempotentResponsesSealedAtRest(t *testing.T) {
 				}
 				// A create's response refers to its invoice.created event (whose
 				// data is the invoice it holds): without the event it is refused.
-				if id, ok := kassa.SealedRef(stored); ok != (c.name == "invoice create") {
+				if id, ok := sealed.RefEventID(stored); ok != (c.name == "invoice create") {
 					t.Errorf("the saved response refers to an event: %v (%q)", ok, id)
 				} else if ok {
 					if _, err := raw.ExecContext(t.Context(), "UPDATE events SET id = $1 WHERE id = $2", id+"x", id); err != nil {

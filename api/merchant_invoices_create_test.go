@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/payment"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -31,7 +32,7 @@ func TestInvoiceCreate(t *testing.T) {
 			t.Fatalf("invoice_id %v", body["invoice_id"])
 		}
 		token, sig := body["session_token"].(string), body["signature"].(string)
-		if token == "" || sig != kassa.NewSessionSigner(testSecret).Sign(token) {
+		if token == "" || sig != payment.NewSessionSigner(testSecret).Sign(token) {
 			t.Errorf("session %q signature %q", token, sig)
 		}
 		hdrs := body["payment_session_headers"].(map[string]any)

@@ -8,6 +8,7 @@ import (
 	"kassa"
 	"kassa/api/httpx"
 	"kassa/api/openapi/openapitest"
+	"kassa/payment"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -211,7 +212,7 @@ func TestOpenAPIStatusSweep(t *testing.T) {
 			spare: map[string]string{"merchant": s.createKey(`{"name": "spare"}`)["api_key"].(string),
 				"commerce": s.createKey(`{"name": "spare", "scope": "commerce"}`)["api_key"].(string)}}
 		token := kassa.NewSessionToken(kassa.NewUUID()) // names no invoice
-		sw.unknown = map[string]string{"X-Session-Token": token, "X-Signature": kassa.NewSessionSigner(testSecret).Sign(token)}
+		sw.unknown = map[string]string{"X-Session-Token": token, "X-Signature": payment.NewSessionSigner(testSecret).Sign(token)}
 
 		for _, op := range ops {
 			kind, path := kindOf(op), sweepPath(op)

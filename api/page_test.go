@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/payment"
 	"kassa/store/storetest"
 )
 
@@ -202,7 +203,7 @@ func TestPaymentPageErrorsAndLanguage(t *testing.T) {
 	id, session, sig := inv["invoice_id"].(string), inv["session_token"].(string), inv["signature"].(string)
 	other := m.createInvoice(`{"amount_usd": 6}`)["invoice_id"].(string)
 	ended := m.createInvoice(`{"amount_usd": 5, "expires_in": 1000}`)
-	signer := kassa.NewSessionSigner(testSecret)
+	signer := payment.NewSessionSigner(testSecret)
 	unknown := "ps_" + strings.Repeat("ab", 16)
 	link := func(id, session, sig string) string {
 		return "/pay/" + id + "?" + url.Values{"session": {session}, "signature": {sig}}.Encode()

@@ -13,7 +13,10 @@ import (
 // still value a transfer made after its quote ran out at its block's time.
 const HistoryKeep = 24 * time.Hour
 
-var _ kassa.RateHistory = (*Live)(nil)
+// Live remembers its rates: kassa.RateAt asks it for the rate at a time.
+var _ interface {
+	RateAt(ctx context.Context, t kassa.Token, at time.Time) (kassa.Rate, error)
+} = (*Live)(nil)
 
 // RateAt prices t as Live did at time at: from the point taken at the last
 // refresh at or before at. A time after the last refresh, or before the first

@@ -14,16 +14,17 @@ import (
 	"unicode/utf8"
 
 	"kassa"
+	"kassa/payment"
 )
 
 // Service creates, reads, cancels and claims refunds.
 type Service struct {
 	Store     Store
-	Payments  kassa.PaymentService // the invoice's payments, to plan the token before the store locks them
-	Registry  kassa.Registry       // the refund's token
-	Rates     kassa.RateSource     // today's rate, for rate "current"; nil: none
-	Signer    kassa.SessionSigner  // the server secret's signer: claim tokens
-	PublicURL string               // base of claim links
+	Payments  kassa.PaymentService  // the invoice's payments, to plan the token before the store locks them
+	Registry  kassa.Registry        // the refund's token
+	Rates     kassa.RateSource      // today's rate, for rate "current"; nil: none
+	Signer    payment.SessionSigner // the server secret's signer: claim tokens
+	PublicURL string                // base of claim links
 }
 
 // Create is a merchant's refund request as the API decodes it.

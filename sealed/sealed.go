@@ -1,5 +1,13 @@
-// Package sealed encrypts secrets at rest: AES-256-GCM under a key-encryption
-// key (KEK), in a self-describing text form
+// Package sealed encrypts what Kassa keeps at rest, in two stored forms over one
+// AEAD (AES-256-GCM, aead.go):
+//
+//   - secrets (Keyring, this file): under a key-encryption key (KEK), in a
+//     self-describing text form;
+//   - the responses saved under idempotency keys (Responses, response.go and
+//     responseref.go): under a key derived from the server secret, binary and
+//     deflated (internal/deflate), a create's response by reference to its event.
+//
+// A secret's text form is
 //
 //	kseal:v1:<key id>:<base64url(nonce || ciphertext)>
 //
@@ -10,7 +18,6 @@
 package sealed
 
 import (
-	"crypto/aes"
 	"crypto/cipher"
 	"crypto/rand"
 	"crypto/sha256"
@@ -76,11 +83,7 @@ func NewKey() (*Key, string) {
 }
 
 func newKey(b []byte) (*Key, error) {
-	block, err := aes.NewCipher(b)
-	if err != nil {
-		return nil, fmt.Errorf("sealed: %w", err)
-	}
-	aead, err := cipher.NewGCM(block)
+	aead, err := newAEAD(b)
 	if err != nil {
 		return nil, fmt.Errorf("sealed: %w", err)
 	}
@@ -116,9 +119,7 @@ func (r *Keyring) CurrentID() string { return r.current.id }
 // name) under the current key.
 func (r *Keyring) Seal(plain, place string) string {
 	k := r.current
-	nonce := make([]byte, k.aead.NonceSize())
-	_, _ = rand.Read(nonce) // never fails (crypto/rand)
-	ct := k.aead.Seal(nonce, nonce, []byte(plain), additional(k.id, place))
+	ct := appendSealed(k.aead, nil, []byte(plain), additional(k.id, place))
 	return Prefix + version + ":" + k.id + ":" + base64.RawURLEncoding.EncodeToString(ct)
 }
 
@@ -136,11 +137,10 @@ func (r *Keyring) Open(value, place string) (string, error) {
 			place, ErrUnknownKey, id, r.current.id)
 	}
 	ct, err := base64.RawURLEncoding.DecodeString(body)
-	if err != nil || len(ct) < k.aead.NonceSize()+k.aead.Overhead() {
+	if err != nil {
 		return "", fmt.Errorf("%s: %w", place, ErrCorrupt)
 	}
-	n := k.aead.NonceSize()
-	plain, err := k.aead.Open(nil, ct[:n], ct[n:], additional(id, place))
+	plain, err := openSealed(k.aead, ct, additional(id, place))
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", place, ErrCorrupt)
 	}

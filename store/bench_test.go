@@ -11,6 +11,7 @@ import (
 	"kassa"
 	"kassa/internal/invoicejson"
 	"kassa/invoicing"
+	"kassa/sealed"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -59,7 +60,7 @@ func BenchmarkCreateInvoice(b *testing.B) {
 func BenchmarkCreateInvoiceIdempotent(b *testing.B) {
 	benchEngines(b, func(b *testing.B, db *store.DB, m *kassa.Merchant) {
 		p := principal(m)
-		sealer := kassa.NewResponseSealer([]byte("bench secret"))
+		sealer := sealed.NewResponses([]byte("bench secret"))
 		render := func(ci kassa.CreatedInvoice) (int, []byte, error) {
 			body, err := kassa.MarshalJSON(map[string]any{"invoice_id": ci.Invoice.ID, "session_token": ci.SessionToken, "invoice": invoicejson.Expanded{Invoice: ci.Invoice}})
 			return 201, body, err

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/sealed"
 )
 
 const idempotencyKeyWhere = "merchant_id = $1 AND environment = $2 AND route = $3 AND idempotency_key = $4"
@@ -86,7 +87,7 @@ func idempotencyRecord(ctx context.Context, q queryer, s kassa.IdempotencyScope)
 		return nil, fmt.Errorf("store: read idempotency key: %w", err)
 	}
 	rec.Body, rec.CreatedAt = body, fromMicros(created)
-	if id, ok := kassa.SealedRef(body); ok {
+	if id, ok := sealed.RefEventID(body); ok {
 		if rec.Ref, err = responseRef(ctx, q, s, id); err != nil {
 			return nil, err
 		}
@@ -95,7 +96,7 @@ func idempotencyRecord(ctx context.Context, q queryer, s kassa.IdempotencyScope)
 }
 
 // responseRef reads the data of the event a saved response refers to
-// (kassa.SealedRef), the key's merchant and environment's only. An event that is
+// (sealed.RefEventID), the key's merchant and environment's only. An event that is
 // not there leaves the reference unresolved (nil): the response then does not
 // open, and its request is answered idempotency_response_unreadable.
 func responseRef(ctx context.Context, q queryer, s kassa.IdempotencyScope, eventID string) ([]byte, error) {

@@ -9,6 +9,7 @@ import (
 	"kassa"
 	"kassa/internal/invoicejson"
 	"kassa/invoicing"
+	"kassa/sealed"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -190,7 +191,7 @@ func TestCreateInvoiceInsertsIdempotencyRecord(t *testing.T) {
 func TestCreateInvoiceSavesResponseByReference(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
 		f := newFixture(t, cfg)
-		sealer := kassa.NewResponseSealer([]byte("secret"))
+		sealer := sealed.NewResponses([]byte("secret"))
 		raw := storetest.RawDB(t, cfg)
 		render := func(ci kassa.CreatedInvoice) (int, []byte, error) {
 			inv, err := invoicejson.Marshal(ci.Invoice)
@@ -211,7 +212,7 @@ func TestCreateInvoiceSavesResponseByReference(t *testing.T) {
 			_, body, _ := iw.Saved()
 			rec, err := f.db.IdempotencyRecord(f.ctx, s)
 			must(t, err)
-			id, ok := kassa.SealedRef(rec.Body)
+			id, ok := sealed.RefEventID(rec.Body)
 			if !ok || rec.Ref == nil {
 				t.Fatalf("claimed %v: record %q refers to %q, data %q", claimed, rec.Body, id, rec.Ref)
 			}

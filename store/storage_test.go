@@ -13,6 +13,8 @@ import (
 	"kassa"
 	"kassa/internal/invoicejson"
 	"kassa/invoicing"
+	"kassa/payment"
+	"kassa/sealed"
 	"kassa/store"
 	"kassa/store/storetest"
 )
@@ -45,7 +47,7 @@ func TestStorageReport(t *testing.T) {
 		f := newFixture(t, cfg)
 		sz := sizer{engine: f.db.Engine(), raw: storetest.RawDB(t, cfg)}
 		base := sz.measure(t)
-		sealer := kassa.NewResponseSealer([]byte("storage report server secret, 32+ bytes"))
+		sealer := sealed.NewResponses([]byte("storage report server secret, 32+ bytes"))
 		bodies := createLikeAPI(t, f, sealer, n)
 		var stages []stage
 		stages = append(stages, stage{"created", sz.measure(t)})
@@ -97,9 +99,9 @@ func (b bodyStats) String() string {
 // body, from 8 goroutines: look up a fresh UUID key, then create the invoice with its
 // response rendered, sealed and saved in the same transaction. The clock moves 1 ms
 // per invoice so ids and created_at grow as they do under load.
-func createLikeAPI(t *testing.T, f *fixture, sealer *kassa.ResponseSealer, n int) bodyStats {
+func createLikeAPI(t *testing.T, f *fixture, sealer *sealed.Responses, n int) bodyStats {
 	t.Helper()
-	signer := kassa.NewSessionSigner([]byte("storage report server secret, 32+ bytes"))
+	signer := payment.NewSessionSigner([]byte("storage report server secret, 32+ bytes"))
 	body := `{"amount_usd": 12.5, "description": "load test", "metadata": {"run": "kassa-load"}}`
 	fp := sha256.Sum256([]byte("POST\n/api/v1/invoices\njson\n" + body))
 	var (
@@ -158,7 +160,7 @@ func createLikeAPI(t *testing.T, f *fixture, sealer *kassa.ResponseSealer, n int
 
 // createdResponse mirrors merchantapi's invoiceCreated, the body a create answers
 // and saves (its payment URL on a production-like public URL).
-func createdResponse(signer kassa.SessionSigner, ci kassa.CreatedInvoice) any {
+func createdResponse(signer payment.SessionSigner, ci kassa.CreatedInvoice) any {
 	sig := signer.Sign(ci.SessionToken)
 	return struct {
 		InvoiceID             string               `json:"invoice_id"`
@@ -166,9 +168,9 @@ func createdResponse(signer kassa.SessionSigner, ci kassa.CreatedInvoice) any {
 		ExpiresAt             string               `json:"expires_at"`
 		SessionToken          string               `json:"session_token"`
 		Signature             string               `json:"signature"`
-		PaymentSessionHeaders kassa.SessionHeaders `json:"payment_session_headers"`
+		PaymentSessionHeaders payment.SessionHeaders `json:"payment_session_headers"`
 		Invoice               invoicejson.Expanded `json:"invoice"`
 	}{ci.Invoice.ID, signer.PaymentURL("https://pay.example.com", ci.Invoice.ID, ci.SessionToken),
 		kassa.FormatTime(ci.Invoice.ExpiresAt), ci.SessionToken, sig,
-		kassa.SessionHeaders{SessionToken: ci.SessionToken, Signature: sig}, invoicejson.Expanded{Invoice: ci.Invoice}}
+		payment.SessionHeaders{SessionToken: ci.SessionToken, Signature: sig}, invoicejson.Expanded{Invoice: ci.Invoice}}
 }

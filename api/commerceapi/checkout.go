@@ -7,6 +7,7 @@ import (
 	"kassa"
 	"kassa/api/httpx"
 	"kassa/commerce"
+	"kassa/payment"
 )
 
 // Paths of the order endpoints, relative to the base address (docs/api.md 2.10).
@@ -100,19 +101,19 @@ func (a *API) CheckoutAddress(w http.ResponseWriter, r *http.Request) error {
 
 // orderCreatedJSON is the step 3 result (docs/api.md 2.10).
 type orderCreatedJSON struct {
-	OrderID               string               `json:"orderId"`
-	InvoiceID             string               `json:"invoiceId"`
-	InvoiceURL            string               `json:"invoiceUrl"`
-	Session               string               `json:"session"`
-	Signature             string               `json:"signature"`
-	PaymentSessionHeaders kassa.SessionHeaders `json:"payment_session_headers"`
-	MerchantID            int64                `json:"merchantId"`
-	NetworkEnvironment    kassa.Environment    `json:"networkEnvironment"`
-	CustomerID            *string              `json:"customerId"`
-	Amount                json.Number          `json:"amount"`
-	Status                commerce.OrderStatus `json:"status"`
-	ExpiresAt             string               `json:"expiresAt"`
-	Endpoints             map[string]string    `json:"endpoints"`
+	OrderID               string                 `json:"orderId"`
+	InvoiceID             string                 `json:"invoiceId"`
+	InvoiceURL            string                 `json:"invoiceUrl"`
+	Session               string                 `json:"session"`
+	Signature             string                 `json:"signature"`
+	PaymentSessionHeaders payment.SessionHeaders `json:"payment_session_headers"`
+	MerchantID            int64                  `json:"merchantId"`
+	NetworkEnvironment    kassa.Environment      `json:"networkEnvironment"`
+	CustomerID            *string                `json:"customerId"`
+	Amount                json.Number            `json:"amount"`
+	Status                commerce.OrderStatus   `json:"status"`
+	ExpiresAt             string                 `json:"expiresAt"`
+	Endpoints             map[string]string      `json:"endpoints"`
 }
 
 func (a *API) orderCreated(c commerce.CreatedOrder) map[string]any {
@@ -125,7 +126,7 @@ func (a *API) orderCreated(c commerce.CreatedOrder) map[string]any {
 		OrderID: c.Order.ID, InvoiceID: c.Invoice.ID,
 		InvoiceURL: a.signer.PaymentURL(a.publicURL, c.Invoice.ID, c.SessionToken),
 		Session:    c.SessionToken, Signature: sig,
-		PaymentSessionHeaders: kassa.SessionHeaders{SessionToken: c.SessionToken, Signature: sig},
+		PaymentSessionHeaders: payment.SessionHeaders{SessionToken: c.SessionToken, Signature: sig},
 		MerchantID:            c.Order.MerchantID, NetworkEnvironment: c.Order.Environment, CustomerID: customer,
 		Amount: usd(c.Invoice.Amount), Status: c.Order.Status, ExpiresAt: kassa.FormatTime(c.Invoice.ExpiresAt),
 		Endpoints: map[string]string{

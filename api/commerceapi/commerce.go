@@ -10,16 +10,17 @@ import (
 	"kassa"
 	"kassa/api/httpx"
 	"kassa/commerce"
+	"kassa/payment"
 )
 
 // Config holds what the commerce API uses.
 type Config struct {
-	Shop      commerce.Service     // search, checkout and orders
-	Catalog   commerce.Catalog     // retailers per environment, for Status
-	Invoices  kassa.InvoiceService // the invoices behind orders, for OrderPaymentStatus
-	Signer    kassa.SessionSigner  // signs the payment session of a new order
-	PublicURL string               // base of an order's invoiceUrl
-	Now       func() time.Time     // nil: time.Now
+	Shop      commerce.Service      // search, checkout and orders
+	Catalog   commerce.Catalog      // retailers per environment, for Status
+	Invoices  kassa.InvoiceService  // the invoices behind orders, for OrderPaymentStatus
+	Signer    payment.SessionSigner // signs the payment session of a new order
+	PublicURL string                // base of an order's invoiceUrl
+	Now       func() time.Time      // nil: time.Now
 }
 
 // API serves the commerce routes; its handlers are httpx.Func values for the
@@ -28,7 +29,7 @@ type API struct {
 	shop      commerce.Service
 	catalog   commerce.Catalog
 	invoices  kassa.InvoiceService
-	signer    kassa.SessionSigner
+	signer    payment.SessionSigner
 	publicURL string
 	now       func() time.Time
 }

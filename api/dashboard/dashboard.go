@@ -25,16 +25,16 @@ type Config struct {
 	Invoices  kassa.InvoiceService
 	Keys      kassa.APIKeyService
 	Webhooks  kassa.WebhookService
-	Payments  kassa.PaymentService // an invoice's receipts
-	Pay       *payment.Service     // accepting and dismissing money set aside
-	Refunds   *refund.Service      // refunds, the API's service; nil: none (no Refund actions, 404)
-	Events    kassa.EventService   // an invoice's timeline
-	Stats     report.OverviewStats // the overview's chart, failed deliveries and an invoice's deliveries
-	Stream    stream.EventStream   // wakes an invoice page's live updates; nil: they poll
-	Registry  kassa.Registry       // networks' explorers
-	Reports   report.Source        // the CSV reports of the reports page
-	Signer    kassa.SessionSigner  // payment links of new invoices
-	Commerce  commerce.Service     // orders; nil: no commerce, the orders pages are empty
+	Payments  kassa.PaymentService  // an invoice's receipts
+	Pay       *payment.Service      // accepting and dismissing money set aside
+	Refunds   *refund.Service       // refunds, the API's service; nil: none (no Refund actions, 404)
+	Events    kassa.EventService    // an invoice's timeline
+	Stats     report.OverviewStats  // the overview's chart, failed deliveries and an invoice's deliveries
+	Stream    stream.EventStream    // wakes an invoice page's live updates; nil: they poll
+	Registry  kassa.Registry        // networks' explorers
+	Reports   report.Source         // the CSV reports of the reports page
+	Signer    payment.SessionSigner // payment links of new invoices
+	Commerce  commerce.Service      // orders; nil: no commerce, the orders pages are empty
 	// Idempotency keeps the keys of forms that must not act twice (an order's cancel).
 	Idempotency httpx.IdempotencyStore
 	PublicURL   string

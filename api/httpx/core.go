@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/sealed"
 )
 
 // Core is the plumbing every HTTP surface shares: the outer layer (request ids,
@@ -23,8 +24,8 @@ type Core struct {
 	merchants   kassa.MerchantService
 	keys        kassa.APIKeyService
 	idempotency IdempotencyStore
-	claims      *runningClaims        // idempotency keys held by requests running here
-	sealer      *kassa.ResponseSealer // seals the responses saved under idempotency keys
+	claims      *runningClaims    // idempotency keys held by requests running here
+	sealer      *sealed.Responses // seals the responses saved under idempotency keys
 	healthCheck func(ctx context.Context) error
 	warnings    func() []string
 	draining    func() bool
@@ -76,7 +77,7 @@ const HSTSValue = "max-age=63072000; includeSubDomains"
 func NewCore(cfg CoreConfig) *Core {
 	c := &Core{log: cfg.Logger, access: cfg.AccessLog, now: cfg.Now, mux: http.NewServeMux(), touched: map[string]time.Time{},
 		secret: cfg.Secret, merchants: cfg.Merchants, keys: cfg.Keys, idempotency: cfg.Idempotency, claims: newRunningClaims(),
-		healthCheck: cfg.Health, warnings: cfg.Warnings, draining: cfg.Draining, sealer: kassa.NewResponseSealer(cfg.Secret),
+		healthCheck: cfg.Health, warnings: cfg.Warnings, draining: cfg.Draining, sealer: sealed.NewResponses(cfg.Secret),
 		metrics: cfg.Metrics, recorders: map[string]func(int, time.Duration){}, hsts: cfg.HSTS, proxies: cfg.Proxies}
 	if c.proxies == nil {
 		c.proxies = DefaultProxies

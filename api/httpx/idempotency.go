@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"kassa"
+	"kassa/sealed"
 )
 
 // claimedTimeout bounds a handler that owns an idempotency key; it is well under
@@ -44,7 +45,7 @@ type Claim struct {
 	scope       kassa.IdempotencyScope
 	fingerprint string
 	durable     bool // claimed in the store (ClaimIdempotencyKey), not only in this process
-	sealer      *kassa.ResponseSealer
+	sealer      *sealed.Responses
 	saved       bool // the store saved the response with the change
 	readAfter   bool // the store was not read first (IdempotencyOptions.StoreOnly)
 }
@@ -273,12 +274,12 @@ func (s *Core) releaseDurable(ctx context.Context, claim *Claim) {
 // saveOutcome saves a response the store did not save with a change: it completes
 // the claim in the store, or inserts the record of a key held only here.
 func (s *Core) saveOutcome(ctx context.Context, claim *Claim, status int, body []byte) {
-	sealed := s.sealer.Seal(claim.scope, body)
+	record := s.sealer.Seal(claim.scope, body)
 	var err error
 	if claim.durable {
-		err = s.idempotency.CompleteIdempotencyKey(ctx, claim.scope, status, sealed)
+		err = s.idempotency.CompleteIdempotencyKey(ctx, claim.scope, status, record)
 	} else {
-		err = s.idempotency.SaveIdempotentResponse(ctx, claim.scope, claim.fingerprint, status, sealed)
+		err = s.idempotency.SaveIdempotentResponse(ctx, claim.scope, claim.fingerprint, status, record)
 	}
 	if err != nil {
 		s.log.LogAttrs(ctx, slog.LevelError, "saving idempotent response failed",

@@ -13,7 +13,7 @@ import (
 type Config struct {
 	Core      *httpx.Core           // dashboard tokens (IssueToken), the login limit (LimitLogin) and the clock (Now)
 	PublicURL string                // base of a new invoice's payment_url
-	Signer    kassa.SessionSigner   // signs the payment session of a new invoice
+	Signer    payment.SessionSigner // signs the payment session of a new invoice
 	SignIn    *signin.Service       // login, re-authentication, password and two-step changes
 	Merchants kassa.MerchantService // logins and merchant settings
 	Keys      kassa.APIKeyService   // API keys
@@ -31,7 +31,7 @@ type Config struct {
 type API struct {
 	core      *httpx.Core
 	publicURL string
-	signer    kassa.SessionSigner
+	signer    payment.SessionSigner
 	signIn    *signin.Service
 	merchants kassa.MerchantService
 	keys      kassa.APIKeyService

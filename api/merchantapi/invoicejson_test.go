@@ -13,6 +13,7 @@ import (
 	"kassa/api/openapi"
 	"kassa/api/openapi/openapitest"
 	"kassa/internal/invoicejson"
+	"kassa/payment"
 )
 
 func testInvoice(id, desc string, meta string) *kassa.Invoice {
@@ -79,7 +80,7 @@ type createdRef struct {
 func TestInvoiceAnswerBytes(t *testing.T) {
 	for _, inv := range []*kassa.Invoice{nil, testInvoice("d", "é\x01", `{ }`)} {
 		c := invoiceCreated{InvoiceID: "d", PaymentURL: "http://h/pay/d?t=1&s=<2>", ExpiresAt: "2026-11-01T11:00:00.123Z",
-			SessionToken: "ps_x", Signature: "sig\u2028", PaymentSessionHeaders: kassa.SessionHeaders{SessionToken: "ps_x", Signature: "sig\u2028"},
+			SessionToken: "ps_x", Signature: "sig\u2028", PaymentSessionHeaders: payment.SessionHeaders{SessionToken: "ps_x", Signature: "sig\u2028"},
 			Invoice: inv}
 		ref := createdRef{invoiceCreated: c}
 		if inv != nil {
@@ -117,7 +118,7 @@ func TestInvoiceAnswersMatchDocument(t *testing.T) {
 	}
 	created, err := marshalInvoiceCreated(invoiceCreated{InvoiceID: inv.ID, PaymentURL: "http://h/pay/d?t=1",
 		ExpiresAt: "2026-11-01T11:00:00.123Z", SessionToken: "ps_x", Signature: "sig",
-		PaymentSessionHeaders: kassa.SessionHeaders{SessionToken: "ps_x", Signature: "sig"}, Invoice: inv})
+		PaymentSessionHeaders: payment.SessionHeaders{SessionToken: "ps_x", Signature: "sig"}, Invoice: inv})
 	if err != nil {
 		t.Fatal(err)
 	}

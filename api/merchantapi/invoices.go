@@ -7,18 +7,19 @@ import (
 	"kassa"
 	"kassa/api/httpx"
 	"kassa/internal/invoicejson"
+	"kassa/payment"
 )
 
 // invoiceCreated is the answer to an invoice creation (docs/api.md 2.3), with the
 // full canonical invoice added for convenience.
 type invoiceCreated struct {
-	InvoiceID             string               `json:"invoice_id"`
-	PaymentURL            string               `json:"payment_url"`
-	ExpiresAt             string               `json:"expires_at"`
-	SessionToken          string               `json:"session_token"`
-	Signature             string               `json:"signature"`
-	PaymentSessionHeaders kassa.SessionHeaders `json:"payment_session_headers"`
-	Invoice               *kassa.Invoice       `json:"invoice"`
+	InvoiceID             string                 `json:"invoice_id"`
+	PaymentURL            string                 `json:"payment_url"`
+	ExpiresAt             string                 `json:"expires_at"`
+	SessionToken          string                 `json:"session_token"`
+	Signature             string                 `json:"signature"`
+	PaymentSessionHeaders payment.SessionHeaders `json:"payment_session_headers"`
+	Invoice               *kassa.Invoice         `json:"invoice"`
 }
 
 // CreateInvoice serves POST /api/v1/invoices (behind the idempotency layer).
@@ -56,7 +57,7 @@ func (a *API) invoiceCreated(inv *kassa.Invoice, token string) invoiceCreated {
 		ExpiresAt:             kassa.FormatTime(inv.ExpiresAt),
 		SessionToken:          token,
 		Signature:             sig,
-		PaymentSessionHeaders: kassa.SessionHeaders{SessionToken: token, Signature: sig},
+		PaymentSessionHeaders: payment.SessionHeaders{SessionToken: token, Signature: sig},
 		Invoice:               inv,
 	}
 }

@@ -12,14 +12,14 @@ import (
 
 // Config holds what the payor API needs.
 type Config struct {
-	Core     *httpx.Core          // merchant credentials, for verify
-	Signer   kassa.SessionSigner  // checks the session signatures
-	Payor    kassa.PayorService   // the invoice of a session; nil: every session is unknown (404)
-	Invoices kassa.InvoiceService // merchant invoices, for verify
-	Registry kassa.Registry       // networks and tokens; nil: none
-	Rates    kassa.RateSource     // USD prices of tokens; nil: no tokens offered
-	Pay      *payment.Service     // deposit addresses and quotes
-	Tracker  payment.Tracker      // receipts and their confirmations
+	Core     *httpx.Core           // merchant credentials, for verify
+	Signer   payment.SessionSigner // checks the session signatures
+	Payor    kassa.PayorService    // the invoice of a session; nil: every session is unknown (404)
+	Invoices kassa.InvoiceService  // merchant invoices, for verify
+	Registry kassa.Registry        // networks and tokens; nil: none
+	Rates    kassa.RateSource      // USD prices of tokens; nil: no tokens offered
+	Pay      *payment.Service      // deposit addresses and quotes
+	Tracker  payment.Tracker       // receipts and their confirmations
 	// PublicURL is the service's public address, for the icon URLs of tokens.
 	PublicURL string
 	// IconURL maps a token's icon URI to the URL it is served at (the payment

@@ -18,15 +18,15 @@ import (
 
 // Config holds what the payment page needs.
 type Config struct {
-	Signer   kassa.SessionSigner // checks and makes the session signatures of its links
-	Payor    kassa.PayorService  // the invoice of a session, the payor's answers and email
-	Registry kassa.Registry      // networks and tokens; nil: no tokens offered
-	Rates    kassa.RateSource    // USD prices of tokens; nil: no tokens offered
-	Pay      *payment.Service    // deposit addresses and quotes
-	Tracker  payment.Tracker     // receipts and their confirmations
-	Stream   stream.EventStream  // wakes the event stream; nil: it polls
-	Logger   *slog.Logger        // internal errors
-	Now      func() time.Time    // the service's clock
+	Signer   payment.SessionSigner // checks and makes the session signatures of its links
+	Payor    kassa.PayorService    // the invoice of a session, the payor's answers and email
+	Registry kassa.Registry        // networks and tokens; nil: no tokens offered
+	Rates    kassa.RateSource      // USD prices of tokens; nil: no tokens offered
+	Pay      *payment.Service      // deposit addresses and quotes
+	Tracker  payment.Tracker       // receipts and their confirmations
+	Stream   stream.EventStream    // wakes the event stream; nil: it polls
+	Logger   *slog.Logger          // internal errors
+	Now      func() time.Time      // the service's clock
 	// Refunds serves the refund claim page (/refund/{refundId}); nil: it is 404.
 	Refunds *refund.Service
 	// LimitClaim takes a token from the payor's per-address bucket before a

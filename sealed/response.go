@@ -1,14 +1,13 @@
-package kassa
+package sealed
 
 import (
 	"bytes"
-	"crypto/aes"
 	"crypto/cipher"
 	"crypto/hkdf"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
 
+	"kassa"
 	"kassa/internal/deflate"
 )
 
@@ -22,60 +21,47 @@ var sealMagic = []byte("\x00ks1")
 // SQLite's idempotency record on its page (no overflow page).
 var sealMagicDeflated = []byte("\x00ks2")
 
-// ErrSavedResponseUnreadable is returned for a sealed saved response that does not
-// open: it was altered, or sealed under another server secret. Its request may or
-// may not have made its change, so the request is neither replayed nor run again.
-var ErrSavedResponseUnreadable = &Error{Kind: KindIdempotency, Code: "idempotency_response_unreadable",
-	Param: "Idempotency-Key", Message: "The response saved under this Idempotency-Key cannot be read " +
-		"(the server secret changed). Check whether the first request succeeded, then retry with a new key."}
+// Responses encrypts the responses saved under idempotency keys, so the payment
+// session tokens and signatures they carry are never at rest in clear
+// (decisions.md, "Running in production"). It uses AES-256-GCM (the AEAD a
+// Keyring's keys use) under a key derived from the server secret (HKDF-SHA256),
+// with the key's scope (merchant, environment, method and path, key) as
+// additional data: a body moved to another row does not open. A record is
+// binary, magic then nonce and ciphertext (kept in a BLOB column, never in text).
+type Responses struct{ aead cipher.AEAD }
 
-// ResponseSealer encrypts the responses saved under idempotency keys, so the
-// payment session tokens and signatures they carry are never at rest in clear
-// (decisions.md, "Running in production"). It uses AES-256-GCM under a key derived
-// from the server secret (HKDF-SHA256), with the key's scope (merchant,
-// environment, method and path, key) as additional data: a body moved to another
-// row does not open.
-type ResponseSealer struct{ aead cipher.AEAD }
-
-// NewResponseSealer returns the sealer of the server secret.
-func NewResponseSealer(secret []byte) *ResponseSealer {
-	key, err := hkdf.Key(sha256.New, secret, nil, "kassa idempotent responses v1", 32)
+// NewResponses returns the sealer of the saved responses under the server secret.
+func NewResponses(secret []byte) *Responses {
+	key, err := hkdf.Key(sha256.New, secret, nil, "kassa idempotent responses v1", KeySize)
 	if err != nil {
 		panic(err) // only for a length HKDF-SHA256 cannot give; 32 it can
 	}
-	block, err := aes.NewCipher(key)
+	aead, err := newAEAD(key)
 	if err != nil {
-		panic(err)
+		panic(err) // only for a key length AES cannot take; 32 it can
 	}
-	aead, err := cipher.NewGCM(block)
-	if err != nil {
-		panic(err)
-	}
-	return &ResponseSealer{aead: aead}
+	return &Responses{aead: aead}
 }
 
 // Seal returns what is stored of body, the response saved under scope's key:
 // magic, nonce, then the body deflated (deflate.Deflate), encrypted, and its tag. The
 // secrets a response carries (session token, signature) are new in each one, so
 // the compressed length tells nothing about another response's.
-func (s *ResponseSealer) Seal(scope IdempotencyScope, body []byte) []byte {
+func (s *Responses) Seal(scope kassa.IdempotencyScope, body []byte) []byte {
 	frame := deflate.Deflate(nil, body)
 	out := make([]byte, len(sealMagicDeflated), len(sealMagicDeflated)+s.aead.NonceSize()+len(frame)+s.aead.Overhead())
 	copy(out, sealMagicDeflated)
-	nonce := make([]byte, s.aead.NonceSize())
-	_, _ = rand.Read(nonce) // crypto/rand never fails
-	out = append(out, nonce...)
-	return s.aead.Seal(out, nonce, frame, additionalData(sealMagicDeflated, scope))
+	return appendSealed(s.aead, out, frame, additionalData(sealMagicDeflated, scope))
 }
 
 // Open returns the response stored under scope's key, byte for byte the body that
 // was sealed. ref is the data of the event a response sealed with a reference
-// names (SealedRef, IdempotencyRecord.Ref), nil for any other. A body stored in
+// names (RefEventID, kassa.IdempotencyRecord.Ref), nil for any other. A body stored in
 // clear (a row saved before sealing) is returned as it is, one sealed before
 // deflating as it opens; a sealed one that does not open or inflate, or one
-// under a magic this build does not know, is ErrSavedResponseUnreadable.
-func (s *ResponseSealer) Open(scope IdempotencyScope, stored, ref []byte) ([]byte, error) {
-	if _, ok := SealedRef(stored); ok {
+// under a magic this build does not know, is kassa.ErrSavedResponseUnreadable.
+func (s *Responses) Open(scope kassa.IdempotencyScope, stored, ref []byte) ([]byte, error) {
+	if _, ok := RefEventID(stored); ok {
 		if body, err := s.openRef(scope, stored, ref); err == nil {
 			return body, nil
 		}
@@ -87,21 +73,18 @@ func (s *ResponseSealer) Open(scope IdempotencyScope, stored, ref []byte) ([]byt
 		if len(stored) > 0 && stored[0] == 0 {
 			// A format this build does not know (a newer instance's, during a
 			// rolling upgrade): refused, never replayed as if it were a body.
-			return nil, ErrSavedResponseUnreadable
+			return nil, kassa.ErrSavedResponseUnreadable
 		}
 		return stored, nil
 	}
 	magic, rest := stored[:len(sealMagic)], stored[len(sealMagic):] // both magics are 4 bytes
-	if len(rest) < s.aead.NonceSize() {
-		return nil, ErrSavedResponseUnreadable
-	}
-	body, err := s.aead.Open(nil, rest[:s.aead.NonceSize()], rest[s.aead.NonceSize():], additionalData(magic, scope))
+	body, err := openSealed(s.aead, rest, additionalData(magic, scope))
 	if err != nil {
-		return nil, ErrSavedResponseUnreadable
+		return nil, kassa.ErrSavedResponseUnreadable
 	}
 	if deflated {
 		if body, err = deflate.Inflate(body); err != nil {
-			return nil, ErrSavedResponseUnreadable
+			return nil, kassa.ErrSavedResponseUnreadable
 		}
 	}
 	return body, nil
@@ -110,7 +93,7 @@ func (s *ResponseSealer) Open(scope IdempotencyScope, stored, ref []byte) ([]byt
 // additionalData is what a sealed response is bound to besides its key: the key's
 // scope, and since responses are deflated the magic too, so a record relabelled
 // with the other magic does not open.
-func additionalData(magic []byte, scope IdempotencyScope) []byte {
+func additionalData(magic []byte, scope kassa.IdempotencyScope) []byte {
 	b := make([]byte, 0, 64)
 	if !bytes.Equal(magic, sealMagic) { // responses sealed before deflating bound the scope only
 		b = append(b, magic...)
@@ -121,7 +104,7 @@ func additionalData(magic []byte, scope IdempotencyScope) []byte {
 // appendScopeData appends the key's scope to b, each part length-prefixed so no two
 // scopes share an encoding. Owner is not part of it: a claim taken over replays
 // the same saved response.
-func appendScopeData(b []byte, s IdempotencyScope) []byte {
+func appendScopeData(b []byte, s kassa.IdempotencyScope) []byte {
 	b = binary.AppendVarint(b, s.MerchantID)
 	for _, part := range []string{string(s.Environment), s.Route, s.Key} {
 		b = binary.AppendUvarint(b, uint64(len(part)))

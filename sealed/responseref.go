@@ -1,10 +1,10 @@
-package kassa
+package sealed
 
 import (
 	"bytes"
-	"crypto/rand"
 	"encoding/binary"
 
+	"kassa"
 	"kassa/internal/deflate"
 )
 
@@ -13,7 +13,7 @@ import (
 // request's idempotency key leaves those bytes out and names the event instead:
 // each create deflates and seals about a third of the response rather than all
 // of it, and a replay reads the event's data back. Events are kept for
-// EventRetention, far longer than a key lives (IdempotencyTTL), so the event is
+// kassa.EventRetention, far longer than a key lives (kassa.IdempotencyTTL), so the event is
 // there for as long as the record can be replayed.
 
 // sealMagicRef starts a response sealed with a reference (SealRef), then the
@@ -32,12 +32,6 @@ const eventIDLen = 36
 // minRefLen is the shortest data worth referring to: a reference costs the id.
 const minRefLen = 2 * eventIDLen
 
-// ResponseRef names the event whose data a response body holds.
-type ResponseRef struct {
-	EventID string // the event's id
-	Data    []byte // the event's data, as stored
-}
-
 // SealRef is Seal for a body that holds ref.Data. What is sealed is the body
 // without those bytes, preceded by where they were; the event's id is stored in
 // clear after the magic. The additional data binds the magic, the id, the key's
@@ -45,9 +39,9 @@ type ResponseRef struct {
 // read back (the store cannot be made to replay an altered invoice, as it could
 // not when the body was sealed whole). A body that does not hold the data, or a
 // ref that names no event, is sealed as Seal seals it.
-func (s *ResponseSealer) SealRef(scope IdempotencyScope, body []byte, ref ResponseRef) []byte {
+func (s *Responses) SealRef(scope kassa.IdempotencyScope, body []byte, ref kassa.ResponseRef) []byte {
 	at := -1
-	if len(ref.Data) >= minRefLen && len(ref.EventID) == eventIDLen && ValidEventID(ref.EventID) {
+	if len(ref.Data) >= minRefLen && len(ref.EventID) == eventIDLen && kassa.ValidEventID(ref.EventID) {
 		at = bytes.Index(body, ref.Data)
 	}
 	if at < 0 {
@@ -62,52 +56,45 @@ func (s *ResponseSealer) SealRef(scope IdempotencyScope, body []byte, ref Respon
 	out := make([]byte, head, head+s.aead.NonceSize()+len(frame)+s.aead.Overhead())
 	copy(out, sealMagicRef)
 	copy(out[len(sealMagicRef):], ref.EventID)
-	nonce := out[head : head+s.aead.NonceSize()]
-	_, _ = rand.Read(nonce) // crypto/rand never fails
-	out = out[:head+len(nonce)]
-	return s.aead.Seal(out, nonce, frame, refData(out[:head], scope, ref.Data))
+	return appendSealed(s.aead, out, frame, refData(out[:head], scope, ref.Data))
 }
 
 // refData is the additional data of a response sealed with a reference: its
 // head (magic and event id), the key's scope and the event's data.
-func refData(head []byte, scope IdempotencyScope, data []byte) []byte {
+func refData(head []byte, scope kassa.IdempotencyScope, data []byte) []byte {
 	return append(appendScopeData(append(make([]byte, 0, len(head)+64+len(data)), head...), scope), data...)
 }
 
-// SealedRef returns the id of the event a stored response refers to: one SealRef
+// RefEventID returns the id of the event a stored response refers to: one SealRef
 // sealed with a reference. The store reads that event's data with the record
-// (IdempotencyRecord.Ref) for Open.
-func SealedRef(stored []byte) (string, bool) {
+// (kassa.IdempotencyRecord.Ref) for Open.
+func RefEventID(stored []byte) (string, bool) {
 	if !bytes.HasPrefix(stored, sealMagicRef) || len(stored) < len(sealMagicRef)+eventIDLen {
 		return "", false
 	}
 	id := string(stored[len(sealMagicRef) : len(sealMagicRef)+eventIDLen])
-	return id, ValidEventID(id)
+	return id, kassa.ValidEventID(id)
 }
 
 // openRef opens a response sealed with a reference, given ref, the data of the
 // event it names: the body comes back byte for byte. Missing or other data, like
-// anything that does not open, is ErrSavedResponseUnreadable.
-func (s *ResponseSealer) openRef(scope IdempotencyScope, stored, ref []byte) ([]byte, error) {
-	if _, ok := SealedRef(stored); !ok {
-		return nil, ErrSavedResponseUnreadable
+// anything that does not open, is kassa.ErrSavedResponseUnreadable.
+func (s *Responses) openRef(scope kassa.IdempotencyScope, stored, ref []byte) ([]byte, error) {
+	if _, ok := RefEventID(stored); !ok {
+		return nil, kassa.ErrSavedResponseUnreadable
 	}
 	head := len(sealMagicRef) + eventIDLen
-	rest := stored[head:]
-	if len(rest) < s.aead.NonceSize() {
-		return nil, ErrSavedResponseUnreadable
-	}
-	frame, err := s.aead.Open(nil, rest[:s.aead.NonceSize()], rest[s.aead.NonceSize():], refData(stored[:head], scope, ref))
+	frame, err := openSealed(s.aead, stored[head:], refData(stored[:head], scope, ref))
 	if err != nil {
-		return nil, ErrSavedResponseUnreadable
+		return nil, kassa.ErrSavedResponseUnreadable
 	}
 	plain, err := deflate.Inflate(frame)
 	if err != nil {
-		return nil, ErrSavedResponseUnreadable
+		return nil, kassa.ErrSavedResponseUnreadable
 	}
 	at, k := binary.Uvarint(plain)
 	if k <= 0 || at > uint64(len(plain)-k) {
-		return nil, ErrSavedResponseUnreadable
+		return nil, kassa.ErrSavedResponseUnreadable
 	}
 	plain = plain[k:]
 	body := make([]byte, 0, len(plain)+len(ref))
