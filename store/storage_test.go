@@ -163,13 +163,13 @@ func createLikeAPI(t *testing.T, f *fixture, sealer *sealed.Responses, n int) bo
 func createdResponse(signer payment.SessionSigner, ci kassa.CreatedInvoice) any {
 	sig := signer.Sign(ci.SessionToken)
 	return struct {
-		InvoiceID             string               `json:"invoice_id"`
-		PaymentURL            string               `json:"payment_url"`
-		ExpiresAt             string               `json:"expires_at"`
-		SessionToken          string               `json:"session_token"`
-		Signature             string               `json:"signature"`
+		InvoiceID             string                 `json:"invoice_id"`
+		PaymentURL            string                 `json:"payment_url"`
+		ExpiresAt             string                 `json:"expires_at"`
+		SessionToken          string                 `json:"session_token"`
+		Signature             string                 `json:"signature"`
 		PaymentSessionHeaders payment.SessionHeaders `json:"payment_session_headers"`
-		Invoice               invoicejson.Expanded `json:"invoice"`
+		Invoice               invoicejson.Expanded   `json:"invoice"`
 	}{ci.Invoice.ID, signer.PaymentURL("https://pay.example.com", ci.Invoice.ID, ci.SessionToken),
 		kassa.FormatTime(ci.Invoice.ExpiresAt), ci.SessionToken, sig,
 		payment.SessionHeaders{SessionToken: ci.SessionToken, Signature: sig}, invoicejson.Expanded{Invoice: ci.Invoice}}
