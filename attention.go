@@ -51,13 +51,13 @@ func SetAsideReason(current InvoiceStatus, lockedToken int64, a Arrival) Attenti
 
 // Resolvable reports whether a merchant may accept or dismiss r: it is set aside
 // (manual_retry) and not yet resolved.
-func (r *InvoicePayment) Resolvable() bool {
+func (r *Payment) Resolvable() bool {
 	return r.Status == PaymentManualRetry && r.Resolution == ""
 }
 
 // Resolve records a merchant's resolution of r at now. Accepting confirms it: it
 // counts toward its invoice from then on, at its USD value when seen.
-func (r *InvoicePayment) Resolve(how Resolution, note string, now time.Time) {
+func (r *Payment) Resolve(how Resolution, note string, now time.Time) {
 	r.Resolution, r.ResolutionNote = how, note
 	t := now
 	r.ResolvedAt = &t
@@ -86,7 +86,7 @@ type ResolveRequest struct {
 // never confirmed may still vanish. A payment lost to a reorganisation may be
 // dismissed (nothing is then settled: there is nothing to move). Accepting money
 // no rate valued would credit nothing (409 payment_unpriced).
-func (r *InvoicePayment) CheckResolve(req ResolveRequest) error {
+func (r *Payment) CheckResolve(req ResolveRequest) error {
 	switch {
 	case r.Resolution != "":
 		return Errorf(KindConflict, "payment_resolved", "This payment was already %s.", r.Resolution)

@@ -34,9 +34,9 @@ func TestSetAsideReason(t *testing.T) {
 }
 
 func TestCheckResolve(t *testing.T) {
-	aside := func(mod func(*InvoicePayment)) *InvoicePayment {
+	aside := func(mod func(*Payment)) *Payment {
 		t.Helper()
-		r := &InvoicePayment{Status: PaymentManualRetry, AmountUSD: 1000, BlockNumber: 9, BlockHash: "0x09", Confirmations: 3}
+		r := &Payment{Status: PaymentManualRetry, AmountUSD: 1000, BlockNumber: 9, BlockHash: "0x09", Confirmations: 3}
 		if mod != nil {
 			mod(r)
 		}
@@ -45,22 +45,22 @@ func TestCheckResolve(t *testing.T) {
 	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	tests := []struct {
 		name string
-		r    *InvoicePayment
+		r    *Payment
 		how  Resolution
 		conf int
 		want string // error code; "" for none
 	}{
 		{"accept, confirmed on chain", aside(nil), ResolutionAccepted, 3, ""},
 		{"dismiss, confirmed on chain", aside(nil), ResolutionDismissed, 3, ""},
-		{"simulated", aside(func(r *InvoicePayment) { r.BlockNumber, r.BlockHash, r.Confirmations = 0, "", 0 }), ResolutionAccepted, 0, ""},
+		{"simulated", aside(func(r *Payment) { r.BlockNumber, r.BlockHash, r.Confirmations = 0, "", 0 }), ResolutionAccepted, 0, ""},
 		{"accept, too few confirmations", aside(nil), ResolutionAccepted, 4, "payment_not_confirmed"},
 		{"dismiss, too few confirmations", aside(nil), ResolutionDismissed, 4, "payment_not_confirmed"},
-		{"accept, reorged", aside(func(r *InvoicePayment) { r.BlockHash = "" }), ResolutionAccepted, 3, "payment_not_confirmed"},
-		{"dismiss, reorged", aside(func(r *InvoicePayment) { r.BlockHash = "" }), ResolutionDismissed, 3, ""},
-		{"accept, unpriced", aside(func(r *InvoicePayment) { r.AmountUSD = 0 }), ResolutionAccepted, 3, "payment_unpriced"},
-		{"dismiss, unpriced", aside(func(r *InvoicePayment) { r.AmountUSD = 0 }), ResolutionDismissed, 3, ""},
-		{"counted", aside(func(r *InvoicePayment) { r.Status = PaymentConfirmed }), ResolutionAccepted, 3, "payment_not_set_aside"},
-		{"resolved", aside(func(r *InvoicePayment) { r.Resolve(ResolutionDismissed, "", now) }), ResolutionAccepted, 3, "payment_resolved"},
+		{"accept, reorged", aside(func(r *Payment) { r.BlockHash = "" }), ResolutionAccepted, 3, "payment_not_confirmed"},
+		{"dismiss, reorged", aside(func(r *Payment) { r.BlockHash = "" }), ResolutionDismissed, 3, ""},
+		{"accept, unpriced", aside(func(r *Payment) { r.AmountUSD = 0 }), ResolutionAccepted, 3, "payment_unpriced"},
+		{"dismiss, unpriced", aside(func(r *Payment) { r.AmountUSD = 0 }), ResolutionDismissed, 3, ""},
+		{"counted", aside(func(r *Payment) { r.Status = PaymentConfirmed }), ResolutionAccepted, 3, "payment_not_set_aside"},
+		{"resolved", aside(func(r *Payment) { r.Resolve(ResolutionDismissed, "", now) }), ResolutionAccepted, 3, "payment_resolved"},
 	}
 	for _, tt := range tests {
 		err := tt.r.CheckResolve(ResolveRequest{How: tt.how, Confirmations: tt.conf})

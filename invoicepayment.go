@@ -5,15 +5,15 @@ import (
 	"time"
 )
 
-// InvoicePaymentStatus is where one payment (a transfer found on chain) stands.
-type InvoicePaymentStatus string
+// PaymentStatus is where one payment (a transfer found on chain) stands.
+type PaymentStatus string
 
 // Invoice payment statuses (decisions.md, invoice lifecycle).
 const (
-	PaymentPending     InvoicePaymentStatus = "pending"      // seen, not yet confirmed
-	PaymentConfirmed   InvoicePaymentStatus = "confirmed"    // confirmed, the quote's amount or more
-	PaymentUnderpaid   InvoicePaymentStatus = "underpaid"    // confirmed, below what the locked quote asked
-	PaymentManualRetry InvoicePaymentStatus = "manual_retry" // needs a person: late, wrong token, failed settlement
+	PaymentPending     PaymentStatus = "pending"      // seen, not yet confirmed
+	PaymentConfirmed   PaymentStatus = "confirmed"    // confirmed, the quote's amount or more
+	PaymentUnderpaid   PaymentStatus = "underpaid"    // confirmed, below what the locked quote asked
+	PaymentManualRetry PaymentStatus = "manual_retry" // needs a person: late, wrong token, failed settlement
 )
 
 // SettlementStatus is where the merchant's share of one receipt stands.
@@ -28,10 +28,10 @@ const (
 	SettlementManual     SettlementStatus = "manual" // no route exists
 )
 
-// InvoicePayment is one payment toward an invoice: a transfer identified by (network, tx
+// Payment is one payment toward an invoice: a transfer identified by (network, tx
 // hash, log index), so the same transfer can never count twice. Its USD value is
 // taken at the rate the invoice's quote locked.
-type InvoicePayment struct {
+type Payment struct {
 	ID          string
 	InvoiceID   string
 	MerchantID  int64
@@ -43,7 +43,7 @@ type InvoicePayment struct {
 	FromAddress string
 	AmountUnits *big.Int // token base units
 	AmountUSD   Millis   // value at the locked rate
-	Status      InvoicePaymentStatus
+	Status      PaymentStatus
 	// Confirmations counts blocks on top of the transfer's block, as last seen.
 	Confirmations int
 	SeenAt        time.Time
@@ -66,11 +66,11 @@ type InvoicePayment struct {
 }
 
 // OnChain reports whether the payment was seen in a block (not simulated).
-func (r *InvoicePayment) OnChain() bool { return r.BlockNumber > 0 }
+func (r *Payment) OnChain() bool { return r.BlockNumber > 0 }
 
 // Orphaned reports whether the payment's block left the canonical chain and its
 // transaction has not been seen in a canonical block since.
-func (r *InvoicePayment) Orphaned() bool { return r.BlockNumber > 0 && r.BlockHash == "" }
+func (r *Payment) Orphaned() bool { return r.BlockNumber > 0 && r.BlockHash == "" }
 
 // StaleReport reports whether in, a report of the transfer r records, says less
 // than r already knows: from the same block, with fewer confirmations, or not
@@ -78,7 +78,7 @@ func (r *InvoicePayment) Orphaned() bool { return r.BlockNumber > 0 && r.BlockHa
 // late, sends these; they change nothing and emit nothing. A report from another
 // block (a reorganisation moved the transfer, or brought an orphaned one back) is
 // never stale: the reorganisation rules apply to it.
-func (r *InvoicePayment) StaleReport(in PaymentInput) bool {
+func (r *Payment) StaleReport(in PaymentInput) bool {
 	if in.BlockNumber != r.BlockNumber || in.BlockHash != r.BlockHash {
 		return false
 	}
@@ -103,7 +103,7 @@ func ValidTxHash(s string) bool {
 // PaymentAmounts adds up receipts into the amounts the lifecycle works from:
 // confirmed and underpaid receipts are confirmed money, pending ones pending money;
 // manual_retry money is kept aside for a person and counts for neither.
-func PaymentAmounts(rs []*InvoicePayment) Amounts {
+func PaymentAmounts(rs []*Payment) Amounts {
 	var a Amounts
 	for _, r := range rs {
 		switch r.Status {
@@ -140,7 +140,7 @@ type Arrival struct {
 //   - A transfer no rate could value (Unpriced) gets manual_retry.
 //   - Unconfirmed: pending. Confirmed: confirmed, or underpaid when below what
 //     was still wanted (beyond the merchant's tolerance).
-func ClassifyPayment(current InvoiceStatus, lockedToken int64, a Arrival, tolerance Millis) InvoicePaymentStatus {
+func ClassifyPayment(current InvoiceStatus, lockedToken int64, a Arrival, tolerance Millis) PaymentStatus {
 	switch {
 	case SetAsideReason(current, lockedToken, a) != "":
 		return PaymentManualRetry
@@ -157,7 +157,7 @@ func ClassifyPayment(current InvoiceStatus, lockedToken int64, a Arrival, tolera
 // receipts at now. It is the only way payments change an invoice, so replaying the
 // same receipts changes nothing, and a receipt that disappears (a chain
 // reorganisation) is undone by the next recompute.
-func (inv *Invoice) Recompute(rs []*InvoicePayment, tolerance Millis, now time.Time) {
+func (inv *Invoice) Recompute(rs []*Payment, tolerance Millis, now time.Time) {
 	got := PaymentAmounts(rs)
 	before := inv.Status
 	inv.AmountPaid, inv.AmountPending = got.Confirmed, got.Pending
@@ -171,7 +171,7 @@ func (inv *Invoice) Recompute(rs []*InvoicePayment, tolerance Millis, now time.T
 		t := now
 		inv.PaidAt = &t
 	}
-	var latest *InvoicePayment
+	var latest *Payment
 	for _, r := range rs {
 		if r.Status == PaymentManualRetry {
 			continue
@@ -187,7 +187,7 @@ func (inv *Invoice) Recompute(rs []*InvoicePayment, tolerance Millis, now time.T
 }
 
 // accepted reports whether a merchant accepted any of rs.
-func accepted(rs []*InvoicePayment) bool {
+func accepted(rs []*Payment) bool {
 	for _, r := range rs {
 		if r.Resolution == ResolutionAccepted {
 			return true

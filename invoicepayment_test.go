@@ -18,7 +18,7 @@ func TestClassifyReceipt(t *testing.T) {
 		locked    int64
 		a         Arrival
 		tolerance Millis
-		want      InvoicePaymentStatus
+		want      PaymentStatus
 	}{
 		{"unconfirmed", StatusUnpaid, 1, arrival(false, 1, 1000, 1000), 0, PaymentPending},
 		{"confirmed in full", StatusUnpaid, 1, arrival(true, 1, 1000, 1000), 0, PaymentConfirmed},
@@ -45,9 +45,9 @@ func TestClassifyReceipt(t *testing.T) {
 }
 
 // newReceipt builds a receipt of amount millis in status s, seen at seen.
-func newReceipt(t *testing.T, s InvoicePaymentStatus, amount Millis, seen time.Time) *InvoicePayment {
+func newReceipt(t *testing.T, s PaymentStatus, amount Millis, seen time.Time) *Payment {
 	t.Helper()
-	return &InvoicePayment{Status: s, AmountUSD: amount, AmountUnits: big.NewInt(int64(amount)), SeenAt: seen,
+	return &Payment{Status: s, AmountUSD: amount, AmountUnits: big.NewInt(int64(amount)), SeenAt: seen,
 		FromAddress: "0x52908400098527886E0F7030069857D2E4169EE7", Network: "bsc-testnet"}
 }
 
@@ -58,24 +58,24 @@ func TestRecompute(t *testing.T) {
 	}
 	tests := []struct {
 		name                  string
-		receipts              []InvoicePaymentStatus
+		receipts              []PaymentStatus
 		amounts               []Millis
 		wantStatus            InvoiceStatus
 		wantPaid, wantPending Millis
 		wantPaidAt            bool
 	}{
 		{"nothing", nil, nil, StatusUnpaid, 0, 0, false},
-		{"pending only", []InvoicePaymentStatus{PaymentPending}, []Millis{1000}, StatusUnpaid, 0, 1000, false},
-		{"part confirmed", []InvoicePaymentStatus{PaymentUnderpaid}, []Millis{400}, StatusUnderpaid, 400, 0, false},
-		{"rest pending", []InvoicePaymentStatus{PaymentUnderpaid, PaymentPending}, []Millis{400, 600}, StatusUnderpaid, 400, 600, false},
-		{"paid in two", []InvoicePaymentStatus{PaymentUnderpaid, PaymentConfirmed}, []Millis{400, 600}, StatusPaid, 1000, 0, true},
-		{"overpaid", []InvoicePaymentStatus{PaymentConfirmed}, []Millis{1500}, StatusPaid, 1500, 0, true},
-		{"manual money aside", []InvoicePaymentStatus{PaymentManualRetry}, []Millis{1000}, StatusUnpaid, 0, 0, false},
+		{"pending only", []PaymentStatus{PaymentPending}, []Millis{1000}, StatusUnpaid, 0, 1000, false},
+		{"part confirmed", []PaymentStatus{PaymentUnderpaid}, []Millis{400}, StatusUnderpaid, 400, 0, false},
+		{"rest pending", []PaymentStatus{PaymentUnderpaid, PaymentPending}, []Millis{400, 600}, StatusUnderpaid, 400, 600, false},
+		{"paid in two", []PaymentStatus{PaymentUnderpaid, PaymentConfirmed}, []Millis{400, 600}, StatusPaid, 1000, 0, true},
+		{"overpaid", []PaymentStatus{PaymentConfirmed}, []Millis{1500}, StatusPaid, 1500, 0, true},
+		{"manual money aside", []PaymentStatus{PaymentManualRetry}, []Millis{1000}, StatusUnpaid, 0, 0, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			inv := open()
-			var rs []*InvoicePayment
+			var rs []*Payment
 			for i, s := range tt.receipts {
 				rs = append(rs, newReceipt(t, s, tt.amounts[i], t0.Add(time.Duration(i)*time.Minute)))
 			}
@@ -100,7 +100,7 @@ func TestRecompute(t *testing.T) {
 
 	// A receipt lost to a reorganisation moves underpaid back to unpaid.
 	inv := open()
-	inv.Recompute([]*InvoicePayment{newReceipt(t, PaymentUnderpaid, 400, t0)}, 0, t0)
+	inv.Recompute([]*Payment{newReceipt(t, PaymentUnderpaid, 400, t0)}, 0, t0)
 	inv.Recompute(nil, 0, t0)
 	if inv.Status != StatusUnpaid || inv.AmountPaid != 0 {
 		t.Errorf("after the reorg: %s paid %d", inv.Status, inv.AmountPaid)
@@ -112,13 +112,13 @@ func TestRecompute(t *testing.T) {
 // order changes nothing.
 func TestRecomputeProperty(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
-	statuses := []InvoicePaymentStatus{PaymentPending, PaymentConfirmed, PaymentUnderpaid, PaymentManualRetry}
+	statuses := []PaymentStatus{PaymentPending, PaymentConfirmed, PaymentUnderpaid, PaymentManualRetry}
 	t0 := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	for run := 0; run < 3000; run++ {
 		amount := Millis(1 + rng.IntN(10_000))
 		tolerance := Millis(rng.IntN(50))
 		now := t0.Add(time.Duration(rng.IntN(120)) * time.Minute)
-		var rs []*InvoicePayment
+		var rs []*Payment
 		var confirmed, pending Millis
 		for i := rng.IntN(6); i > 0; i-- {
 			r := newReceipt(t, statuses[rng.IntN(len(statuses))], Millis(1+rng.IntN(5000)), t0.Add(time.Duration(rng.IntN(60))*time.Minute))
@@ -142,7 +142,7 @@ func TestRecomputeProperty(t *testing.T) {
 		if (inv.Status == StatusPaid) != (confirmed > 0 && confirmed+tolerance >= amount) {
 			t.Fatalf("run %d: status %s does not match %d confirmed of %d", run, inv.Status, confirmed, amount)
 		}
-		shuffled := append([]*InvoicePayment(nil), rs...)
+		shuffled := append([]*Payment(nil), rs...)
 		rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
 		again := &Invoice{Status: StatusUnpaid, Amount: amount, ExpiresAt: inv.ExpiresAt}
 		again.Recompute(shuffled, tolerance, now)
@@ -154,7 +154,7 @@ func TestRecomputeProperty(t *testing.T) {
 
 // TestStaleReportRule: a report older than the receipt from the same block is stale; one from another block never is (store: TestIngestStaleReport).
 func TestStaleReportRule(t *testing.T) {
-	r := &InvoicePayment{Status: PaymentConfirmed, Confirmations: 5, BlockNumber: 10, BlockHash: "0xa"}
+	r := &Payment{Status: PaymentConfirmed, Confirmations: 5, BlockNumber: 10, BlockHash: "0xa"}
 	tests := []struct {
 		name string
 		in   PaymentInput

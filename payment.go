@@ -42,50 +42,50 @@ type PaymentInput struct {
 type PaymentService interface {
 	// IngestPayment records a transfer and recomputes its invoice, writing the
 	// receipt, the invoice change and their events in one transaction.
-	IngestPayment(ctx context.Context, in PaymentInput) (*InvoicePayment, *Invoice, error)
+	IngestPayment(ctx context.Context, in PaymentInput) (*Payment, *Invoice, error)
 	// InvoicePayments lists an invoice's receipts, newest first, at most limit.
-	InvoicePayments(ctx context.Context, merchantID int64, invoiceID string, limit int) ([]*InvoicePayment, error)
+	InvoicePayments(ctx context.Context, merchantID int64, invoiceID string, limit int) ([]*Payment, error)
 	// InvoiceWithPayments reads one of the merchant's invoices (with its
 	// effective status) and its receipts, newest first, at most limit, such that
 	// the invoice is never older than the receipts beside it: a confirmed receipt
 	// is counted in the invoice read with it.
-	InvoiceWithPayments(ctx context.Context, merchantID int64, invoiceID string, limit int) (*Invoice, []*InvoicePayment, error)
+	InvoiceWithPayments(ctx context.Context, merchantID int64, invoiceID string, limit int) (*Invoice, []*Payment, error)
 	// ResolvePayment records a merchant's accept or dismiss of one of an
-	// invoice's set-aside payments (kassa.InvoicePayment.CheckResolve) with its
+	// invoice's set-aside payments (kassa.Payment.CheckResolve) with its
 	// invoice_payment.updated event; accepting recomputes the invoice and writes
 	// its events, all in one transaction. It answers the payment as resolved.
-	ResolvePayment(ctx context.Context, p Principal, invoiceID, paymentID string, req ResolveRequest) (*InvoicePayment, error)
+	ResolvePayment(ctx context.Context, p Principal, invoiceID, paymentID string, req ResolveRequest) (*Payment, error)
 	// PaymentsOf returns the receipts of several of the merchant's invoices, oldest
 	// first, by invoice id (the reports' payments export); unknown ids have none.
-	PaymentsOf(ctx context.Context, merchantID int64, invoiceIDs []string) (map[string][]*InvoicePayment, error)
+	PaymentsOf(ctx context.Context, merchantID int64, invoiceIDs []string) (map[string][]*Payment, error)
 }
 
 // receiptJSON is the invoice_payment object as merchants see it.
 type receiptJSON struct {
-	Object        string               `json:"object"`
-	ID            string               `json:"id"`
-	InvoiceID     string               `json:"invoice_id"`
-	Status        InvoicePaymentStatus `json:"status"`
-	Network       string               `json:"network"`
-	TxHash        string               `json:"tx_hash"`
-	LogIndex      int64                `json:"log_index"`
-	TokenID       int64                `json:"token_id"`
-	FromAddress   string               `json:"from_address"`
-	AmountToken   string               `json:"amount_token_units"`
-	AmountUSD     Millis               `json:"amount_usd"`
-	AmountDecimal string               `json:"amount_usd_decimal"`
-	Confirmations int                  `json:"confirmations"`
-	SeenAt        string               `json:"seen_at"`
-	ConfirmedAt   *string              `json:"confirmed_at"`
-	Settlement    SettlementStatus     `json:"settlement_status"`
-	SettlementTx  *string              `json:"settlement_tx_hash"`
-	Attention     *AttentionReason     `json:"attention_reason"`
-	Resolution    *Resolution          `json:"resolution"`
-	ResolvedAt    *string              `json:"resolved_at"`
-	Note          *string              `json:"resolution_note"`
+	Object        string           `json:"object"`
+	ID            string           `json:"id"`
+	InvoiceID     string           `json:"invoice_id"`
+	Status        PaymentStatus    `json:"status"`
+	Network       string           `json:"network"`
+	TxHash        string           `json:"tx_hash"`
+	LogIndex      int64            `json:"log_index"`
+	TokenID       int64            `json:"token_id"`
+	FromAddress   string           `json:"from_address"`
+	AmountToken   string           `json:"amount_token_units"`
+	AmountUSD     Millis           `json:"amount_usd"`
+	AmountDecimal string           `json:"amount_usd_decimal"`
+	Confirmations int              `json:"confirmations"`
+	SeenAt        string           `json:"seen_at"`
+	ConfirmedAt   *string          `json:"confirmed_at"`
+	Settlement    SettlementStatus `json:"settlement_status"`
+	SettlementTx  *string          `json:"settlement_tx_hash"`
+	Attention     *AttentionReason `json:"attention_reason"`
+	Resolution    *Resolution      `json:"resolution"`
+	ResolvedAt    *string          `json:"resolved_at"`
+	Note          *string          `json:"resolution_note"`
 }
 
-func (r *InvoicePayment) view() receiptJSON {
+func (r *Payment) view() receiptJSON {
 	v := receiptJSON{Object: "invoice_payment", ID: r.ID, InvoiceID: r.InvoiceID, Status: r.Status,
 		Network: r.Network, TxHash: r.TxHash, LogIndex: r.LogIndex, TokenID: r.TokenID,
 		FromAddress: r.FromAddress, AmountToken: r.AmountUnits.String(), AmountUSD: r.AmountUSD,
@@ -104,4 +104,4 @@ func (r *InvoicePayment) view() receiptJSON {
 // MarshalJSON renders the merchant's view of a receipt, settlement included. Payor
 // endpoints never render receipts this way: they answer a summary without
 // settlement fields (payment-status).
-func (r InvoicePayment) MarshalJSON() ([]byte, error) { return MarshalJSON(r.view()) }
+func (r Payment) MarshalJSON() ([]byte, error) { return MarshalJSON(r.view()) }

@@ -191,7 +191,7 @@ type RefundPlan struct {
 }
 
 // counted reports whether a payment counts toward its invoice.
-func counted(r *InvoicePayment) bool {
+func counted(r *Payment) bool {
 	return r.Status == PaymentConfirmed || r.Status == PaymentUnderpaid
 }
 
@@ -204,8 +204,8 @@ func counted(r *InvoicePayment) bool {
 // tokens at the rate paid (units per USD of the payments refunded) or today's,
 // rounded down; exact token units count at the rate paid. More than is
 // refundable is 400 refund_exceeds_paid; nothing refundable 409 nothing_to_refund.
-func PlanRefund(payments []*InvoicePayment, refunds []*Refund, req RefundRequest) (RefundPlan, error) {
-	var src *InvoicePayment // the payment named, else the oldest confirmed one
+func PlanRefund(payments []*Payment, refunds []*Refund, req RefundRequest) (RefundPlan, error) {
+	var src *Payment // the payment named, else the oldest confirmed one
 	for _, r := range payments {
 		switch {
 		case req.PaymentID != "" && r.ID == req.PaymentID:
@@ -225,10 +225,10 @@ func PlanRefund(payments []*InvoicePayment, refunds []*Refund, req RefundRequest
 			"Only a confirmed payment or one set aside for a person can be refunded; this one is %s.", src.Status)
 	}
 	plan := RefundPlan{Network: src.Network, TokenID: src.TokenID}
-	inPool := func(r *InvoicePayment) bool {
+	inPool := func(r *Payment) bool {
 		return counted(r) && r.Network == plan.Network && r.TokenID == plan.TokenID
 	}
-	byID := make(map[string]*InvoicePayment, len(payments))
+	byID := make(map[string]*Payment, len(payments))
 	pool := newRefundable()
 	for _, r := range payments {
 		byID[r.ID] = r

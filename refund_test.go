@@ -8,9 +8,9 @@ import (
 	"time"
 )
 
-func refundPayment(t *testing.T, id string, status InvoicePaymentStatus, token int64, units int64, usd Millis, seen int) *InvoicePayment {
+func refundPayment(t *testing.T, id string, status PaymentStatus, token int64, units int64, usd Millis, seen int) *Payment {
 	t.Helper()
-	return &InvoicePayment{ID: id, Network: "base", TokenID: token, Status: status, AmountUnits: big.NewInt(units),
+	return &Payment{ID: id, Network: "base", TokenID: token, Status: status, AmountUnits: big.NewInt(units),
 		AmountUSD: usd, SeenAt: time.Unix(int64(seen), 0)}
 }
 
@@ -20,7 +20,7 @@ func TestPlanRefund(t *testing.T) {
 	// Two confirmed USDC payments: 6 USD for 6_000000 units and 4 USD for
 	// 4_000000; a wrong-token payment set aside (3_000 units of token 2, worth
 	// 1.5 USD); a pending one; an orphaned one.
-	pays := []*InvoicePayment{
+	pays := []*Payment{
 		refundPayment(t, "p2", PaymentUnderpaid, 1, 4_000000, 4000, 2),
 		refundPayment(t, "p1", PaymentConfirmed, 1, 6_000000, 6000, 1),
 		refundPayment(t, "wrong", PaymentManualRetry, 2, 3000, 1500, 3),
@@ -35,7 +35,7 @@ func TestPlanRefund(t *testing.T) {
 	}
 	tests := []struct {
 		name      string
-		payments  []*InvoicePayment
+		payments  []*Payment
 		refunds   []*Refund
 		req       RefundRequest
 		wantUnits int64

@@ -29,10 +29,10 @@ type ChainStore interface {
 	// recomputed and invoice_payment.updated is written. A refund the merchant
 	// paid from their own wallet by a transfer in a forgotten block waits pending
 	// again (OwnWalletWatch). It returns the payments it changed.
-	RewindChain(ctx context.Context, network string, ancestor kassa.BlockRef) ([]*kassa.InvoicePayment, error)
+	RewindChain(ctx context.Context, network string, ancestor kassa.BlockRef) ([]*kassa.Payment, error)
 	// ResetChain forgets network's cursor and blocks (the chain was replaced, e.g.
 	// a dev chain started anew), detaching its payments as RewindChain does.
-	ResetChain(ctx context.Context, network string) ([]*kassa.InvoicePayment, error)
+	ResetChain(ctx context.Context, network string) ([]*kassa.Payment, error)
 	// WatchedAddresses lists network's deposit addresses whose invoices are still
 	// watched at now: not final, or final less than WatchAfterExpiry ago (late
 	// money is kept), in environment env.
@@ -52,12 +52,12 @@ type ChainStore interface {
 	// still counted: pending ones, including those whose block left the chain,
 	// and unresolved ones set aside for a person in a canonical block with fewer
 	// than confirmations.
-	PendingChainPayments(ctx context.Context, network string, confirmations int) ([]*kassa.InvoicePayment, error)
+	PendingChainPayments(ctx context.Context, network string, confirmations int) ([]*kassa.Payment, error)
 	// AbandonLostPayments sets to manual_retry (reorged) the pending payments of
 	// network whose block left the chain and whose invoice is no longer watched at
 	// now, or is paid and the transaction had confirmations blocks to come back
 	// and did not; it recomputes their invoices with events and returns them.
-	AbandonLostPayments(ctx context.Context, network string, now time.Time, confirmations int) ([]*kassa.InvoicePayment, error)
+	AbandonLostPayments(ctx context.Context, network string, now time.Time, confirmations int) ([]*kassa.Payment, error)
 }
 
 // OwnWalletWatch is what a chain watcher needs to see the merchant's own

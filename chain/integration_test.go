@@ -22,10 +22,10 @@ func onDevChain(t testing.TB, cfg store.Config) (*fixture, *devChain) {
 }
 
 // statuses checks inv's status and its payments' statuses, oldest first.
-func (f *fixture) statuses(t *testing.T, inv *kassa.Invoice, status kassa.InvoiceStatus, payments ...kassa.InvoicePaymentStatus) {
+func (f *fixture) statuses(t *testing.T, inv *kassa.Invoice, status kassa.InvoiceStatus, payments ...kassa.PaymentStatus) {
 	t.Helper()
 	got, rs := f.state(t, inv)
-	var have []kassa.InvoicePaymentStatus
+	var have []kassa.PaymentStatus
 	for _, r := range rs {
 		have = append(have, r.Status)
 	}

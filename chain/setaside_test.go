@@ -19,7 +19,7 @@ func TestSetAsideConfirmationsCounted(t *testing.T) {
 		p.d.send(t, 1, p.tokenAddress(t, usdt), addr, dollars(2))
 		n, _ := p.reg.Network(kassa.Devnet, "devchain")
 		want := n.Confirmations
-		var aside *kassa.InvoicePayment
+		var aside *kassa.Payment
 		for range 2 * want {
 			if err := p.d.Mine(); err != nil {
 				t.Fatal(err)

@@ -112,7 +112,7 @@ func (f *fixture) sync(t testing.TB) {
 }
 
 // state returns inv's status and its receipts' statuses, oldest first.
-func (f *fixture) state(t testing.TB, inv *kassa.Invoice) (kassa.InvoiceStatus, []*kassa.InvoicePayment) {
+func (f *fixture) state(t testing.TB, inv *kassa.Invoice) (kassa.InvoiceStatus, []*kassa.Payment) {
 	t.Helper()
 	got, err := f.db.Invoice(f.ctx, inv.MerchantID, inv.ID)
 	if err != nil {

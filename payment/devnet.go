@@ -28,7 +28,7 @@ func errDevnetOnly(msg string) error {
 // address must still be watched (kassa.WatchAfterExpiry), and its token's network
 // must not be one Kassa watches: there a real transaction is needed (400
 // network_watched).
-func (s *Service) DevnetPay(ctx context.Context, merchantID int64, invoiceID string, req DevnetPayment) (*kassa.InvoicePayment, *kassa.Invoice, error) {
+func (s *Service) DevnetPay(ctx context.Context, merchantID int64, invoiceID string, req DevnetPayment) (*kassa.Payment, *kassa.Invoice, error) {
 	inv, err := s.Invoices.Invoice(ctx, merchantID, invoiceID)
 	if err != nil {
 		return nil, nil, err

@@ -12,7 +12,7 @@ import (
 )
 
 // receipts lists inv's receipts, newest first.
-func (f *fixture) receipts(t *testing.T, inv *kassa.Invoice) []*kassa.InvoicePayment {
+func (f *fixture) receipts(t *testing.T, inv *kassa.Invoice) []*kassa.Payment {
 	t.Helper()
 	rs, err := f.db.InvoicePayments(f.ctx, inv.MerchantID, inv.ID, 100)
 	if err != nil {
@@ -112,7 +112,7 @@ func TestDevnetPayDefaults(t *testing.T) {
 			wantToken   int64
 			wantUSD     kassa.Millis // the receipt's amount
 			wantFrom    string
-			wantReceipt kassa.InvoicePaymentStatus
+			wantReceipt kassa.PaymentStatus
 			wantStatus  kassa.InvoiceStatus
 			wantPaid    kassa.Millis // the invoice's amount paid after it
 		}{

@@ -95,7 +95,7 @@ func (f *fixture) lock(t *testing.T, inv *kassa.Invoice, tokenID int64) payment.
 }
 
 // devnetPay makes a devnet payment and fails the test on error.
-func (f *fixture) devnetPay(t *testing.T, inv *kassa.Invoice, req payment.DevnetPayment) (*kassa.InvoicePayment, *kassa.Invoice) {
+func (f *fixture) devnetPay(t *testing.T, inv *kassa.Invoice, req payment.DevnetPayment) (*kassa.Payment, *kassa.Invoice) {
 	t.Helper()
 	rec, got, err := f.svc.DevnetPay(f.ctx, inv.MerchantID, inv.ID, req)
 	if err != nil {

@@ -68,7 +68,7 @@ func TestPayInvoice(t *testing.T) {
 					}
 					return
 				}
-				var added []*kassa.InvoicePayment
+				var added []*kassa.Payment
 				for _, r := range rs {
 					if !had[r.ID] {
 						added = append(added, r)

@@ -11,9 +11,9 @@ import (
 // person (decisions.md, "Refunds, and money that needs a person"). Accepting
 // credits it to its invoice at its USD value when seen: only a token of the
 // registry (409 token_not_accepted). The payment's network's confirmations
-// bound both (kassa.InvoicePayment.CheckResolve, judged by the store on the
+// bound both (kassa.Payment.CheckResolve, judged by the store on the
 // locked rows).
-func (s *Service) Resolve(ctx context.Context, p kassa.Principal, invoiceID, paymentID string, how kassa.Resolution, note string) (*kassa.InvoicePayment, error) {
+func (s *Service) Resolve(ctx context.Context, p kassa.Principal, invoiceID, paymentID string, how kassa.Resolution, note string) (*kassa.Payment, error) {
 	if utf8.RuneCountInString(note) > kassa.MaxResolutionNote {
 		return nil, kassa.Invalidf("note", "invalid_note", "A note is at most %d characters.", kassa.MaxResolutionNote)
 	}
@@ -41,7 +41,7 @@ func (s *Service) Resolve(ctx context.Context, p kassa.Principal, invoiceID, pay
 }
 
 // knownToken reports whether r's token is in the registry, on r's network.
-func (s *Service) knownToken(r *kassa.InvoicePayment) bool {
+func (s *Service) knownToken(r *kassa.Payment) bool {
 	if s.Registry == nil {
 		return false
 	}

@@ -22,9 +22,9 @@ type Status struct {
 
 // StatusPayment is one transfer of a Status.
 type StatusPayment struct {
-	Status  kassa.InvoicePaymentStatus `json:"status"`
-	TxHash  string                     `json:"tx_hash"`
-	Network string                     `json:"network"`
+	Status  kassa.PaymentStatus `json:"status"`
+	TxHash  string              `json:"tx_hash"`
+	Network string              `json:"network"`
 	// AmountToken is the amount in the token as a decimal ("2.5"), as quotes
 	// show it; AmountTokenUnits the same in base units ("2500000000000000000").
 	AmountToken      string `json:"amount_token"`
@@ -48,7 +48,7 @@ type Tracker struct {
 }
 
 // Receipts loads an invoice's receipts, newest first (at most 100).
-func (t Tracker) Receipts(ctx context.Context, inv *kassa.Invoice) ([]*kassa.InvoicePayment, error) {
+func (t Tracker) Receipts(ctx context.Context, inv *kassa.Invoice) ([]*kassa.Payment, error) {
 	if t.Payments == nil {
 		return nil, nil
 	}
@@ -70,7 +70,7 @@ func (t Tracker) ConfirmationsNeeded(env kassa.Environment, network string) int 
 // confirmed transfer is never shown beside an invoice that does not count it
 // yet; inv names it and stands in when there is no PaymentService.
 func (t Tracker) Status(ctx context.Context, inv *kassa.Invoice) (Status, error) {
-	var rs []*kassa.InvoicePayment
+	var rs []*kassa.Payment
 	if t.Payments != nil {
 		fresh, receipts, err := t.Payments.InvoiceWithPayments(ctx, inv.MerchantID, inv.ID, 100)
 		if err != nil {
@@ -97,7 +97,7 @@ func (t Tracker) Status(ctx context.Context, inv *kassa.Invoice) (Status, error)
 
 // decimal is p's amount in its token as a decimal; in base units when the
 // registry no longer knows the token (its decimals are then unknown).
-func (t Tracker) decimal(env kassa.Environment, p *kassa.InvoicePayment) string {
+func (t Tracker) decimal(env kassa.Environment, p *kassa.Payment) string {
 	if t.Registry != nil {
 		if tok, ok := t.Registry.Token(env, p.TokenID); ok {
 			return kassa.FormatUnits(p.AmountUnits, tok.Decimals)

@@ -58,7 +58,7 @@ func (s *Service) Create(ctx context.Context, p kassa.Principal, invoiceID strin
 
 // request checks c and makes it the store's request: the token planned from the
 // invoice's payments (returned too), today's rate for rate current.
-func (s *Service) request(ctx context.Context, p kassa.Principal, invoiceID string, c Create) (kassa.RefundRequest, []*kassa.InvoicePayment, error) {
+func (s *Service) request(ctx context.Context, p kassa.Principal, invoiceID string, c Create) (kassa.RefundRequest, []*kassa.Payment, error) {
 	req := kassa.RefundRequest{ID: kassa.NewUUID(), PaymentID: c.PaymentID, AmountUSD: c.AmountUSD,
 		AmountUnits: c.AmountUnits, Rate: c.Rate, Reason: c.Reason}
 	switch {

@@ -71,7 +71,7 @@ func (s Source) payments(ctx context.Context, f Filter) (*Report, error) {
 }
 
 // paymentRow is the row of receipt p of inv.
-func (s Source) paymentRow(inv *kassa.Invoice, p *kassa.InvoicePayment) []string {
+func (s Source) paymentRow(inv *kassa.Invoice, p *kassa.Payment) []string {
 	confirmed, settleTx := "", ""
 	if p.ConfirmedAt != nil {
 		confirmed = kassa.FormatTime(*p.ConfirmedAt)
@@ -106,7 +106,7 @@ func refundRow(inv *kassa.Invoice, r *kassa.Refund) []string {
 
 // token is p's token in the registry; false without a registry or when it does
 // not know the token.
-func (s Source) token(p *kassa.InvoicePayment) (kassa.Token, bool) {
+func (s Source) token(p *kassa.Payment) (kassa.Token, bool) {
 	if s.Registry == nil {
 		return kassa.Token{}, false
 	}

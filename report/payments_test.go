@@ -25,10 +25,10 @@ func (o oneInvoice) Invoices(context.Context, kassa.InvoiceFilter) ([]*kassa.Inv
 // somePayments is a PaymentService answering PaymentsOf from a map.
 type somePayments struct {
 	kassa.PaymentService
-	by map[string][]*kassa.InvoicePayment
+	by map[string][]*kassa.Payment
 }
 
-func (s somePayments) PaymentsOf(context.Context, int64, []string) (map[string][]*kassa.InvoicePayment, error) {
+func (s somePayments) PaymentsOf(context.Context, int64, []string) (map[string][]*kassa.Payment, error) {
 	return s.by, nil
 }
 
@@ -37,10 +37,10 @@ func (s somePayments) PaymentsOf(context.Context, int64, []string) (map[string][
 // leaves both empty rather than a number off by a power of ten.
 func TestPaymentsTokenColumns(t *testing.T) {
 	inv := &kassa.Invoice{ID: "inv_1", Status: kassa.StatusPaid}
-	pay := func(id string, token int64, units int64) *kassa.InvoicePayment {
-		return &kassa.InvoicePayment{ID: id, InvoiceID: inv.ID, Environment: kassa.Devnet, TokenID: token, AmountUnits: big.NewInt(units)}
+	pay := func(id string, token int64, units int64) *kassa.Payment {
+		return &kassa.Payment{ID: id, InvoiceID: inv.ID, Environment: kassa.Devnet, TokenID: token, AmountUnits: big.NewInt(units)}
 	}
-	src := Source{Invoices: oneInvoice{invs: []*kassa.Invoice{inv}}, Payments: somePayments{by: map[string][]*kassa.InvoicePayment{
+	src := Source{Invoices: oneInvoice{invs: []*kassa.Invoice{inv}}, Payments: somePayments{by: map[string][]*kassa.Payment{
 		inv.ID: {pay("pay_6dec", 7, 12_500_000), pay("pay_native", 9, 1), pay("pay_gone", 999, 42)}}}}
 	for _, tc := range []struct {
 		name string

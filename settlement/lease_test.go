@@ -42,7 +42,7 @@ func TestWorkerLeavesReceiptsPastHalfTheLease(t *testing.T) {
 		clock := storetest.NewClock(time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC))
 		cfg.Now = clock.Now
 		s := newShop(t, cfg)
-		receipts := []*kassa.InvoicePayment{s.pay(t, 1, true), s.pay(t, 1, true), s.pay(t, 1, true)}
+		receipts := []*kassa.Payment{s.pay(t, 1, true), s.pay(t, 1, true), s.pay(t, 1, true)}
 		exec := &stalling{clock: clock, stall: lease/2 + time.Second, seen: map[string]int{}}
 		first, second := s.worker(clock, lease, exec), s.worker(clock, lease, exec)
 

@@ -54,7 +54,7 @@ func newShop(t *testing.T, cfg store.Config) *shop {
 }
 
 // pay creates an invoice (changed by mod) and pays it with token, confirmed or not.
-func (s *shop) pay(t *testing.T, token int64, confirmed bool, mod ...func(*kassa.InvoiceCreate)) *kassa.InvoicePayment {
+func (s *shop) pay(t *testing.T, token int64, confirmed bool, mod ...func(*kassa.InvoiceCreate)) *kassa.Payment {
 	t.Helper()
 	ctx := context.Background()
 	s.n++
@@ -86,7 +86,7 @@ func TestWorker(t *testing.T) {
 		s := newShop(t, cfg)
 		db, m, target := s.db, s.m, s.target
 		override := "0x0000000000000000000000000000000000000001"
-		pay := func(token int64, confirmed bool, mod ...func(*kassa.InvoiceCreate)) *kassa.InvoicePayment {
+		pay := func(token int64, confirmed bool, mod ...func(*kassa.InvoiceCreate)) *kassa.Payment {
 			t.Helper()
 			return s.pay(t, token, confirmed, mod...)
 		}

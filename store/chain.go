@@ -102,11 +102,11 @@ func (db *DB) AdvanceChain(ctx context.Context, network, genesis string, blocks 
 // every receipt of network recorded in a block above it is detached
 // (detachReceipts), and so is every own-wallet refund's transfer
 // (detachOwnWalletRefunds). It returns the receipts it changed.
-func (db *DB) RewindChain(ctx context.Context, network string, ancestor kassa.BlockRef) ([]*kassa.InvoicePayment, error) {
+func (db *DB) RewindChain(ctx context.Context, network string, ancestor kassa.BlockRef) ([]*kassa.Payment, error) {
 	if !storable(network) || ancestor.Number > math.MaxInt64 || !storable(ancestor.Hash) || !storable(ancestor.Parent) {
 		return nil, fmt.Errorf("store: rewind chain: bad network %q or ancestor %d", network, ancestor.Number)
 	}
-	var changed []*kassa.InvoicePayment
+	var changed []*kassa.Payment
 	err := db.quietTx(ctx, func(tx txq) (bool, error) {
 		changed = nil
 		if _, err := tx.ExecContext(ctx, "DELETE FROM chain_blocks WHERE network = $1 AND number > $2",
@@ -133,11 +133,11 @@ func (db *DB) RewindChain(ctx context.Context, network string, ancestor kassa.Bl
 // ResetChain forgets network's cursor and blocks (the chain was replaced) and
 // detaches every receipt of network recorded in a canonical block, in one
 // transaction. It returns the receipts it changed.
-func (db *DB) ResetChain(ctx context.Context, network string) ([]*kassa.InvoicePayment, error) {
+func (db *DB) ResetChain(ctx context.Context, network string) ([]*kassa.Payment, error) {
 	if !storable(network) {
 		return nil, fmt.Errorf("store: reset chain: bad network %q", network)
 	}
-	var changed []*kassa.InvoicePayment
+	var changed []*kassa.Payment
 	err := db.quietTx(ctx, func(tx txq) (bool, error) {
 		changed = nil
 		for _, table := range []string{"chain_cursors", "chain_blocks"} {

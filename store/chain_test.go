@@ -41,7 +41,7 @@ func chainInput(inv *kassa.Invoice, hash string, logIndex int64, usd kassa.Milli
 
 // chainPay ingests chainInput's transfer.
 func (f *fixture) chainPay(t *testing.T, inv *kassa.Invoice, hash string, logIndex int64, usd kassa.Millis,
-	b kassa.BlockRef, confirmations int) (*kassa.InvoicePayment, *kassa.Invoice) {
+	b kassa.BlockRef, confirmations int) (*kassa.Payment, *kassa.Invoice) {
 	t.Helper()
 	r, got, err := f.db.IngestPayment(f.ctx, chainInput(inv, hash, logIndex, usd, b, confirmations))
 	must(t, err)
@@ -137,7 +137,7 @@ func TestAdvanceChain(t *testing.T) {
 }
 
 // receipt reads back one receipt of inv by transaction hash.
-func (f *fixture) receipt(t *testing.T, inv *kassa.Invoice, hash string) *kassa.InvoicePayment {
+func (f *fixture) receipt(t *testing.T, inv *kassa.Invoice, hash string) *kassa.Payment {
 	t.Helper()
 	rs, err := f.db.InvoicePayments(f.ctx, inv.MerchantID, inv.ID, 100)
 	must(t, err)
@@ -209,7 +209,7 @@ func TestRewindChain(t *testing.T) {
 		for _, c := range []struct {
 			inv     *kassa.Invoice
 			hash    string
-			receipt kassa.InvoicePaymentStatus
+			receipt kassa.PaymentStatus
 			status  kassa.InvoiceStatus
 			paid    kassa.Millis
 			pending kassa.Millis
@@ -286,7 +286,7 @@ func TestResetChain(t *testing.T) {
 		if cur, err := f.db.ChainCursor(f.ctx, "eth-sepolia"); err != nil || cur == nil {
 			t.Fatalf("other network's cursor after reset: %+v (%v)", cur, err)
 		}
-		for hash, want := range map[string]kassa.InvoicePaymentStatus{
+		for hash, want := range map[string]kassa.PaymentStatus{
 			"0xa1": kassa.PaymentManualRetry, "0xa2": kassa.PaymentPending, "0xa3": kassa.PaymentUnderpaid,
 		} {
 			if r := f.receipt(t, inv, hash); r.Status != want || (r.OnChain() && !r.Orphaned()) {

@@ -25,7 +25,7 @@ func TestIngestReincluded(t *testing.T) {
 		rewind   bool
 		again    report
 		receipts int
-		status   kassa.InvoicePaymentStatus // of the receipt again reports
+		status   kassa.PaymentStatus // of the receipt again reports
 		paid     kassa.Millis
 		pending  kassa.Millis
 	}{

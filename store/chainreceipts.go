@@ -21,8 +21,8 @@ import (
 // Invoices are locked one at a time in id order, each before its receipts are
 // read; the candidates are looked for again until none is left, so a receipt
 // ingested meanwhile in a forgotten block is detached too.
-func (db *DB) detachReceipts(ctx context.Context, tx txq, network string, above uint64) ([]*kassa.InvoicePayment, error) {
-	var changed []*kassa.InvoicePayment
+func (db *DB) detachReceipts(ctx context.Context, tx txq, network string, above uint64) ([]*kassa.Payment, error) {
+	var changed []*kassa.Payment
 	for {
 		invs, err := invoiceRefs(ctx, tx, `SELECT DISTINCT merchant_id, invoice_id FROM receipts
 			WHERE network = $1 AND block_number > $2 AND block_hash <> '' ORDER BY invoice_id`, network, int64(above))
@@ -30,7 +30,7 @@ func (db *DB) detachReceipts(ctx context.Context, tx txq, network string, above 
 			return changed, err
 		}
 		for _, ref := range invs {
-			rs, err := db.reworkReceipts(ctx, tx, ref, func(r *kassa.InvoicePayment) bool {
+			rs, err := db.reworkReceipts(ctx, tx, ref, func(r *kassa.Payment) bool {
 				if r.Network != network || r.BlockNumber <= above || r.BlockHash == "" {
 					return false
 				}
@@ -53,7 +53,7 @@ func (db *DB) detachReceipts(ctx context.Context, tx txq, network string, above 
 // aside for a person (manual_retry) that are in a canonical block with fewer than
 // confirmations: their count goes on, so a person can accept or dismiss them once
 // they have it. By block then id.
-func (db *DB) PendingChainPayments(ctx context.Context, network string, confirmations int) ([]*kassa.InvoicePayment, error) {
+func (db *DB) PendingChainPayments(ctx context.Context, network string, confirmations int) ([]*kassa.Payment, error) {
 	if !storable(network) {
 		return nil, nil
 	}
@@ -69,7 +69,7 @@ func (db *DB) PendingChainPayments(ctx context.Context, network string, confirma
 		return nil, err
 	}
 	out = append(out, aside...)
-	slices.SortFunc(out, func(a, b *kassa.InvoicePayment) int {
+	slices.SortFunc(out, func(a, b *kassa.Payment) int {
 		if c := cmp.Compare(a.BlockNumber, b.BlockNumber); c != 0 {
 			return c
 		}
@@ -79,13 +79,13 @@ func (db *DB) PendingChainPayments(ctx context.Context, network string, confirma
 }
 
 // chainReceipts reads the receipts a WHERE clause selects.
-func (db *DB) chainReceipts(ctx context.Context, where string, args ...any) ([]*kassa.InvoicePayment, error) {
+func (db *DB) chainReceipts(ctx context.Context, where string, args ...any) ([]*kassa.Payment, error) {
 	rows, err := db.r.QueryContext(ctx, "SELECT "+receiptSelect+" FROM receipts "+where, args...)
 	if err != nil {
 		return nil, fmt.Errorf("store: pending chain payments: %w", err)
 	}
 	defer rows.Close()
-	var out []*kassa.InvoicePayment
+	var out []*kassa.Payment
 	for rows.Next() {
 		r, err := scanReceipt(rows)
 		if err != nil {
@@ -104,7 +104,7 @@ func (db *DB) chainReceipts(ctx context.Context, where string, args ...any) ([]*
 // a paid invoice nothing waits on it, and it would otherwise show as pending money
 // for a day. Each gets invoice_payment.updated and its invoice is recomputed with
 // events, in one transaction; it returns them. When there are none it only reads.
-func (db *DB) AbandonLostPayments(ctx context.Context, network string, now time.Time, confirmations int) ([]*kassa.InvoicePayment, error) {
+func (db *DB) AbandonLostPayments(ctx context.Context, network string, now time.Time, confirmations int) ([]*kassa.Payment, error) {
 	if !storable(network) {
 		return nil, nil
 	}
@@ -125,7 +125,7 @@ func (db *DB) AbandonLostPayments(ctx context.Context, network string, now time.
 	if err != nil || len(invs) == 0 {
 		return nil, err
 	}
-	var changed []*kassa.InvoicePayment
+	var changed []*kassa.Payment
 	err = db.tx(ctx, func(tx txq) error {
 		changed = nil
 		for _, ref := range invs {
@@ -134,7 +134,7 @@ func (db *DB) AbandonLostPayments(ctx context.Context, network string, now time.
 				ended, ref.id).Scan(&watchEnded, &paid); err != nil {
 				return fmt.Errorf("store: abandon lost payments: %w", err)
 			}
-			rs, err := db.reworkReceipts(ctx, tx, ref, func(r *kassa.InvoicePayment) bool {
+			rs, err := db.reworkReceipts(ctx, tx, ref, func(r *kassa.Payment) bool {
 				if r.Network != network || r.Status != kassa.PaymentPending || !r.Orphaned() {
 					return false
 				}
@@ -186,7 +186,7 @@ func invoiceRefs(ctx context.Context, q queryer, query string, args ...any) ([]i
 // stores each changed receipt with invoice_payment.updated; and when a status
 // changed, stores the invoice recomputed with its events (saveRecomputed). It
 // returns the changed receipts.
-func (db *DB) reworkReceipts(ctx context.Context, tx txq, ref invoiceRef, change func(*kassa.InvoicePayment) bool) ([]*kassa.InvoicePayment, error) {
+func (db *DB) reworkReceipts(ctx context.Context, tx txq, ref invoiceRef, change func(*kassa.Payment) bool) ([]*kassa.Payment, error) {
 	inv, err := db.invoice(ctx, tx, ref.merchantID, ref.id, db.forUpdate())
 	if err != nil {
 		return nil, err
@@ -196,7 +196,7 @@ func (db *DB) reworkReceipts(ctx context.Context, tx txq, ref invoiceRef, change
 		return nil, err
 	}
 	now := db.clock()
-	var changed []*kassa.InvoicePayment
+	var changed []*kassa.Payment
 	recount := false
 	for _, r := range all {
 		before := r.Status

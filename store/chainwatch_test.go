@@ -293,7 +293,7 @@ func TestAbandonLostPayments(t *testing.T) {
 		for _, c := range []struct {
 			inv     *kassa.Invoice
 			hash    string
-			receipt kassa.InvoicePaymentStatus
+			receipt kassa.PaymentStatus
 			status  kassa.InvoiceStatus
 			pending kassa.Millis
 		}{

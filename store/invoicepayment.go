@@ -23,9 +23,9 @@ const receiptColumns = `id, invoice_id, merchant_id, environment, network, tx_ha
 // resolution, written when a person resolves it.
 const receiptSelect = receiptColumns + ", settlement_tx_hash, resolution, resolved_at, resolution_note"
 
-func scanReceipt(s scanner) (*kassa.InvoicePayment, error) {
+func scanReceipt(s scanner) (*kassa.Payment, error) {
 	var (
-		r                          kassa.InvoicePayment
+		r                          kassa.Payment
 		env, status, settle, units string
 		attention, resolution      string
 		usd, seen, block           int64
@@ -41,7 +41,7 @@ func scanReceipt(s scanner) (*kassa.InvoicePayment, error) {
 	if !ok {
 		return nil, fmt.Errorf("store: receipt %s: bad amount %q", r.ID, units)
 	}
-	r.Environment, r.Status, r.Settlement = kassa.Environment(env), kassa.InvoicePaymentStatus(status), kassa.SettlementStatus(settle)
+	r.Environment, r.Status, r.Settlement = kassa.Environment(env), kassa.PaymentStatus(status), kassa.SettlementStatus(settle)
 	r.AmountUnits, r.AmountUSD, r.SeenAt, r.ConfirmedAt = amount, kassa.Millis(usd), fromMicros(seen), timeOrNil(confirmed)
 	r.SettlementTxHash, r.BlockNumber = stringOrNil(settleTx), uint64(block)
 	r.AttentionReason, r.Resolution, r.ResolvedAt = kassa.AttentionReason(attention), kassa.Resolution(resolution), timeOrNil(resolved)
@@ -49,7 +49,7 @@ func scanReceipt(s scanner) (*kassa.InvoicePayment, error) {
 }
 
 // receipts loads an invoice's receipts, newest first; limit <= 0 loads them all.
-func receipts(ctx context.Context, q queryer, invoiceID string, limit int) ([]*kassa.InvoicePayment, error) {
+func receipts(ctx context.Context, q queryer, invoiceID string, limit int) ([]*kassa.Payment, error) {
 	query := "SELECT " + receiptSelect + " FROM receipts WHERE invoice_id = $1 ORDER BY seen_at DESC, id DESC"
 	args := []any{invoiceID}
 	if limit > 0 {
@@ -61,7 +61,7 @@ func receipts(ctx context.Context, q queryer, invoiceID string, limit int) ([]*k
 		return nil, fmt.Errorf("store: receipts: %w", err)
 	}
 	defer rows.Close()
-	var out []*kassa.InvoicePayment
+	var out []*kassa.Payment
 	for rows.Next() {
 		r, err := scanReceipt(rows)
 		if err != nil {
@@ -73,7 +73,7 @@ func receipts(ctx context.Context, q queryer, invoiceID string, limit int) ([]*k
 }
 
 // InvoicePayments lists one of the merchant's invoices' receipts, newest first.
-func (db *DB) InvoicePayments(ctx context.Context, merchantID int64, invoiceID string, limit int) ([]*kassa.InvoicePayment, error) {
+func (db *DB) InvoicePayments(ctx context.Context, merchantID int64, invoiceID string, limit int) ([]*kassa.Payment, error) {
 	if _, err := db.invoice(ctx, db.r, merchantID, invoiceID, ""); err != nil {
 		return nil, err
 	}
@@ -87,7 +87,7 @@ func (db *DB) InvoicePayments(ctx context.Context, merchantID int64, invoiceID s
 // confirmed receipt is always counted in it (read the other way round, a payor
 // polling as the watcher confirmed a transfer saw it confirmed beside an unpaid
 // invoice).
-func (db *DB) InvoiceWithPayments(ctx context.Context, merchantID int64, invoiceID string, limit int) (*kassa.Invoice, []*kassa.InvoicePayment, error) {
+func (db *DB) InvoiceWithPayments(ctx context.Context, merchantID int64, invoiceID string, limit int) (*kassa.Invoice, []*kassa.Payment, error) {
 	if !kassa.ValidUUID(invoiceID) {
 		return nil, nil, kassa.NotFound("invoice")
 	}
@@ -103,8 +103,8 @@ func (db *DB) InvoiceWithPayments(ctx context.Context, merchantID int64, invoice
 }
 
 // PaymentsOf returns the receipts of the merchant's invoices ids, oldest first.
-func (db *DB) PaymentsOf(ctx context.Context, merchantID int64, ids []string) (map[string][]*kassa.InvoicePayment, error) {
-	out := map[string][]*kassa.InvoicePayment{}
+func (db *DB) PaymentsOf(ctx context.Context, merchantID int64, ids []string) (map[string][]*kassa.Payment, error) {
+	out := map[string][]*kassa.Payment{}
 	if len(ids) == 0 {
 		return out, nil
 	}
@@ -133,14 +133,14 @@ func (db *DB) PaymentsOf(ctx context.Context, merchantID int64, ids []string) (m
 // The transfer's block is recorded with it; a transfer whose block left the chain,
 // reported again from a canonical block (under its key, or re-included at another
 // log index), gets its block back rather than a second receipt (upsertReceipt).
-func (db *DB) IngestPayment(ctx context.Context, in kassa.PaymentInput) (*kassa.InvoicePayment, *kassa.Invoice, error) {
+func (db *DB) IngestPayment(ctx context.Context, in kassa.PaymentInput) (*kassa.Payment, *kassa.Invoice, error) {
 	if err := checkPaymentInput(in); err != nil {
 		return nil, nil, err
 	}
 	in.TxHash = strings.ToLower(in.TxHash) // one transfer, whatever the case it is reported in
 	in.BlockHash = strings.ToLower(in.BlockHash)
 	var (
-		rec *kassa.InvoicePayment
+		rec *kassa.Payment
 		inv *kassa.Invoice
 	)
 	err := db.tx(ctx, func(tx txq) error {
@@ -198,8 +198,8 @@ func checkPaymentInput(in kassa.PaymentInput) error {
 // saveRecomputed recomputes the invoice from its receipts, stores the change and
 // writes invoice.updated (and invoice.paid, invoice.expired or
 // invoice.paid_after_expiration) when something changed.
-func (db *DB) saveRecomputed(ctx context.Context, tx txq, inv *kassa.Invoice, all []*kassa.InvoicePayment,
-	rec *kassa.InvoicePayment, tolerance kassa.Millis, now time.Time) error {
+func (db *DB) saveRecomputed(ctx context.Context, tx txq, inv *kassa.Invoice, all []*kassa.Payment,
+	rec *kassa.Payment, tolerance kassa.Millis, now time.Time) error {
 	before := *inv
 	inv.Recompute(all, tolerance, now)
 	var types []string

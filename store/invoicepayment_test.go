@@ -13,7 +13,7 @@ import (
 )
 
 // pay ingests a transfer of usd millis to inv with the given hash.
-func (f *fixture) pay(t *testing.T, inv *kassa.Invoice, hash string, usd kassa.Millis, confirmed bool) (*kassa.InvoicePayment, *kassa.Invoice) {
+func (f *fixture) pay(t *testing.T, inv *kassa.Invoice, hash string, usd kassa.Millis, confirmed bool) (*kassa.Payment, *kassa.Invoice) {
 	t.Helper()
 	r, got, err := f.db.IngestPayment(f.ctx, paymentInput(inv, hash, usd, confirmed))
 	must(t, err)

@@ -23,7 +23,7 @@ func (db *DB) followInvoice(ctx context.Context, tx txq, inv *kassa.Invoice, txH
 
 // followSettlement applies a finished settlement of receipt r to its invoice's
 // commerce order: the order is settled once every counted receipt is.
-func (db *DB) followSettlement(ctx context.Context, tx txq, r *kassa.InvoicePayment, now time.Time) error {
+func (db *DB) followSettlement(ctx context.Context, tx txq, r *kassa.Payment, now time.Time) error {
 	var orderID *string
 	var status string
 	if err := tx.QueryRowContext(ctx, "SELECT commerce_order_id, status FROM invoices WHERE id = $1",

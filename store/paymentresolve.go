@@ -12,12 +12,12 @@ import (
 // invoice_payment.updated event; accepting also confirms it and recomputes the
 // invoice (an expired invoice the accepted money pays becomes paid:
 // kassa.Invoice.Recompute), with the invoice's events. The rules are
-// kassa.InvoicePayment.CheckResolve's, judged on the locked rows.
-func (db *DB) ResolvePayment(ctx context.Context, p kassa.Principal, invoiceID, paymentID string, req kassa.ResolveRequest) (*kassa.InvoicePayment, error) {
+// kassa.Payment.CheckResolve's, judged on the locked rows.
+func (db *DB) ResolvePayment(ctx context.Context, p kassa.Principal, invoiceID, paymentID string, req kassa.ResolveRequest) (*kassa.Payment, error) {
 	if !kassa.ValidUUID(paymentID) {
 		return nil, kassa.NotFound("payment")
 	}
-	var rec *kassa.InvoicePayment
+	var rec *kassa.Payment
 	err := db.tx(ctx, func(tx txq) error {
 		inv, err := db.lockedInvoice(ctx, tx, p, invoiceID, "resolve its payments")
 		if err != nil {

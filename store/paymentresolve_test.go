@@ -11,7 +11,7 @@ import (
 )
 
 // resolve accepts or dismisses the payment id of inv as its merchant.
-func (f *fixture) resolve(inv *kassa.Invoice, id string, how kassa.Resolution, confirmations int) (*kassa.InvoicePayment, error) {
+func (f *fixture) resolve(inv *kassa.Invoice, id string, how kassa.Resolution, confirmations int) (*kassa.Payment, error) {
 	p := kassa.Principal{MerchantID: inv.MerchantID, Environment: kassa.Devnet, Scope: kassa.ScopeMerchant, KeyID: "k"}
 	return f.db.ResolvePayment(f.ctx, p, inv.ID, id, kassa.ResolveRequest{How: how, Note: "checked by hand", Confirmations: confirmations})
 }

@@ -14,7 +14,7 @@ import (
 )
 
 // queuedSweep pays a fresh invoice, claims its receipt and queues its sweep.
-func (f *fixture) queuedSweep(t *testing.T, hash, deposit string) (*kassa.Payout, *kassa.InvoicePayment) {
+func (f *fixture) queuedSweep(t *testing.T, hash, deposit string) (*kassa.Payout, *kassa.Payment) {
 	t.Helper()
 	r, _ := f.pay(t, f.invoice(t, f.m, 1000, nil), hash, 1000, true)
 	jobs, err := f.db.ClaimSettlements(f.ctx, 10, time.Minute)
@@ -45,7 +45,7 @@ func (f *fixture) addTx(t *testing.T, p *kassa.Payout, purpose string, minNonce 
 	return tx
 }
 
-func (f *fixture) receiptSettlement(t *testing.T, r *kassa.InvoicePayment) kassa.SettlementStatus {
+func (f *fixture) receiptSettlement(t *testing.T, r *kassa.Payment) kassa.SettlementStatus {
 	t.Helper()
 	rs, err := f.db.InvoicePayments(f.ctx, r.MerchantID, r.InvoiceID, 10)
 	must(t, err)

@@ -16,8 +16,8 @@ import (
 // orphaned receipt of this invoice with the same network, transaction, token and
 // amount: a reorganisation may re-include a transaction with its logs at other
 // indexes, and it must not count twice.
-func (db *DB) upsertReceipt(ctx context.Context, tx txq, inv *kassa.Invoice, all []*kassa.InvoicePayment,
-	in kassa.PaymentInput, tolerance kassa.Millis, now time.Time) (*kassa.InvoicePayment, error) {
+func (db *DB) upsertReceipt(ctx context.Context, tx txq, inv *kassa.Invoice, all []*kassa.Payment,
+	in kassa.PaymentInput, tolerance kassa.Millis, now time.Time) (*kassa.Payment, error) {
 	prior := sameKey(all, in)
 	if prior == nil {
 		var elsewhere string
@@ -45,7 +45,7 @@ func (db *DB) upsertReceipt(ctx context.Context, tx txq, inv *kassa.Invoice, all
 	arrival := kassa.Arrival{Confirmed: in.Confirmed, TokenID: in.TokenID, SeenAt: now, Amount: in.AmountUSD,
 		Unpriced: in.Unpriced, Wanted: max(inv.Amount-others.Confirmed, 0)}
 	if prior == nil {
-		r := &kassa.InvoicePayment{ID: kassa.NewTimeUUID(now), InvoiceID: inv.ID, MerchantID: inv.MerchantID,
+		r := &kassa.Payment{ID: kassa.NewTimeUUID(now), InvoiceID: inv.ID, MerchantID: inv.MerchantID,
 			Environment: inv.Environment, Network: in.Network, TxHash: in.TxHash, LogIndex: in.LogIndex,
 			TokenID: in.TokenID, FromAddress: in.FromAddress, AmountUnits: in.AmountUnits, AmountUSD: in.AmountUSD,
 			Confirmations: in.Confirmations, SeenAt: now, Settlement: kassa.SettlementPending,
@@ -66,7 +66,7 @@ func (db *DB) upsertReceipt(ctx context.Context, tx txq, inv *kassa.Invoice, all
 		tx.note(note{kind: notePayment, env: r.Environment, network: r.Network, tokenID: r.TokenID})
 		return r, writeEvents(ctx, tx, inv.MerchantID, inv.Environment, r, now, kassa.EventPaymentCreated)
 	}
-	// The same transfer again: a stale report (kassa.InvoicePayment.StaleReport)
+	// The same transfer again: a stale report (kassa.Payment.StaleReport)
 	// is ignored; otherwise its block and confirmations are as now reported
 	// (an orphaned one is back in a canonical block), and only its confirmation
 	// moves its status on. A receipt kept for a person (manual_retry) and a
@@ -101,7 +101,7 @@ func (db *DB) upsertReceipt(ctx context.Context, tx txq, inv *kassa.Invoice, all
 }
 
 // sameKey returns the invoice's receipt of the transfer keyed as in is, or nil.
-func sameKey(all []*kassa.InvoicePayment, in kassa.PaymentInput) *kassa.InvoicePayment {
+func sameKey(all []*kassa.Payment, in kassa.PaymentInput) *kassa.Payment {
 	for _, r := range all {
 		if r.Network == in.Network && r.TxHash == in.TxHash && r.LogIndex == in.LogIndex {
 			return r
@@ -114,11 +114,11 @@ func sameKey(all []*kassa.InvoicePayment, in kassa.PaymentInput) *kassa.InvoiceP
 // canonical block under another log index, is the same transfer as: same network,
 // transaction, token and amount. Of several such, the lowest log index is taken,
 // so each report claims one of them.
-func reincluded(all []*kassa.InvoicePayment, in kassa.PaymentInput) *kassa.InvoicePayment {
+func reincluded(all []*kassa.Payment, in kassa.PaymentInput) *kassa.Payment {
 	if in.BlockHash == "" {
 		return nil
 	}
-	var found *kassa.InvoicePayment
+	var found *kassa.Payment
 	for _, r := range all {
 		if r.Orphaned() && r.Network == in.Network && r.TxHash == in.TxHash && r.TokenID == in.TokenID &&
 			r.AmountUnits.Cmp(in.AmountUnits) == 0 && (found == nil || r.LogIndex < found.LogIndex) {
@@ -128,12 +128,12 @@ func reincluded(all []*kassa.InvoicePayment, in kassa.PaymentInput) *kassa.Invoi
 	return found
 }
 
-func addAmounts(a kassa.Amounts, r *kassa.InvoicePayment) kassa.Amounts {
-	got := kassa.PaymentAmounts([]*kassa.InvoicePayment{r})
+func addAmounts(a kassa.Amounts, r *kassa.Payment) kassa.Amounts {
+	got := kassa.PaymentAmounts([]*kassa.Payment{r})
 	return kassa.Amounts{Confirmed: a.Confirmed + got.Confirmed, Pending: a.Pending + got.Pending}
 }
 
-func confirmedAt(s kassa.InvoicePaymentStatus, now time.Time) *time.Time {
+func confirmedAt(s kassa.PaymentStatus, now time.Time) *time.Time {
 	if s == kassa.PaymentConfirmed || s == kassa.PaymentUnderpaid {
 		return &now
 	}

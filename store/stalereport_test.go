@@ -19,7 +19,7 @@ func TestIngestStaleReport(t *testing.T) {
 		again         kassa.BlockRef
 		againConfs    int
 		againPending  bool // report unconfirmed whatever the count
-		status        kassa.InvoicePaymentStatus
+		status        kassa.PaymentStatus
 		confirmations int
 		written       []string // events the second report writes
 	}{

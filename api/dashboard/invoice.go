@@ -29,7 +29,7 @@ type invoiceView struct {
 // paymentRow is one receipt with links to it and its settlement on the
 // network's explorer ("" when the network has none or the payment is simulated).
 type paymentRow struct {
-	*kassa.InvoicePayment
+	*kassa.Payment
 	TxURL, SettlementURL string
 	Token                string // the amount in the token, "0.0125 ETH"; "" when the registry no longer has it
 	CanResolve           bool   // set aside and unresolved, no refund under way: the merchant may accept or dismiss it
@@ -139,8 +139,8 @@ func (d *Dashboard) invoiceView(r *http.Request, v *visit, id string, deliveries
 }
 
 // paymentRow is receipt p of inv with its explorer links.
-func (d *Dashboard) paymentRow(inv *kassa.Invoice, p *kassa.InvoicePayment) paymentRow {
-	row := paymentRow{InvoicePayment: p, CanResolve: p.Resolvable()}
+func (d *Dashboard) paymentRow(inv *kassa.Invoice, p *kassa.Payment) paymentRow {
+	row := paymentRow{Payment: p, CanResolve: p.Resolvable()}
 	if t, ok := d.cfg.Registry.Token(inv.Environment, p.TokenID); ok && p.AmountUnits != nil {
 		row.Token = kassa.FormatUnits(p.AmountUnits, t.Decimals) + " " + t.Symbol
 	}

@@ -64,8 +64,8 @@ func newLiveView(view *invoiceView) liveView {
 		lv.Timeline = []timelineRow{}
 	}
 	for _, p := range view.Payments {
-		row := livePayment{Amount: p.AmountText(), Status: paymentStatus(p.InvoicePayment), Network: p.Network, TxHash: p.TxHash,
-			TxURL: p.TxURL, Confirmations: strconv.Itoa(p.Confirmations), Settlement: paymentSettlement(p.InvoicePayment),
+		row := livePayment{Amount: p.AmountText(), Status: paymentStatus(p.Payment), Network: p.Network, TxHash: p.TxHash,
+			TxURL: p.TxURL, Confirmations: strconv.Itoa(p.Confirmations), Settlement: paymentSettlement(p.Payment),
 			SettlementURL: p.SettlementURL, ID: p.ID, CanResolve: p.CanResolve, CanRefund: p.CanRefund}
 		if p.SettlementTxHash != nil {
 			row.SettlementTx = *p.SettlementTxHash

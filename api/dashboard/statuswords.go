@@ -123,7 +123,7 @@ var setAsideWords = map[kassa.AttentionReason][2]string{
 // says why (its attention_reason) in its label and explanation, and once a
 // merchant dismissed it, that it was kept without credit; once a refund of it
 // confirmed, that it went back.
-func paymentStatus(p *kassa.InvoicePayment) statusWord {
+func paymentStatus(p *kassa.Payment) statusWord {
 	w := status(kindPayment, p.Status)
 	why, ok := setAsideWords[p.AttentionReason]
 	switch {
@@ -147,7 +147,7 @@ func paymentStatus(p *kassa.InvoicePayment) statusWord {
 // paymentSettlement is a receipt's settlement in words. Money set aside for a
 // person is not swept until a merchant accepts or dismisses it, and refunded
 // money never is: "Waiting to settle" would promise money that is held, or gone.
-func paymentSettlement(p *kassa.InvoicePayment) statusWord {
+func paymentSettlement(p *kassa.Payment) statusWord {
 	w := status(kindSettlement, p.Settlement)
 	if p.Status != kassa.PaymentManualRetry || p.Settlement != kassa.SettlementPending {
 		return w

@@ -130,7 +130,7 @@ func describe(e *kassa.Event, f eventFields) string {
 		case string(kassa.SettlementFailed), string(kassa.SettlementManual):
 			return "Payment of " + f.AmountUSD.USD() + ": settlement " + f.Settlement
 		}
-		switch kassa.InvoicePaymentStatus(f.Status) {
+		switch kassa.PaymentStatus(f.Status) {
 		case kassa.PaymentConfirmed, kassa.PaymentUnderpaid:
 			return "Payment of " + f.AmountUSD.USD() + " confirmed: " + confs(f.Confirmations)
 		case kassa.PaymentManualRetry:

@@ -17,7 +17,7 @@ func TestTimeline(t *testing.T) {
 	at := time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC)
 	inv := &kassa.Invoice{ID: "7b0e7a6c-3f5e-4d7a-9d1e-1c2b3a4d5e6f", Status: kassa.StatusUnpaid, Amount: 12505,
 		Currency: "usd", CreatedAt: at, ExpiresAt: at.Add(12 * time.Hour)}
-	pay := &kassa.InvoicePayment{ID: "pay_1", InvoiceID: inv.ID, Network: "bsc-testnet", AmountUSD: 4000,
+	pay := &kassa.Payment{ID: "pay_1", InvoiceID: inv.ID, Network: "bsc-testnet", AmountUSD: 4000,
 		Status: kassa.PaymentPending, Confirmations: 1}
 	var events []*kassa.Event
 	add := func(typ string, object any) {

@@ -64,7 +64,7 @@ func wireSamples(t *testing.T) []wireSample {
 		Questions:     []kassa.Question{{ID: "q1", Question: "Email?", Type: "email", Validation: kassa.QuestionValidation{Required: true}}},
 		FormResponses: []kassa.FormResponse{{QuestionID: "q1", Response: "a@b.c"}}, LockedTokenID: ptr(int64(3)),
 		Metadata: []byte(`{"order":"1"}`)}
-	rec := &kassa.InvoicePayment{ID: "0190a0b0-0000-7000-8000-000000000001", InvoiceID: inv.ID, Network: "bsc",
+	rec := &kassa.Payment{ID: "0190a0b0-0000-7000-8000-000000000001", InvoiceID: inv.ID, Network: "bsc",
 		TxHash: "0xab", LogIndex: 1, TokenID: 3, FromAddress: goodAddress, AmountUnits: big.NewInt(12345678),
 		AmountUSD: 12340, Status: "manual_retry", Confirmations: 12, SeenAt: created, ConfirmedAt: &at,
 		Settlement: "settled", SettlementTxHash: ptr("0xcd"), BlockNumber: 7, BlockHash: "0xef",
@@ -85,7 +85,7 @@ func wireSamples(t *testing.T) []wireSample {
 	}
 	ev := kassa.NewEvent(inv.MerchantID, inv.Environment, kassa.EventInvoicePaid, data, created)
 	expanded := invoicejson.Expanded{Invoice: inv, Expand: kassa.InvoiceExpand{LatestPayment: true, Payments: true},
-		Receipts: []*kassa.InvoicePayment{rec}}
+		Receipts: []*kassa.Payment{rec}}
 	return []wireSample{
 		{"Invoice", enc(expanded), nil},
 		{"PayorInvoice", enc(invoicejson.Payor{Invoice: inv, LockedNetwork: ptr("bsc")}), nil},

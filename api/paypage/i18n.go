@@ -214,7 +214,7 @@ func (m messages) StatusText(state string) string {
 // receiptKey names what the payor is told about a payment (messages.Receipts):
 // its resolution once the shop resolved it, else why it was set aside, else its
 // status. pay.js has the same rule for the payments of payment-status.
-func receiptKey(status kassa.InvoicePaymentStatus, reason kassa.AttentionReason, resolution kassa.Resolution) string {
+func receiptKey(status kassa.PaymentStatus, reason kassa.AttentionReason, resolution kassa.Resolution) string {
 	switch {
 	case resolution != "":
 		return string(resolution)
@@ -230,7 +230,7 @@ func receiptKey(status kassa.InvoicePaymentStatus, reason kassa.AttentionReason,
 }
 
 // ReceiptText is what the payor is told about a payment.
-func (m messages) ReceiptText(status kassa.InvoicePaymentStatus, reason kassa.AttentionReason, resolution kassa.Resolution) string {
+func (m messages) ReceiptText(status kassa.PaymentStatus, reason kassa.AttentionReason, resolution kassa.Resolution) string {
 	return m.Receipts[receiptKey(status, reason, resolution)]
 }
 

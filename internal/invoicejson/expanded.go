@@ -10,7 +10,7 @@ import "kassa"
 type Expanded struct {
 	Invoice  *kassa.Invoice
 	Expand   kassa.InvoiceExpand
-	Receipts []*kassa.InvoicePayment // newest first
+	Receipts []*kassa.Payment // newest first
 }
 
 // MarshalJSON renders the invoice with its expansions.
@@ -49,7 +49,7 @@ func (e Expanded) AppendJSON(b []byte) ([]byte, error) {
 			rs = rs[:e.Expand.PaymentsLimit]
 		}
 		if rs == nil {
-			rs = []*kassa.InvoicePayment{}
+			rs = []*kassa.Payment{}
 		}
 		r, err := kassa.MarshalJSON(rs)
 		if err != nil {

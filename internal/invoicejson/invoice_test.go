@@ -24,7 +24,7 @@ func sameJSON(t *testing.T, name string, got []byte, gotErr error, want []byte, 
 // checkInvoice compares every hand-written rendering of inv with its reference:
 // the canonical object (Marshal, Append after other bytes, json.Marshal around
 // Expanded), each expansion, the payor view and an event about it.
-func checkInvoice(t *testing.T, inv *kassa.Invoice, receipts []*kassa.InvoicePayment) {
+func checkInvoice(t *testing.T, inv *kassa.Invoice, receipts []*kassa.Payment) {
 	t.Helper()
 	want, wantErr := refInvoice(inv)
 	got, err := Marshal(inv)
@@ -71,13 +71,13 @@ func checkInvoice(t *testing.T, inv *kassa.Invoice, receipts []*kassa.InvoicePay
 func TestInvoiceEncoderMatchesReflection(t *testing.T) {
 	nanos := time.Date(2026, 2, 3, 4, 5, 6, 999_999_999, time.FixedZone("x", -7*3600-30*60))
 	ancient, future := time.Date(-44, 3, 15, 0, 0, 0, 0, time.UTC), time.Date(12026, 1, 1, 0, 0, 0, 1e6, time.UTC)
-	receipt := &kassa.InvoicePayment{ID: "pay_1", InvoiceID: "inv", Network: "bsc", TxHash: "0xab", TokenID: 3,
+	receipt := &kassa.Payment{ID: "pay_1", InvoiceID: "inv", Network: "bsc", TxHash: "0xab", TokenID: 3,
 		FromAddress: goodAddress, AmountUnits: big.NewInt(12345678), AmountUSD: 12340, Status: "confirmed",
 		Confirmations: 12, SeenAt: jsonCreated, ConfirmedAt: &nanos, Settlement: "pending"}
 	tests := []struct {
 		name     string
 		change   func(inv *kassa.Invoice)
-		receipts []*kassa.InvoicePayment
+		receipts []*kassa.Payment
 	}{
 		{"minimal", func(*kassa.Invoice) {}, nil},
 		{"full", func(inv *kassa.Invoice) {
@@ -92,10 +92,10 @@ func TestInvoiceEncoderMatchesReflection(t *testing.T) {
 			inv.FormResponses = []kassa.FormResponse{{QuestionID: "q1", Response: "a@b.c"}, {QuestionID: "q\"2", Response: "\x00\x1f\x7f"}}
 			inv.LockedTokenID = ptr(int64(-9))
 			inv.Metadata = []byte(`{"z":1,"a":{"n":1.10,"big":123456789012345678901234567890,"e":2E3},"s":"é"}`)
-		}, []*kassa.InvoicePayment{receipt, receipt}},
+		}, []*kassa.Payment{receipt, receipt}},
 		{"empty lists", func(inv *kassa.Invoice) {
 			inv.Questions, inv.FormResponses = []kassa.Question{}, []kassa.FormResponse{}
-		}, []*kassa.InvoicePayment{}},
+		}, []*kassa.Payment{}},
 		{"hostile text", func(inv *kassa.Invoice) {
 			inv.ID = "a\u2028b\u2029c\xff\xfe\xc3(d\U0001F600e\ufffd"
 			inv.InvoiceTitle, inv.InvoiceFooter = "<script>&amp;</script>", "\b\f\n\r\t\"\\/"
@@ -116,7 +116,7 @@ func TestInvoiceEncoderMatchesReflection(t *testing.T) {
 		{"metadata not an object", func(inv *kassa.Invoice) { inv.Metadata = []byte(`[1, "x"]`) }, nil},
 		{"metadata invalid", func(inv *kassa.Invoice) { inv.Metadata = []byte(`{"a":}`) }, nil},
 		{"metadata trailing", func(inv *kassa.Invoice) { inv.Metadata = []byte(`{} x`) }, nil},
-		{"metadata nil receipt", func(inv *kassa.Invoice) { inv.Metadata = []byte(`{}`) }, []*kassa.InvoicePayment{nil}},
+		{"metadata nil receipt", func(inv *kassa.Invoice) { inv.Metadata = []byte(`{}`) }, []*kassa.Payment{nil}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -122,7 +122,7 @@ func refExpanded(e Expanded) ([]byte, error) {
 			rs = rs[:e.Expand.PaymentsLimit]
 		}
 		if rs == nil {
-			rs = []*kassa.InvoicePayment{}
+			rs = []*kassa.Payment{}
 		}
 		b, err := kassa.MarshalJSON(rs)
 		if err != nil {
