@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/invoicing"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/invoicing"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestDashboardInvoicesPerf times GET /dashboard/invoices (the handler alone:

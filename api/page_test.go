@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/payment"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/payment"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // pageGet fetches a payment page path without following redirects.

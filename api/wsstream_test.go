@@ -13,11 +13,11 @@ import (
 
 	"github.com/coder/websocket"
 
-	"kassa"
-	"kassa/api"
-	"kassa/api/httpx"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api"
+	"github.com/kassapay/kassa/api/httpx"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestWSStreamIsolation: a stream sees only its merchant's events in its

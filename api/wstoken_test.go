@@ -5,11 +5,11 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/api"
-	"kassa/api/httpx"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api"
+	"github.com/kassapay/kassa/api/httpx"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 func TestWSTokenMint(t *testing.T) {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // ChainStore keeps what a chain watcher needs across restarts: the cursor and the

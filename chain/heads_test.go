@@ -10,12 +10,12 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/chain"
-	"kassa/metrics"
-	"kassa/metrics/metricstest"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/chain"
+	"github.com/kassapay/kassa/metrics"
+	"github.com/kassapay/kassa/metrics/metricstest"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestDevChainNewHeadsWake: the watcher polls once an hour, yet a payment on

@@ -3,7 +3,7 @@ package chain
 import (
 	"context"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // PayoutStore keeps payouts and the outbox. Each method is one store transaction

@@ -11,12 +11,12 @@ import (
 
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"kassa"
-	"kassa/chain"
-	"kassa/invoicing"
-	"kassa/settlement"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/chain"
+	"github.com/kassapay/kassa/invoicing"
+	"github.com/kassapay/kassa/settlement"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // payFixture settles on the dev chain: the watcher fixture, a chain.Sender of

@@ -6,11 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/commerce"
-	"kassa/invoicing"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/commerce"
+	"github.com/kassapay/kassa/invoicing"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestRefundOnDevChain: a commerce order paid in USDT on the dev chain and then

@@ -7,13 +7,13 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/hdwallet"
-	"kassa/invoicing"
-	"kassa/payment"
-	"kassa/registry"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/hdwallet"
+	"github.com/kassapay/kassa/invoicing"
+	"github.com/kassapay/kassa/payment"
+	"github.com/kassapay/kassa/registry"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // oneNode steps on one node.

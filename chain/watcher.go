@@ -9,8 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"kassa"
-	"kassa/worker"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/worker"
 )
 
 // Store is what a watcher keeps and reads in the store: its cursor and recent

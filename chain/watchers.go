@@ -7,9 +7,9 @@ import (
 	"sync"
 	"time"
 
-	"kassa"
-	"kassa/payment"
-	"kassa/worker"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/payment"
+	"github.com/kassapay/kassa/worker"
 )
 
 // Watchers is the set of watched networks of a deployment: it runs each network's

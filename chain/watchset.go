@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // recheckAfter is how long an invoice past its watch horizon but still open (a

@@ -5,11 +5,11 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/chain"
-	"kassa/invoicing"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/chain"
+	"github.com/kassapay/kassa/invoicing"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // fullReads is the real store, counting the watcher's whole reads of its addresses.

@@ -3,7 +3,7 @@ package invoicing
 import (
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // New builds the merchant's new unpaid invoice in env from a validated request at

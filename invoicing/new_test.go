@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/invoicing"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/invoicing"
 )
 
 var now = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // Store persists invoices. It decides nothing: what to store comes from Service.

@@ -5,7 +5,7 @@ import (
 	"math/big"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // PaymentAddressRequest asks for an invoice's deposit address in a token.

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/payment"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/payment"
 )
 
 func TestSessionSigner(t *testing.T) {

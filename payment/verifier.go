@@ -3,7 +3,7 @@ package payment
 import (
 	"context"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // ChainVerifier looks a transaction up on chain now (verify).

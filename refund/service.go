@@ -13,8 +13,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"kassa"
-	"kassa/payment"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/payment"
 )
 
 // Service creates, reads, cancels and claims refunds.

@@ -3,7 +3,7 @@ package refund
 import (
 	"context"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // Store keeps refunds. Each write is one store transaction with the

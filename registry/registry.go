@@ -58,7 +58,7 @@ import (
 	"slices"
 	"strings"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 //go:embed registry.json

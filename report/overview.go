@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // DayTotal is one UTC day of a merchant's volume: the invoices paid that day and

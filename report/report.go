@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"kassa"
-	"kassa/refund"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/refund"
 )
 
 // Source is where reports read from: the merchant's invoices, their receipts and

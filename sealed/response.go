@@ -7,8 +7,8 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 
-	"kassa"
-	"kassa/internal/deflate"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/internal/deflate"
 )
 
 // sealMagic starts every response sealed before they were deflated: its plaintext

@@ -3,7 +3,7 @@ package sealed
 import (
 	"testing"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // The CPU cost of sealing a saved response (docs/performance.md, "After

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // TestResponses: a sealed response opens only under the same secret and the

@@ -7,7 +7,7 @@ import (
 	"os"
 	"testing"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // responseFixture is testdata/responses.json: a create response, the

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 
-	"kassa"
-	"kassa/internal/deflate"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/internal/deflate"
 )
 
 // A create response holds the invoice it made, byte for byte the data of the

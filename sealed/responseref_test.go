@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // TestResponsesRef: a create response sealed with a reference to its event

@@ -5,7 +5,7 @@ import (
 	"math/big"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // SettlementJob is one receipt's money to pass on to the merchant.

@@ -3,7 +3,7 @@ package signin
 import (
 	"context"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // DashboardSessionStore keeps dashboard sessions server-side, the half sign-ins

@@ -8,12 +8,12 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"kassa"
-	"kassa/internal/invoicejson"
-	"kassa/invoicing"
-	"kassa/sealed"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/internal/invoicejson"
+	"github.com/kassapay/kassa/invoicing"
+	"github.com/kassapay/kassa/sealed"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // benchEngines runs b once per engine with a fresh store and one merchant.

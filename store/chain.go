@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"math"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // ChainCursor returns network's cursor; nil before its first block.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // watchedColumns are what WatchedAddresses reads of an address and its invoice.

@@ -6,11 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/invoicing"
-	"kassa/payment"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/invoicing"
+	"github.com/kassapay/kassa/payment"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // watchRate is the rate every test quote locks.

@@ -8,8 +8,8 @@ import (
 	"testing/synctest"
 	"time"
 
-	"kassa"
-	"kassa/invoicing"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/invoicing"
 )
 
 // TestCheckpointer checks that commits are copied from the WAL into the database

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // errSignedOut is the answer for an unknown or ended session.

@@ -4,10 +4,10 @@ import (
 	"slices"
 	"testing"
 
-	"kassa"
-	"kassa/invoicing"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/invoicing"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestEndpointChangesReachCreates: every change to a merchant's webhook endpoints

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"time"
 
-	"kassa"
-	"kassa/internal/deflate"
-	"kassa/internal/invoicejson"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/internal/deflate"
+	"github.com/kassapay/kassa/internal/invoicejson"
 )
 
 var _ kassa.EventService = (*DB)(nil)

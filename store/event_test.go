@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/internal/invoicejson"
-	"kassa/invoicing"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/internal/invoicejson"
+	"github.com/kassapay/kassa/invoicing"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // allEvents pages through every event f selects (its Limit is the page size),

@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"testing"
 
-	"kassa"
-	"kassa/internal/deflate"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/internal/deflate"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // eventsRead reads every event of the fixture's store the ways the API, the

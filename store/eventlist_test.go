@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/invoicing"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/invoicing"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 func TestEventsList(t *testing.T) {

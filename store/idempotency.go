@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"time"
 
-	"kassa"
-	"kassa/sealed"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/sealed"
 )
 
 const idempotencyKeyWhere = "merchant_id = $1 AND environment = $2 AND route = $3 AND idempotency_key = $4"

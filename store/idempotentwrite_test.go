@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"testing"
 
-	"kassa"
-	"kassa/internal/invoicejson"
-	"kassa/invoicing"
-	"kassa/sealed"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/internal/invoicejson"
+	"github.com/kassapay/kassa/invoicing"
+	"github.com/kassapay/kassa/sealed"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestCreateInvoiceSavesIdempotentResponse checks that an invoice created under a

@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"time"
 
-	"kassa"
-	"kassa/internal/deflate"
-	"kassa/internal/invoicejson"
-	"kassa/invoicing"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/internal/deflate"
+	"github.com/kassapay/kassa/internal/invoicejson"
+	"github.com/kassapay/kassa/invoicing"
 )
 
 var _ invoicing.Store = (*DB)(nil)

@@ -4,9 +4,9 @@ import (
 	"slices"
 	"testing"
 
-	"kassa"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // descriptionCorpus holds the descriptions the search is checked on: case, LIKE's

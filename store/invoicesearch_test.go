@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/payment"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/payment"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestInvoiceSearch: the dashboard's q finds an invoice by id, customer id, a

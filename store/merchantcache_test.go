@@ -3,10 +3,10 @@ package store_test
 import (
 	"testing"
 
-	"kassa"
-	"kassa/invoicing"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/invoicing"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestCreateInvoiceSeesMerchantChanges checks that the merchant rows the create

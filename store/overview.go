@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"time"
 
-	"kassa"
-	"kassa/report"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/report"
 )
 
 var _ report.OverviewStats = (*DB)(nil)

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"time"
 
-	"kassa"
-	"kassa/commerce"
-	"kassa/report"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/commerce"
+	"github.com/kassapay/kassa/report"
 )
 
 // dayRefunds adds to days (keyed by unix day) the refunds of the merchant's

@@ -8,8 +8,8 @@ import (
 	"math/big"
 	"time"
 
-	"kassa"
-	"kassa/payment"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/payment"
 )
 
 var _ payment.PaymentAddressService = (*DB)(nil)

@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"math/big"
 
-	"kassa"
-	"kassa/commerce"
-	"kassa/settlement"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/commerce"
+	"github.com/kassapay/kassa/settlement"
 )
 
 const payoutColumns = `id, kind, environment, network, merchant_id, from_address, from_index, token_id,

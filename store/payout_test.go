@@ -6,11 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/commerce"
-	"kassa/settlement"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/commerce"
+	"github.com/kassapay/kassa/settlement"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // queuedSweep pays a fresh invoice, claims its receipt and queues its sweep.

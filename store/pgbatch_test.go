@@ -6,10 +6,10 @@ import (
 	"sync"
 	"testing"
 
-	"kassa"
-	"kassa/invoicing"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/invoicing"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // createAll runs creates concurrently on a held batcher, releases it once all are

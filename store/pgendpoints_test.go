@@ -4,10 +4,10 @@ import (
 	"errors"
 	"testing"
 
-	"kassa"
-	"kassa/invoicing"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/invoicing"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestPostgresCreateEndpointsChecked: once PostgreSQL's create writer has read a

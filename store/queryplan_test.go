@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"kassa"
-	"kassa/invoicing"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/invoicing"
 )
 
 // queryPlan returns SQLite's EXPLAIN QUERY PLAN of query, one step a line.

@@ -9,7 +9,7 @@ import (
 	"math/big"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 const refundColumns = `id, invoice_id, payment_id, merchant_id, environment, status, amount_usd, rate, network,

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // ownWalletPayout is the reason on the payout of a refund the merchant took over

@@ -4,10 +4,10 @@ import (
 	"strings"
 	"testing"
 
-	"kassa"
-	"kassa/invoicing"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/invoicing"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestInvoiceBySession: a session token finds its own invoice and nothing else,

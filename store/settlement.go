@@ -8,8 +8,8 @@ import (
 	"math/big"
 	"time"
 
-	"kassa"
-	"kassa/settlement"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/settlement"
 )
 
 var _ settlement.SettlementService = (*DB)(nil)

@@ -10,13 +10,13 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/internal/invoicejson"
-	"kassa/invoicing"
-	"kassa/payment"
-	"kassa/sealed"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/internal/invoicejson"
+	"github.com/kassapay/kassa/invoicing"
+	"github.com/kassapay/kassa/payment"
+	"github.com/kassapay/kassa/sealed"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // storageReportEnv gates TestStorageReport; storageNEnv sets how many invoices it

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"kassa/internal/deflate"
-	"kassa/store"
+	"github.com/kassapay/kassa/internal/deflate"
+	"github.com/kassapay/kassa/store"
 )
 
 // objSize is the space one table, index or TOAST relation takes.

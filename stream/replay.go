@@ -3,7 +3,7 @@ package stream
 import (
 	"context"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // ReplayPage is how many events one replay read returns.

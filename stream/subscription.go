@@ -4,7 +4,7 @@ import (
 	"errors"
 	"sync"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // Reasons a Subscription's Events channel was closed.

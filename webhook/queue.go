@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // Queue is the durable delivery queue the webhook workers drain.

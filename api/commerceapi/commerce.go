@@ -7,10 +7,10 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"kassa"
-	"kassa/api/httpx"
-	"kassa/commerce"
-	"kassa/payment"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api/httpx"
+	"github.com/kassapay/kassa/commerce"
+	"github.com/kassapay/kassa/payment"
 )
 
 // Config holds what the commerce API uses.

@@ -3,8 +3,8 @@ package dashboard
 import (
 	"time"
 
-	"kassa"
-	"kassa/report"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/report"
 )
 
 // chart is the overview's bar chart of net volume per day, drawn as inline SVG

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/report"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/report"
 )
 
 func TestNewChart(t *testing.T) {

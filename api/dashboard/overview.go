@@ -4,8 +4,8 @@ import (
 	"net/http"
 	"time"
 
-	"kassa"
-	"kassa/report"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/report"
 )
 
 // overviewView is the overview's figures for the session's environment.

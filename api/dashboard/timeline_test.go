@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/internal/invoicejson"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/internal/invoicejson"
 )
 
 // TestTimeline: every invoice.updated says what changed (a token chosen, an

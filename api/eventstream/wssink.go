@@ -9,9 +9,9 @@ import (
 	"sync"
 	"time"
 
-	"kassa"
-	"kassa/internal/wsframe"
-	"kassa/stream"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/internal/wsframe"
+	"github.com/kassapay/kassa/stream"
 )
 
 // Who may write to a stream's socket. Only the owner writes, blocking, and it

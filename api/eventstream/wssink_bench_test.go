@@ -5,8 +5,8 @@ import (
 	"io"
 	"testing"
 
-	"kassa"
-	"kassa/stream"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/stream"
 )
 
 // BenchmarkSinkPush is the fan-out of one event of about 1.7 KB (an

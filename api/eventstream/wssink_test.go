@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/stream"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/stream"
 )
 
 // tcpPair returns the two ends of a loopback TCP connection.

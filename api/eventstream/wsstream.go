@@ -10,9 +10,9 @@ import (
 
 	"github.com/coder/websocket"
 
-	"kassa"
-	"kassa/api/httpx"
-	"kassa/stream"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api/httpx"
+	"github.com/kassapay/kassa/stream"
 )
 
 // isWebSocketUpgrade reports whether r asks for a WebSocket upgrade.

@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"kassa"
-	"kassa/sealed"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/sealed"
 )
 
 // Core is the plumbing every HTTP surface shares: the outer layer (request ids,

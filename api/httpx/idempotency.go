@@ -9,8 +9,8 @@ import (
 	"net/http"
 	"time"
 
-	"kassa"
-	"kassa/sealed"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/sealed"
 )
 
 // claimedTimeout bounds a handler that owns an idempotency key; it is well under

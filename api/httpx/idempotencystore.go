@@ -3,7 +3,7 @@ package httpx
 import (
 	"context"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // IdempotencyStore keeps idempotency keys (the store implements it) and the responses saved under them.

@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"time"
 
-	"kassa"
-	"kassa/stream"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/stream"
 )
 
 // Timing of the Server-Sent Events views (the payment page's and the

@@ -10,7 +10,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // WebSocket token ttl bounds, in seconds.

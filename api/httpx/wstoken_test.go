@@ -9,7 +9,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 func TestWSTokenRoundTrip(t *testing.T) {

@@ -3,7 +3,7 @@ package merchantapi
 import (
 	"testing"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 
 	json "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"

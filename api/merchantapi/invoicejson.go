@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"sync"
 
-	"kassa"
-	"kassa/api/httpx"
-	"kassa/internal/invoicejson"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api/httpx"
+	"github.com/kassapay/kassa/internal/invoicejson"
 )
 
 // The invoice answers are appended by hand (kassa/internal/invoicejson and the

@@ -8,12 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/api/httpx"
-	"kassa/api/openapi"
-	"kassa/api/openapi/openapitest"
-	"kassa/internal/invoicejson"
-	"kassa/payment"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api/httpx"
+	"github.com/kassapay/kassa/api/openapi"
+	"github.com/kassapay/kassa/api/openapi/openapitest"
+	"github.com/kassapay/kassa/internal/invoicejson"
+	"github.com/kassapay/kassa/payment"
 )
 
 func testInvoice(id, desc string, meta string) *kassa.Invoice {

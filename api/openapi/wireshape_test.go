@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/api/openapi"
-	"kassa/api/openapi/openapitest"
-	"kassa/internal/invoicejson"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api/openapi"
+	"github.com/kassapay/kassa/api/openapi/openapitest"
+	"github.com/kassapay/kassa/internal/invoicejson"
 )
 
 // TestWireTypesMatchDocument encodes each of the domain's wire shapes with every

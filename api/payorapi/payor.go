@@ -4,10 +4,10 @@ import (
 	"context"
 	"net/http"
 
-	"kassa"
-	"kassa/api/httpx"
-	"kassa/internal/invoicejson"
-	"kassa/payment"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api/httpx"
+	"github.com/kassapay/kassa/internal/invoicejson"
+	"github.com/kassapay/kassa/payment"
 )
 
 // Config holds what the payor API needs.

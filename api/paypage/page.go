@@ -9,11 +9,11 @@ import (
 	"strings"
 	"time"
 
-	"kassa"
-	"kassa/api/httpx"
-	"kassa/payment"
-	"kassa/refund"
-	"kassa/stream"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api/httpx"
+	"github.com/kassapay/kassa/payment"
+	"github.com/kassapay/kassa/refund"
+	"github.com/kassapay/kassa/stream"
 )
 
 // Config holds what the payment page needs.

@@ -10,10 +10,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"kassa"
-	"kassa/invoicing"
-	"kassa/report"
-	"kassa/store"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/invoicing"
+	"github.com/kassapay/kassa/report"
+	"github.com/kassapay/kassa/store"
 )
 
 // csvReport streams seed-1's invoices.csv of the seeded span's last days to

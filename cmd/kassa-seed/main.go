@@ -19,8 +19,8 @@ import (
 	"os"
 	"time"
 
-	"kassa/sealed"
-	"kassa/store"
+	"github.com/kassapay/kassa/sealed"
+	"github.com/kassapay/kassa/store"
 )
 
 // seedEmail names the seeded merchants: seed-1@example.com holds most invoices.

@@ -11,8 +11,8 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, for the size of the database
 	_ "modernc.org/sqlite"             // the "sqlite" driver, for the size of the file
 
-	"kassa"
-	"kassa/store"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/store"
 )
 
 // measure times the dashboard's reads of seed-1's invoices, each rounds times

@@ -10,9 +10,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"kassa"
-	"kassa/invoicing"
-	"kassa/store"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/invoicing"
+	"github.com/kassapay/kassa/store"
 )
 
 // The seeded year: invoice i of n is created at seedStart + i*(seedYear/n).

@@ -1,14 +1,14 @@
 package main
 
 import (
-	"kassa/api/httpx"
-	"kassa/chain"
-	"kassa/hdwallet"
-	"kassa/refund"
-	"kassa/signin"
-	"kassa/store"
-	"kassa/webhook"
-	"kassa/worker"
+	"github.com/kassapay/kassa/api/httpx"
+	"github.com/kassapay/kassa/chain"
+	"github.com/kassapay/kassa/hdwallet"
+	"github.com/kassapay/kassa/refund"
+	"github.com/kassapay/kassa/signin"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/webhook"
+	"github.com/kassapay/kassa/worker"
 )
 
 // The store and the wallet serve interfaces their consumers declare where they

@@ -8,7 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // The append helpers below write JSON exactly as kassa.MarshalJSON (encoding/json with

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // EventData renders an event's object (kassa.NewEvent's data): an invoice, the

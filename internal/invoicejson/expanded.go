@@ -1,6 +1,6 @@
 package invoicejson
 
-import "kassa"
+import "github.com/kassapay/kassa"
 
 // Expanded renders an invoice with the expansions asked for: latest_payment (the
 // newest receipt, null until a payment exists) and payments (its receipts, newest

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // fuzzInvoice builds an invoice from fuzzed parts: flags choose which optional

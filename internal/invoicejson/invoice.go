@@ -3,7 +3,7 @@ package invoicejson
 import (
 	"strconv"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // Marshal renders the canonical invoice object without expansions (docs/api.md

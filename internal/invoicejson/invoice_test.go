@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // sameJSON checks that the new encoder's output and error match the reference's.

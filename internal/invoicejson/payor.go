@@ -3,7 +3,7 @@ package invoicejson
 import (
 	"strconv"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // Payor renders the payor's view of an invoice; LockedNetwork is the network of

@@ -3,7 +3,7 @@ package invoicejson
 import (
 	"encoding/json"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // The reflection-based encoders the hand-written ones replaced, kept as the

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 var jsonCreated = time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
