@@ -87,7 +87,7 @@ func ValidEventID(s string) bool {
 }
 
 // NewEvent returns an event of type typ created at now; data is the object after
-// the change in its canonical JSON (kassa/internal/invoicejson.EventData renders it).
+// the change in its canonical JSON (internal/invoicejson.EventData renders it).
 func NewEvent(merchantID int64, env Environment, typ string, data json.RawMessage, now time.Time) *Event {
 	return &Event{ID: NewEventID(now), MerchantID: merchantID, Environment: env, Type: typ, Created: now, Data: data}
 }

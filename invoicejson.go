@@ -7,9 +7,9 @@ import (
 )
 
 // errInvoiceJSON refuses to encode an Invoice by its Go fields.
-var errInvoiceJSON = errors.New("kassa: an invoice is encoded by kassa/internal/invoicejson, not by its Go fields")
+var errInvoiceJSON = errors.New("kassa: an invoice is encoded by internal/invoicejson, not by its Go fields")
 
-// MarshalJSON refuses: the invoice's wire shapes are kassa/internal/invoicejson's
+// MarshalJSON refuses: the invoice's wire shapes are internal/invoicejson's
 // (Marshal, Expanded, Payor), and an invoice encoded any other way would show its
 // Go field names to a client.
 func (Invoice) MarshalJSON() ([]byte, error) { return nil, errInvoiceJSON }

@@ -8,10 +8,10 @@ import (
 
 	"github.com/kassapay/kassa"
 	"github.com/kassapay/kassa/api/httpx"
-	"github.com/kassapay/kassa/internal/invoicejson"
+	"github.com/kassapay/internal/invoicejson"
 )
 
-// The invoice answers are appended by hand (kassa/internal/invoicejson and the
+// The invoice answers are appended by hand (internal/invoicejson and the
 // envelopes below) rather than passed through encoding/json, which reflected over
 // every field and then checked and copied each invoice's bytes again; their bytes
 // are the same (invoicejson_test.go compares them with encoding/json's).
