@@ -1,4 +1,4 @@
-module kassa
+module github.com/kassapay/kassa
 
 go 1.26.8
 

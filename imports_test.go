@@ -37,7 +37,7 @@ func TestDomainImportsStandardLibraryOnly(t *testing.T) {
 			if strings.Contains(first, ".") && !allowedImports[path] {
 				t.Errorf("%s imports %s: the domain imports only the standard library", name, path)
 			}
-			if path == "kassa" || strings.HasPrefix(path, "kassa/") {
+			if path == "github.com/kassapay/kassa" || strings.HasPrefix(path, "github.com/kassapay/kassa/") {
 				t.Errorf("%s imports %s: the domain imports no package of this module", name, path)
 			}
 		}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // TestNormalizeEmail: emails are trimmed and lower-cased, and an account's

@@ -4,7 +4,7 @@ import (
 	"net/url"
 	"testing"
 
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestSignOutEverywhereAcrossInstances: two instances on one PostgreSQL

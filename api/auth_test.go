@@ -11,9 +11,9 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
-	"kassa/api"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa/api"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 func TestHealthAndRouting(t *testing.T) {

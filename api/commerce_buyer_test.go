@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 const wallet = "0x52908400098527886E0F7030069857D2E4169EE7"

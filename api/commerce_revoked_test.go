@@ -3,8 +3,8 @@ package api_test
 import (
 	"testing"
 
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestCommerceRevokedJWT: on the commerce API a dashboard JWT is the wrong kind

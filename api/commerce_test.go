@@ -6,11 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/api"
-	"kassa/commerce"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api"
+	"github.com/kassapay/kassa/commerce"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // shelf is a tiny retailer for API tests: three products, no upstream.

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 func TestDashboardAPIKeys(t *testing.T) {

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestDashboardIdleTimeout: a dashboard session that makes no request for 31

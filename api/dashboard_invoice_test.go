@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestDashboardInvoiceDetail: after devnet payments the page shows the

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // twoMugs is a cart of $55.35: $49.98, tax $4.12 and a $1.25 commerce fee.

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"kassa"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestDashboardRefundOwnWallet: a refund Kassa cannot pay (its payout waits

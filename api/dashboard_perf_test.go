@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestDashboardInvoicesPerf times GET /dashboard/invoices (the handler alone:

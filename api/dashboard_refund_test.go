@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/registry"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/registry"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // refundForm opens a refund form at path and returns its fields as the form

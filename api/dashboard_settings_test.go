@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // settingsForm is a full, valid account form.

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // browser is a form-posting client without JavaScript: it keeps cookies and

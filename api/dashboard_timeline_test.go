@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestDashboardTimelineSaysWhatChanged: a payor choosing a token and giving an

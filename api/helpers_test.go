@@ -12,14 +12,14 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/api"
-	"kassa/api/httpx"
-	"kassa/hdwallet"
-	"kassa/payment"
-	"kassa/registry"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api"
+	"github.com/kassapay/kassa/api/httpx"
+	"github.com/kassapay/kassa/hdwallet"
+	"github.com/kassapay/kassa/payment"
+	"github.com/kassapay/kassa/registry"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 var testSecret = []byte("test-secret-0123456789abcdef0123456789")

@@ -5,10 +5,10 @@ import (
 	"database/sql"
 	"testing"
 
-	"kassa"
-	"kassa/api"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // savedBody is the body column of the idempotency key key.

@@ -4,8 +4,8 @@ import (
 	"sync"
 	"testing"
 
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 func TestIdempotencyReplay(t *testing.T) {

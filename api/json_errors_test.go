@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestHandshakeErrorsAreJSON: a WebSocket handshake that websocket.Accept would

@@ -4,8 +4,8 @@ import (
 	"net/url"
 	"testing"
 
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // eventPage returns the ids and types of an events list response and has_more.

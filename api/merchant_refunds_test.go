@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestRefundsHTTP: over HTTP (every exchange checked against the OpenAPI

@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"kassa"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // postJSON sends a request with a JSON body and the merchant key.

@@ -4,14 +4,14 @@ import (
 	"strings"
 	"testing"
 
-	"kassa"
-	"kassa/api"
-	"kassa/api/httpx"
-	"kassa/metrics"
-	"kassa/metrics/metricstest"
-	"kassa/registry"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api"
+	"github.com/kassapay/kassa/api/httpx"
+	"github.com/kassapay/kassa/metrics"
+	"github.com/kassapay/kassa/metrics/metricstest"
+	"github.com/kassapay/kassa/registry"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // withMetrics serves /metrics from m to nets (nil: loopback) and counts requests in m.

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/api/httpx"
-	"kassa/api/openapi/openapitest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api/httpx"
+	"github.com/kassapay/kassa/api/openapi/openapitest"
 )
 
 // fakeKeys authenticates one secret as a devnet merchant key of merchant 1.

@@ -4,11 +4,11 @@ import (
 	"strings"
 	"testing"
 
-	"kassa"
-	"kassa/api"
-	"kassa/api/openapi/openapitest"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api"
+	"github.com/kassapay/kassa/api/openapi/openapitest"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // wrong returns a credential the operation refuses with 403, nil when there is none.

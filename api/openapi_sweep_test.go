@@ -5,11 +5,11 @@ import (
 	"strings"
 	"testing"
 
-	"kassa"
-	"kassa/api/httpx"
-	"kassa/api/openapi/openapitest"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api/httpx"
+	"github.com/kassapay/kassa/api/openapi/openapitest"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // sweep drives every operation of the OpenAPI document into the statuses its kind

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"kassa/api/openapi/openapitest"
+	"github.com/kassapay/kassa/api/openapi/openapitest"
 )
 
 // TestMain runs the package's tests, then reports what their exchanges covered of

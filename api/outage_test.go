@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // pgProxy is a loopback TCP proxy in front of PostgreSQL that a test takes down

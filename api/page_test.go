@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // pageGet fetches a payment page path without following redirects.

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"kassa/api"
-	"kassa/registry"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa/api"
+	"github.com/kassapay/kassa/registry"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestPaymentPageEvents reads the page's Server-Sent Events: the status at once,

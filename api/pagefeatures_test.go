@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"kassa/api"
-	"kassa/registry"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa/api"
+	"github.com/kassapay/kassa/registry"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestPaymentPageOptionalQuestions: optional questions are asked too, marked

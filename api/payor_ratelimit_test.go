@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"kassa/api/httpx"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa/api/httpx"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // unlimited is a rate no test request reaches; the payor tests lower one bucket

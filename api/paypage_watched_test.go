@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"kassa"
-	"kassa/api"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // watchingChain is a chain that watches the named networks (of any

@@ -5,10 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"kassa/api"
-	"kassa/api/httpx"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa/api"
+	"github.com/kassapay/kassa/api/httpx"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // expect429 checks a rate-limited response and its headers.

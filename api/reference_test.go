@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"kassa/api/openapi"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa/api/openapi"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestReferencePage: /docs is the reference page of the embedded OpenAPI

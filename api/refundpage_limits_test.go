@@ -4,10 +4,10 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/api/httpx"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api/httpx"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestRefundPageLapsed: 30 days after its creation an unclaimed link says it

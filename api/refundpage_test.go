@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"kassa"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // claimLink creates a refund of usd on a devnet invoice of m paid in full and

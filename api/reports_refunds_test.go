@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"kassa"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestReportsRefundRows: over HTTP from the API and the dashboard, payments.csv

@@ -1,11 +1,11 @@
 package api
 
 import (
-	"kassa"
-	"kassa/api/httpx"
-	"kassa/api/openapi"
-	"kassa/api/paypage"
-	"kassa/api/reference"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api/httpx"
+	"github.com/kassapay/kassa/api/openapi"
+	"github.com/kassapay/kassa/api/paypage"
+	"github.com/kassapay/kassa/api/reference"
 )
 
 // routes is the route table: every route of the service, with the wrappers that

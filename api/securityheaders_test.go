@@ -3,10 +3,10 @@ package api_test
 import (
 	"testing"
 
-	"kassa/api"
-	"kassa/api/httpx"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa/api"
+	"github.com/kassapay/kassa/api/httpx"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // withPublicURL serves the API as if reached at url.

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestSubCentAmountShownExactly: an invoice of 12505 millis reads "$12.505" on the

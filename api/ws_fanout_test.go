@@ -9,8 +9,8 @@ import (
 
 	"github.com/coder/websocket"
 
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestWSFanOutSharesFrames: many real clients of one stream, over loopback, get

@@ -14,11 +14,11 @@ import (
 
 	"github.com/coder/websocket"
 
-	"kassa"
-	"kassa/api"
-	"kassa/store"
-	"kassa/store/storetest"
-	"kassa/stream"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
+	"github.com/kassapay/kassa/stream"
 )
 
 // wsDeadline bounds every wait in these tests; none asserts on timing.

@@ -13,10 +13,10 @@ import (
 
 	"github.com/coder/websocket"
 
-	"kassa"
-	"kassa/api"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestWSStreamIsolation: a stream sees only its merchant's events in its

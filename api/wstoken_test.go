@@ -5,10 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/api"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 func TestWSTokenMint(t *testing.T) {

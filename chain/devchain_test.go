@@ -14,8 +14,8 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
 
-	"kassa/chain"
-	"kassa/devchain"
+	"github.com/kassapay/kassa/chain"
+	"github.com/kassapay/kassa/devchain"
 )
 
 // devChain is the embedded dev chain of serve --dev, started for a test, with a

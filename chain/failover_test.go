@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/chain"
-	"kassa/devchain"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/chain"
+	"github.com/kassapay/kassa/devchain"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // faultyProxy forwards JSON-RPC to the dev chain on loopback, and fails the way

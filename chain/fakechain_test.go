@@ -8,8 +8,8 @@ import (
 	"strings"
 	"sync"
 
-	"kassa"
-	"kassa/chain"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/chain"
 )
 
 // fakeChain is an in-memory chain behind the chain.Node interface, for the

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // GasReport is the state of a network's gas wallet: what it holds and what the

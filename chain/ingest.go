@@ -7,7 +7,7 @@ import (
 	"math/big"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // addressSet is one step's view of what to look for: the watched deposit addresses

@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"kassa/metrics"
-	"kassa/registry"
+	"github.com/kassapay/kassa/metrics"
+	"github.com/kassapay/kassa/registry"
 )
 
 // BenchmarkRPCMetrics is one call (Head: eth_getBlockByNumber) and one batch

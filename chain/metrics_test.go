@@ -6,12 +6,12 @@ import (
 	"testing"
 	"time"
 
-	"kassa/chain"
-	"kassa/devchain"
-	"kassa/metrics"
-	"kassa/metrics/metricstest"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa/chain"
+	"github.com/kassapay/kassa/devchain"
+	"github.com/kassapay/kassa/metrics"
+	"github.com/kassapay/kassa/metrics/metricstest"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestChainMetricsOnTheDevChain: a watcher over a pool whose first endpoint

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"math/big"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // Node is one view of a chain: what the watcher asks a JSON-RPC endpoint. A step of

@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // Refunds the merchant pays from their own wallet (kassa.OwnWalletPay): each step

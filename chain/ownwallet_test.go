@@ -5,10 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"kassa"
-	"kassa/refund"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/refund"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestRefundOwnWalletOnDevChain: with a dry gas wallet a refund waits pending

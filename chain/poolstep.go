@@ -7,7 +7,7 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // Step runs fn with one endpoint's Node: the first, in order of preference, that

@@ -4,9 +4,9 @@ import (
 	"testing"
 	"time"
 
-	"kassa/chain"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa/chain"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestWatcherProgress: Watchers.Progress reports each step's head and last block

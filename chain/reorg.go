@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // reorganize handles a block that is not the child of the last one processed: it

@@ -10,7 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/rpc"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // DefaultTimeout bounds each JSON-RPC call (or batch) when no timeout is set.

@@ -12,7 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // The JSON-RPC answers, parsed with go-ethereum's fixed-size types: a hash that is

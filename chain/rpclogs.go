@@ -10,7 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/rpc"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // MaxRecipients is the most recipients RPC puts in one eth_getLogs topic filter;

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 var (

@@ -8,8 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"kassa"
-	"kassa/worker"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/worker"
 )
 
 // Sender moves money out on one network: it sweeps deposit addresses to

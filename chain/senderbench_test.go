@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/chain"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/chain"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // BenchmarkSettlement (docs/performance.md, "Settlement on chain"): the dev chain

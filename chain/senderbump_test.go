@@ -6,10 +6,10 @@ import (
 
 	"github.com/ethereum/go-ethereum/ethclient"
 
-	"kassa"
-	"kassa/devchain"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/devchain"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // restartDevChain closes the fixture's dev chain and starts it again on its data

@@ -11,7 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // advance moves a payout one step: a queued one is planned (topped up or sent);

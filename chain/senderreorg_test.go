@@ -5,10 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"kassa"
-	"kassa/chain"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/chain"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestSettleReorgDropsSweep: a reorganisation drops the confirmed sweep with its

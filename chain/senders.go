@@ -4,7 +4,7 @@ import (
 	"math/big"
 	"sync"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // Senders is every network's Sender, to read their gas reports from elsewhere

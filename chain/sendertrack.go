@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"math/big"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // track follows one outbox transaction: which of its versions is mined, in which

@@ -3,9 +3,9 @@ package chain_test
 import (
 	"testing"
 
-	"kassa"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestSetAsideConfirmationsCounted: money sent to an invoice already paid is set

@@ -7,12 +7,12 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"kassa"
-	"kassa/chain"
-	"kassa/devchain/oztoken"
-	"kassa/registry"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/chain"
+	"github.com/kassapay/kassa/devchain/oztoken"
+	"github.com/kassapay/kassa/registry"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // ozt is the id of OpenZeppelin's ERC-20 in withStandardERC20's registry.

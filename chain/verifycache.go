@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // LookupTTL is how long verify remembers its look-up of a transaction, a

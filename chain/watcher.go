@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // Store is what a watcher keeps and reads in the store: its cursor and recent

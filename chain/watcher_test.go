@@ -6,13 +6,13 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/chain"
-	"kassa/hdwallet"
-	"kassa/payment"
-	"kassa/registry"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/chain"
+	"github.com/kassapay/kassa/hdwallet"
+	"github.com/kassapay/kassa/payment"
+	"github.com/kassapay/kassa/registry"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 var t0 = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)

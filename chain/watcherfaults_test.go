@@ -4,10 +4,10 @@ import (
 	"errors"
 	"testing"
 
-	"kassa"
-	"kassa/chain"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/chain"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 func TestWatcherNodeFaults(t *testing.T) {

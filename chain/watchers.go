@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"kassa"
-	"kassa/worker"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/worker"
 )
 
 // Watchers is the set of watched networks of a deployment: it runs each network's

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // CatalogSize is the number of products in each built-in devnet catalog.

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // Cache defaults.

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // countingRetailer counts searches and can be made slow or failing.

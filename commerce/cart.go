@@ -3,7 +3,7 @@ package commerce
 import (
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // EstimateTTL is how long a checkout estimate can be turned into an order.

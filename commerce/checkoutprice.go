@@ -3,7 +3,7 @@ package commerce
 import (
 	"strconv"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // Checkout pricing. Every amount is whole cents (usd_millis divisible by 10), so

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // OrderStatus is where a commerce order stands; orderlifecycle.go has the rules.

@@ -3,7 +3,7 @@ package commerce
 import (
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // The order follows its invoice and its settlement by itself: these are the

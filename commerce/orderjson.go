@@ -3,7 +3,7 @@ package commerce
 import (
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // OrderJSON is the order snapshot of docs/api.md 2.11, camelCase like the rest of

@@ -3,7 +3,7 @@ package commerce
 import (
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // Order lifecycle. The main line is pending_payment → payment_confirmed →

@@ -6,7 +6,7 @@ import (
 	"encoding/hex"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // Order returns one of the caller's orders in the caller's environment; orders of

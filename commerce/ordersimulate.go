@@ -4,7 +4,7 @@ import (
 	"net/url"
 	"strings"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // SimulateTargets are the stages the devnet simulate endpoint can move an order to.

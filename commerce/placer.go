@@ -5,8 +5,8 @@ import (
 	"log/slog"
 	"time"
 
-	"kassa"
-	"kassa/worker"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/worker"
 )
 
 // placementLease is how long a worker holds an order it is placing; a worker that

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/commerce"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/commerce"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // mainnetOrder checks out one product on mainnet and moves the order to

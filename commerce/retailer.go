@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // Retailer names. The first is the default of search and checkout.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 func search(t *testing.T, b *Builtin, q SearchQuery) *SearchPage {

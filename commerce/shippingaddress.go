@@ -4,7 +4,7 @@ import (
 	"strings"
 	"unicode"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // StandardizeAddress validates a US shipping address and puts it in the form

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 func validAddress() ShippingAddressInput {

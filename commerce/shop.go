@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // Shop is the commerce API: it runs the three checkout steps against a

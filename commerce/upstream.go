@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // Upstream is a retailer reached over its HTTP API, the mainnet path. The wire

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // fakeRetailer speaks the upstream wire format on loopback, with switchable faults.

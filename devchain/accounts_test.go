@@ -9,7 +9,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"kassa/devchain"
+	"github.com/kassapay/kassa/devchain"
 )
 
 // hardhatAccounts are the accounts Hardhat and Anvil print for the test mnemonic.

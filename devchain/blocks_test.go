@@ -9,7 +9,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/core/types"
 
-	"kassa/devchain"
+	"github.com/kassapay/kassa/devchain"
 )
 
 func TestBlockTimeZeroMinesTransactionsAndOnEvmMine(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
-	"kassa/devchain"
+	"github.com/kassapay/kassa/devchain"
 )
 
 func TestTokenMetadata(t *testing.T) {

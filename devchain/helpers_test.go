@@ -18,7 +18,7 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/rpc"
 
-	"kassa/devchain"
+	"github.com/kassapay/kassa/devchain"
 )
 
 // within bounds every wait for the chain: generous, as tests run with -race on

@@ -21,7 +21,7 @@ import (
 	"github.com/btcsuite/btcd/btcutil/hdkeychain"
 	"github.com/btcsuite/btcd/chaincfg"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // Derivation path constants: deposit addresses live at

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // mnemonicSeedHex is the BIP-39 seed of the standard test mnemonic

@@ -11,8 +11,8 @@ import (
 
 	"github.com/btcsuite/btcd/btcutil/hdkeychain"
 
-	"kassa"
-	"kassa/sealed"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/sealed"
 )
 
 // KeyPath is the file holding the master key of env in dataDir: master-<env>.key.

@@ -8,8 +8,8 @@ import (
 	"sync"
 	"testing"
 
-	"kassa"
-	"kassa/sealed"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/sealed"
 )
 
 // testKeys seals the key files of these tests.

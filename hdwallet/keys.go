@@ -5,7 +5,7 @@ import (
 
 	"github.com/btcsuite/btcd/btcutil/hdkeychain"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // Signing keys. Deposit addresses sign their sweeps with the key at

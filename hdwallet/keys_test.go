@@ -7,7 +7,7 @@ import (
 
 	"github.com/btcsuite/btcd/btcec/v2"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // TestKeysMatchAddresses checks that each key signs for the address derived

@@ -11,7 +11,7 @@ import (
 
 	"github.com/btcsuite/btcd/chaincfg"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // vector1Master is the master key of BIP-32 test vector 1.

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"kassa/api/httpx"
-	"kassa/metrics"
-	"kassa/registry"
+	"github.com/kassapay/kassa/api/httpx"
+	"github.com/kassapay/kassa/metrics"
+	"github.com/kassapay/kassa/registry"
 )
 
 // discard is a ResponseWriter that keeps nothing, so the benchmark measures the

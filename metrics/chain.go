@@ -7,7 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // chainMetrics are the chain's series (chain.Metrics): JSON-RPC calls and their

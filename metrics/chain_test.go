@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"kassa/chain"
-	"kassa/metrics/metricstest"
-	"kassa/registry"
+	"github.com/kassapay/kassa/chain"
+	"github.com/kassapay/kassa/metrics/metricstest"
+	"github.com/kassapay/kassa/registry"
 )
 
 var _ chain.Metrics = (*Metrics)(nil)

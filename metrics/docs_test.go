@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/metrics/metricstest"
-	"kassa/registry"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/metrics/metricstest"
+	"github.com/kassapay/kassa/registry"
 )
 
 // everything is a scrape with every metric present: all sources, one of each event.

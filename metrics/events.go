@@ -3,7 +3,7 @@ package metrics
 import (
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // Labels for values outside the fixed sets: a network the registry does not

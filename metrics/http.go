@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // route records the requests of one route template. The series of each status it

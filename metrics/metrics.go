@@ -19,7 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // Config is what the metrics need from the start.

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/metrics/metricstest"
-	"kassa/registry"
-	"kassa/webhook"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/metrics/metricstest"
+	"github.com/kassapay/kassa/registry"
+	"github.com/kassapay/kassa/webhook"
 )
 
 // TestMetricsServed: what the recorders are told and what the sources say at

@@ -4,7 +4,7 @@ import (
 	"context"
 	"math/big"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // SweepCoster knows what settling one receipt costs in gas on a watched

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/payment"
-	"kassa/registry"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/payment"
+	"github.com/kassapay/kassa/registry"
 )
 
 type costs map[int64]*big.Int

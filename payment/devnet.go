@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // DevnetPayer is the wallet devnet payments come from.

@@ -5,12 +5,12 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/hdwallet"
-	"kassa/payment"
-	"kassa/registry"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/hdwallet"
+	"github.com/kassapay/kassa/payment"
+	"github.com/kassapay/kassa/registry"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // t0 is where every test clock starts.

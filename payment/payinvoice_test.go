@@ -4,10 +4,10 @@ import (
 	"strings"
 	"testing"
 
-	"kassa"
-	"kassa/payment"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/payment"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestPayInvoice: an open invoice is paid in full (the rest when part paid), from

@@ -5,7 +5,7 @@ import (
 	"math/big"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // Service gives payors addresses and quotes and makes devnet payments.

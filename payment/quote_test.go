@@ -4,10 +4,10 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/payment"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/payment"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // questions asks for an email (required) and a note (optional).

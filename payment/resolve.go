@@ -4,7 +4,7 @@ import (
 	"context"
 	"unicode/utf8"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // Resolve records a merchant's accept or dismiss of a payment set aside for a

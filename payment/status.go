@@ -3,7 +3,7 @@ package payment
 import (
 	"context"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // Status is how an invoice's payments stand, as the payor sees it: the answer of

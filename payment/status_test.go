@@ -6,11 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/payment"
-	"kassa/registry"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/payment"
+	"github.com/kassapay/kassa/registry"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestConfirmationsNeeded: each network needs the confirmations the registry

@@ -4,7 +4,7 @@ import (
 	"context"
 	"slices"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 var _ kassa.RateSource = (*Service)(nil)

@@ -3,10 +3,10 @@ package payment_test
 import (
 	"testing"
 
-	"kassa"
-	"kassa/payment"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/payment"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestWatchedNetworks: a mainnet network without a watcher cannot be paid on (no

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // HistoryKeep is how long Live remembers the rates it gave, for RateAt: the

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // wantAt checks the rate of tok at time at; price "" means rate_unavailable.

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // Defaults of Live (decisions.md, "Chains", Rates).

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // market is a loopback Coinbase whose spot prices a test sets, counting requests.

@@ -5,7 +5,7 @@ import (
 	"math/big"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // peg: a stablecoin more than this fraction off 1 USD is not taken at 1:1.

@@ -3,7 +3,7 @@ package refund
 import (
 	"context"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // PayFromOwnWallet lets the merchant pay a pending refund from their own wallet:

@@ -3,7 +3,7 @@ package refund
 import (
 	"context"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // Preview is what Create would make of a request now, without making it: the

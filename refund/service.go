@@ -13,7 +13,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // Service creates, reads, cancels and claims refunds.

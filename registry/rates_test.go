@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // rateOf asks s for the rate of tok and fails the test on an error.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // TestReadmeNamesEveryField: README.md's field table has a row for every field

@@ -57,7 +57,7 @@ import (
 	"slices"
 	"strings"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 //go:embed registry.json

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // writeFile writes data to a fresh temporary file and returns its path.

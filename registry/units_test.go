@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // bigInt parses a base-10 integer or fails the test.

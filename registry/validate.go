@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"strings"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // validate checks f against the rules in the package documentation and rewrites

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // validFile returns a small valid override: one devnet network with an ERC-20 token

@@ -3,7 +3,7 @@ package report
 import (
 	"context"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // invoiceHeader names the columns of invoices.csv.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"math/big"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // paymentHeader names the columns of payments.csv. New columns go at the end

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"kassa"
-	"kassa/registry"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/registry"
 )
 
 // oneInvoice is an InvoiceService with one page of invoices.

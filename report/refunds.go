@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // refundHeader names the columns of refunds.csv.

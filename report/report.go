@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // Source is where reports read from: the merchant's invoices, their receipts and

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"kassa/sealed"
+	"github.com/kassapay/kassa/sealed"
 )
 
 // newKey returns a fresh key, failing the test on error.

@@ -14,7 +14,7 @@ import (
 	"github.com/pquerna/otp"
 	"github.com/pquerna/otp/totp"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // Issuer names Kassa in the merchant's authenticator app.

@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/registry"
-	"kassa/settlement"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/registry"
+	"github.com/kassapay/kassa/settlement"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // stalling settles by itself (settlement.Devnet) and counts each receipt it is

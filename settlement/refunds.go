@@ -5,7 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // RefundSimulator completes the pending refunds of networks no watcher follows

@@ -12,8 +12,8 @@ import (
 	"log/slog"
 	"time"
 
-	"kassa"
-	"kassa/worker"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/worker"
 )
 
 // batchSize is how many receipts one round claims.

@@ -9,11 +9,11 @@ import (
 	"math/big"
 	"testing"
 
-	"kassa"
-	"kassa/registry"
-	"kassa/settlement"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/registry"
+	"github.com/kassapay/kassa/settlement"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // flaky settles everything but the receipts it is told to fail, and notes where

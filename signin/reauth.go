@@ -3,8 +3,8 @@ package signin
 import (
 	"context"
 
-	"kassa"
-	"kassa/secondfactor"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/secondfactor"
 )
 
 // ErrReauthenticationRequired is the answer to a sensitive change without the

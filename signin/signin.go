@@ -11,8 +11,8 @@ import (
 	"context"
 	"time"
 
-	"kassa"
-	"kassa/secondfactor"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/secondfactor"
 )
 
 // Service checks passwords and codes for both surfaces.

@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"kassa"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestSnapshot: on SQLite a snapshot taken while the store is open is a

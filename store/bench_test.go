@@ -8,9 +8,9 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"kassa"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // benchEngines runs b once per engine with a fresh store and one merchant.

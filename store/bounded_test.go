@@ -5,9 +5,9 @@ import (
 	"errors"
 	"testing"
 
-	"kassa"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestBoundedReads: the reads that skip the cost of watching their context (a

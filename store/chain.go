@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"math"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // Compile-time check that DB keeps the chain watchers' state.

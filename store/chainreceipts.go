@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // detachReceipts detaches the receipts of network recorded in canonical blocks

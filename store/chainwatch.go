@@ -6,7 +6,7 @@ import (
 	"math/big"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // watchedColumns are what WatchedAddresses reads of an address and its invoice.

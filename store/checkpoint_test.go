@@ -8,7 +8,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // TestCheckpointer checks that commits are copied from the WAL into the database

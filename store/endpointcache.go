@@ -4,7 +4,7 @@ import (
 	"strings"
 	"sync"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // maxCachedEndpointSets bounds endpointCache: past it the cache starts again.

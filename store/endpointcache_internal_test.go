@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // TestEndpointCacheStatements: which of the writer's statements empty the cache.

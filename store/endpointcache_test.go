@@ -4,9 +4,9 @@ import (
 	"slices"
 	"testing"
 
-	"kassa"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestEndpointChangesReachCreates: every change to a merchant's webhook endpoints

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 var _ kassa.EventService = (*DB)(nil)

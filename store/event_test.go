@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // allEvents pages through every event f selects (its Limit is the page size),

@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"testing"
 
-	"kassa"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // eventsRead reads every event of the fixture's store the ways the API, the

@@ -8,7 +8,7 @@ import (
 	"math"
 	"strconv"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // Events returns a page of the merchant's events in one environment that the

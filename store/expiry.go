@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // ExpireInvoices moves open invoices whose expiry has passed (with nothing pending)

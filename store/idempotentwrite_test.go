@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"testing"
 
-	"kassa"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestCreateInvoiceSavesIdempotentResponse checks that an invoice created under a

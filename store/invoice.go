@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 var _ kassa.InvoiceService = (*DB)(nil)

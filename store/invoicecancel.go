@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // CancelInvoice cancels an unpaid invoice and writes invoice.canceled and

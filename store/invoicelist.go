@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // Page size bounds for Invoices.

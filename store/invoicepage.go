@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // invoicePage is the query of one page of invoices: limit rows and one of

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // invoiceScan holds the destinations of one row of invoiceColumns. A list scans

@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // keyCacheTTL is how long an authenticated key's row is reused without reading the

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // TestKeyCacheRevokeDuringRead checks that a row read before a revoke is not cached

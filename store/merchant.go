@@ -9,7 +9,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 var _ kassa.MerchantService = (*DB)(nil)

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // merchantCacheTTL is how long a merchant row read for an invoice create is

@@ -9,8 +9,8 @@ import (
 	"sync"
 	"testing"
 
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 func TestOpenAppliesMigrationsOnce(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // Compile-time check that DB hands out named leases.

@@ -4,10 +4,10 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/commerce"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/commerce"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestCommitsOnlyAfterWrites checks that a committed transaction wakes the

@@ -1,6 +1,6 @@
 package store
 
-import "kassa"
+import "github.com/kassapay/kassa"
 
 // Observer learns what committed write transactions changed, once they have
 // committed: package metrics counts invoices, their status changes, payments and

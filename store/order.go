@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"time"
 
-	"kassa"
-	"kassa/commerce"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/commerce"
 )
 
 // Compile-time check that DB keeps commerce data.

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"kassa"
-	"kassa/commerce"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/commerce"
 )
 
 // followInvoice applies an invoice change to the invoice's commerce order, if it

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"strconv"
 
-	"kassa"
-	"kassa/commerce"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/commerce"
 )
 
 // Orders returns a page of the merchant's orders in the filter's environment,

@@ -10,7 +10,7 @@ import (
 	"math/big"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // AddTx allocates tx's nonce, signs it and stores it with its first version in

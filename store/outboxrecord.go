@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"kassa"
-	"kassa/commerce"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/commerce"
 )
 
 // RecordTx records what the chain says of an outbox transaction and carries it to

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 var _ kassa.OverviewStats = (*DB)(nil)

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/commerce"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/commerce"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // days renders day totals as "2026-11-22 paid 2 $27.32 refunds 1 $16.82".

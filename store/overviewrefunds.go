@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"kassa"
-	"kassa/commerce"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/commerce"
 )
 
 // dayRefunds adds to days (keyed by unix day) the refunds of the merchant's

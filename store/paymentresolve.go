@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // ResolvePayment records a merchant's accept or dismiss of a set-aside payment in

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"math/big"
 
-	"kassa"
-	"kassa/commerce"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/commerce"
 )
 
 var _ kassa.PayoutStore = (*DB)(nil)

@@ -6,9 +6,9 @@ import (
 	"sync"
 	"testing"
 
-	"kassa"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // createAll runs creates concurrently on a held batcher, releases it once all are

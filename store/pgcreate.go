@@ -8,7 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // pgInvoiceWrite is an invoice create prepared outside the transaction: the row,

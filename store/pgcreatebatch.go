@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // errBatchSplit says a batch of creates was rolled back for a reason that belongs

@@ -8,7 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // SQLSTATEs kassa_check raises (migration 0022) in a create batch's transaction.

@@ -4,9 +4,9 @@ import (
 	"errors"
 	"testing"
 
-	"kassa"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestPostgresCreateEndpointsChecked: once PostgreSQL's create writer has read a

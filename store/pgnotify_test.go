@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestInstancesShareCommitsAndRevocations opens two stores on one PostgreSQL schema,

@@ -11,7 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // maxPGReads bounds how many pages of invoices share one PostgreSQL round trip.

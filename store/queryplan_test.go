@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // queryPlan returns SQLite's EXPLAIN QUERY PLAN of query, one step a line.

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestTakeRate walks one key's GCRA budget (2 per second, burst 4) on the store's

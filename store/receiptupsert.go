@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // upsertReceipt inserts a new receipt or updates the one already recorded for the

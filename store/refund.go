@@ -9,7 +9,7 @@ import (
 	"math/big"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 var _ kassa.RefundStore = (*DB)(nil)

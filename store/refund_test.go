@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 var refundToken = kassa.Token{ID: 1, Network: "bsc-testnet", Symbol: "USDT", Decimals: 18}

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // RefundsOf returns the refunds of several of the merchant's invoices, oldest

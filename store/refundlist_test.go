@@ -4,9 +4,9 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // refundIDs are the ids of rs, in order.

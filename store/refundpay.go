@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // Refunds are paid on chain by the payout executor (payout.go, outbox*.go): a

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"testing"
 
-	"kassa"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 const refundGas = "0x9999999999999999999999999999999999999999"

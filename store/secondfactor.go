@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 var _ kassa.SecondFactorStore = (*DB)(nil)

@@ -6,8 +6,8 @@ import (
 	"errors"
 	"fmt"
 
-	"kassa"
-	"kassa/sealed"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/sealed"
 )
 
 // Secrets that grant access are sealed at rest (package sealed) under the keyring

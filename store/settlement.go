@@ -8,7 +8,7 @@ import (
 	"math/big"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 var _ kassa.SettlementService = (*DB)(nil)

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 var _ kassa.SignInThrottle = (*DB)(nil)

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // held returns how long err says to wait, or 0 when it is not a hold.

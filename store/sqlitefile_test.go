@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"kassa/store"
+	"github.com/kassapay/kassa/store"
 )
 
 // TestSQLiteFilesArePrivate: a data dir that existed with 0755 and a database

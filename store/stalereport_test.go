@@ -3,9 +3,9 @@ package store_test
 import (
 	"testing"
 
-	"kassa"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestIngestStaleReport: a report of a recorded transfer that is older than what

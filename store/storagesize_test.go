@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"kassa"
-	"kassa/store"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/store"
 )
 
 // objSize is the space one table, index or TOAST relation takes.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"kassa/store"
+	"github.com/kassapay/kassa/store"
 )
 
 // The what-ifs of the storage report: copies of the invoices, events and

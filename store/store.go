@@ -27,8 +27,8 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
-	"kassa"
-	"kassa/sealed"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/sealed"
 )
 
 // Engine names as returned by DB.Engine.

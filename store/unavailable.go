@@ -14,7 +14,7 @@ import (
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // A store outage is kassa.ErrUnavailable (503 with Retry-After), never an internal

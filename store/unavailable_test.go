@@ -13,7 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // TestStoreErrorsUnavailable: connectivity failures of either engine are

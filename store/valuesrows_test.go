@@ -9,7 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // TestMultiRow: a one-row INSERT repeated as rows tuples, their placeholders

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 var _ kassa.WebhookService = (*DB)(nil)

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // WebhookBacklog is the state of the webhook delivery queue at one moment.

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 const deliveryColumns = `id, endpoint_id, merchant_id, environment, event_id, event_type, status, attempts,

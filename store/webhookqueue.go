@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 var _ kassa.WebhookQueue = (*DB)(nil)

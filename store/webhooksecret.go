@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // openEndpointSecret opens a secret of endpoint id for a caller that shows or

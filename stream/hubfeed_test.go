@@ -10,10 +10,10 @@ import (
 	"testing/synctest"
 	"time"
 
-	"kassa"
-	"kassa/store"
-	"kassa/store/storetest"
-	"kassa/stream"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
+	"github.com/kassapay/kassa/stream"
 )
 
 // fakeFeed is a feed of given events, in order, with Pos.Seq their index + 1; it

@@ -3,7 +3,7 @@ package stream
 import (
 	"sync"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // minPerPusher is how many sinks a batch must reach per pusher goroutine before

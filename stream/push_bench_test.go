@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // nopSink takes every batch and does nothing with it.

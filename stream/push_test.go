@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/stream"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/stream"
 )
 
 // recSink records what a hub pushes to it. With hold set it keeps every event

@@ -38,8 +38,8 @@ import (
 	"sync"
 	"time"
 
-	"kassa"
-	"kassa/worker"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/worker"
 )
 
 // catchUpTimeout bounds the read of the feed's head by a hub's first subscription.

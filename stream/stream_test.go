@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/store"
-	"kassa/store/storetest"
-	"kassa/stream"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
+	"github.com/kassapay/kassa/stream"
 )
 
 // deadline bounds every wait; tests never assert on timing.

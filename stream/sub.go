@@ -1,6 +1,6 @@
 package stream
 
-import "kassa"
+import "github.com/kassapay/kassa"
 
 // Sub is one subscription; it implements kassa.Subscription. A sink's
 // subscription (SubscribeSink) has no channel.

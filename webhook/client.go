@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // clientOptions are the knobs of newClient; tests shorten the timeouts, trust a

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // Targets of the tests: the default (public addresses only) and the operator's

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // fakeDNS is a DNS server on loopback UDP that answers every A question with one

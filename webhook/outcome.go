@@ -4,7 +4,7 @@ import (
 	"strings"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // Metrics is where the worker reports its attempts (package metrics implements it).

@@ -3,7 +3,7 @@ package webhook
 import (
 	"testing"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 func TestOutcome(t *testing.T) {

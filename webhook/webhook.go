@@ -20,8 +20,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"kassa"
-	"kassa/worker"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/worker"
 )
 
 // Defaults of Worker's knobs.

@@ -13,7 +13,7 @@ import (
 
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // received is one request a test server got.

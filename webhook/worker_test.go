@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // finish is one recorded FinishWebhookAttempt call.

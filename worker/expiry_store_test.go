@@ -5,10 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/store"
-	"kassa/store/storetest"
-	"kassa/worker"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
+	"github.com/kassapay/kassa/worker"
 )
 
 // TestExpiryStoresExpiry runs Expiry on the real store: an invoice whose expiry has

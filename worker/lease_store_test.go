@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"kassa/store"
-	"kassa/store/storetest"
-	"kassa/worker"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
+	"github.com/kassapay/kassa/worker"
 )
 
 // TestLeasedLoopRunsOnce runs one job in two instances (two store handles on one

@@ -9,7 +9,7 @@ import (
 	"log/slog"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // ExpiryInterval is how often Expiry looks for invoices whose expiry has passed.

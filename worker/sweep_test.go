@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // fakeExpirer answers ExpireInvoices with n and err, noting the limit asked for.

@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"kassa"
-	"kassa/api/httpx"
-	"kassa/commerce"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api/httpx"
+	"github.com/kassapay/kassa/commerce"
 )
 
 // Paths of the order endpoints, relative to the base address (docs/api.md 2.10).

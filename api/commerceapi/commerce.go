@@ -7,9 +7,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"kassa"
-	"kassa/api/httpx"
-	"kassa/commerce"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api/httpx"
+	"github.com/kassapay/kassa/commerce"
 )
 
 // Config holds what the commerce API uses.

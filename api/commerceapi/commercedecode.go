@@ -3,9 +3,9 @@ package commerceapi
 import (
 	"net/http"
 
-	"kassa"
-	"kassa/api/httpx"
-	"kassa/commerce"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api/httpx"
+	"github.com/kassapay/kassa/commerce"
 )
 
 // Decoders of the commerce request bodies: strict JSON (unknown fields, wrong

@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"strings"
 
-	"kassa"
-	"kassa/api/httpx"
-	"kassa/commerce"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api/httpx"
+	"github.com/kassapay/kassa/commerce"
 )
 
 // Search serves GET /api/commerce/search (docs/api.md 2.9, 4.6).

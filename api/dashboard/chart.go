@@ -3,7 +3,7 @@ package dashboard
 import (
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // chart is the overview's bar chart of net volume per day, drawn as inline SVG

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 func TestNewChart(t *testing.T) {

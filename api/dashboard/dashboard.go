@@ -6,13 +6,13 @@ import (
 	"strings"
 	"time"
 
-	"kassa"
-	"kassa/api/httpx"
-	"kassa/commerce"
-	"kassa/payment"
-	"kassa/refund"
-	"kassa/report"
-	"kassa/signin"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api/httpx"
+	"github.com/kassapay/kassa/commerce"
+	"github.com/kassapay/kassa/payment"
+	"github.com/kassapay/kassa/refund"
+	"github.com/kassapay/kassa/report"
+	"github.com/kassapay/kassa/signin"
 )
 
 // Config holds what the dashboard needs.

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // eventsView is the events page: a page of events with their JSON.

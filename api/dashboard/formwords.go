@@ -3,7 +3,7 @@ package dashboard
 import (
 	"strings"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // formWords are what a dashboard form says when the API's rules refuse a field,

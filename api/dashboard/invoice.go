@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // invoiceView is an invoice's page. The parts that change as money arrives

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"strings"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // newInvoiceView is the new-invoice form, with what was typed and what is wrong.

@@ -6,7 +6,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // pageSize is how many invoices a list page shows.

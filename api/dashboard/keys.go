@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // keysView is the API keys page: the keys of the session's environment, the

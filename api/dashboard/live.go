@@ -5,8 +5,8 @@ import (
 	"net/http"
 	"strconv"
 
-	"kassa"
-	"kassa/api/httpx"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api/httpx"
 )
 
 // liveView is what changes on an invoice's page as money arrives, as the page's

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"net/url"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // signInCookie holds a half sign-in's token (the password was right, the code is

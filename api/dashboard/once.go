@@ -4,7 +4,7 @@ import (
 	"context"
 	"net/http"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // once runs fn at most once per form key, through the idempotency store the API

@@ -4,8 +4,8 @@ import (
 	"net/http"
 	"strings"
 
-	"kassa"
-	"kassa/commerce"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/commerce"
 )
 
 // orderView is a commerce order's page, with the cancel form as typed when it

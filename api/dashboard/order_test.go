@@ -4,8 +4,8 @@ import (
 	"slices"
 	"testing"
 
-	"kassa"
-	"kassa/commerce"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/commerce"
 )
 
 // TestOrderViewSimulate: devnet orders offer the simulate targets reachable from

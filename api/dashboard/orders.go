@@ -4,8 +4,8 @@ import (
 	"net/http"
 	"slices"
 
-	"kassa"
-	"kassa/commerce"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/commerce"
 )
 
 // ordersView is the order list and the status filter that made it, as in the URL.

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // overviewView is the overview's figures for the session's environment.

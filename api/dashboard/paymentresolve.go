@@ -3,7 +3,7 @@ package dashboard
 import (
 	"net/http"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // acceptPayment serves POST /dashboard/invoices/{id}/payments/{paymentId}/accept

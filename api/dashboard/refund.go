@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"strings"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // refundRow is one refund of an invoice as its page and the invoice's page

@@ -6,8 +6,8 @@ import (
 	"net/url"
 	"strings"
 
-	"kassa"
-	"kassa/refund"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/refund"
 )
 
 // refundForm is a refund's form as typed, values as text.

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"strings"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // A refund Kassa cannot pay yet (its wallet is short: failure_reason) may be

@@ -14,8 +14,8 @@ import (
 
 	"rsc.io/qr"
 
-	"kassa"
-	"kassa/api/httpx"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api/httpx"
 )
 
 // files are the dashboard's templates, styles and script, built into the binary.

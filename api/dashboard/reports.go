@@ -3,9 +3,9 @@ package dashboard
 import (
 	"net/http"
 
-	"kassa"
-	"kassa/api/httpx"
-	"kassa/report"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api/httpx"
+	"github.com/kassapay/kassa/report"
 )
 
 // reportsView is the reports page: the date range of the downloads.

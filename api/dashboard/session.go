@@ -5,7 +5,7 @@ import (
 	"net/url"
 	"strings"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // cookieName is the session cookie; its value is the session token.

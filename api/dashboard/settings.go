@@ -5,8 +5,8 @@ import (
 	"net/http"
 	"strings"
 
-	"kassa"
-	"kassa/signin"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/signin"
 )
 
 // field is one input of a settings form, with what is wrong with it.

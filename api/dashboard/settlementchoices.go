@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // option is one choice of a select field.

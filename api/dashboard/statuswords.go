@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // statusWord is how the dashboard shows one status of the API: a few words, a

@@ -3,8 +3,8 @@ package dashboard
 import (
 	"testing"
 
-	"kassa"
-	"kassa/commerce"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/commerce"
 )
 
 // TestStatusWords: statuses read in words by kind, the API's value kept in the

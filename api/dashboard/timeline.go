@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"strconv"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // timelineRow is one event of the invoice or its receipts, oldest first.

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // TestTimeline: every invoice.updated says what changed (a token chosen, an

@@ -6,8 +6,8 @@ import (
 	"html/template"
 	"net/http"
 
-	"kassa"
-	"kassa/secondfactor"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/secondfactor"
 )
 
 // twoStepView is the settings page's two-step sign-in section: on or off, and

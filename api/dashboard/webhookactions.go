@@ -3,7 +3,7 @@ package dashboard
 import (
 	"net/http"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // webhookAction serves POST /dashboard/developers/webhooks/{id}/{action}: update

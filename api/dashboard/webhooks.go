@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"strings"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // webhooksView is the webhook endpoints page with its create form.

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"kassa"
-	"kassa/api/httpx"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api/httpx"
 )
 
 // streamCredential is who opened a stream and until when it may stay open.

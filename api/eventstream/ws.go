@@ -9,8 +9,8 @@ import (
 
 	"github.com/coder/websocket"
 
-	"kassa"
-	"kassa/api/httpx"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api/httpx"
 )
 
 // Default timings of the event streams.

@@ -6,7 +6,7 @@ import (
 	"net"
 	"net/http"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // maxFrameHeader is the longest header of an unmasked frame.

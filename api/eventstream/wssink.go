@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // Who may write to a stream's socket. Only the owner writes, blocking, and it

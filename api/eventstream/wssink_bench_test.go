@@ -5,7 +5,7 @@ import (
 	"io"
 	"testing"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // BenchmarkSinkPush is the fan-out of one event of about 1.7 KB (an

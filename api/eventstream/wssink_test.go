@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // tcpPair returns the two ends of a loopback TCP connection.

@@ -10,8 +10,8 @@ import (
 
 	"github.com/coder/websocket"
 
-	"kassa"
-	"kassa/api/httpx"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api/httpx"
 )
 
 // isWebSocketUpgrade reports whether r asks for a WebSocket upgrade.

@@ -3,7 +3,7 @@ package httpx
 import (
 	"sync"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // claimKey is an idempotency key's scope without the claimant.

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // Core is the plumbing every HTTP surface shares: the outer layer (request ids,

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // TestDecodeRequest checks the one path every body decoder takes: strict parsing

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // errorClass is the HTTP rendering of one kassa.ErrorKind.

@@ -9,7 +9,7 @@ import (
 	"net/http"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // claimedTimeout bounds a handler that owns an idempotency key; it is well under

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"kassa"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestStoreOnlyReplayHeaders: a StoreOnly run that fails (here a 503, as when the

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // Metrics is where the HTTP layer reports what package metrics counts. A Core

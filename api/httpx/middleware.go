@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // maxBodyBytes is the largest request body accepted; more is 413 body_too_large.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // QueryValue returns the first value of a query parameter, "" when absent.

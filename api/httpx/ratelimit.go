@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // RateLimiter keeps a budget per key: burst requests at once, then rate per

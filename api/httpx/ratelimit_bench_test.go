@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"kassa/api/httpx"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa/api/httpx"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // BenchmarkRateLimit is the cost of one request's rate-limit check, headers

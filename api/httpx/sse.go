@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // Timing of the Server-Sent Events views (the payment page's and the

@@ -1,12 +1,12 @@
 package merchantapi
 
 import (
-	"kassa"
-	"kassa/api/httpx"
-	"kassa/payment"
-	"kassa/refund"
-	"kassa/report"
-	"kassa/signin"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api/httpx"
+	"github.com/kassapay/kassa/payment"
+	"github.com/kassapay/kassa/refund"
+	"github.com/kassapay/kassa/report"
+	"github.com/kassapay/kassa/signin"
 )
 
 // Config holds what the merchant API uses.

@@ -4,8 +4,8 @@ import (
 	"strconv"
 	"time"
 
-	"kassa"
-	"kassa/api/httpx"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api/httpx"
 )
 
 // decodeInvoiceCreate reads an invoice create request (docs/api.md 2.2) strictly and

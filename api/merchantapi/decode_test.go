@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // decodeCase is one invoice create body and what decoding it must give.

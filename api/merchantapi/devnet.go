@@ -3,9 +3,9 @@ package merchantapi
 import (
 	"net/http"
 
-	"kassa"
-	"kassa/api/httpx"
-	"kassa/payment"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api/httpx"
+	"github.com/kassapay/kassa/payment"
 )
 
 // decodeDevnetPayment reads {amount_usd?, token_id?, status?, tx_hash?}; the body

@@ -5,8 +5,8 @@ import (
 	"net/url"
 	"strconv"
 
-	"kassa"
-	"kassa/api/httpx"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api/httpx"
 )
 
 // eventList is the events list response of docs/api.md 2.8.

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"sync"
 
-	"kassa"
-	"kassa/api/httpx"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api/httpx"
 )
 
 // The invoice answers are appended by hand (kassa.Invoice.AppendJSON and the

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/api/httpx"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api/httpx"
 )
 
 func testInvoice(id, desc string, meta string) *kassa.Invoice {

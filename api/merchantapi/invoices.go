@@ -4,8 +4,8 @@ import (
 	"context"
 	"net/http"
 
-	"kassa"
-	"kassa/api/httpx"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api/httpx"
 )
 
 // invoiceCreated is the answer to an invoice creation (docs/api.md 2.3), with the

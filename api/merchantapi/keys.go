@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"kassa"
-	"kassa/api/httpx"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api/httpx"
 )
 
 // defaultKeyName is the name of a key created without one.

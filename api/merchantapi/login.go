@@ -3,9 +3,9 @@ package merchantapi
 import (
 	"net/http"
 
-	"kassa"
-	"kassa/api/httpx"
-	"kassa/signin"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api/httpx"
+	"github.com/kassapay/kassa/signin"
 )
 
 // loginResponse is the body of a successful login.

@@ -3,9 +3,9 @@ package merchantapi
 import (
 	"net/http"
 
-	"kassa"
-	"kassa/api/httpx"
-	"kassa/signin"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api/httpx"
+	"github.com/kassapay/kassa/signin"
 )
 
 // merchantJSON is the merchant settings object of GET and PATCH /api/v1/merchant.

@@ -3,8 +3,8 @@ package merchantapi
 import (
 	"net/http"
 
-	"kassa"
-	"kassa/api/httpx"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api/httpx"
 )
 
 // AcceptPayment serves POST /api/v1/invoices/{invoiceId}/payments/{paymentId}/accept:

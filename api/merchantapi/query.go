@@ -7,8 +7,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"kassa"
-	"kassa/api/httpx"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api/httpx"
 )
 
 // customerParam reads the customer_id filter; nil when absent.

@@ -5,9 +5,9 @@ import (
 	"net/http"
 	"strings"
 
-	"kassa"
-	"kassa/api/httpx"
-	"kassa/refund"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api/httpx"
+	"github.com/kassapay/kassa/refund"
 )
 
 // CreateRefund serves POST /api/v1/invoices/{invoiceId}/refunds: 201 with the

@@ -3,7 +3,7 @@ package merchantapi
 import (
 	"net/http"
 
-	"kassa/api/httpx"
+	"github.com/kassapay/kassa/api/httpx"
 )
 
 // InvoicesCSV serves GET /api/v1/reports/invoices.csv?created_gte=&created_lte=&environment=:

@@ -3,8 +3,8 @@ package merchantapi
 import (
 	"net/http"
 
-	"kassa"
-	"kassa/api/httpx"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api/httpx"
 )
 
 // statusTotalJSON is a count and sums of invoices, in usd_millis with decimal twins.

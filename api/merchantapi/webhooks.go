@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"kassa"
-	"kassa/api/httpx"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api/httpx"
 )
 
 // decodeEndpointInput reads a webhook endpoint create or update body. disabled is

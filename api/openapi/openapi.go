@@ -17,7 +17,7 @@ import (
 	"net/http"
 	"strings"
 
-	"kassa/api/httpx"
+	"github.com/kassapay/kassa/api/httpx"
 )
 
 // Document is the OpenAPI document, as JSON.

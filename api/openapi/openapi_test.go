@@ -16,8 +16,8 @@ import (
 	"github.com/pb33f/libopenapi-validator/schema_validation"
 	"github.com/pb33f/libopenapi/datamodel/high/base"
 
-	"kassa/api/openapi"
-	"kassa/api/openapi/openapitest"
+	"github.com/kassapay/kassa/api/openapi"
+	"github.com/kassapay/kassa/api/openapi/openapitest"
 )
 
 // TestDocumentIsValid: the document is OpenAPI 3.1, libopenapi builds its model

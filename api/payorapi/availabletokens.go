@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"kassa"
-	"kassa/api/httpx"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api/httpx"
 )
 
 // availableToken is one item of GET /api/v1/payments/available-tokens (docs/api.md 2.6).

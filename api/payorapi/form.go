@@ -5,8 +5,8 @@ import (
 	"net/http"
 	"strconv"
 
-	"kassa"
-	"kassa/api/httpx"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api/httpx"
 )
 
 // Questions serves GET /api/v1/payments/questions: the invoice's question schema

@@ -3,7 +3,7 @@ package payorapi
 import (
 	"net/http"
 
-	"kassa/api/httpx"
+	"github.com/kassapay/kassa/api/httpx"
 )
 
 // PaymentAddress serves POST /api/v1/payments/payment-address {token_id}: it locks

@@ -4,9 +4,9 @@ import (
 	"context"
 	"net/http"
 
-	"kassa"
-	"kassa/api/httpx"
-	"kassa/payment"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api/httpx"
+	"github.com/kassapay/kassa/payment"
 )
 
 // Config holds what the payor API needs.

@@ -3,8 +3,8 @@ package payorapi
 import (
 	"net/http"
 
-	"kassa"
-	"kassa/api/httpx"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api/httpx"
 )
 
 // Verify serves GET and POST /api/v1/invoice/{invoiceId}/verify with either a

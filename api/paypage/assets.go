@@ -11,7 +11,7 @@ import (
 	"path"
 	"strings"
 
-	"kassa/api/httpx"
+	"github.com/kassapay/kassa/api/httpx"
 )
 
 // pageFiles are the payment page's templates, styles, script and token icons,

@@ -4,8 +4,8 @@ import (
 	"context"
 	"net/http"
 
-	"kassa"
-	"kassa/api/httpx"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api/httpx"
 )
 
 // Events serves GET /pay/{invoiceId}/events: the payment-status object

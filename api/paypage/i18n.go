@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // messages are the payment page's words in one language. The script gets the

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"kassa"
-	"kassa/api/httpx"
-	"kassa/payment"
-	"kassa/refund"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api/httpx"
+	"github.com/kassapay/kassa/payment"
+	"github.com/kassapay/kassa/refund"
 )
 
 // Config holds what the payment page needs.

@@ -3,7 +3,7 @@ package paypage
 import (
 	"net/http"
 
-	"kassa/api/httpx"
+	"github.com/kassapay/kassa/api/httpx"
 
 	"rsc.io/qr"
 )

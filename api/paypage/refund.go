@@ -6,8 +6,8 @@ import (
 	"net/http"
 	"strings"
 
-	"kassa"
-	"kassa/api/httpx"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api/httpx"
 )
 
 // The refund claim page, /refund/{refundId}?t=TOKEN (decisions.md, "Refunds,

@@ -1,6 +1,6 @@
 package paypage
 
-import "kassa"
+import "github.com/kassapay/kassa"
 
 // refundMessages are the refund claim page's words in one language. Sentences
 // with %s take, in order, what their comment names.

@@ -7,7 +7,7 @@ import (
 	"net/url"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // refundView is everything the refund claim page shows, computed on the server

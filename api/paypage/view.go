@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"kassa"
-	"kassa/payment"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/payment"
 )
 
 // pageView is everything the payment page shows, computed on the server so the

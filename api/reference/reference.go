@@ -13,7 +13,7 @@ import (
 	"html/template"
 	"net/http"
 
-	"kassa/api/httpx"
+	"github.com/kassapay/kassa/api/httpx"
 )
 
 //go:embed assets

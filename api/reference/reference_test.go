@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"kassa/api/reference"
+	"github.com/kassapay/kassa/api/reference"
 )
 
 // serve renders a document and serves the page over loopback HTTP.

@@ -31,7 +31,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 func main() {

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // createResult is what the creates of a ws run did: each created invoice's t0

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"kassa/api/httpx"
+	"github.com/kassapay/kassa/api/httpx"
 )
 
 // defaultMaxConnsPerAddress is the cap of --max-conns-per-address auto: far

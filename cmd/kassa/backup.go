@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"kassa/store"
+	"github.com/kassapay/kassa/store"
 )
 
 // backupKeyFile says whether a data dir file goes into a backup beside the database:

@@ -14,10 +14,10 @@ import (
 	"sync"
 	"time"
 
-	"kassa"
-	"kassa/chain"
-	"kassa/devchain"
-	"kassa/store"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/chain"
+	"github.com/kassapay/kassa/devchain"
+	"github.com/kassapay/kassa/store"
 )
 
 // chainFlags are serve's flags for chains: RPC endpoints per network and the

@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"kassa/store"
+	"github.com/kassapay/kassa/store"
 )
 
 // storeFlags are the flags every command that opens the store takes.

@@ -11,7 +11,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // dashTab is one browser tab on a running kassa, signed in or not, that keeps

@@ -9,7 +9,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"kassa/devchain"
+	"github.com/kassapay/kassa/devchain"
 )
 
 // TestDashboardBrowserRefundOwnWallet: on the real binary with the dev chain, a

@@ -6,7 +6,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // TestDashboardBrowserRefund: money in another token is refunded from the

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"kassa/store"
+	"github.com/kassapay/kassa/store"
 )
 
 // TestServeMakesDataDirPrivate: serve, started on a data dir left 0755 with a

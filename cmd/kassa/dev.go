@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"io"
 
-	"kassa"
-	"kassa/sealed"
-	"kassa/store"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/sealed"
+	"github.com/kassapay/kassa/store"
 )
 
 // The demo merchant that --dev seeds. Its password is printed, so it is only for

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"kassa/store"
+	"github.com/kassapay/kassa/store"
 )
 
 // TestDevBannerWhole: the first serve --dev on a fresh data dir prints its

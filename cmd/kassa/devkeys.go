@@ -9,9 +9,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"kassa"
-	"kassa/sealed"
-	"kassa/store"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/sealed"
+	"github.com/kassapay/kassa/store"
 )
 
 // devKeysFileName is the file in the data dir where serve --dev keeps the demo

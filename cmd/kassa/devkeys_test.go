@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"kassa"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestDevKeysKept: a restart of serve --dev on the same data dir prints the keys

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"kassa/store"
+	"github.com/kassapay/kassa/store"
 )
 
 // devRun is a "kassa serve --dev" process whose stdout and stderr share one

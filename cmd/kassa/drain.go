@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"kassa/store"
+	"github.com/kassapay/kassa/store"
 )
 
 // defaultDrainDelay is the drain delay on PostgreSQL, where other instances can take

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"kassa/store"
+	"github.com/kassapay/kassa/store"
 )
 
 // TestDrainOnSignal: on SIGTERM, serve reports not ready (/readyz 503 draining,

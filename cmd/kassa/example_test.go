@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestExampleCreateInvoice builds client/examples/create-invoice, the generated

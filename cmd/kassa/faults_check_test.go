@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"testing"
 
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // createFigures is what the store holds against what the clients were answered.

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestFaultKillUnderIdempotentLoad kills serve with SIGKILL at random moments

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // createLoad is clients creating invoices with an Idempotency-Key each, as an

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"kassa/store"
+	"github.com/kassapay/kassa/store"
 )
 
 // TestFaultPostgresRestartAndStop runs serve on a private PostgreSQL cluster

@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/devchain"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/devchain"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestFaultKillRefund kills serve with SIGKILL over and over while it pays an

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // slowWindow is how long TestFaultSlowAndIdleClients waits for the server's

@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // slowKind is one kind of slow client: open connects and starts it; watch

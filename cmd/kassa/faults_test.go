@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"kassa/store"
+	"github.com/kassapay/kassa/store"
 )
 
 // The fault suite (docs/operations.md, "Fault suite") runs real processes through

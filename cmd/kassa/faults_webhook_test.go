@@ -10,8 +10,8 @@ import (
 
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
-	"kassa"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestFaultWebhookReceiverDown takes a merchant's webhook receiver away

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"log/slog"
 
-	"kassa"
-	"kassa/chain"
-	"kassa/store"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/chain"
+	"github.com/kassapay/kassa/store"
 )
 
 // gasSender is a Sender and its gas wallet's address.

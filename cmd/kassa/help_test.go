@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"kassa/devchain"
+	"github.com/kassapay/kassa/devchain"
 )
 
 // TestHelpAndVersion: every way of asking for help or the version exits 0 and

@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"time"
 
-	"kassa/api/httpx"
+	"github.com/kassapay/kassa/api/httpx"
 )
 
 // httpLimits are the HTTP server's time limits (decisions.md "Running in

@@ -17,8 +17,8 @@ import (
 	"github.com/coder/websocket"
 	"golang.org/x/crypto/bcrypt"
 
-	"kassa"
-	"kassa/store"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/store"
 )
 
 // testLimits are short server limits: every limit is reached well within a test.

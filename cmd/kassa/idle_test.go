@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // idleWindow is how long TestIdleServerRests watches an idle server.

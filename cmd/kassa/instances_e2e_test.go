@@ -11,10 +11,10 @@ import (
 
 	"github.com/coder/websocket"
 
-	"kassa"
-	"kassa/sealed"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/sealed"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestInstancesShareOnePostgres starts three kassa serve processes on one

@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/devchain"
-	"kassa/store/storetest"
-	"kassa/webhook"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/devchain"
+	"github.com/kassapay/kassa/store/storetest"
+	"github.com/kassapay/kassa/webhook"
 )
 
 // killMerchantAddress receives the merchant's settlements in

@@ -25,10 +25,10 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
-	"kassa"
-	"kassa/devchain"
-	"kassa/hdwallet"
-	"kassa/registry"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/devchain"
+	"github.com/kassapay/kassa/hdwallet"
+	"github.com/kassapay/kassa/registry"
 )
 
 // fundGasWallet funds the dev chain's gas wallet of the devnet master key xprv,

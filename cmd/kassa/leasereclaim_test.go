@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 func TestDeadHolder(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // listener is a running "kassa listen": it follows the key's event stream and

@@ -5,7 +5,7 @@ import (
 	"log/slog"
 	"testing"
 
-	"kassa/api/httpx"
+	"github.com/kassapay/kassa/api/httpx"
 )
 
 // TestLogFlags: --log-level and --access-log parse with their environment twins

@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"kassa/api/openapi/openapitest"
-	"kassa/store"
+	"github.com/kassapay/kassa/api/openapi/openapitest"
+	"github.com/kassapay/kassa/store"
 )
 
 // kassaBin is the binary built once for the end-to-end tests.

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kassapay/kassa"
 	"github.com/kassapay/kassa/client"
-	"kassa"
-	"kassa/devchain"
-	"kassa/store"
+	"github.com/kassapay/kassa/devchain"
+	"github.com/kassapay/kassa/store"
 )
 
 // localMainnet is a mainnet network of the test's registry served by the dev

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"io"
 
-	"kassa"
-	"kassa/store"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/store"
 )
 
 // merchantJSON is what the merchant commands print.

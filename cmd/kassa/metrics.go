@@ -10,13 +10,13 @@ import (
 	"net/http"
 	"time"
 
-	"kassa"
-	"kassa/api"
-	"kassa/api/httpx"
-	"kassa/chain"
-	"kassa/metrics"
-	"kassa/store"
-	"kassa/stream"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/api"
+	"github.com/kassapay/kassa/api/httpx"
+	"github.com/kassapay/kassa/chain"
+	"github.com/kassapay/kassa/metrics"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/stream"
 )
 
 // metricsFlags are serve's metrics flags: whether /metrics and the counting behind

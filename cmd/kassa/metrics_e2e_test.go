@@ -11,9 +11,9 @@ import (
 	"github.com/coder/websocket"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
-	"kassa/metrics/metricstest"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa/metrics/metricstest"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // waitMetric scrapes k until cond holds on the figures, or a minute passes.

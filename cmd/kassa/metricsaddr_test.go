@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"kassa/store"
+	"github.com/kassapay/kassa/store"
 )
 
 // proxyHeaders are the client-IP headers a reverse proxy or CDN may add.

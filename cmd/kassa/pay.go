@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kassapay/kassa"
 	"github.com/kassapay/kassa/client"
-	"kassa"
-	"kassa/devchain"
+	"github.com/kassapay/kassa/devchain"
 )
 
 // payFlags are kassa pay's flags.

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"kassa/devchain"
+	"github.com/kassapay/kassa/devchain"
 )
 
 func TestCheckKeyRefusesPublicKeysOffTheDevChain(t *testing.T) {

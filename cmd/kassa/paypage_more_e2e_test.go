@@ -11,7 +11,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestSpanishAndPollingInBrowser: the Spanish page, with its event stream

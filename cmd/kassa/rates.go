@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"kassa"
-	"kassa/rates"
-	"kassa/registry"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/rates"
+	"github.com/kassapay/kassa/registry"
 )
 
 // rateFlags are serve's flags for token prices (decisions.md, "Chains", Rates).

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"kassa/store"
+	"github.com/kassapay/kassa/store"
 )
 
 func TestRateURLs(t *testing.T) {

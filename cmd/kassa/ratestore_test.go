@@ -4,8 +4,8 @@ import (
 	"io"
 	"testing"
 
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestRateLimitStoreFlag: --rate-limit-store picks where the rate budgets live;

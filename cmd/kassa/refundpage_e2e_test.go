@@ -10,8 +10,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"kassa"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // devchainExplorer is the explorer the refund page test gives the dev chain,

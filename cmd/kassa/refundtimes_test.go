@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"kassa/devchain"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa/devchain"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // TestRefundTimesFigure measures, on serve --dev (its dev chain makes a block a

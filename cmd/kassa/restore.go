@@ -10,7 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"kassa/store"
+	"github.com/kassapay/kassa/store"
 )
 
 // restore serves `kassa restore FILE --data-dir DIR`: a backup written by

@@ -18,7 +18,7 @@ import (
 
 	"github.com/coder/websocket"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // steadyLoad sends merchant API requests through a proxy from several goroutines

@@ -12,10 +12,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"kassa"
-	"kassa/hdwallet"
-	"kassa/sealed"
-	"kassa/store"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/hdwallet"
+	"github.com/kassapay/kassa/sealed"
+	"github.com/kassapay/kassa/store"
 )
 
 // secretsKeyFileName is the key-encryption key generated into the data dir when

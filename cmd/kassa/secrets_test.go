@@ -10,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	"kassa"
-	"kassa/hdwallet"
-	"kassa/sealed"
-	"kassa/store"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/hdwallet"
+	"github.com/kassapay/kassa/sealed"
+	"github.com/kassapay/kassa/store"
 )
 
 // walletAddresses runs `kassa wallet --json` with args and returns each network's

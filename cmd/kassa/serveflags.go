@@ -8,11 +8,11 @@ import (
 	"os"
 	"strings"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 
-	"kassa/api/httpx"
-	"kassa/commerce"
-	"kassa/webhook"
+	"github.com/kassapay/kassa/api/httpx"
+	"github.com/kassapay/kassa/commerce"
+	"github.com/kassapay/kassa/webhook"
 )
 
 // serveFlags are the flags of `kassa serve`, as parseServeFlags reads them.

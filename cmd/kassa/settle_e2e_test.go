@@ -12,9 +12,9 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/rpc"
 
-	"kassa/devchain"
-	"kassa/store"
-	"kassa/store/storetest"
+	"github.com/kassapay/kassa/devchain"
+	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/store/storetest"
 )
 
 // settlementOf reads an invoice's latest receipt's settlement status and

@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/store"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/store"
 )
 
 // TestSlowReadersFigure measures the figure of issue 15's server-limits finding

@@ -14,9 +14,9 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/rpc"
 
-	"kassa/devchain"
-	"kassa/devchain/oztoken"
-	"kassa/store"
+	"github.com/kassapay/kassa/devchain"
+	"github.com/kassapay/kassa/devchain/oztoken"
+	"github.com/kassapay/kassa/store"
 )
 
 // TestStandardERC20EndToEnd: serve --dev with OpenZeppelin's ERC-20 ("OZT", a

@@ -10,8 +10,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/kassapay/kassa"
 	"github.com/kassapay/kassa/client"
-	"kassa"
 )
 
 // triggers are the events "kassa trigger" can cause, each with the devnet steps

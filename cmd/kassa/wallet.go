@@ -15,12 +15,12 @@ import (
 	"strings"
 	"time"
 
-	"kassa"
-	"kassa/chain"
-	"kassa/hdwallet"
-	"kassa/registry"
-	"kassa/sealed"
-	"kassa/store"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/chain"
+	"github.com/kassapay/kassa/hdwallet"
+	"github.com/kassapay/kassa/registry"
+	"github.com/kassapay/kassa/sealed"
+	"github.com/kassapay/kassa/store"
 )
 
 // walletFlags are the flags of `kassa wallet`: where the keys and the store are,

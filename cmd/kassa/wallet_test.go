@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"kassa"
-	"kassa/hdwallet"
-	"kassa/store"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/hdwallet"
+	"github.com/kassapay/kassa/store"
 )
 
 // TestWalletCommand: `kassa wallet --dev` beside a running serve --dev shows the

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strconv"
 
-	"kassa"
+	"github.com/kassapay/kassa"
 )
 
 // waitingRefund is a refund that waits for a gas wallet, as `kassa wallet`

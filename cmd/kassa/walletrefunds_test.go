@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"kassa"
-	"kassa/devchain"
+	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/devchain"
 )
 
 func TestRefundNeeds(t *testing.T) {

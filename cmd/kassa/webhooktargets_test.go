@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"kassa/store"
+	"github.com/kassapay/kassa/store"
 )
 
 // TestServeWebhookAllowPrivateFlag: private webhook targets are off by default,

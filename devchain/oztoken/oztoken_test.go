@@ -13,8 +13,8 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
 
-	"kassa/devchain"
-	"kassa/devchain/oztoken"
+	"github.com/kassapay/kassa/devchain"
+	"github.com/kassapay/kassa/devchain/oztoken"
 )
 
 // TestDeployOnDevChain: the token deploys on the dev chain with its supply at the

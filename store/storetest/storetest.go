@@ -18,8 +18,8 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, to create test schemas
 	"golang.org/x/crypto/bcrypt"
 
-	"kassa/sealed"
-	"kassa/store"
+	"github.com/kassapay/kassa/sealed"
+	"github.com/kassapay/kassa/store"
 )
 
 // SecretsKey is the key the test configs seal secrets under: one random key per

@@ -24,7 +24,7 @@ import (
 	"github.com/pb33f/libopenapi-validator/router"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 
-	"kassa/api/openapi"
+	"github.com/kassapay/kassa/api/openapi"
 )
 
 // Exchange is one request and the response it got.
