@@ -8,7 +8,7 @@ import (
 
 	"github.com/kassapay/kassa"
 	"github.com/kassapay/kassa/api/httpx"
-	"github.com/kassapay/internal/invoicejson"
+	"github.com/kassapay/kassa/internal/invoicejson"
 )
 
 // The invoice answers are appended by hand (internal/invoicejson and the
