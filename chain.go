@@ -24,15 +24,6 @@ type BlockRef struct {
 	Time time.Time
 }
 
-// ChainCursor is how far a network's watcher got: the last block it processed
-// completely, on the chain whose first block is Genesis (so a dev chain that was
-// reset is noticed).
-type ChainCursor struct {
-	Network string
-	Genesis string
-	Block   BlockRef
-}
-
 // Transfer is money moved to an address, as found in a block: an ERC-20 Transfer
 // log (TokenAddress set) or a native transfer (TokenAddress "", LogIndex -1).
 type Transfer struct {
@@ -43,22 +34,6 @@ type Transfer struct {
 	TokenAddress string // the ERC-20 contract, "" for the native coin
 	From, To     string
 	Amount       *big.Int // base units
-}
-
-// WatchedAddress is a deposit address the watcher looks for, and the invoice and
-// quote it belongs to.
-type WatchedAddress struct {
-	Address     string // EIP-55
-	InvoiceID   string
-	MerchantID  int64
-	Environment Environment
-	TokenID     int64    // the token quoted for this address
-	USDPerToken *big.Rat // the quote's locked rate
-	// QuoteExpiresAt is when that rate stops holding (QuoteHolds).
-	QuoteExpiresAt time.Time
-	// InvoiceExpiresAt is the invoice's expiry: once final, it is watched until
-	// WatchAfterExpiry after it.
-	InvoiceExpiresAt time.Time
 }
 
 // Confirmations is the confirmation count of a transfer in block at head:

@@ -41,41 +41,6 @@ var ErrSavedResponseUnreadable = &Error{Kind: KindIdempotency, Code: "idempotenc
 	Param: "Idempotency-Key", Message: "The response saved under this Idempotency-Key cannot be read " +
 		"(the server secret changed). Check whether the first request succeeded, then retry with a new key."}
 
-// IdempotencyRecord is what was saved under a key: running while the first request
-// is in flight, then its response.
-type IdempotencyRecord struct {
-	Fingerprint string // hash of method, path and canonical body
-	Done        bool
-	StatusCode  int
-	Body        []byte
-	// Ref is the data of the event a body sealed with a reference names
-	// (sealed.RefEventID), read with the record; nil for any other body.
-	Ref       []byte
-	CreatedAt time.Time
-}
-
-// IdempotencyOutcome is what to do with a request whose key is already held.
-type IdempotencyOutcome int
-
-// The outcomes of a repeated idempotency key.
-const (
-	IdempotencyReplay IdempotencyOutcome = iota // same body, done: send the saved response
-	IdempotencyReused                           // different body: 409 idempotency_key_reused
-	IdempotencyInUse                            // first request still running: 409 idempotency_key_in_use
-)
-
-// ResolveIdempotency decides what a request with fingerprint gets when rec holds its key.
-func ResolveIdempotency(rec *IdempotencyRecord, fingerprint string) IdempotencyOutcome {
-	switch {
-	case rec.Fingerprint != fingerprint:
-		return IdempotencyReused
-	case !rec.Done:
-		return IdempotencyInUse
-	default:
-		return IdempotencyReplay
-	}
-}
-
 // SavedResponse lets a store save an idempotent request's response in the same
 // transaction as the change the request makes. Without it a crash between the
 // change and the saved response would leave a claimed key with no response, and a

@@ -7,37 +7,6 @@ import (
 	"time"
 )
 
-func TestResolveIdempotency(t *testing.T) {
-	const fp = "sha256:abc"
-	tests := []struct {
-		name string
-		rec  IdempotencyRecord
-		fp   string
-		want IdempotencyOutcome
-	}{
-		{"same body, done", IdempotencyRecord{Fingerprint: fp, Done: true, StatusCode: 201, Body: []byte(`{}`)}, fp, IdempotencyReplay},
-		{"same body, saved 5xx", IdempotencyRecord{Fingerprint: fp, Done: true, StatusCode: 500}, fp, IdempotencyReplay},
-		{"same body, saved 4xx", IdempotencyRecord{Fingerprint: fp, Done: true, StatusCode: 404}, fp, IdempotencyReplay},
-		{"same body, running", IdempotencyRecord{Fingerprint: fp}, fp, IdempotencyInUse},
-		{"other body, done", IdempotencyRecord{Fingerprint: fp, Done: true, StatusCode: 201}, "sha256:def", IdempotencyReused},
-		{"other body, running", IdempotencyRecord{Fingerprint: fp}, "sha256:def", IdempotencyReused},
-		{"fingerprint case matters", IdempotencyRecord{Fingerprint: fp, Done: true}, "SHA256:ABC", IdempotencyReused},
-		{"empty fingerprint", IdempotencyRecord{Fingerprint: fp, Done: true}, "", IdempotencyReused},
-	}
-	for _, tt := range tests {
-		rec := tt.rec
-		if got := ResolveIdempotency(&rec, tt.fp); got != tt.want {
-			t.Errorf("%s: ResolveIdempotency = %d, want %d", tt.name, got, tt.want)
-		}
-	}
-	if IdempotencyTTL != 24*time.Hour || MaxIdempotencyKey != 255 {
-		t.Errorf("idempotency limits: TTL %v, key %d", IdempotencyTTL, MaxIdempotencyKey)
-	}
-	if IdempotencyReplay == IdempotencyReused || IdempotencyReused == IdempotencyInUse || IdempotencyReplay == IdempotencyInUse {
-		t.Error("idempotency outcomes are not distinct")
-	}
-}
-
 func TestErrors(t *testing.T) {
 	e := Invalidf("amount_usd", "amount_out_of_range", "amount %s is bad", "x")
 	if e.Kind != KindInvalid || e.Message != "amount x is bad" {
@@ -79,5 +48,11 @@ func TestErrors(t *testing.T) {
 	}
 	if msg := AsError(foreign).Message; msg != "An internal error occurred." {
 		t.Errorf("AsError leaks internals: %q", msg)
+	}
+}
+
+func TestIdempotencyLimits(t *testing.T) {
+	if IdempotencyTTL != 24*time.Hour || MaxIdempotencyKey != 255 {
+		t.Errorf("idempotency limits: TTL %v, key %d", IdempotencyTTL, MaxIdempotencyKey)
 	}
 }

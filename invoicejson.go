@@ -14,13 +14,6 @@ var errInvoiceJSON = errors.New("kassa: an invoice is encoded by internal/invoic
 // Go field names to a client.
 func (Invoice) MarshalJSON() ([]byte, error) { return nil, errInvoiceJSON }
 
-// InvoiceExpand names the optional parts of an invoice a client asked for.
-type InvoiceExpand struct {
-	LatestPayment bool
-	Payments      bool
-	PaymentsLimit int
-}
-
 // MarshalJSON encodes v without escaping <, > and & (encoding/json's default), so
 // merchant-supplied text such as metadata comes back as it was sent. Encoders that
 // wrap its output must also call SetEscapeHTML(false).

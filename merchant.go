@@ -152,8 +152,6 @@ var (
 
 // MerchantService manages merchant accounts and dashboard logins.
 type MerchantService interface {
-	SecondFactorStore
-	SignInThrottle
 	// CreateMerchant stores a new merchant; the password is kept only as a slow hash.
 	CreateMerchant(ctx context.Context, c MerchantCreate) (*Merchant, error)
 	Merchant(ctx context.Context, id int64) (*Merchant, error)

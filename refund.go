@@ -1,6 +1,7 @@
 package kassa
 
 import (
+	"encoding/json"
 	"math/big"
 	"time"
 )
@@ -152,11 +153,15 @@ func (r *Refund) view() refundJSON {
 // MarshalJSON renders the merchant's view of a refund.
 func (r *Refund) MarshalJSON() ([]byte, error) { return MarshalJSON(r.view()) }
 
-// PayorRefund is the payor's view of a refund: no merchant-only fields.
-type PayorRefund struct{ *Refund }
+// PayorView is the payor's view of the refund, as the claim API and page
+// render it: no merchant-only fields.
+func (r *Refund) PayorView() json.Marshaler { return payorRefund{r} }
+
+// payorRefund renders a refund's PayorView.
+type payorRefund struct{ *Refund }
 
 // MarshalJSON renders the payor's view.
-func (p PayorRefund) MarshalJSON() ([]byte, error) {
+func (p payorRefund) MarshalJSON() ([]byte, error) {
 	v := p.view()
 	return MarshalJSON(payorRefundJSON{Object: v.Object, ID: v.ID, InvoiceID: v.InvoiceID, Status: v.Status,
 		AmountUSD: v.AmountUSD, AmountDecimal: v.AmountDecimal, Rate: v.Rate, Network: v.Network, TokenID: v.TokenID,

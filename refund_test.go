@@ -133,7 +133,7 @@ func TestRefundJSON(t *testing.T) {
 		{name: "merchant", v: r, want: []string{`"amount_token":"2.5"`, `"amount_usd_decimal":"2.500"`,
 			`"claim_url":"https://k/refund/r1?t=x"`, `"reason":"sorry"`, `"payment_id":"p1"`, `"failure_reason":null`,
 			`"address":null`, `"tx_hash":null`}},
-		{name: "payor", v: PayorRefund{r}, want: []string{`"amount_token":"2.5"`, `"status":"awaiting_address"`},
+		{name: "payor", v: r.PayorView(), want: []string{`"amount_token":"2.5"`, `"status":"awaiting_address"`},
 			wantNone: []string{"claim_url", "reason", "payment_id"}},
 	}
 	for _, tt := range tests {

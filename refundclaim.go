@@ -2,14 +2,6 @@ package kassa
 
 import "time"
 
-// RefundClaim is a refund as its claim link shows it to the payor: the refund,
-// shown only through its payor view (no payment_id, claim_url, reason or
-// failure_reason), and the name of the shop that refunds.
-type RefundClaim struct {
-	Refund *Refund
-	Shop   string // the merchant's company name
-}
-
 // ClaimLapsed reports whether r still waits for the payor's address at now but
 // its claim link has ended (RefundClaimTTL after creation): the payor is told
 // to contact the shop. A claimed refund's link keeps working to follow it.

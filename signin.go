@@ -1,8 +1,6 @@
 package kassa
 
 import (
-	"context"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -53,39 +51,6 @@ func SignInAccount(email string) []byte {
 // NormalizeEmail is how emails are stored, looked up and counted: trimmed and
 // lower-cased.
 func NormalizeEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
-
-// SignInHeld is the answer to a sign-in attempt on an account held back after
-// too many failures: a KindRateLimited too_many_attempts error that says when to
-// try again.
-type SignInHeld struct{ RetryAfter time.Duration }
-
-// RetrySeconds is RetryAfter in whole seconds, at least 1.
-func (e *SignInHeld) RetrySeconds() int {
-	return max(int((e.RetryAfter+time.Second-1)/time.Second), 1)
-}
-
-func (e *SignInHeld) Error() string { return e.Unwrap().Error() }
-
-// Unwrap is the domain error of the hold, so AsError finds its kind and code.
-func (e *SignInHeld) Unwrap() error {
-	return &Error{Kind: KindRateLimited, Code: "too_many_attempts",
-		Message: "Too many failed sign-in attempts for this account; retry after " +
-			strconv.Itoa(e.RetrySeconds()) + " seconds."}
-}
-
-// SignInThrottle counts failed sign-ins per account (SignInAccount) in the store,
-// so the limit holds across instances.
-type SignInThrottle interface {
-	// BeginSignIn counts an attempt on account as a failure before it is checked
-	// (so attempts sent together count too), unless the account is held back:
-	// then *SignInHeld and nothing is counted. SignedIn undoes the count.
-	BeginSignIn(ctx context.Context, account []byte) error
-	// SignInFailed counts a failure that had no BeginSignIn of its own (a wrong
-	// code on a dashboard half sign-in).
-	SignInFailed(ctx context.Context, account []byte) error
-	// SignedIn forgets the account's failures after a complete sign-in.
-	SignedIn(ctx context.Context, account []byte) error
-}
 
 // ErrSecondFactorRequired is the answer to a sign-in or re-authentication
 // without the code of a merchant whose two-step sign-in is on.

@@ -30,21 +30,6 @@ func TestSignInAccount(t *testing.T) {
 	}
 }
 
-func TestSignInHeldError(t *testing.T) {
-	for _, tc := range []struct {
-		after time.Duration
-		want  int
-	}{{0, 1}, {time.Millisecond, 1}, {time.Second, 1}, {1500 * time.Millisecond, 2}, {15 * time.Minute, 900}} {
-		err := error(&SignInHeld{RetryAfter: tc.after})
-		if got := (&SignInHeld{RetryAfter: tc.after}).RetrySeconds(); got != tc.want {
-			t.Errorf("RetrySeconds(%s) = %d, want %d", tc.after, got, tc.want)
-		}
-		if e := AsError(err); e.Kind != KindRateLimited || e.Code != "too_many_attempts" {
-			t.Errorf("a hold is %s %s", e.Kind, e.Code)
-		}
-	}
-}
-
 func TestMerchantUpdateSensitive(t *testing.T) {
 	s, name := "x", "Shop"
 	tol := Millis(5)

@@ -179,11 +179,11 @@ func TestWebhookEndpointJSON(t *testing.T) {
 	wantMember(t, m, "created_at", `"`+FormatTime(now)+`"`)
 	wantMember(t, m, "updated_at", `"`+FormatTime(now.Add(time.Second))+`"`)
 
-	shown := fields(t, mustMarshal(t, SecretShown{e}))
+	shown := fields(t, mustMarshal(t, e.WithSecret()))
 	wantMember(t, shown, "secret", `"whsec_currentSECRETvalue"`)
 	wantMember(t, shown, "id", `"we_0123"`)
-	if strings.Contains(string(mustMarshal(t, SecretShown{e})), "previous") {
-		t.Fatal("SecretShown shows the previous secret")
+	if strings.Contains(string(mustMarshal(t, e.WithSecret())), "previous") {
+		t.Fatal("WithSecret shows the previous secret")
 	}
 	var back map[string]any
 	if err := json.Unmarshal(mustMarshal(t, WebhookEndpoint{Status: EndpointEnabled}), &back); err != nil {

@@ -1,7 +1,9 @@
 package kassa
 
+import "encoding/json"
+
 // webhookEndpointJSON is the API shape of an endpoint. The secret appears only in
-// the responses of create and rotate-secret (SecretShown).
+// the responses of create and rotate-secret (WithSecret).
 type webhookEndpointJSON struct {
 	ID             string   `json:"id"`
 	Object         string   `json:"object"`
@@ -28,11 +30,15 @@ func (e *WebhookEndpoint) json(secret string) webhookEndpointJSON {
 // MarshalJSON renders the endpoint without its secret: lists, retrieves and events.
 func (e WebhookEndpoint) MarshalJSON() ([]byte, error) { return MarshalJSON(e.json("")) }
 
-// SecretShown is an endpoint rendered with its secret, for create and rotate-secret.
-type SecretShown struct{ *WebhookEndpoint }
+// WithSecret is the endpoint as create and rotate-secret render it: with its
+// current secret.
+func (e *WebhookEndpoint) WithSecret() json.Marshaler { return secretShown{e} }
+
+// secretShown renders an endpoint WithSecret.
+type secretShown struct{ *WebhookEndpoint }
 
 // MarshalJSON renders the endpoint with its current secret.
-func (s SecretShown) MarshalJSON() ([]byte, error) { return MarshalJSON(s.json(s.Secret)) }
+func (s secretShown) MarshalJSON() ([]byte, error) { return MarshalJSON(s.json(s.Secret)) }
 
 type webhookAttemptJSON struct {
 	Attempt         int     `json:"attempt"`

@@ -2,7 +2,7 @@
 // the dashboard's two steps, and the re-authentication a sensitive change needs
 // (the password again, and the code when two-step sign-in is on). The API and the
 // dashboard both call it, so they share one rule for each: failed attempts are
-// counted per account in the store (kassa.SignInThrottle) and an account past
+// counted per account in the store (Throttle) and an account past
 // kassa.SignInFreeFailures is held back with a doubling delay; a half sign-in
 // accepts kassa.DashboardCodeTries codes.
 package signin
@@ -15,16 +15,24 @@ import (
 	"github.com/kassapay/kassa/secondfactor"
 )
 
+// Merchants is what the service needs of the store: the accounts, their
+// second factor and the count of failed sign-ins.
+type Merchants interface {
+	kassa.MerchantService
+	secondfactor.Store
+	Throttle
+}
+
 // Service checks passwords and codes for both surfaces.
 type Service struct {
-	merchants kassa.MerchantService
+	merchants Merchants
 	sessions  DashboardSessionStore // half sign-ins; nil without a dashboard
 	now       func() time.Time
 }
 
 // New returns the service over merchants (accounts, second factor, throttle)
 // and sessions (the dashboard's half sign-ins; nil when there is no dashboard).
-func New(merchants kassa.MerchantService, sessions DashboardSessionStore, now func() time.Time) *Service {
+func New(merchants Merchants, sessions DashboardSessionStore, now func() time.Time) *Service {
 	if now == nil {
 		now = time.Now
 	}
@@ -41,7 +49,7 @@ type Proof struct {
 // sign-in is on, the code. A wrong password is KindUnauthenticated
 // invalid_credentials; a missing code second_factor_required, a wrong or replayed
 // one invalid_code (both param code, and both only once the password was right);
-// an account held back *kassa.SignInHeld. Every answer but success counts as a
+// an account held back *Held. Every answer but success counts as a
 // failure of the account, whether a merchant has the email or not.
 func (s *Service) Login(ctx context.Context, email string, p Proof) (*kassa.Merchant, error) {
 	account := kassa.SignInAccount(email)

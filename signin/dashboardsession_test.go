@@ -1,15 +1,18 @@
-package kassa
+package signin_test
 
 import (
 	"testing"
 	"time"
+
+	"github.com/kassapay/kassa/signin"
 )
 
-// TestDashboardSessionIdle: a session is idle DashboardIdleTimeout after its last
-// recorded use, and a request records itself once that use is DashboardTouchEvery old.
+// TestDashboardSessionIdle: a session is idle kassa.DashboardIdleTimeout after its
+// last recorded use, and a request records itself once that use is
+// kassa.DashboardTouchEvery old.
 func TestDashboardSessionIdle(t *testing.T) {
 	seen := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
-	s := &DashboardSession{LastSeenAt: seen}
+	s := &signin.DashboardSession{LastSeenAt: seen}
 	tests := []struct {
 		after       time.Duration
 		idle, touch bool
