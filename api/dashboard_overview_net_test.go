@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/delivery"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
 )
@@ -55,7 +56,7 @@ func TestDashboardOverviewNetAndFailing(t *testing.T) {
 		if err != nil || len(jobs) != 1 {
 			t.Fatalf("claimed %d jobs: %v", len(jobs), err)
 		}
-		res2 := kassa.WebhookResult{Error: "dial tcp: connection refused"}
+		res2 := delivery.Result{Error: "dial tcp: connection refused"}
 		if err := e.db.FinishWebhookAttempt(context.Background(), jobs[0],
 			kassa.WebhookAttempt{At: clock.Now(), Error: res2.Error}, res2); err != nil {
 			t.Fatal(err)

@@ -60,7 +60,7 @@ func newEnvOn(t *testing.T, db *store.DB, clock *storetest.Clock, opts ...envOpt
 	if err != nil {
 		t.Fatal(err)
 	}
-	wallets := map[kassa.Environment]kassa.PaymentAddressDeriver{}
+	wallets := map[kassa.Environment]payment.AddressDeriver{}
 	for _, env := range []kassa.Environment{kassa.Devnet, kassa.Mainnet} {
 		w, err := hdwallet.LoadOrCreate(t.TempDir(), env, storetest.Secrets)
 		if err != nil {

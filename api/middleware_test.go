@@ -16,6 +16,7 @@ import (
 	"github.com/kassapay/kassa"
 	"github.com/kassapay/kassa/api/httpx"
 	"github.com/kassapay/kassa/api/openapi/openapitest"
+	"github.com/kassapay/kassa/idempotency"
 )
 
 // fakeKeys authenticates one secret as a devnet merchant key of merchant 1.
@@ -47,10 +48,10 @@ func (brokenInvoices) Invoices(context.Context, kassa.InvoiceFilter) ([]*kassa.I
 // memIdempotency is an in-memory httpx.IdempotencyStore.
 type memIdempotency struct {
 	mu   sync.Mutex
-	recs map[kassa.IdempotencyScope]*kassa.IdempotencyRecord
+	recs map[kassa.IdempotencyScope]*idempotency.Record
 }
 
-func (m *memIdempotency) ClaimIdempotencyKey(_ context.Context, s kassa.IdempotencyScope, fp string) (*kassa.IdempotencyRecord, error) {
+func (m *memIdempotency) ClaimIdempotencyKey(_ context.Context, s kassa.IdempotencyScope, fp string) (*idempotency.Record, error) {
 	s.Owner = "" // the fake keeps one claim per key, whoever made it
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -58,7 +59,7 @@ func (m *memIdempotency) ClaimIdempotencyKey(_ context.Context, s kassa.Idempote
 		c := *r
 		return &c, nil
 	}
-	m.recs[s] = &kassa.IdempotencyRecord{Fingerprint: fp}
+	m.recs[s] = &idempotency.Record{Fingerprint: fp}
 	return nil, nil
 }
 
@@ -79,7 +80,7 @@ func (m *memIdempotency) ReleaseIdempotencyKey(_ context.Context, s kassa.Idempo
 	return nil
 }
 
-func (m *memIdempotency) IdempotencyRecord(_ context.Context, s kassa.IdempotencyScope) (*kassa.IdempotencyRecord, error) {
+func (m *memIdempotency) IdempotencyRecord(_ context.Context, s kassa.IdempotencyScope) (*idempotency.Record, error) {
 	s.Owner = ""
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -97,7 +98,7 @@ func (m *memIdempotency) SaveIdempotentResponse(_ context.Context, s kassa.Idemp
 	if _, ok := m.recs[s]; ok {
 		return kassa.ErrClaimLost
 	}
-	m.recs[s] = &kassa.IdempotencyRecord{Fingerprint: fp, Done: true, StatusCode: status, Body: body}
+	m.recs[s] = &idempotency.Record{Fingerprint: fp, Done: true, StatusCode: status, Body: body}
 	return nil
 }
 
@@ -111,7 +112,7 @@ func newFakeServer(t *testing.T, logs *bytes.Buffer) *httptest.Server {
 	}
 	srv := httptest.NewServer(checker.Handler(New(Config{
 		Secret: []byte("s"), Keys: fakeKeys{secret: fakeSecret}, Invoices: brokenInvoices{},
-		Idempotency: &memIdempotency{recs: map[kassa.IdempotencyScope]*kassa.IdempotencyRecord{}},
+		Idempotency: &memIdempotency{recs: map[kassa.IdempotencyScope]*idempotency.Record{}},
 		Logger:      slog.New(slog.NewJSONHandler(logs, nil)),
 	}), t.Errorf))
 	t.Cleanup(srv.Close)

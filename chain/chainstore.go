@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/watch"
 )
 
 // ChainStore keeps what a chain watcher needs across restarts: the cursor and the
@@ -13,7 +14,7 @@ import (
 // ingestion path, PaymentService.IngestPayment.
 type ChainStore interface {
 	// ChainCursor returns network's cursor; nil before its first block.
-	ChainCursor(ctx context.Context, network string) (*kassa.ChainCursor, error)
+	ChainCursor(ctx context.Context, network string) (*watch.Cursor, error)
 	// ChainBlocks returns the blocks remembered for network from height from on,
 	// ascending.
 	ChainBlocks(ctx context.Context, network string, from uint64) ([]kassa.BlockRef, error)
@@ -36,7 +37,7 @@ type ChainStore interface {
 	// WatchedAddresses lists network's deposit addresses whose invoices are still
 	// watched at now: not final, or final less than WatchAfterExpiry ago (late
 	// money is kept), in environment env.
-	WatchedAddresses(ctx context.Context, env kassa.Environment, network string, now time.Time) ([]kassa.WatchedAddress, error)
+	WatchedAddresses(ctx context.Context, env kassa.Environment, network string, now time.Time) ([]watch.Address, error)
 	// QuoteMark returns a mark of network's deposit addresses in env: the quote
 	// number of the last address locked or requoted, 0 when none was.
 	QuoteMark(ctx context.Context, env kassa.Environment, network string) (int64, error)
@@ -44,7 +45,7 @@ type ChainStore interface {
 	// in env locked or requoted after the mark after, whose invoices are watched at
 	// now, and returns the mark for the next call. A read after a lock's commit
 	// sees it: the watcher keeps its addresses up to date with it.
-	WatchedAddressesSince(ctx context.Context, env kassa.Environment, network string, after int64, now time.Time) ([]kassa.WatchedAddress, int64, error)
+	WatchedAddressesSince(ctx context.Context, env kassa.Environment, network string, after int64, now time.Time) ([]watch.Address, int64, error)
 	// StillWatched returns which of the invoices ids in env are still watched at
 	// now, by WatchedAddresses' rule.
 	StillWatched(ctx context.Context, env kassa.Environment, ids []string, now time.Time) ([]string, error)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/outbox"
 )
 
 // GasReport is the state of a network's gas wallet: what it holds and what the
@@ -72,11 +73,11 @@ func (s *Sender) GasReport(ctx context.Context) (*GasReport, error) {
 	}
 	feeCap := new(big.Int).Add(new(big.Int).Mul(base, big.NewInt(2)), tip)
 	for _, p := range payouts {
-		if p.Status != kassa.PayoutQueued && p.Status != kassa.PayoutFunding {
+		if p.Status != outbox.PayoutQueued && p.Status != outbox.PayoutFunding {
 			continue
 		}
 		r.Waiting++
-		if p.Status != kassa.PayoutQueued {
+		if p.Status != outbox.PayoutQueued {
 			continue // its top-up is pending: counted in committed
 		}
 		tok, err := s.token(p.TokenID)
@@ -85,7 +86,7 @@ func (s *Sender) GasReport(ctx context.Context) (*GasReport, error) {
 		}
 		call := transferCall(tok, p)
 		gasUnits, err := s.Account.EstimateGas(ctx, call)
-		if p.FromIndex == kassa.GasWalletIndex { // a refund, paid from the gas wallet itself
+		if p.FromIndex == outbox.GasWalletIndex { // a refund, paid from the gas wallet itself
 			if err != nil { // a node will not estimate what the wallet cannot pay: assume the usual
 				gasUnits = usualGas[tok.Type == kassa.TokenNative]
 			}
@@ -126,7 +127,7 @@ func (s *Sender) sweepCosts(ctx context.Context, gas string, price *big.Int) map
 		topup = usualGas[true]
 	}
 	for _, t := range s.Tokens {
-		units, err := s.Account.EstimateGas(ctx, transferCall(t, &kassa.Payout{From: gas, To: gas, Amount: big.NewInt(1)}))
+		units, err := s.Account.EstimateGas(ctx, transferCall(t, &outbox.Payout{From: gas, To: gas, Amount: big.NewInt(1)}))
 		if err != nil {
 			units = usualGas[t.Type == kassa.TokenNative]
 		}

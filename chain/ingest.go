@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/watch"
 )
 
 // addressSet is one step's view of what to look for: the watched deposit addresses
 // by lower-case address, and the network's tokens by contract.
 type addressSet struct {
-	byAddress map[string]kassa.WatchedAddress
+	byAddress map[string]watch.Address
 	list      []string // lower-case, for log filters
 	tokens    map[string]kassa.Token
 	contracts []string
@@ -22,8 +23,8 @@ type addressSet struct {
 	own       map[string]bool // Kassa's own senders (the gas wallet): their top-ups are no payments
 }
 
-func newAddressSet(watch []kassa.WatchedAddress, tokens []kassa.Token, own []string) *addressSet {
-	s := &addressSet{byAddress: make(map[string]kassa.WatchedAddress, len(watch)), tokens: map[string]kassa.Token{},
+func newAddressSet(watch []watch.Address, tokens []kassa.Token, own []string) *addressSet {
+	s := &addressSet{byAddress: make(map[string]watch.Address, len(watch)), tokens: map[string]kassa.Token{},
 		own: map[string]bool{}}
 	for _, a := range own {
 		s.own[lower(a)] = true
@@ -152,7 +153,7 @@ func (w *Watcher) input(ctx context.Context, set *addressSet, t kassa.Transfer, 
 // the block's time but never better for the payor than the locked one
 // (kassa.LateRate); in another token, the market rate (such money is kept for a
 // person anyway). Nil when no rate is known.
-func (w *Watcher) value(ctx context.Context, addr kassa.WatchedAddress, tok kassa.Token, blockTime time.Time) *big.Rat {
+func (w *Watcher) value(ctx context.Context, addr watch.Address, tok kassa.Token, blockTime time.Time) *big.Rat {
 	if blockTime.IsZero() {
 		blockTime = w.now()
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kassapay/kassa"
 	"github.com/kassapay/kassa/chain"
+	"github.com/kassapay/kassa/outbox"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
 )
@@ -195,11 +196,11 @@ func (p *payFixture) refundState(t testing.TB, id string) *kassa.Refund {
 }
 
 // outboxFor is the stored token transfers to the address to.
-func (p *payFixture) outboxFor(t testing.TB, to string) []*kassa.OutboxTx {
+func (p *payFixture) outboxFor(t testing.TB, to string) []*outbox.Tx {
 	t.Helper()
-	var out []*kassa.OutboxTx
+	var out []*outbox.Tx
 	for _, tx := range p.outbox(t) {
-		if tx.Purpose == kassa.TxTransfer && bytes.Contains(tx.Data, common.HexToAddress(to).Bytes()) {
+		if tx.Purpose == outbox.TxTransfer && bytes.Contains(tx.Data, common.HexToAddress(to).Bytes()) {
 			out = append(out, tx)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/watch"
 )
 
 // reorganize handles a block that is not the child of the last one processed: it
@@ -13,7 +14,7 @@ import (
 // blocks that left the chain (pending ones keep counting as pending money with no
 // confirmations until seen again; confirmed ones go to a person). The next step
 // reads the new canonical blocks from the ancestor on.
-func (w *Watcher) reorganize(ctx context.Context, n Node, cur *kassa.ChainCursor) error {
+func (w *Watcher) reorganize(ctx context.Context, n Node, cur *watch.Cursor) error {
 	ancestor, found, err := w.commonAncestor(ctx, n, cur.Block.Number)
 	if err != nil {
 		return err

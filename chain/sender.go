@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/outbox"
 	"github.com/kassapay/kassa/worker"
 )
 
@@ -200,10 +201,10 @@ func (s *Sender) token(id int64) (kassa.Token, error) {
 }
 
 // pendingOf indexes the pending transactions by id.
-func pendingOf(txs []*kassa.OutboxTx) map[string]*kassa.OutboxTx {
-	out := map[string]*kassa.OutboxTx{}
+func pendingOf(txs []*outbox.Tx) map[string]*outbox.Tx {
+	out := map[string]*outbox.Tx{}
 	for _, t := range txs {
-		if t.Status == kassa.TxPending {
+		if t.Status == outbox.TxPending {
 			out[t.ID] = t
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kassapay/kassa"
 	"github.com/kassapay/kassa/devchain"
+	"github.com/kassapay/kassa/outbox"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
 )
@@ -68,7 +69,7 @@ func TestSettleStuckTransactionBumped(t *testing.T) {
 			}
 			for i := 1; i < len(tx.Attempts); i++ {
 				prev, cur := tx.Attempts[i-1], tx.Attempts[i]
-				if cur.Tip.Cmp(kassa.BumpFee(prev.Tip)) < 0 || cur.FeeCap.Cmp(kassa.BumpFee(prev.FeeCap)) < 0 {
+				if cur.Tip.Cmp(outbox.BumpFee(prev.Tip)) < 0 || cur.FeeCap.Cmp(outbox.BumpFee(prev.FeeCap)) < 0 {
 					t.Errorf("%s version %d: tip %s fee cap %s after %s/%s: less than +12.5 %%", tx.Purpose, i,
 						cur.Tip, cur.FeeCap, prev.Tip, prev.FeeCap)
 				}
@@ -81,7 +82,7 @@ func TestSettleStuckTransactionBumped(t *testing.T) {
 }
 
 // outbox lists the devchain outbox, every status, oldest first.
-func (p *payFixture) outbox(t testing.TB) []*kassa.OutboxTx {
+func (p *payFixture) outbox(t testing.TB) []*outbox.Tx {
 	t.Helper()
 	txs, err := p.db.OutboxTxs(p.ctx, kassa.Devnet, "devchain", 0)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kassapay/kassa"
 	"github.com/kassapay/kassa/devchain"
+	"github.com/kassapay/kassa/outbox"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
 )
@@ -92,9 +93,9 @@ func TestSettleNonceTakenByHand(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := p.db.AddTx(p.ctx, &kassa.OutboxTx{Environment: kassa.Devnet, Network: "devchain", From: p.gas,
-			FromIndex: kassa.GasWalletIndex, Purpose: kassa.TxFiller, To: p.gas, Value: new(big.Int), GasLimit: 21000},
-			gap, func(n uint64) (kassa.TxAttempt, error) { return signFiller(t, key, p.gas, n), nil }); err != nil {
+		if _, err := p.db.AddTx(p.ctx, &outbox.Tx{Environment: kassa.Devnet, Network: "devchain", From: p.gas,
+			FromIndex: outbox.GasWalletIndex, Purpose: outbox.TxFiller, To: p.gas, Value: new(big.Int), GasLimit: 21000},
+			gap, func(n uint64) (outbox.Attempt, error) { return signFiller(t, key, p.gas, n), nil }); err != nil {
 			t.Fatal(err)
 		}
 		p.until(t, 20, "gap filled", func() bool { return p.nonce(t, p.gas, false) == gap+1 })
@@ -131,7 +132,7 @@ func (p *payFixture) sendByHand(t testing.TB, nonce uint64) {
 }
 
 // signFiller signs an empty transfer to to at nonce with key.
-func signFiller(t testing.TB, key []byte, to string, nonce uint64) kassa.TxAttempt {
+func signFiller(t testing.TB, key []byte, to string, nonce uint64) outbox.Attempt {
 	t.Helper()
 	priv, err := crypto.ToECDSA(key)
 	if err != nil {
@@ -145,7 +146,7 @@ func signFiller(t testing.TB, key []byte, to string, nonce uint64) kassa.TxAttem
 		t.Fatal(err)
 	}
 	raw, _ := tx.MarshalBinary()
-	return kassa.TxAttempt{Hash: tx.Hash().Hex(), Raw: raw, Tip: big.NewInt(1e9), FeeCap: big.NewInt(10e9)}
+	return outbox.Attempt{Hash: tx.Hash().Hex(), Raw: raw, Tip: big.NewInt(1e9), FeeCap: big.NewInt(10e9)}
 }
 
 // TestSettleFailsWhenDepositEmptied: the deposit address's tokens were moved away
@@ -198,7 +199,7 @@ func (p *payFixture) depositIndex(t testing.TB, inv *kassa.Invoice) uint32 {
 }
 
 // signTx signs a dev chain transaction with key.
-func signTx(t testing.TB, key []byte, to string, value *big.Int, data []byte, gas, nonce uint64) kassa.TxAttempt {
+func signTx(t testing.TB, key []byte, to string, value *big.Int, data []byte, gas, nonce uint64) outbox.Attempt {
 	t.Helper()
 	priv, err := crypto.ToECDSA(key)
 	if err != nil {
@@ -212,5 +213,5 @@ func signTx(t testing.TB, key []byte, to string, value *big.Int, data []byte, ga
 		t.Fatal(err)
 	}
 	raw, _ := tx.MarshalBinary()
-	return kassa.TxAttempt{Raw: raw}
+	return outbox.Attempt{Raw: raw}
 }

@@ -12,16 +12,17 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/outbox"
 )
 
 // advance moves a payout one step: a queued one is planned (topped up or sent);
 // a funding one is sent once its top-up is confirmed; a sending one waits for
 // its transfer (track).
-func (s *Sender) advance(ctx context.Context, head uint64, p *kassa.Payout, pending map[string]*kassa.OutboxTx) error {
+func (s *Sender) advance(ctx context.Context, head uint64, p *outbox.Payout, pending map[string]*outbox.Tx) error {
 	switch p.Status {
-	case kassa.PayoutQueued:
+	case outbox.PayoutQueued:
 		return s.plan(ctx, head, p, false)
-	case kassa.PayoutFunding:
+	case outbox.PayoutFunding:
 		if _, waiting := pending[p.TopupTxID]; waiting {
 			return nil
 		}
@@ -32,7 +33,7 @@ func (s *Sender) advance(ctx context.Context, head uint64, p *kassa.Payout, pend
 
 // transferCall is a payout's transfer: the token's transfer(to, amount), or the
 // native amount itself.
-func transferCall(t kassa.Token, p *kassa.Payout) Call {
+func transferCall(t kassa.Token, p *outbox.Payout) Call {
 	if t.Type == kassa.TokenNative {
 		return Call{From: p.From, To: p.To, Value: new(big.Int).Set(p.Amount)}
 	}
@@ -46,13 +47,13 @@ func transferCall(t kassa.Token, p *kassa.Payout) Call {
 // address that cannot is first topped up from the gas wallet with twice the gas
 // cost (room for fee bumps). A gas wallet short of funds leaves the payout
 // queued with the reason: it goes through once the wallet is funded.
-func (s *Sender) plan(ctx context.Context, head uint64, p *kassa.Payout, toppedUp bool) error {
+func (s *Sender) plan(ctx context.Context, head uint64, p *outbox.Payout, toppedUp bool) error {
 	tok, err := s.token(p.TokenID)
 	if err != nil {
 		return err
 	}
 	call := transferCall(tok, p)
-	if p.FromIndex == kassa.GasWalletIndex && tok.Type != kassa.TokenNative {
+	if p.FromIndex == outbox.GasWalletIndex && tok.Type != kassa.TokenNative {
 		// A standard ERC-20 reverts the estimate of a transfer its sender cannot
 		// pay: say what is short rather than "execution reverted".
 		held, err := s.Account.TokenBalance(ctx, tok.Address, p.From)
@@ -66,7 +67,7 @@ func (s *Sender) plan(ctx context.Context, head uint64, p *kassa.Payout, toppedU
 	}
 	gas, err := s.Account.EstimateGas(ctx, call)
 	switch {
-	case err != nil && p.FromIndex != kassa.GasWalletIndex && !IsEndpointFault(err) && !errors.Is(err, ErrUnavailable):
+	case err != nil && p.FromIndex != outbox.GasWalletIndex && !IsEndpointFault(err) && !errors.Is(err, ErrUnavailable):
 		// The node refuses the sweep itself (it reverts): the deposit address does
 		// not hold what was received. Counted; the payout fails after the retries.
 		s.log().Error("chain send: a sweep cannot be made", "payout", p.ID, "from", p.From, "err", err)
@@ -85,12 +86,12 @@ func (s *Sender) plan(ctx context.Context, head uint64, p *kassa.Payout, toppedU
 	if err != nil {
 		return err
 	}
-	tx := &kassa.OutboxTx{Environment: p.Environment, Network: p.Network, From: p.From, FromIndex: p.FromIndex, Purpose: kassa.TxTransfer,
+	tx := &outbox.Tx{Environment: p.Environment, Network: p.Network, From: p.From, FromIndex: p.FromIndex, Purpose: outbox.TxTransfer,
 		PayoutID: p.ID, PayoutAmount: p.Amount, To: call.To, Value: call.Value, Data: call.Data, GasLimit: gas}
 	if have.Cmp(need) >= 0 {
 		return s.signAndSend(ctx, head, tx, 0, &fees{tip, feeCap})
 	}
-	if p.FromIndex == kassa.GasWalletIndex {
+	if p.FromIndex == outbox.GasWalletIndex {
 		return s.wait(ctx, p, fmt.Sprintf("the gas wallet %s holds %s wei of %s, the refund needs %s", p.From, have, s.Network.NativeSymbol, need))
 	}
 	if toppedUp && have.Sign() > 0 {
@@ -103,7 +104,7 @@ func (s *Sender) plan(ctx context.Context, head uint64, p *kassa.Payout, toppedU
 
 // topUp sends value from the gas wallet to a payout's deposit address, if the
 // gas wallet can pay it on top of its transactions still pending.
-func (s *Sender) topUp(ctx context.Context, head uint64, p *kassa.Payout, value, tip, feeCap *big.Int) error {
+func (s *Sender) topUp(ctx context.Context, head uint64, p *outbox.Payout, value, tip, feeCap *big.Int) error {
 	gasAddr, err := s.GasAddress()
 	if err != nil {
 		return err
@@ -128,7 +129,7 @@ func (s *Sender) topUp(ctx context.Context, head uint64, p *kassa.Payout, value,
 		return s.wait(ctx, p, fmt.Sprintf("the gas wallet %s holds %s wei of %s, its queued transactions need %s",
 			gasAddr, have, s.Network.NativeSymbol, need))
 	}
-	tx := &kassa.OutboxTx{Environment: p.Environment, Network: p.Network, From: gasAddr, FromIndex: kassa.GasWalletIndex, Purpose: kassa.TxTopup,
+	tx := &outbox.Tx{Environment: p.Environment, Network: p.Network, From: gasAddr, FromIndex: outbox.GasWalletIndex, Purpose: outbox.TxTopup,
 		PayoutID: p.ID, To: p.From, Value: value, GasLimit: gas}
 	return s.signAndSend(ctx, head, tx, 0, &fees{tip, feeCap})
 }
@@ -141,7 +142,7 @@ func (s *Sender) committed(ctx context.Context, from string) (*big.Int, error) {
 	}
 	sum := new(big.Int)
 	for _, t := range txs {
-		if t.Status == kassa.TxPending && t.BlockHash == "" && strings.EqualFold(t.From, from) {
+		if t.Status == outbox.TxPending && t.BlockHash == "" && strings.EqualFold(t.From, from) {
 			sum.Add(sum, cost(t.Value, t.GasLimit, t.Latest().FeeCap))
 		}
 	}
@@ -149,7 +150,7 @@ func (s *Sender) committed(ctx context.Context, from string) (*big.Int, error) {
 }
 
 // wait records why a payout waits, logging it when the reason changes.
-func (s *Sender) wait(ctx context.Context, p *kassa.Payout, reason string) error {
+func (s *Sender) wait(ctx context.Context, p *outbox.Payout, reason string) error {
 	if p.Reason != reason {
 		s.log().Warn("chain send: payout waits", "payout", p.ID, "kind", p.Kind, "reason", reason)
 	}
@@ -160,7 +161,7 @@ type fees struct{ tip, feeCap *big.Int }
 
 // signAndSend stores tx signed under its sender's next nonce (or exactly nonce,
 // for a filler) and broadcasts it.
-func (s *Sender) signAndSend(ctx context.Context, head uint64, tx *kassa.OutboxTx, nonce uint64, f *fees) error {
+func (s *Sender) signAndSend(ctx context.Context, head uint64, tx *outbox.Tx, nonce uint64, f *fees) error {
 	if f == nil {
 		tip, base, err := s.Account.Fees(ctx)
 		if err != nil {
@@ -168,7 +169,7 @@ func (s *Sender) signAndSend(ctx context.Context, head uint64, tx *kassa.OutboxT
 		}
 		f = &fees{tip, new(big.Int).Add(new(big.Int).Mul(base, big.NewInt(2)), tip)}
 	}
-	if tx.Purpose != kassa.TxFiller {
+	if tx.Purpose != outbox.TxFiller {
 		var err error
 		if nonce, err = s.Account.Nonce(ctx, tx.From, true); err != nil {
 			return err
@@ -178,7 +179,7 @@ func (s *Sender) signAndSend(ctx context.Context, head uint64, tx *kassa.OutboxT
 	if err != nil {
 		return err
 	}
-	stored, err := s.Store.AddTx(ctx, tx, nonce, func(n uint64) (kassa.TxAttempt, error) {
+	stored, err := s.Store.AddTx(ctx, tx, nonce, func(n uint64) (outbox.Attempt, error) {
 		return sign(key, s.Network.ChainID, tx, n, f.tip, f.feeCap, head)
 	})
 	if err != nil {
@@ -191,8 +192,8 @@ func (s *Sender) signAndSend(ctx context.Context, head uint64, tx *kassa.OutboxT
 
 // key returns the private key t is signed with: the gas wallet's or its deposit
 // address's.
-func (s *Sender) key(t *kassa.OutboxTx) ([]byte, error) {
-	if t.FromIndex == kassa.GasWalletIndex {
+func (s *Sender) key(t *outbox.Tx) ([]byte, error) {
+	if t.FromIndex == outbox.GasWalletIndex {
 		return s.Keys.GasKey(s.Network)
 	}
 	if t.FromIndex < 0 || t.FromIndex > 1<<31-1 {
@@ -202,25 +203,25 @@ func (s *Sender) key(t *kassa.OutboxTx) ([]byte, error) {
 }
 
 // sign signs an EIP-1559 transaction of t's fields at nonce.
-func sign(key []byte, chainID int64, t *kassa.OutboxTx, nonce uint64, tip, feeCap *big.Int, head uint64) (kassa.TxAttempt, error) {
+func sign(key []byte, chainID int64, t *outbox.Tx, nonce uint64, tip, feeCap *big.Int, head uint64) (outbox.Attempt, error) {
 	priv, err := crypto.ToECDSA(key)
 	if err != nil {
-		return kassa.TxAttempt{}, fmt.Errorf("chain: signing key: %w", err)
+		return outbox.Attempt{}, fmt.Errorf("chain: signing key: %w", err)
 	}
 	if from := crypto.PubkeyToAddress(priv.PublicKey); !strings.EqualFold(from.Hex(), t.From) {
-		return kassa.TxAttempt{}, fmt.Errorf("chain: the key of index %d signs for %s, not %s", t.FromIndex, from.Hex(), t.From)
+		return outbox.Attempt{}, fmt.Errorf("chain: the key of index %d signs for %s, not %s", t.FromIndex, from.Hex(), t.From)
 	}
 	to := common.HexToAddress(t.To)
 	id := big.NewInt(chainID)
 	signed, err := types.SignTx(types.NewTx(&types.DynamicFeeTx{ChainID: id, Nonce: nonce, GasTipCap: tip,
 		GasFeeCap: feeCap, Gas: t.GasLimit, To: &to, Value: t.Value, Data: t.Data}), types.LatestSignerForChainID(id), priv)
 	if err != nil {
-		return kassa.TxAttempt{}, fmt.Errorf("chain: sign: %w", err)
+		return outbox.Attempt{}, fmt.Errorf("chain: sign: %w", err)
 	}
 	raw, err := signed.MarshalBinary()
 	if err != nil {
-		return kassa.TxAttempt{}, fmt.Errorf("chain: encode: %w", err)
+		return outbox.Attempt{}, fmt.Errorf("chain: encode: %w", err)
 	}
-	return kassa.TxAttempt{Hash: strings.ToLower(signed.Hash().Hex()), Raw: raw, Tip: new(big.Int).Set(tip),
+	return outbox.Attempt{Hash: strings.ToLower(signed.Hash().Hex()), Raw: raw, Tip: new(big.Int).Set(tip),
 		FeeCap: new(big.Int).Set(feeCap), SignedAt: head}, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kassapay/kassa"
 	"github.com/kassapay/kassa/chain"
+	"github.com/kassapay/kassa/outbox"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
 )
@@ -68,7 +69,7 @@ func TestSettleGasWalletDry(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(payouts) != 2 || payouts[0].Status != kassa.PayoutQueued || !strings.Contains(payouts[0].Reason, "gas wallet") {
+		if len(payouts) != 2 || payouts[0].Status != outbox.PayoutQueued || !strings.Contains(payouts[0].Reason, "gas wallet") {
 			t.Fatalf("payouts %d, first %+v, want two queued, waiting for the gas wallet", len(payouts), *payouts[0])
 		}
 		report, err := p.sender.GasReport(p.ctx)
@@ -136,7 +137,7 @@ func TestSettleHundredReceipts(t *testing.T) {
 		p.wantBalance(t, usdt, p.merchant, sum)
 		sweeps := 0
 		for _, tx := range p.outbox(t) {
-			if tx.Purpose == kassa.TxTransfer {
+			if tx.Purpose == outbox.TxTransfer {
 				sweeps++
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"math/big"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/outbox"
 )
 
 // track follows one outbox transaction: which of its versions is mined, in which
@@ -15,7 +16,7 @@ import (
 // node that restarted or dropped it gets it back), replaced by a fee bump once
 // its newest version waited BumpAfter blocks, and declared displaced when
 // another transaction spent its nonce and none of its versions is mined.
-func (s *Sender) track(ctx context.Context, head uint64, t *kassa.OutboxTx) error {
+func (s *Sender) track(ctx context.Context, head uint64, t *outbox.Tx) error {
 	mined, err := s.minedVersion(ctx, t)
 	if err != nil {
 		return err
@@ -24,12 +25,12 @@ func (s *Sender) track(ctx context.Context, head uint64, t *kassa.OutboxTx) erro
 		delete(s.displaced, t.ID)
 		return s.recordMined(ctx, head, t, mined)
 	}
-	if t.Status == kassa.TxConfirmed || t.BlockHash != "" {
+	if t.Status == outbox.TxConfirmed || t.BlockHash != "" {
 		s.log().Warn("chain send: a reorganisation dropped a transaction; sending it again", "tx", t.ID, "hash", t.MinedHash)
-		if err := s.Store.RecordTx(ctx, t.ID, kassa.TxOutcome{Status: kassa.TxPending}); err != nil {
+		if err := s.Store.RecordTx(ctx, t.ID, outbox.Outcome{Status: outbox.TxPending}); err != nil {
 			return err
 		}
-		t.Status, t.BlockHash = kassa.TxPending, ""
+		t.Status, t.BlockHash = outbox.TxPending, ""
 	}
 	spent, err := s.Account.Nonce(ctx, t.From, false)
 	if err != nil {
@@ -48,7 +49,7 @@ func (s *Sender) track(ctx context.Context, head uint64, t *kassa.OutboxTx) erro
 		}
 		delete(s.displaced, t.ID)
 		s.log().Warn("chain send: another transaction used the nonce; signing a new one", "tx", t.ID, "from", t.From, "nonce", t.Nonce)
-		return s.Store.RecordTx(ctx, t.ID, kassa.TxOutcome{Status: kassa.TxDisplaced,
+		return s.Store.RecordTx(ctx, t.ID, outbox.Outcome{Status: outbox.TxDisplaced,
 			Reason: fmt.Sprintf("nonce %d of %s was used by another transaction", t.Nonce, t.From)})
 	}
 	delete(s.displaced, t.ID)
@@ -65,7 +66,7 @@ func (s *Sender) track(ctx context.Context, head uint64, t *kassa.OutboxTx) erro
 }
 
 // minedVersion returns the mined version of t, if any, newest version first.
-func (s *Sender) minedVersion(ctx context.Context, t *kassa.OutboxTx) (*Tx, error) {
+func (s *Sender) minedVersion(ctx context.Context, t *outbox.Tx) (*Tx, error) {
 	for i := len(t.Attempts) - 1; i >= 0; i-- {
 		tx, err := s.Chain.Transaction(ctx, t.Attempts[i].Hash)
 		if errors.Is(err, ErrNotFound) {
@@ -81,12 +82,12 @@ func (s *Sender) minedVersion(ctx context.Context, t *kassa.OutboxTx) (*Tx, erro
 
 // recordMined records a mined version: confirmed (or reverted) once it has the
 // network's confirmations, else pending in its block.
-func (s *Sender) recordMined(ctx context.Context, head uint64, t *kassa.OutboxTx, tx *Tx) error {
-	o := kassa.TxOutcome{Status: kassa.TxPending, MinedHash: tx.Hash, Block: tx.Block, GasUsed: tx.GasUsed}
+func (s *Sender) recordMined(ctx context.Context, head uint64, t *outbox.Tx, tx *Tx) error {
+	o := outbox.Outcome{Status: outbox.TxPending, MinedHash: tx.Hash, Block: tx.Block, GasUsed: tx.GasUsed}
 	if kassa.Confirmations(head, tx.Block.Number) >= s.Network.Confirmations {
-		o.Status = kassa.TxConfirmed
+		o.Status = outbox.TxConfirmed
 		if !tx.Succeeded {
-			o.Status, o.Reason = kassa.TxReverted, "the transaction reverted on chain"
+			o.Status, o.Reason = outbox.TxReverted, "the transaction reverted on chain"
 		}
 	}
 	if o.Status == t.Status && o.MinedHash == t.MinedHash && o.Block.Hash == t.BlockHash {
@@ -97,7 +98,7 @@ func (s *Sender) recordMined(ctx context.Context, head uint64, t *kassa.OutboxTx
 
 // broadcast sends a signed version again. Refusals other than a spent nonce are
 // logged once per transaction: the next round tries again.
-func (s *Sender) broadcast(ctx context.Context, t *kassa.OutboxTx, a kassa.TxAttempt) error {
+func (s *Sender) broadcast(ctx context.Context, t *outbox.Tx, a outbox.Attempt) error {
 	err := s.Account.SendRaw(ctx, a.Raw)
 	switch {
 	case err == nil, errors.Is(err, ErrNonceTooLow):
@@ -117,14 +118,14 @@ func (s *Sender) broadcast(ctx context.Context, t *kassa.OutboxTx, a kassa.TxAtt
 // bump replaces t's newest version with the same nonce at fees raised by at least
 // 12.5 % (and at least what the node suggests now), stores it and broadcasts it.
 // It reports false when the sender could not afford the higher fee.
-func (s *Sender) bump(ctx context.Context, head uint64, t *kassa.OutboxTx) (bool, error) {
+func (s *Sender) bump(ctx context.Context, head uint64, t *outbox.Tx) (bool, error) {
 	last := t.Latest()
 	tip, base, err := s.Account.Fees(ctx)
 	if err != nil {
 		return false, err
 	}
-	newTip := maxInt(kassa.BumpFee(last.Tip), tip)
-	newCap := maxInt(kassa.BumpFee(last.FeeCap), new(big.Int).Add(new(big.Int).Mul(base, big.NewInt(2)), newTip))
+	newTip := maxInt(outbox.BumpFee(last.Tip), tip)
+	newCap := maxInt(outbox.BumpFee(last.FeeCap), new(big.Int).Add(new(big.Int).Mul(base, big.NewInt(2)), newTip))
 	balance, err := s.Account.Balance(ctx, t.From)
 	if err != nil {
 		return false, err
@@ -164,12 +165,12 @@ func maxInt(a, b *big.Int) *big.Int {
 // nonce above the chain's count and no stored transaction holds the nonces
 // between, nothing of it can ever be mined; an empty transaction to itself fills
 // each missing nonce (at most 16).
-func (s *Sender) fillGaps(ctx context.Context, head uint64, txs []*kassa.OutboxTx) error {
+func (s *Sender) fillGaps(ctx context.Context, head uint64, txs []*outbox.Tx) error {
 	lowest := map[string]uint64{}
 	held := map[string]map[uint64]bool{}
 	fromIndex := map[string]int64{}
 	for _, t := range txs {
-		if t.Status != kassa.TxPending {
+		if t.Status != outbox.TxPending {
 			continue
 		}
 		fromIndex[t.From] = t.FromIndex
@@ -194,8 +195,8 @@ func (s *Sender) fillGaps(ctx context.Context, head uint64, txs []*kassa.OutboxT
 				continue
 			}
 			s.log().Warn("chain send: filling a nonce gap", "from", from, "nonce", n)
-			if err := s.signAndSend(ctx, head, &kassa.OutboxTx{Environment: s.Network.Environment, Network: s.Network.Name,
-				From: from, FromIndex: fromIndex[from], Purpose: kassa.TxFiller, To: from, Value: new(big.Int), GasLimit: 21000}, n, nil); err != nil {
+			if err := s.signAndSend(ctx, head, &outbox.Tx{Environment: s.Network.Environment, Network: s.Network.Name,
+				From: from, FromIndex: fromIndex[from], Purpose: outbox.TxFiller, To: from, Value: new(big.Int), GasLimit: 21000}, n, nil); err != nil {
 				return err
 			}
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/kassapay/kassa/registry"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
+	"github.com/kassapay/kassa/watch"
 )
 
 // oneNode steps on one node.
@@ -27,7 +28,7 @@ type scanCounter struct {
 	scans atomic.Int64
 }
 
-func (s *scanCounter) WatchedAddresses(ctx context.Context, env kassa.Environment, network string, now time.Time) ([]kassa.WatchedAddress, error) {
+func (s *scanCounter) WatchedAddresses(ctx context.Context, env kassa.Environment, network string, now time.Time) ([]watch.Address, error) {
 	s.scans.Add(1)
 	return s.Store.WatchedAddresses(ctx, env, network, now)
 }
@@ -52,7 +53,7 @@ func TestVerifyRemembersLookUps(t *testing.T) {
 			t.Fatal(err)
 		}
 		pay := &payment.Service{Registry: reg, Rates: rates, Addresses: db, Invoices: invoicing.Over(db), Payments: db,
-			Wallets: map[kassa.Environment]kassa.PaymentAddressDeriver{kassa.Devnet: wallet}, Now: clock.Now}
+			Wallets: map[kassa.Environment]payment.AddressDeriver{kassa.Devnet: wallet}, Now: clock.Now}
 		m, err := db.CreateMerchant(ctx, kassa.MerchantCreate{Name: "Shop", Email: "owner@example.com", Password: "correct horse"})
 		if err != nil {
 			t.Fatal(err)

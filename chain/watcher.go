@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/watch"
 	"github.com/kassapay/kassa/worker"
 )
 
@@ -202,7 +203,7 @@ func (w *Watcher) stepOn(ctx context.Context, n Node) (bool, error) {
 // cursor loads the network's cursor, starting one on first watch, and checks once
 // per start that the chain is still the one the cursor was made on (a dev chain
 // started afresh is not): otherwise everything remembered is reset.
-func (w *Watcher) cursor(ctx context.Context, n Node, head kassa.BlockRef) (*kassa.ChainCursor, error) {
+func (w *Watcher) cursor(ctx context.Context, n Node, head kassa.BlockRef) (*watch.Cursor, error) {
 	if w.genesis == "" {
 		hs, err := n.Headers(ctx, 0, 0)
 		if err != nil {
@@ -240,7 +241,7 @@ func (w *Watcher) cursor(ctx context.Context, n Node, head kassa.BlockRef) (*kas
 		return nil, err
 	}
 	w.log().Info("watching from block", "block", start)
-	return &kassa.ChainCursor{Network: w.Network.Name, Genesis: w.genesis, Block: hs[0]}, nil
+	return &watch.Cursor{Network: w.Network.Name, Genesis: w.genesis, Block: hs[0]}, nil
 }
 
 // blocks reads from..to: headers, or whole blocks while a native token is quoted.

@@ -58,7 +58,7 @@ func newFixtureAt(t testing.TB, cfg store.Config, clock *storetest.Clock, now fu
 		t.Fatal(err)
 	}
 	f.pay = &payment.Service{Registry: f.reg, Rates: rates, Addresses: f.db, Invoices: invoicing.Over(f.db), Payments: f.db,
-		Wallets: map[kassa.Environment]kassa.PaymentAddressDeriver{kassa.Devnet: wallet}, Now: now}
+		Wallets: map[kassa.Environment]payment.AddressDeriver{kassa.Devnet: wallet}, Now: now}
 	if f.m, err = f.db.CreateMerchant(f.ctx, kassa.MerchantCreate{Name: "Shop", Email: "owner@example.com", Password: "correct horse"}); err != nil {
 		t.Fatal(err)
 	}

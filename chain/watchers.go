@@ -9,6 +9,7 @@ import (
 
 	"github.com/kassapay/kassa"
 	"github.com/kassapay/kassa/payment"
+	"github.com/kassapay/kassa/watch"
 	"github.com/kassapay/kassa/worker"
 )
 
@@ -146,7 +147,7 @@ func (w *Watcher) ingestTx(ctx context.Context, inv *kassa.Invoice, l *lookup) e
 	if err != nil {
 		return err
 	}
-	var mine []kassa.WatchedAddress
+	var mine []watch.Address
 	for _, a := range all {
 		if a.InvoiceID == inv.ID && a.MerchantID == inv.MerchantID {
 			mine = append(mine, a)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/watch"
 )
 
 // recheckAfter is how long an invoice past its watch horizon but still open (a
@@ -45,7 +46,7 @@ func (w *Watcher) addresses(ctx context.Context) (*addressSet, error) {
 			return nil, err
 		}
 		s := &watchSet{addressSet: newAddressSet(nil, w.Tokens, w.Own), mark: mark, byInvoice: make(map[string]string, len(all))}
-		s.addressSet.byAddress = make(map[string]kassa.WatchedAddress, len(all))
+		s.addressSet.byAddress = make(map[string]watch.Address, len(all))
 		for _, a := range all {
 			s.put(a)
 		}
@@ -81,7 +82,7 @@ func (w *Watcher) addresses(ctx context.Context) (*addressSet, error) {
 }
 
 // put adds or replaces a's entry.
-func (s *watchSet) put(a kassa.WatchedAddress) {
+func (s *watchSet) put(a watch.Address) {
 	key := lower(a.Address)
 	if old, ok := s.byAddress[key]; ok {
 		s.count(old, -1)
@@ -98,7 +99,7 @@ func (s *watchSet) put(a kassa.WatchedAddress) {
 	heap.Push(&s.due, dueInvoice{at: a.InvoiceExpiresAt.Add(kassa.WatchAfterExpiry), id: a.InvoiceID})
 }
 
-func (s *watchSet) count(a kassa.WatchedAddress, d int) {
+func (s *watchSet) count(a watch.Address, d int) {
 	if s.nativeTok != nil && a.TokenID == s.nativeTok.ID {
 		s.nativeN += d
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/kassapay/kassa/invoicing"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
+	"github.com/kassapay/kassa/watch"
 )
 
 // fullReads is the real store, counting the watcher's whole reads of its addresses.
@@ -18,7 +19,7 @@ type fullReads struct {
 	n int
 }
 
-func (s *fullReads) WatchedAddresses(ctx context.Context, env kassa.Environment, network string, now time.Time) ([]kassa.WatchedAddress, error) {
+func (s *fullReads) WatchedAddresses(ctx context.Context, env kassa.Environment, network string, now time.Time) ([]watch.Address, error) {
 	s.n++
 	return s.Store.WatchedAddresses(ctx, env, network, now)
 }

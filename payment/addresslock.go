@@ -25,8 +25,8 @@ type PaymentAddressService interface {
 	// address on the token's network: the same address when asked again, with a
 	// fresh quote once the last one expired or what is owed changed (a partial
 	// payment).
-	LockPaymentAddress(ctx context.Context, req PaymentAddressRequest) (*kassa.PaymentAddress, *kassa.Invoice, error)
+	LockPaymentAddress(ctx context.Context, req PaymentAddressRequest) (*Address, *kassa.Invoice, error)
 	// PaymentAddress returns the invoice's address on network as last quoted, or
 	// nil when it has none; it only reads.
-	PaymentAddress(ctx context.Context, invoiceID, network string) (*kassa.PaymentAddress, error)
+	PaymentAddress(ctx context.Context, invoiceID, network string) (*Address, error)
 }

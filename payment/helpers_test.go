@@ -26,7 +26,7 @@ type fixture struct {
 	clock   *storetest.Clock
 	reg     *registry.Registry
 	rates   *registry.Static
-	wallets map[kassa.Environment]kassa.PaymentAddressDeriver
+	wallets map[kassa.Environment]payment.AddressDeriver
 	svc     *payment.Service
 	m       *kassa.Merchant
 }
@@ -36,7 +36,7 @@ func newFixture(t *testing.T, cfg store.Config) *fixture {
 	clock := storetest.NewClock(t0)
 	cfg.Now = clock.Now
 	f := &fixture{ctx: context.Background(), db: storetest.Open(t, cfg), clock: clock, reg: registry.Default(),
-		wallets: map[kassa.Environment]kassa.PaymentAddressDeriver{}}
+		wallets: map[kassa.Environment]payment.AddressDeriver{}}
 	rates, err := registry.LoadStatic("", t0)
 	if err != nil {
 		t.Fatal(err)

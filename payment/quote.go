@@ -10,15 +10,15 @@ import (
 
 // Service gives payors addresses and quotes and makes devnet payments.
 type Service struct {
-	Registry  kassa.Registry                                    // networks and tokens
-	Rates     kassa.RateSource                                  // USD prices of tokens
-	Addresses PaymentAddressService                             // deposit addresses and token locks
-	Wallets   map[kassa.Environment]kassa.PaymentAddressDeriver // deposit address derivation per environment
-	Invoices  kassa.InvoiceService                              // invoices, for devnet payments
-	Payments  kassa.PaymentService                              // the ingestion path; nil: no devnet payments
-	Chain     ChainVerifier                                     // the watched networks; nil: none
-	Costs     SweepCoster                                       // settlement gas per receipt; nil: unknown
-	Now       func() time.Time                                  // nil: time.Now
+	Registry  kassa.Registry                       // networks and tokens
+	Rates     kassa.RateSource                     // USD prices of tokens
+	Addresses PaymentAddressService                // deposit addresses and token locks
+	Wallets   map[kassa.Environment]AddressDeriver // deposit address derivation per environment
+	Invoices  kassa.InvoiceService                 // invoices, for devnet payments
+	Payments  kassa.PaymentService                 // the ingestion path; nil: no devnet payments
+	Chain     ChainVerifier                        // the watched networks; nil: none
+	Costs     SweepCoster                          // settlement gas per receipt; nil: unknown
+	Now       func() time.Time                     // nil: time.Now
 }
 
 func (s *Service) now() time.Time {
@@ -85,7 +85,7 @@ func (s *Service) LockAddress(ctx context.Context, inv *kassa.Invoice, tokenID i
 }
 
 // newQuote renders a deposit address and its quote.
-func newQuote(tok kassa.Token, network kassa.Network, addr *kassa.PaymentAddress) (Quote, error) {
+func newQuote(tok kassa.Token, network kassa.Network, addr *Address) (Quote, error) {
 	uri, err := kassa.PaymentURI(tok, network.ChainID, addr.Address, addr.AmountUnits)
 	if err != nil {
 		return Quote{}, err

@@ -166,7 +166,7 @@ func (s *Service) Claim(ctx context.Context, id, token, address string) (*kassa.
 // ByClaim reads a refund and its shop's name through its claim link (token),
 // for the payor's page: 404 for a wrong token, whether or not the refund
 // exists; a claimed refund is still found, so the link follows it.
-func (s *Service) ByClaim(ctx context.Context, id, token string) (*kassa.RefundClaim, error) {
+func (s *Service) ByClaim(ctx context.Context, id, token string) (*Claim, error) {
 	h := sha256.Sum256([]byte(token))
 	return s.Store.RefundByClaim(ctx, id, h[:])
 }

@@ -30,7 +30,7 @@ type Store interface {
 	// tokenHash matches its claim (compared in constant time; 404 otherwise,
 	// whether or not the refund exists), in any status and past the claim's
 	// expiry: the link keeps working to follow the refund after the claim.
-	RefundByClaim(ctx context.Context, id string, tokenHash []byte) (*kassa.RefundClaim, error)
+	RefundByClaim(ctx context.Context, id string, tokenHash []byte) (*Claim, error)
 	// OwnWalletStore: the merchant paying a refund from their own wallet.
 	OwnWalletStore
 }

@@ -56,7 +56,7 @@ func (s *Responses) Seal(scope kassa.IdempotencyScope, body []byte) []byte {
 
 // Open returns the response stored under scope's key, byte for byte the body that
 // was sealed. ref is the data of the event a response sealed with a reference
-// names (RefEventID, kassa.IdempotencyRecord.Ref), nil for any other. A body stored in
+// names (RefEventID, idempotency.Record.Ref), nil for any other. A body stored in
 // clear (a row saved before sealing) is returned as it is, one sealed before
 // deflating as it opens; a sealed one that does not open or inflate, or one
 // under a magic this build does not know, is kassa.ErrSavedResponseUnreadable.

@@ -67,7 +67,7 @@ func refData(head []byte, scope kassa.IdempotencyScope, data []byte) []byte {
 
 // RefEventID returns the id of the event a stored response refers to: one SealRef
 // sealed with a reference. The store reads that event's data with the record
-// (kassa.IdempotencyRecord.Ref) for Open.
+// (idempotency.Record.Ref) for Open.
 func RefEventID(stored []byte) (string, bool) {
 	if !bytes.HasPrefix(stored, sealMagicRef) || len(stored) < len(sealMagicRef)+eventIDLen {
 		return "", false

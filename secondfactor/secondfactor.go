@@ -1,7 +1,7 @@
 // Package secondfactor is the dashboard's optional TOTP second factor (RFC 6238:
 // 6 digits, 30-second steps, SHA-1, as authenticator apps expect), over
 // github.com/pquerna/otp. Codes are accepted one time step either side of now,
-// and once: the step a code matched is recorded through kassa.SecondFactorStore.
+// and once: the step a code matched is recorded through Store.
 package secondfactor
 
 import (
@@ -62,7 +62,7 @@ func Step(secret, code string, now time.Time) (step int64, ok bool) {
 // Verify checks code against the merchant's factor at now and uses its step, so
 // the same code fails next time: kassa.ErrInvalidCode when it is wrong, stale,
 // replayed or the factor is off.
-func Verify(ctx context.Context, st kassa.SecondFactorStore, merchantID int64, code string, now time.Time) error {
+func Verify(ctx context.Context, st Store, merchantID int64, code string, now time.Time) error {
 	secret, err := st.TOTPSecret(ctx, merchantID)
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/outbox"
 )
 
 // SettlementJob is one receipt's money to pass on to the merchant.
@@ -52,7 +53,7 @@ type SweepQueue interface {
 	// QueueSweep adds a claimed receipt to the queued sweep of its deposit
 	// address, token and destination (a new one if none is queued); the receipt
 	// stays processing until the sweep is done or failed.
-	QueueSweep(ctx context.Context, job SettlementJob) (*kassa.Payout, error)
+	QueueSweep(ctx context.Context, job SettlementJob) (*outbox.Payout, error)
 }
 
 // SettlementRoute decides how a job settles: manual when the token has no

@@ -27,7 +27,7 @@ func ErrInvalidCurrentPassword() error {
 // invalid_current_password (param current_password), second_factor_required or
 // invalid_code (param code). Attempts count on the account as sign-ins do, so a
 // stolen session cannot guess the password any faster; a held account is
-// *kassa.SignInHeld.
+// *Held.
 func (s *Service) Reauthenticate(ctx context.Context, merchantID int64, p Proof) error {
 	if p.Password == "" {
 		return ErrReauthenticationRequired()

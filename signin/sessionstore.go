@@ -4,21 +4,22 @@ import (
 	"context"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/secondfactor"
 )
 
 // DashboardSessionStore keeps dashboard sessions server-side, the half sign-ins
 // that wait for a second-factor code, and the second factor itself.
 type DashboardSessionStore interface {
-	kassa.SecondFactorStore
+	secondfactor.Store
 	// CreateDashboardSession stores a session of merchantID for token, which the
 	// store keeps only hashed, ending DashboardSessionTTL from now, under the
 	// credential version the sign-in observed (Merchant.CredentialVersion from
 	// Login); KindUnauthenticated when the merchant's version is no longer it.
-	CreateDashboardSession(ctx context.Context, token string, merchantID, credentialVersion int64, env kassa.Environment) (*kassa.DashboardSession, error)
+	CreateDashboardSession(ctx context.Context, token string, merchantID, credentialVersion int64, env kassa.Environment) (*DashboardSession, error)
 	// DashboardSession returns the session of token; an unknown or ended one is
 	// KindUnauthenticated, ErrDashboardIdle for one ended by DashboardIdleTimeout.
 	// It writes nothing.
-	DashboardSession(ctx context.Context, token string) (*kassa.DashboardSession, error)
+	DashboardSession(ctx context.Context, token string) (*DashboardSession, error)
 	// TouchDashboardSession records now as the live session's last use.
 	TouchDashboardSession(ctx context.Context, token string) error
 	// SetDashboardEnvironment switches the session's environment.
@@ -30,10 +31,10 @@ type DashboardSessionStore interface {
 	// DashboardCodeTTL from now and signs nobody in (DashboardSession does not
 	// find it); only DashboardSignIn does.
 	// The credential version is as for CreateDashboardSession.
-	CreateDashboardSignIn(ctx context.Context, token string, merchantID, credentialVersion int64, env kassa.Environment) (*kassa.DashboardSession, error)
+	CreateDashboardSignIn(ctx context.Context, token string, merchantID, credentialVersion int64, env kassa.Environment) (*DashboardSession, error)
 	// DashboardSignIn returns the live half sign-in of token; anything else is
 	// KindUnauthenticated.
-	DashboardSignIn(ctx context.Context, token string) (*kassa.DashboardSession, error)
+	DashboardSignIn(ctx context.Context, token string) (*DashboardSession, error)
 	// SetDashboardTOTPPending keeps a second-factor secret being enrolled on the
 	// live session of token, server-side; "" drops it.
 	SetDashboardTOTPPending(ctx context.Context, token, secret string) error
@@ -45,5 +46,5 @@ type DashboardSessionStore interface {
 	DashboardCodeAttempt(ctx context.Context, token string) (ok, last bool, err error)
 	// ConsumeDashboardSignIn ends the live half sign-in of token and returns it,
 	// atomically: KindUnauthenticated when another request ended it first.
-	ConsumeDashboardSignIn(ctx context.Context, token string) (*kassa.DashboardSession, error)
+	ConsumeDashboardSignIn(ctx context.Context, token string) (*DashboardSession, error)
 }

@@ -93,7 +93,7 @@ func (s *Service) Password(ctx context.Context, email, password string) (m *kass
 // as does any code past it. A right code on a half sign-in another request ended
 // meanwhile is signed out. It is not held back by the account's delay: getting a
 // half sign-in took the password, and it accepts few codes.
-func (s *Service) Code(ctx context.Context, token, code string) (*kassa.DashboardSession, error) {
+func (s *Service) Code(ctx context.Context, token, code string) (*DashboardSession, error) {
 	half, err := s.sessions.DashboardSignIn(ctx, token)
 	if err != nil {
 		return nil, err

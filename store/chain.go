@@ -8,14 +8,15 @@ import (
 	"math"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/watch"
 )
 
 // ChainCursor returns network's cursor; nil before its first block.
-func (db *DB) ChainCursor(ctx context.Context, network string) (*kassa.ChainCursor, error) {
+func (db *DB) ChainCursor(ctx context.Context, network string) (*watch.Cursor, error) {
 	if !storable(network) {
 		return nil, nil
 	}
-	c := kassa.ChainCursor{Network: network}
+	c := watch.Cursor{Network: network}
 	var number int64
 	err := db.r.QueryRowContext(ctx, "SELECT genesis, number, hash, parent FROM chain_cursors WHERE network = $1", network).
 		Scan(&c.Genesis, &number, &c.Block.Hash, &c.Block.Parent)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/watch"
 )
 
 // watchedColumns are what WatchedAddresses reads of an address and its invoice.
@@ -42,7 +43,7 @@ const watchedSinceQuery = `SELECT pa.address_index, pa.address, pa.invoice_id, i
 // expiry, and any other (paid, expired, canceled) while now < expires_at +
 // kassa.WatchAfterExpiry. Each comes with its invoice, merchant and the token and
 // rate of its last quote with the quote's expiry, in derivation order.
-func (db *DB) WatchedAddresses(ctx context.Context, env kassa.Environment, network string, now time.Time) ([]kassa.WatchedAddress, error) {
+func (db *DB) WatchedAddresses(ctx context.Context, env kassa.Environment, network string, now time.Time) ([]watch.Address, error) {
 	if !storable(network) || !env.Valid() {
 		return nil, nil
 	}
@@ -51,7 +52,7 @@ func (db *DB) WatchedAddresses(ctx context.Context, env kassa.Environment, netwo
 		return nil, fmt.Errorf("store: watched addresses: %w", err)
 	}
 	defer rows.Close()
-	var out []kassa.WatchedAddress
+	var out []watch.Address
 	for rows.Next() {
 		a, err := scanWatched(rows, env)
 		if err != nil {
@@ -63,9 +64,9 @@ func (db *DB) WatchedAddresses(ctx context.Context, env kassa.Environment, netwo
 }
 
 // scanWatched reads one row of watchedColumns.
-func scanWatched(rows *sql.Rows, env kassa.Environment, more ...any) (kassa.WatchedAddress, error) {
+func scanWatched(rows *sql.Rows, env kassa.Environment, more ...any) (watch.Address, error) {
 	var (
-		a                = kassa.WatchedAddress{Environment: env}
+		a                = watch.Address{Environment: env}
 		index            int64
 		rate             string
 		expires, invoice int64
@@ -99,7 +100,7 @@ func (db *DB) QuoteMark(ctx context.Context, env kassa.Environment, network stri
 // quote number read: the mark for the next call. Quote numbers commit in ascending
 // order (nextQuoteSeq), so a call sees every change after the mark; it reads the
 // unique index on (environment, network, quote_seq) from the mark on.
-func (db *DB) WatchedAddressesSince(ctx context.Context, env kassa.Environment, network string, after int64, now time.Time) ([]kassa.WatchedAddress, int64, error) {
+func (db *DB) WatchedAddressesSince(ctx context.Context, env kassa.Environment, network string, after int64, now time.Time) ([]watch.Address, int64, error) {
 	if !storable(network) || !env.Valid() {
 		return nil, after, nil
 	}
@@ -109,7 +110,7 @@ func (db *DB) WatchedAddressesSince(ctx context.Context, env kassa.Environment, 
 	}
 	defer rows.Close()
 	var (
-		out    []kassa.WatchedAddress
+		out    []watch.Address
 		seq    int64
 		status string
 	)

@@ -11,13 +11,14 @@ import (
 	"github.com/kassapay/kassa/payment"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
+	"github.com/kassapay/kassa/watch"
 )
 
 // watchRate is the rate every test quote locks.
 var watchRate = big.NewRat(3, 2)
 
 // address locks inv's deposit address on network for token 1 and returns it.
-func (f *fixture) address(t *testing.T, inv *kassa.Invoice, network string) *kassa.PaymentAddress {
+func (f *fixture) address(t *testing.T, inv *kassa.Invoice, network string) *payment.Address {
 	t.Helper()
 	a, _, err := f.db.LockPaymentAddress(f.ctx, payment.PaymentAddressRequest{MerchantID: inv.MerchantID, InvoiceID: inv.ID,
 		Token:  kassa.Token{ID: 1, Network: network, Decimals: 18},
@@ -113,7 +114,7 @@ func TestWatchedAddresses(t *testing.T) {
 			storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
 				f := newFixture(t, cfg)
 				inv, network := c.setup(t, f)
-				var a *kassa.PaymentAddress
+				var a *payment.Address
 				if network != "" {
 					a = f.address(t, inv, network)
 				} else {
@@ -129,7 +130,7 @@ func TestWatchedAddresses(t *testing.T) {
 					}
 					return
 				}
-				want := kassa.WatchedAddress{Address: a.Address, InvoiceID: inv.ID, MerchantID: inv.MerchantID,
+				want := watch.Address{Address: a.Address, InvoiceID: inv.ID, MerchantID: inv.MerchantID,
 					Environment: c.env, TokenID: 1, QuoteExpiresAt: a.ExpiresAt, InvoiceExpiresAt: inv.ExpiresAt}
 				if len(got) != 1 || got[0].USDPerToken == nil || got[0].USDPerToken.Cmp(watchRate) != 0 {
 					t.Fatalf("watched %+v, want %+v at %v", got, want, watchRate)
@@ -149,7 +150,7 @@ func TestWatchedAddresses(t *testing.T) {
 func TestWatchedAddressesSince(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
 		f := newFixture(t, cfg)
-		since := func(t *testing.T, mark int64) ([]kassa.WatchedAddress, int64) {
+		since := func(t *testing.T, mark int64) ([]watch.Address, int64) {
 			t.Helper()
 			got, next, err := f.db.WatchedAddressesSince(f.ctx, kassa.Devnet, chainNet, mark, f.clock.Now())
 			must(t, err)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/signin"
 )
 
 // errSignedOut is the answer for an unknown or ended session.
@@ -16,27 +17,27 @@ func errSignedOut() error {
 
 // CreateDashboardSession stores a session for token, hashed, under the
 // merchant's credential version version; signed out when the version moved on.
-func (db *DB) CreateDashboardSession(ctx context.Context, token string, merchantID, version int64, env kassa.Environment) (*kassa.DashboardSession, error) {
+func (db *DB) CreateDashboardSession(ctx context.Context, token string, merchantID, version int64, env kassa.Environment) (*signin.DashboardSession, error) {
 	return db.createDashboardSession(ctx, token, merchantID, version, env, false)
 }
 
 // CreateDashboardSignIn stores a half sign-in for token, hashed, that waits
 // kassa.DashboardCodeTTL for its second-factor code, as CreateDashboardSession.
-func (db *DB) CreateDashboardSignIn(ctx context.Context, token string, merchantID, version int64, env kassa.Environment) (*kassa.DashboardSession, error) {
+func (db *DB) CreateDashboardSignIn(ctx context.Context, token string, merchantID, version int64, env kassa.Environment) (*signin.DashboardSession, error) {
 	return db.createDashboardSession(ctx, token, merchantID, version, env, true)
 }
 
 // DashboardSignIn returns the live half sign-in of token.
-func (db *DB) DashboardSignIn(ctx context.Context, token string) (*kassa.DashboardSession, error) {
+func (db *DB) DashboardSignIn(ctx context.Context, token string) (*signin.DashboardSession, error) {
 	return db.dashboardSession(ctx, token, true)
 }
 
-func (db *DB) createDashboardSession(ctx context.Context, token string, merchantID, version int64, env kassa.Environment, awaiting bool) (*kassa.DashboardSession, error) {
+func (db *DB) createDashboardSession(ctx context.Context, token string, merchantID, version int64, env kassa.Environment, awaiting bool) (*signin.DashboardSession, error) {
 	now, ttl := db.clock(), kassa.DashboardSessionTTL
 	if awaiting {
 		ttl = kassa.DashboardCodeTTL
 	}
-	s := &kassa.DashboardSession{MerchantID: merchantID, Environment: env, CreatedAt: now, ExpiresAt: now.Add(ttl),
+	s := &signin.DashboardSession{MerchantID: merchantID, Environment: env, CreatedAt: now, ExpiresAt: now.Add(ttl),
 		LastSeenAt: now, CredentialVersion: version}
 	var n int64
 	err := db.write(ctx, func(q queryer) error {
@@ -62,7 +63,7 @@ func (db *DB) createDashboardSession(ctx context.Context, token string, merchant
 
 // DashboardSession returns the live session of token; one that went
 // kassa.DashboardIdleTimeout without a request is kassa.ErrDashboardIdle.
-func (db *DB) DashboardSession(ctx context.Context, token string) (*kassa.DashboardSession, error) {
+func (db *DB) DashboardSession(ctx context.Context, token string) (*signin.DashboardSession, error) {
 	s, err := db.dashboardSession(ctx, token, false)
 	if err == nil && s.Idle(db.clock()) {
 		return nil, kassa.ErrDashboardIdle()
@@ -89,9 +90,9 @@ func (db *DB) TouchDashboardSession(ctx context.Context, token string) error {
 
 // dashboardSession returns the unexpired session of token: a signed-in one, or a
 // half sign-in when awaiting; one of an older credential version is ended.
-func (db *DB) dashboardSession(ctx context.Context, token string, awaiting bool) (*kassa.DashboardSession, error) {
+func (db *DB) dashboardSession(ctx context.Context, token string, awaiting bool) (*signin.DashboardSession, error) {
 	var (
-		s                          kassa.DashboardSession
+		s                          signin.DashboardSession
 		env                        string
 		created, expires, lastSeen int64
 	)
@@ -186,9 +187,9 @@ func (db *DB) DashboardCodeAttempt(ctx context.Context, token string) (ok, last 
 // ConsumeDashboardSignIn ends the live half sign-in of token and returns it, in
 // one DELETE ... RETURNING: of a right code and a request that voided or used
 // the half sign-in meanwhile, one wins; the other is signed out.
-func (db *DB) ConsumeDashboardSignIn(ctx context.Context, token string) (*kassa.DashboardSession, error) {
+func (db *DB) ConsumeDashboardSignIn(ctx context.Context, token string) (*signin.DashboardSession, error) {
 	var (
-		s                          kassa.DashboardSession
+		s                          signin.DashboardSession
 		env                        string
 		created, expires, lastSeen int64
 	)

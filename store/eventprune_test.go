@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/delivery"
 	"github.com/kassapay/kassa/invoicing"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
@@ -27,7 +28,7 @@ func TestPruneEvents(t *testing.T) {
 			t.Fatalf("%d jobs", len(jobs))
 		}
 		must(t, f.db.FinishWebhookAttempt(f.ctx, jobs[0], kassa.WebhookAttempt{At: f.clock.Now(), StatusCode: 200, Succeeded: true},
-			kassa.WebhookResult{StatusCode: 200}))
+			delivery.Result{StatusCode: 200}))
 
 		f.clock.Advance(kassa.EventRetention)
 		edge := f.invoice(t, f.m, 1000, nil) // exactly at the cutoff: kept

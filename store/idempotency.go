@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/idempotency"
 	"github.com/kassapay/kassa/sealed"
 )
 
@@ -22,13 +23,13 @@ func idemArgs(s kassa.IdempotencyScope, more ...any) []any {
 // than kassa.IdempotencyTTL, or running for longer than kassa.IdempotencyStale, is
 // taken over: it is deleted only if it is still that record (same created_at), then
 // the insert is tried again, so of many concurrent claimers exactly one wins.
-func (db *DB) ClaimIdempotencyKey(ctx context.Context, s kassa.IdempotencyScope, fingerprint string) (*kassa.IdempotencyRecord, error) {
+func (db *DB) ClaimIdempotencyKey(ctx context.Context, s kassa.IdempotencyScope, fingerprint string) (*idempotency.Record, error) {
 	if !storable(s.Key) || !storable(s.Route) || !storable(fingerprint) {
 		return nil, kassa.Invalidf("Idempotency-Key", "invalid_idempotency_key", "The Idempotency-Key header must be UTF-8 text.")
 	}
 	for attempt := 0; attempt < 5; attempt++ {
 		var (
-			rec     *kassa.IdempotencyRecord
+			rec     *idempotency.Record
 			claimed bool
 		)
 		err := db.write(ctx, func(q queryer) error {
@@ -72,9 +73,9 @@ func (db *DB) ClaimIdempotencyKey(ctx context.Context, s kassa.IdempotencyScope,
 	return nil, errors.New("store: claim idempotency key: too much contention")
 }
 
-func idempotencyRecord(ctx context.Context, q queryer, s kassa.IdempotencyScope) (*kassa.IdempotencyRecord, error) {
+func idempotencyRecord(ctx context.Context, q queryer, s kassa.IdempotencyScope) (*idempotency.Record, error) {
 	var (
-		rec     kassa.IdempotencyRecord
+		rec     idempotency.Record
 		created int64
 		body    []byte
 	)
@@ -122,7 +123,7 @@ func responseRef(ctx context.Context, q queryer, s kassa.IdempotencyScope, event
 // IdempotencyRecord returns the live record under the key, or nil: none, or one a
 // claim would take over (older than kassa.IdempotencyTTL, or running for longer
 // than kassa.IdempotencyStale). It reads, on SQLite from a reader connection.
-func (db *DB) IdempotencyRecord(ctx context.Context, s kassa.IdempotencyScope) (*kassa.IdempotencyRecord, error) {
+func (db *DB) IdempotencyRecord(ctx context.Context, s kassa.IdempotencyScope) (*idempotency.Record, error) {
 	if !storable(s.Key) || !storable(s.Route) {
 		return nil, kassa.Invalidf("Idempotency-Key", "invalid_idempotency_key", "The Idempotency-Key header must be UTF-8 text.")
 	}

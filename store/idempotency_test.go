@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/idempotency"
 	"github.com/kassapay/kassa/invoicing"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
@@ -17,7 +18,7 @@ func scope(f *fixture, key string) kassa.IdempotencyScope {
 }
 
 // claim claims s and returns the record holding it (nil when the caller owns it).
-func claim(t *testing.T, f *fixture, s kassa.IdempotencyScope, fp string) *kassa.IdempotencyRecord {
+func claim(t *testing.T, f *fixture, s kassa.IdempotencyScope, fp string) *idempotency.Record {
 	t.Helper()
 	rec, err := f.db.ClaimIdempotencyKey(f.ctx, s, fp)
 	must(t, err)
@@ -32,7 +33,7 @@ func TestIdempotencyClaimCompleteReplay(t *testing.T) {
 			t.Fatalf("first claim got %+v, want ownership", rec)
 		}
 		rec := claim(t, f, s, "fp")
-		if rec == nil || rec.Done || rec.Fingerprint != "fp" || kassa.ResolveIdempotency(rec, "fp") != kassa.IdempotencyInUse {
+		if rec == nil || rec.Done || rec.Fingerprint != "fp" || idempotency.Resolve(rec, "fp") != idempotency.InUse {
 			t.Fatalf("claim while running = %+v", rec)
 		}
 		body := []byte(`{"invoice_id":"x"}`)
@@ -40,10 +41,10 @@ func TestIdempotencyClaimCompleteReplay(t *testing.T) {
 		f.clock.Advance(time.Hour)
 		rec = claim(t, f, s, "fp")
 		if rec == nil || !rec.Done || rec.StatusCode != 201 || string(rec.Body) != string(body) ||
-			!rec.CreatedAt.Equal(t0.Truncate(time.Microsecond)) || kassa.ResolveIdempotency(rec, "fp") != kassa.IdempotencyReplay {
+			!rec.CreatedAt.Equal(t0.Truncate(time.Microsecond)) || idempotency.Resolve(rec, "fp") != idempotency.Replay {
 			t.Fatalf("replay record = %+v", rec)
 		}
-		if kassa.ResolveIdempotency(claim(t, f, s, "other"), "other") != kassa.IdempotencyReused {
+		if idempotency.Resolve(claim(t, f, s, "other"), "other") != idempotency.Reused {
 			t.Fatal("different fingerprint is not reused")
 		}
 		// Scope parts are independent keys.

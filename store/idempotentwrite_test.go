@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/idempotency"
 	"github.com/kassapay/kassa/internal/invoicejson"
 	"github.com/kassapay/kassa/invoicing"
 	"github.com/kassapay/kassa/sealed"
@@ -112,7 +113,7 @@ func TestCreateInvoiceInsertsIdempotencyRecord(t *testing.T) {
 			_, _, err := invoicing.Over(f.db).CreateInvoice(f.ctx, principal(f.m), kassa.InvoiceCreate{Amount: 1000}, iw)
 			return err
 		}
-		record := func(s kassa.IdempotencyScope) *kassa.IdempotencyRecord {
+		record := func(s kassa.IdempotencyScope) *idempotency.Record {
 			t.Helper()
 			rec, err := f.db.IdempotencyRecord(f.ctx, s)
 			must(t, err)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kassapay/kassa"
 	"github.com/kassapay/kassa/commerce"
+	"github.com/kassapay/kassa/delivery"
 	"github.com/kassapay/kassa/invoicing"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
@@ -90,7 +91,7 @@ func TestDeliveriesWake(t *testing.T) {
 		wake := f.db.Deliveries()
 		var (
 			inv  *kassa.Invoice
-			jobs []*kassa.WebhookJob
+			jobs []*delivery.Job
 		)
 		tests := []struct {
 			name  string
@@ -106,7 +107,7 @@ func TestDeliveriesWake(t *testing.T) {
 			{"creates in one batch", nil, func(t *testing.T) { f.createBatch(t, 3) }, true},
 			{"claim that leases", nil, func(t *testing.T) { jobs = f.claim(t, time.Minute, 4) }, false},
 			{"recorded attempt, a retry planned", nil,
-				func(t *testing.T) { f.finish(t, jobs[0], kassa.WebhookResult{StatusCode: 500}) }, false},
+				func(t *testing.T) { f.finish(t, jobs[0], delivery.Result{StatusCode: 500}) }, false},
 			{"resend", nil, func(t *testing.T) {
 				_, err := f.db.ResendEvent(f.ctx, p, jobs[1].Delivery.EventID, jobs[1].Delivery.EndpointID)
 				must(t, err)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/outbox"
 )
 
 // AddTx allocates tx's nonce, signs it and stores it with its first version in
@@ -19,7 +20,7 @@ import (
 // transactions sent by hand are stepped over. One allocator per (network,
 // sender): a sender's nonces are allocated under its row's lock. A top-up moves
 // its payout to funding, a transfer to sending.
-func (db *DB) AddTx(ctx context.Context, t *kassa.OutboxTx, minNonce uint64, sign func(nonce uint64) (kassa.TxAttempt, error)) (*kassa.OutboxTx, error) {
+func (db *DB) AddTx(ctx context.Context, t *outbox.Tx, minNonce uint64, sign func(nonce uint64) (outbox.Attempt, error)) (*outbox.Tx, error) {
 	out := *t
 	err := db.tx(ctx, func(tx txq) error {
 		var next int64
@@ -35,7 +36,7 @@ func (db *DB) AddTx(ctx context.Context, t *kassa.OutboxTx, minNonce uint64, sig
 			return fmt.Errorf("store: nonce: %w", err)
 		}
 		nonce := max(uint64(next), minNonce)
-		if t.Purpose == kassa.TxFiller {
+		if t.Purpose == outbox.TxFiller {
 			nonce = minNonce // a filler takes exactly the missing nonce
 		}
 		a, err := sign(nonce)
@@ -43,7 +44,7 @@ func (db *DB) AddTx(ctx context.Context, t *kassa.OutboxTx, minNonce uint64, sig
 			return err
 		}
 		now := db.clock()
-		out.ID, out.Nonce, out.Status, out.CreatedAt, out.Attempts = kassa.NewUUID(), nonce, kassa.TxPending, now, nil
+		out.ID, out.Nonce, out.Status, out.CreatedAt, out.Attempts = kassa.NewUUID(), nonce, outbox.TxPending, now, nil
 		if _, err := tx.ExecContext(ctx, `INSERT INTO outbox_txs (id, environment, network, from_address, from_index, nonce,
 			purpose, payout_id, to_address, value_units, data, gas_limit, status, created_at, updated_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14)`,
@@ -58,11 +59,11 @@ func (db *DB) AddTx(ctx context.Context, t *kassa.OutboxTx, minNonce uint64, sig
 		if err := insertAttempt(ctx, tx, out.ID, a, now); err != nil {
 			return err
 		}
-		out.Attempts = []kassa.TxAttempt{a}
+		out.Attempts = []outbox.Attempt{a}
 		if err := advancePayout(ctx, tx, &out); err != nil {
 			return err
 		}
-		if out.Purpose != kassa.TxTransfer {
+		if out.Purpose != outbox.TxTransfer {
 			return nil
 		}
 		return db.refundSigned(ctx, tx, out.PayoutID, a.Hash, now)
@@ -78,21 +79,21 @@ func (db *DB) AddTx(ctx context.Context, t *kassa.OutboxTx, minNonce uint64, sig
 // still owes what the transfer pays: a receipt that joined the sweep after it was
 // read, or another sender that got there first, rolls the whole AddTx back, so a
 // receipt is never marked settled by a transfer that did not carry it.
-func advancePayout(ctx context.Context, tx queryer, t *kassa.OutboxTx) error {
+func advancePayout(ctx context.Context, tx queryer, t *outbox.Tx) error {
 	var res sql.Result
 	var err error
-	open := []any{string(kassa.PayoutQueued), string(kassa.PayoutFunding)}
+	open := []any{string(outbox.PayoutQueued), string(outbox.PayoutFunding)}
 	switch t.Purpose {
-	case kassa.TxTopup:
+	case outbox.TxTopup:
 		res, err = tx.ExecContext(ctx, `UPDATE payouts SET status = $1, topup_tx_id = $2, reason = ''
-			WHERE id = $3 AND status IN ($4, $5)`, append([]any{string(kassa.PayoutFunding), t.ID, t.PayoutID}, open...)...)
-	case kassa.TxTransfer:
+			WHERE id = $3 AND status IN ($4, $5)`, append([]any{string(outbox.PayoutFunding), t.ID, t.PayoutID}, open...)...)
+	case outbox.TxTransfer:
 		if t.PayoutAmount == nil {
 			return fmt.Errorf("store: add transaction: a transfer without its payout amount")
 		}
 		res, err = tx.ExecContext(ctx, `UPDATE payouts SET status = $1, tx_id = $2, reason = ''
 			WHERE id = $3 AND status IN ($4, $5) AND amount_units = $6`,
-			append([]any{string(kassa.PayoutSending), t.ID, t.PayoutID}, append(open, t.PayoutAmount.String())...)...)
+			append([]any{string(outbox.PayoutSending), t.ID, t.PayoutID}, append(open, t.PayoutAmount.String())...)...)
 	default:
 		return nil
 	}
@@ -118,7 +119,7 @@ func setPayout(ctx context.Context, tx queryer, id, set string, args ...any) err
 	return nil
 }
 
-func insertAttempt(ctx context.Context, tx queryer, txID string, a kassa.TxAttempt, now time.Time) error {
+func insertAttempt(ctx context.Context, tx queryer, txID string, a outbox.Attempt, now time.Time) error {
 	if _, err := tx.ExecContext(ctx, `INSERT INTO outbox_attempts (hash, tx_id, raw, tip, fee_cap, signed_at, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)`, a.Hash, txID, hex.EncodeToString(a.Raw), a.Tip.String(), a.FeeCap.String(),
 		int64(a.SignedAt), micros(now)); err != nil {
@@ -128,13 +129,13 @@ func insertAttempt(ctx context.Context, tx queryer, txID string, a kassa.TxAttem
 }
 
 // AddAttempt stores another signed version (a fee bump) of a pending transaction.
-func (db *DB) AddAttempt(ctx context.Context, txID string, a kassa.TxAttempt) error {
+func (db *DB) AddAttempt(ctx context.Context, txID string, a outbox.Attempt) error {
 	return db.tx(ctx, func(tx txq) error {
 		var status string
 		if err := tx.QueryRowContext(ctx, "SELECT status FROM outbox_txs WHERE id = $1"+db.forUpdate(), txID).Scan(&status); err != nil {
 			return fmt.Errorf("store: add signed transaction: %w", err)
 		}
-		if status != string(kassa.TxPending) {
+		if status != string(outbox.TxPending) {
 			return kassa.Errorf(kassa.KindConflict, "tx_not_pending", "Transaction %s is %s.", txID, status)
 		}
 		return insertAttempt(ctx, tx, txID, a, db.clock())
@@ -160,15 +161,15 @@ const outboxColumns = `id, environment, network, from_address, from_index, nonce
 // OutboxTxs lists network's pending transactions and its confirmed ones mined
 // above since, by sender and nonce, each with its signed versions; since
 // ^uint64(0) lists the pending ones only.
-func (db *DB) OutboxTxs(ctx context.Context, env kassa.Environment, network string, since uint64) ([]*kassa.OutboxTx, error) {
+func (db *DB) OutboxTxs(ctx context.Context, env kassa.Environment, network string, since uint64) ([]*outbox.Tx, error) {
 	since = min(since, math.MaxInt64) // as int64 ^uint64(0) would be -1: every confirmed transaction
 	rows, err := db.r.QueryContext(ctx, "SELECT "+outboxColumns+` FROM outbox_txs WHERE environment = $1 AND network = $2
 		AND (status = $3 OR (status = $4 AND block_number > $5)) ORDER BY from_address, nonce`,
-		string(env), network, string(kassa.TxPending), string(kassa.TxConfirmed), int64(since))
+		string(env), network, string(outbox.TxPending), string(outbox.TxConfirmed), int64(since))
 	if err != nil {
 		return nil, fmt.Errorf("store: outbox: %w", err)
 	}
-	var out []*kassa.OutboxTx
+	var out []*outbox.Tx
 	for rows.Next() {
 		t, err := scanOutboxTx(rows)
 		if err != nil {
@@ -189,9 +190,9 @@ func (db *DB) OutboxTxs(ctx context.Context, env kassa.Environment, network stri
 	return out, nil
 }
 
-func scanOutboxTx(s scanner) (*kassa.OutboxTx, error) {
+func scanOutboxTx(s scanner) (*outbox.Tx, error) {
 	var (
-		t                          kassa.OutboxTx
+		t                          outbox.Tx
 		env, value, data, status   string
 		nonce, gas, block, used, c int64
 	)
@@ -205,22 +206,22 @@ func scanOutboxTx(s scanner) (*kassa.OutboxTx, error) {
 		return nil, fmt.Errorf("store: outbox transaction %s: bad value or data", t.ID)
 	}
 	t.Environment, t.Nonce, t.Value, t.Data, t.GasLimit = kassa.Environment(env), uint64(nonce), v, raw, uint64(gas)
-	t.Status, t.BlockNumber, t.GasUsed, t.CreatedAt = kassa.TxStatus(status), uint64(block), uint64(used), fromMicros(c)
+	t.Status, t.BlockNumber, t.GasUsed, t.CreatedAt = outbox.TxStatus(status), uint64(block), uint64(used), fromMicros(c)
 	return &t, nil
 }
 
 // attempts returns a transaction's signed versions, oldest first.
-func (db *DB) attempts(ctx context.Context, txID string) ([]kassa.TxAttempt, error) {
+func (db *DB) attempts(ctx context.Context, txID string) ([]outbox.Attempt, error) {
 	rows, err := db.r.QueryContext(ctx, `SELECT hash, raw, tip, fee_cap, signed_at, created_at FROM outbox_attempts
 		WHERE tx_id = $1 ORDER BY created_at, hash`, txID)
 	if err != nil {
 		return nil, fmt.Errorf("store: signed transactions: %w", err)
 	}
 	defer rows.Close()
-	var out []kassa.TxAttempt
+	var out []outbox.Attempt
 	for rows.Next() {
 		var (
-			a                 kassa.TxAttempt
+			a                 outbox.Attempt
 			raw, tip, feeCap  string
 			signedAt, created int64
 		)

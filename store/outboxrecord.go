@@ -7,22 +7,23 @@ import (
 
 	"github.com/kassapay/kassa"
 	"github.com/kassapay/kassa/commerce"
+	"github.com/kassapay/kassa/outbox"
 )
 
 // RecordTx records what the chain says of an outbox transaction and carries it to
 // its payout, the payout's receipts or order, with their events, in one
 // transaction (chain.PayoutStore).
-func (db *DB) RecordTx(ctx context.Context, txID string, o kassa.TxOutcome) error {
+func (db *DB) RecordTx(ctx context.Context, txID string, o outbox.Outcome) error {
 	return db.tx(ctx, func(tx txq) error {
 		t, err := scanOutboxTx(tx.QueryRowContext(ctx, "SELECT "+outboxColumns+" FROM outbox_txs WHERE id = $1"+db.forUpdate(), txID))
 		if err != nil {
 			return err
 		}
 		now := db.clock()
-		if t.Status == kassa.TxReverted || t.Status == kassa.TxDisplaced {
+		if t.Status == outbox.TxReverted || t.Status == outbox.TxDisplaced {
 			return nil // final: its payout moved on
 		}
-		if t.Status == kassa.TxConfirmed && (o.Status != kassa.TxConfirmed || o.MinedHash != t.MinedHash || o.Block.Hash != t.BlockHash) {
+		if t.Status == outbox.TxConfirmed && (o.Status != outbox.TxConfirmed || o.MinedHash != t.MinedHash || o.Block.Hash != t.BlockHash) {
 			// A reorganisation took the confirmed transaction's block away.
 			if err := db.unconfirm(ctx, tx, t, now); err != nil {
 				return err
@@ -37,11 +38,11 @@ func (db *DB) RecordTx(ctx context.Context, txID string, o kassa.TxOutcome) erro
 			return nil
 		}
 		switch o.Status {
-		case kassa.TxConfirmed:
-			if t.Purpose == kassa.TxTransfer {
+		case outbox.TxConfirmed:
+			if t.Purpose == outbox.TxTransfer {
 				return db.payoutDone(ctx, tx, t.PayoutID, o.MinedHash, now)
 			}
-		case kassa.TxReverted, kassa.TxDisplaced:
+		case outbox.TxReverted, outbox.TxDisplaced:
 			return db.payoutRetry(ctx, tx, t, o.Reason, now)
 		}
 		return nil
@@ -55,13 +56,13 @@ func (db *DB) payoutDone(ctx context.Context, tx txq, id, hash string, now time.
 	if err != nil {
 		return fmt.Errorf("store: payout %s: %w", id, err)
 	}
-	if err := setPayout(ctx, tx, p.ID, "status = $1, reason = '', updated_at = $2", string(kassa.PayoutDone), micros(now)); err != nil {
+	if err := setPayout(ctx, tx, p.ID, "status = $1, reason = '', updated_at = $2", string(outbox.PayoutDone), micros(now)); err != nil {
 		return err
 	}
 	if p.RefundID != "" {
 		return db.refundConfirmed(ctx, tx, p.RefundID, hash, now)
 	}
-	if p.Kind == kassa.PayoutRefund {
+	if p.Kind == outbox.PayoutRefund {
 		return db.refundSent(ctx, tx, p, hash, now)
 	}
 	ids, err := payoutReceipts(ctx, tx, p.ID, kassa.SettlementProcessing)
@@ -77,7 +78,7 @@ func (db *DB) payoutDone(ctx context.Context, tx txq, id, hash string, now time.
 }
 
 // refundSent moves a refund payout's order to refunded with the transaction.
-func (db *DB) refundSent(ctx context.Context, tx txq, p *kassa.Payout, hash string, now time.Time) error {
+func (db *DB) refundSent(ctx context.Context, tx txq, p *outbox.Payout, hash string, now time.Time) error {
 	o, err := db.order(ctx, tx, p.MerchantID, p.OrderID, db.forUpdate())
 	if err != nil {
 		return err
@@ -91,25 +92,25 @@ func (db *DB) refundSent(ctx context.Context, tx txq, p *kassa.Payout, hash stri
 // FailAttempt counts a transfer that cannot be made (chain.PayoutStore).
 func (db *DB) FailAttempt(ctx context.Context, payoutID, reason string) error {
 	return db.tx(ctx, func(tx txq) error {
-		return db.payoutRetry(ctx, tx, &kassa.OutboxTx{PayoutID: payoutID}, reason, db.clock())
+		return db.payoutRetry(ctx, tx, &outbox.Tx{PayoutID: payoutID}, reason, db.clock())
 	})
 }
 
 // payoutRetry handles a transfer or top-up that can never move money (reverted,
 // or its nonce taken): the payout is queued again to sign a new one, or fails
-// once kassa.MaxPayoutAttempts ran out, failing its receipts with the reason.
-func (db *DB) payoutRetry(ctx context.Context, tx txq, t *kassa.OutboxTx, reason string, now time.Time) error {
+// once outbox.MaxPayoutAttempts ran out, failing its receipts with the reason.
+func (db *DB) payoutRetry(ctx context.Context, tx txq, t *outbox.Tx, reason string, now time.Time) error {
 	p, err := scanPayout(tx.QueryRowContext(ctx, "SELECT "+payoutColumns+" FROM payouts WHERE id = $1"+db.forUpdate(), t.PayoutID))
 	if err != nil {
 		return fmt.Errorf("store: payout %s: %w", t.PayoutID, err)
 	}
-	if p.Status == kassa.PayoutDone || p.Status == kassa.PayoutFailed || (p.TxID != t.ID && p.TopupTxID != t.ID) {
+	if p.Status == outbox.PayoutDone || p.Status == outbox.PayoutFailed || (p.TxID != t.ID && p.TopupTxID != t.ID) {
 		return nil // t.ID "" with no transaction signed: a transfer that could not be made
 	}
 	p.Attempts++
-	if p.Attempts < kassa.MaxPayoutAttempts {
+	if p.Attempts < outbox.MaxPayoutAttempts {
 		if err := setPayout(ctx, tx, p.ID, "status = $1, tx_id = NULL, topup_tx_id = NULL, attempts = $2, reason = $3, updated_at = $4",
-			string(kassa.PayoutQueued), p.Attempts, reason, micros(now)); err != nil {
+			string(outbox.PayoutQueued), p.Attempts, reason, micros(now)); err != nil {
 			return err
 		}
 		if p.RefundID != "" {
@@ -118,13 +119,13 @@ func (db *DB) payoutRetry(ctx context.Context, tx txq, t *kassa.OutboxTx, reason
 		return nil
 	}
 	if err := setPayout(ctx, tx, p.ID, "status = $1, attempts = $2, reason = $3, updated_at = $4",
-		string(kassa.PayoutFailed), p.Attempts, reason, micros(now)); err != nil {
+		string(outbox.PayoutFailed), p.Attempts, reason, micros(now)); err != nil {
 		return err
 	}
 	if p.RefundID != "" {
 		return db.refundRetry(ctx, tx, p.RefundID, reason, true, now)
 	}
-	if p.Kind == kassa.PayoutRefund {
+	if p.Kind == outbox.PayoutRefund {
 		o, err := db.order(ctx, tx, p.MerchantID, p.OrderID, db.forUpdate())
 		if err != nil {
 			return err
@@ -151,11 +152,11 @@ func (db *DB) payoutRetry(ctx context.Context, tx txq, t *kassa.OutboxTx, reason
 // pending again (the sender broadcasts what was stored), and a transfer's payout
 // is sending again with its receipts processing, each with its event. A refunded
 // order stays refunded: the same signed refund is sent again.
-func (db *DB) unconfirm(ctx context.Context, tx txq, t *kassa.OutboxTx, now time.Time) error {
-	if t.PayoutID == "" || t.Purpose != kassa.TxTransfer {
+func (db *DB) unconfirm(ctx context.Context, tx txq, t *outbox.Tx, now time.Time) error {
+	if t.PayoutID == "" || t.Purpose != outbox.TxTransfer {
 		return nil
 	}
-	if err := setPayout(ctx, tx, t.PayoutID, "status = $1, updated_at = $2", string(kassa.PayoutSending), micros(now)); err != nil {
+	if err := setPayout(ctx, tx, t.PayoutID, "status = $1, updated_at = $2", string(outbox.PayoutSending), micros(now)); err != nil {
 		return err
 	}
 	if err := db.refundUnconfirmed(ctx, tx, t.PayoutID, now); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kassapay/kassa"
 	"github.com/kassapay/kassa/commerce"
+	"github.com/kassapay/kassa/delivery"
 	"github.com/kassapay/kassa/report"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
@@ -120,13 +121,13 @@ func TestFailingDeliveries(t *testing.T) {
 			return n
 		}
 		// One event to three endpoints: one answers, one refuses connections, one is gone.
-		results := map[string]kassa.WebhookResult{
+		results := map[string]delivery.Result{
 			f.endpoint(t, p, "ok", "*").ID:      {StatusCode: 200},
 			f.endpoint(t, p, "refused", "*").ID: {Error: "connection refused"},
 			f.endpoint(t, p, "gone", "*").ID:    {StatusCode: 410},
 		}
 		other := f.merchant(t, "other@example.com")
-		results[f.endpoint(t, principal(other), "theirs", "*").ID] = kassa.WebhookResult{Error: "connection refused"}
+		results[f.endpoint(t, principal(other), "theirs", "*").ID] = delivery.Result{Error: "connection refused"}
 		f.invoice(t, f.m, 1_000, nil)
 		f.invoice(t, other, 1_000, nil)
 		if got := failing(f.clock.Now()); got != (report.Failing{}) {

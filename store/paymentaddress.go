@@ -19,7 +19,7 @@ var _ payment.PaymentAddressService = (*DB)(nil)
 // A new address takes the next derivation index of its environment and network,
 // allocated under a lock (an advisory transaction lock on PostgreSQL); the unique
 // constraint on the index backs it up, and a conflict is tried again.
-func (db *DB) LockPaymentAddress(ctx context.Context, req payment.PaymentAddressRequest) (*kassa.PaymentAddress, *kassa.Invoice, error) {
+func (db *DB) LockPaymentAddress(ctx context.Context, req payment.PaymentAddressRequest) (*payment.Address, *kassa.Invoice, error) {
 	for attempt := 0; ; attempt++ {
 		addr, inv, err := db.lockPaymentAddress(ctx, req)
 		if isUniqueViolation(err) && attempt < 5 {
@@ -29,9 +29,9 @@ func (db *DB) LockPaymentAddress(ctx context.Context, req payment.PaymentAddress
 	}
 }
 
-func (db *DB) lockPaymentAddress(ctx context.Context, req payment.PaymentAddressRequest) (*kassa.PaymentAddress, *kassa.Invoice, error) {
+func (db *DB) lockPaymentAddress(ctx context.Context, req payment.PaymentAddressRequest) (*payment.Address, *kassa.Invoice, error) {
 	var (
-		addr *kassa.PaymentAddress
+		addr *payment.Address
 		inv  *kassa.Invoice
 	)
 	err := db.tx(ctx, func(tx txq) error {
@@ -74,13 +74,13 @@ func (db *DB) lockPaymentAddress(ctx context.Context, req payment.PaymentAddress
 
 // PaymentAddress returns the invoice's address on network as last quoted, nil
 // when there is none. The caller has found the invoice for its merchant.
-func (db *DB) PaymentAddress(ctx context.Context, invoiceID, network string) (*kassa.PaymentAddress, error) {
+func (db *DB) PaymentAddress(ctx context.Context, invoiceID, network string) (*payment.Address, error) {
 	return paymentAddress(ctx, db.r, invoiceID, network)
 }
 
-func paymentAddress(ctx context.Context, q queryer, invoiceID, network string) (*kassa.PaymentAddress, error) {
+func paymentAddress(ctx context.Context, q queryer, invoiceID, network string) (*payment.Address, error) {
 	var (
-		a              kassa.PaymentAddress
+		a              payment.Address
 		env, units, rt string
 		index, expires int64
 		usd            int64
@@ -105,7 +105,7 @@ func paymentAddress(ctx context.Context, q queryer, invoiceID, network string) (
 }
 
 // newPaymentAddress derives and stores the invoice's address on the token's network.
-func (db *DB) newPaymentAddress(ctx context.Context, tx txq, inv *kassa.Invoice, req payment.PaymentAddressRequest, now time.Time) (*kassa.PaymentAddress, error) {
+func (db *DB) newPaymentAddress(ctx context.Context, tx txq, inv *kassa.Invoice, req payment.PaymentAddressRequest, now time.Time) (*payment.Address, error) {
 	seq, err := db.nextQuoteSeq(ctx, tx, inv.Environment, req.Token.Network)
 	if err != nil {
 		return nil, err
@@ -119,7 +119,7 @@ func (db *DB) newPaymentAddress(ctx context.Context, tx txq, inv *kassa.Invoice,
 	if err != nil {
 		return nil, err
 	}
-	a := &kassa.PaymentAddress{InvoiceID: inv.ID, Environment: inv.Environment, Network: req.Token.Network,
+	a := &payment.Address{InvoiceID: inv.ID, Environment: inv.Environment, Network: req.Token.Network,
 		Index: uint32(next), Address: address, TokenID: req.Token.ID}
 	if err := quote(a, inv, req); err != nil {
 		return nil, err
@@ -137,7 +137,7 @@ func (db *DB) newPaymentAddress(ctx context.Context, tx txq, inv *kassa.Invoice,
 
 // requote gives an existing address a fresh quote, for another token of its network
 // or once the last quote expired.
-func (db *DB) requote(ctx context.Context, tx txq, inv *kassa.Invoice, a *kassa.PaymentAddress, req payment.PaymentAddressRequest) error {
+func (db *DB) requote(ctx context.Context, tx txq, inv *kassa.Invoice, a *payment.Address, req payment.PaymentAddressRequest) error {
 	a.TokenID = req.Token.ID
 	if err := quote(a, inv, req); err != nil {
 		return err
@@ -174,7 +174,7 @@ func (db *DB) nextQuoteSeq(ctx context.Context, tx txq, env kassa.Environment, n
 	return seq, nil
 }
 
-func quote(a *kassa.PaymentAddress, inv *kassa.Invoice, req payment.PaymentAddressRequest) error {
+func quote(a *payment.Address, inv *kassa.Invoice, req payment.PaymentAddressRequest) error {
 	remaining := inv.AmountRemaining()
 	units, rate, expires, err := req.Quote(remaining)
 	if err != nil {

@@ -34,7 +34,7 @@ func TestLockPaymentAddressConcurrent(t *testing.T) {
 		for i := range invs {
 			invs[i] = f.invoice(t, f.m, 1000, nil)
 		}
-		addrs := make([]*kassa.PaymentAddress, n)
+		addrs := make([]*payment.Address, n)
 		errs := make([]error, n)
 		var wg sync.WaitGroup
 		for i := range invs {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kassapay/kassa"
 	"github.com/kassapay/kassa/commerce"
+	"github.com/kassapay/kassa/outbox"
 	"github.com/kassapay/kassa/settlement"
 )
 
@@ -16,9 +17,9 @@ const payoutColumns = `id, kind, environment, network, merchant_id, from_address
 	amount_units, to_address, COALESCE(order_id, ''), COALESCE(refund_id, ''), status, COALESCE(topup_tx_id, ''),
 	COALESCE(tx_id, ''), attempts, reason, created_at`
 
-func scanPayout(s scanner) (*kassa.Payout, error) {
+func scanPayout(s scanner) (*outbox.Payout, error) {
 	var (
-		p           kassa.Payout
+		p           outbox.Payout
 		env, status string
 		units       string
 		created     int64
@@ -31,18 +32,18 @@ func scanPayout(s scanner) (*kassa.Payout, error) {
 	if !ok {
 		return nil, fmt.Errorf("store: payout %s: bad amount %q", p.ID, units)
 	}
-	p.Environment, p.Status, p.Amount, p.CreatedAt = kassa.Environment(env), kassa.PayoutStatus(status), amount, fromMicros(created)
+	p.Environment, p.Status, p.Amount, p.CreatedAt = kassa.Environment(env), outbox.PayoutStatus(status), amount, fromMicros(created)
 	return &p, nil
 }
 
 // QueueSweep adds a processing receipt to the queued sweep of its deposit
 // address, token and destination, or queues a new sweep: several receipts on one
 // deposit address go in one transfer. The receipt keeps processing.
-func (db *DB) QueueSweep(ctx context.Context, job settlement.SettlementJob) (*kassa.Payout, error) {
+func (db *DB) QueueSweep(ctx context.Context, job settlement.SettlementJob) (*outbox.Payout, error) {
 	if job.DepositAddress == "" || job.To == "" {
 		return nil, fmt.Errorf("store: receipt %s: a sweep needs a deposit address and a destination", job.ReceiptID)
 	}
-	var out *kassa.Payout
+	var out *outbox.Payout
 	err := db.tx(ctx, func(tx txq) error {
 		var status string
 		var payout sql.Null[string]
@@ -58,13 +59,13 @@ func (db *DB) QueueSweep(ctx context.Context, job settlement.SettlementJob) (*ka
 		p, err := scanPayout(tx.QueryRowContext(ctx, "SELECT "+payoutColumns+` FROM payouts
 			WHERE environment = $1 AND network = $2 AND kind = $3 AND status = $4 AND from_address = $5
 			AND token_id = $6 AND to_address = $7 ORDER BY created_at LIMIT 1`+db.forUpdate(),
-			string(job.Environment), job.Network, kassa.PayoutSweep, string(kassa.PayoutQueued), job.DepositAddress,
+			string(job.Environment), job.Network, outbox.PayoutSweep, string(outbox.PayoutQueued), job.DepositAddress,
 			job.TokenID, job.To))
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
-			p = &kassa.Payout{ID: kassa.NewUUID(), Kind: kassa.PayoutSweep, Environment: job.Environment,
+			p = &outbox.Payout{ID: kassa.NewUUID(), Kind: outbox.PayoutSweep, Environment: job.Environment,
 				Network: job.Network, MerchantID: job.MerchantID, From: job.DepositAddress, FromIndex: int64(job.DepositIndex),
-				TokenID: job.TokenID, Amount: new(big.Int).Set(job.AmountUnits), To: job.To, Status: kassa.PayoutQueued, CreatedAt: now}
+				TokenID: job.TokenID, Amount: new(big.Int).Set(job.AmountUnits), To: job.To, Status: outbox.PayoutQueued, CreatedAt: now}
 			if err := insertPayout(ctx, tx, p); err != nil {
 				return err
 			}
@@ -86,7 +87,7 @@ func (db *DB) QueueSweep(ctx context.Context, job settlement.SettlementJob) (*ka
 	return out, err
 }
 
-func insertPayout(ctx context.Context, tx queryer, p *kassa.Payout) error {
+func insertPayout(ctx context.Context, tx queryer, p *outbox.Payout) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO payouts (id, kind, environment, network, merchant_id, from_address,
 		from_index, token_id, amount_units, to_address, order_id, refund_id, status, created_at, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14)`,
@@ -99,15 +100,15 @@ func insertPayout(ctx context.Context, tx queryer, p *kassa.Payout) error {
 }
 
 // OpenPayouts lists network's queued, funding and sending payouts, oldest first.
-func (db *DB) OpenPayouts(ctx context.Context, env kassa.Environment, network string) ([]*kassa.Payout, error) {
+func (db *DB) OpenPayouts(ctx context.Context, env kassa.Environment, network string) ([]*outbox.Payout, error) {
 	rows, err := db.r.QueryContext(ctx, "SELECT "+payoutColumns+` FROM payouts
 		WHERE environment = $1 AND network = $2 AND status IN ($3, $4, $5) ORDER BY created_at, id`,
-		string(env), network, string(kassa.PayoutQueued), string(kassa.PayoutFunding), string(kassa.PayoutSending))
+		string(env), network, string(outbox.PayoutQueued), string(outbox.PayoutFunding), string(outbox.PayoutSending))
 	if err != nil {
 		return nil, fmt.Errorf("store: open payouts: %w", err)
 	}
 	defer rows.Close()
-	var out []*kassa.Payout
+	var out []*outbox.Payout
 	for rows.Next() {
 		p, err := scanPayout(rows)
 		if err != nil {
@@ -123,7 +124,7 @@ func (db *DB) OpenPayouts(ctx context.Context, env kassa.Environment, network st
 func (db *DB) WaitPayout(ctx context.Context, id, reason string) error {
 	return db.tx(ctx, func(tx txq) error {
 		if _, err := tx.ExecContext(ctx, "UPDATE payouts SET reason = $1 WHERE id = $2 AND reason <> $1 AND status IN ($3, $4)",
-			reason, id, string(kassa.PayoutQueued), string(kassa.PayoutFunding)); err != nil {
+			reason, id, string(outbox.PayoutQueued), string(outbox.PayoutFunding)); err != nil {
 			return fmt.Errorf("store: wait payout: %w", err)
 		}
 		// A refund waiting on its payout says why (the wallet is short), with
@@ -136,7 +137,7 @@ func (db *DB) WaitPayout(ctx context.Context, id, reason string) error {
 			}
 			return fmt.Errorf("store: wait payout: %w", err)
 		}
-		if !refundID.Valid || (status != string(kassa.PayoutQueued) && status != string(kassa.PayoutFunding)) {
+		if !refundID.Valid || (status != string(outbox.PayoutQueued) && status != string(outbox.PayoutFunding)) {
 			return nil
 		}
 		r, err := db.refund(ctx, tx, 0, refundID.V, db.forUpdate())
@@ -213,9 +214,9 @@ func (db *DB) queueRefund(ctx context.Context, merchantID int64, orderID, networ
 			return err
 		}
 		now := db.clock()
-		p := &kassa.Payout{ID: kassa.NewUUID(), Kind: kassa.PayoutRefund, Environment: o.Environment, Network: network,
-			MerchantID: o.MerchantID, From: gasAddress, FromIndex: kassa.GasWalletIndex, TokenID: token, Amount: units,
-			To: o.Refund.Destination, OrderID: o.ID, Status: kassa.PayoutQueued, CreatedAt: now}
+		p := &outbox.Payout{ID: kassa.NewUUID(), Kind: outbox.PayoutRefund, Environment: o.Environment, Network: network,
+			MerchantID: o.MerchantID, From: gasAddress, FromIndex: outbox.GasWalletIndex, TokenID: token, Amount: units,
+			To: o.Refund.Destination, OrderID: o.ID, Status: outbox.PayoutQueued, CreatedAt: now}
 		if err := insertPayout(ctx, tx, p); err != nil {
 			return err
 		}

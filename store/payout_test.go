@@ -8,13 +8,14 @@ import (
 
 	"github.com/kassapay/kassa"
 	"github.com/kassapay/kassa/commerce"
+	"github.com/kassapay/kassa/outbox"
 	"github.com/kassapay/kassa/settlement"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
 )
 
 // queuedSweep pays a fresh invoice, claims its receipt and queues its sweep.
-func (f *fixture) queuedSweep(t *testing.T, hash, deposit string) (*kassa.Payout, *kassa.Payment) {
+func (f *fixture) queuedSweep(t *testing.T, hash, deposit string) (*outbox.Payout, *kassa.Payment) {
 	t.Helper()
 	r, _ := f.pay(t, f.invoice(t, f.m, 1000, nil), hash, 1000, true)
 	jobs, err := f.db.ClaimSettlements(f.ctx, 10, time.Minute)
@@ -32,13 +33,13 @@ func (f *fixture) queuedSweep(t *testing.T, hash, deposit string) (*kassa.Payout
 }
 
 // addTx stores a signed transaction of payout p from its deposit address.
-func (f *fixture) addTx(t *testing.T, p *kassa.Payout, purpose string, minNonce uint64) *kassa.OutboxTx {
+func (f *fixture) addTx(t *testing.T, p *outbox.Payout, purpose string, minNonce uint64) *outbox.Tx {
 	t.Helper()
-	tx, err := f.db.AddTx(f.ctx, &kassa.OutboxTx{Environment: kassa.Devnet, Network: p.Network, From: p.From,
+	tx, err := f.db.AddTx(f.ctx, &outbox.Tx{Environment: kassa.Devnet, Network: p.Network, From: p.From,
 		Purpose: purpose, PayoutID: p.ID, PayoutAmount: p.Amount, To: p.To, Value: new(big.Int), GasLimit: 60_000}, minNonce,
-		func(n uint64) (kassa.TxAttempt, error) {
+		func(n uint64) (outbox.Attempt, error) {
 			hash := "0x" + strings.ReplaceAll(kassa.NewUUID()+kassa.NewUUID(), "-", "")
-			return kassa.TxAttempt{Hash: hash, Raw: []byte{byte(n)},
+			return outbox.Attempt{Hash: hash, Raw: []byte{byte(n)},
 				Tip: big.NewInt(1), FeeCap: big.NewInt(2)}, nil
 		})
 	must(t, err)
@@ -64,10 +65,10 @@ func TestOutboxNonces(t *testing.T) {
 			want     uint64
 			wantNext uint64
 		}{
-			{kassa.TxTopup, 0, 0, 1},
-			{kassa.TxTopup, 5, 5, 6}, // sent by hand up to 4: stepped over
-			{kassa.TxTopup, 0, 6, 7},
-			{kassa.TxFiller, 2, 2, 7}, // a gap filler takes exactly 2
+			{outbox.TxTopup, 0, 0, 1},
+			{outbox.TxTopup, 5, 5, 6}, // sent by hand up to 4: stepped over
+			{outbox.TxTopup, 0, 6, 7},
+			{outbox.TxFiller, 2, 2, 7}, // a gap filler takes exactly 2
 		} {
 			tx := f.addTx(t, p, c.purpose, c.min)
 			next, err := f.db.NextNonce(f.ctx, p.Network, p.From)
@@ -90,16 +91,16 @@ func TestPayoutOutcomes(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
 		f := newFixture(t, cfg)
 		p, r := f.queuedSweep(t, "0x01", "0x1111111111111111111111111111111111111111")
-		tx := f.addTx(t, p, kassa.TxTransfer, 0)
+		tx := f.addTx(t, p, outbox.TxTransfer, 0)
 		block := kassa.BlockRef{Number: 10, Hash: "0xb10"}
 		steps := []struct {
-			o    kassa.TxOutcome
+			o    outbox.Outcome
 			want kassa.SettlementStatus
 		}{
-			{kassa.TxOutcome{Status: kassa.TxPending, MinedHash: tx.Latest().Hash, Block: block}, kassa.SettlementProcessing},
-			{kassa.TxOutcome{Status: kassa.TxConfirmed, MinedHash: tx.Latest().Hash, Block: block, GasUsed: 29_000}, kassa.SettlementSettled},
-			{kassa.TxOutcome{Status: kassa.TxPending}, kassa.SettlementProcessing}, // the block left the chain
-			{kassa.TxOutcome{Status: kassa.TxConfirmed, MinedHash: tx.Latest().Hash, Block: kassa.BlockRef{Number: 11, Hash: "0xb11"}}, kassa.SettlementSettled},
+			{outbox.Outcome{Status: outbox.TxPending, MinedHash: tx.Latest().Hash, Block: block}, kassa.SettlementProcessing},
+			{outbox.Outcome{Status: outbox.TxConfirmed, MinedHash: tx.Latest().Hash, Block: block, GasUsed: 29_000}, kassa.SettlementSettled},
+			{outbox.Outcome{Status: outbox.TxPending}, kassa.SettlementProcessing}, // the block left the chain
+			{outbox.Outcome{Status: outbox.TxConfirmed, MinedHash: tx.Latest().Hash, Block: kassa.BlockRef{Number: 11, Hash: "0xb11"}}, kassa.SettlementSettled},
 		}
 		for i, s := range steps {
 			must(t, f.db.RecordTx(f.ctx, tx.ID, s.o))
@@ -114,16 +115,16 @@ func TestPayoutOutcomes(t *testing.T) {
 
 		// Reverted transfers: queued again twice, failed the third time.
 		p2, r2 := f.queuedSweep(t, "0x02", "0x2222222222222222222222222222222222222222")
-		for attempt := 1; attempt <= kassa.MaxPayoutAttempts; attempt++ {
-			tx := f.addTx(t, p2, kassa.TxTransfer, 0)
-			must(t, f.db.RecordTx(f.ctx, tx.ID, kassa.TxOutcome{Status: kassa.TxReverted, MinedHash: tx.Latest().Hash,
+		for attempt := 1; attempt <= outbox.MaxPayoutAttempts; attempt++ {
+			tx := f.addTx(t, p2, outbox.TxTransfer, 0)
+			must(t, f.db.RecordTx(f.ctx, tx.ID, outbox.Outcome{Status: outbox.TxReverted, MinedHash: tx.Latest().Hash,
 				Block: block, Reason: "reverted"}))
 			open, err := f.db.OpenPayouts(f.ctx, kassa.Devnet, p2.Network)
 			must(t, err)
-			if attempt < kassa.MaxPayoutAttempts && (len(open) != 1 || open[0].Status != kassa.PayoutQueued || open[0].Attempts != attempt) {
+			if attempt < outbox.MaxPayoutAttempts && (len(open) != 1 || open[0].Status != outbox.PayoutQueued || open[0].Attempts != attempt) {
 				t.Fatalf("attempt %d: open payouts %+v, want it queued again", attempt, open)
 			}
-			if attempt == kassa.MaxPayoutAttempts && len(open) != 0 {
+			if attempt == outbox.MaxPayoutAttempts && len(open) != 0 {
 				t.Fatalf("still open after %d reverted transfers", attempt)
 			}
 		}
@@ -149,7 +150,7 @@ func TestQueueSweepGroups(t *testing.T) {
 		if _, err := f.db.QueueSweep(f.ctx, j); kassa.ErrorKindOf(err) != kassa.KindConflict {
 			t.Fatalf("queueing a receipt twice: %v, want a conflict", err)
 		}
-		f.addTx(t, p2, kassa.TxTransfer, 0) // signed: the next receipt gets a new sweep
+		f.addTx(t, p2, outbox.TxTransfer, 0) // signed: the next receipt gets a new sweep
 		p3, _ := f.queuedSweep(t, "0x03", deposit)
 		if p3.ID == p1.ID {
 			t.Fatal("a receipt joined a sweep already signed")
@@ -170,10 +171,10 @@ func TestTransferRefusedWhenPayoutChanged(t *testing.T) {
 		if grown.ID != read.ID {
 			t.Fatalf("the second receipt did not join the sweep")
 		}
-		sign := func(n uint64) (kassa.TxAttempt, error) {
-			return kassa.TxAttempt{Hash: "0x" + strings.Repeat("ab", 32), Raw: []byte{byte(n)}, Tip: big.NewInt(1), FeeCap: big.NewInt(2)}, nil
+		sign := func(n uint64) (outbox.Attempt, error) {
+			return outbox.Attempt{Hash: "0x" + strings.Repeat("ab", 32), Raw: []byte{byte(n)}, Tip: big.NewInt(1), FeeCap: big.NewInt(2)}, nil
 		}
-		stale := &kassa.OutboxTx{Environment: kassa.Devnet, Network: read.Network, From: read.From, Purpose: kassa.TxTransfer,
+		stale := &outbox.Tx{Environment: kassa.Devnet, Network: read.Network, From: read.From, Purpose: outbox.TxTransfer,
 			PayoutID: read.ID, PayoutAmount: read.Amount, To: read.To, Value: new(big.Int), GasLimit: 60_000}
 		if _, err := f.db.AddTx(f.ctx, stale, 0, sign); kassa.ErrorKindOf(err) != kassa.KindConflict {
 			t.Fatalf("a transfer of the amount before the second receipt joined: %v, want a conflict", err)
@@ -181,7 +182,7 @@ func TestTransferRefusedWhenPayoutChanged(t *testing.T) {
 		if next, err := f.db.NextNonce(f.ctx, read.Network, read.From); err != nil || next != 0 {
 			t.Fatalf("the refused transfer took nonce: next %d (%v), want 0", next, err)
 		}
-		f.addTx(t, grown, kassa.TxTransfer, 0)
+		f.addTx(t, grown, outbox.TxTransfer, 0)
 		again := *stale
 		again.PayoutAmount = grown.Amount
 		if _, err := f.db.AddTx(f.ctx, &again, 0, sign); kassa.ErrorKindOf(err) != kassa.KindConflict {
@@ -196,11 +197,11 @@ func TestOutboxPendingOnly(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
 		f := newFixture(t, cfg)
 		p, _ := f.queuedSweep(t, "0x01", "0x5555555555555555555555555555555555555555")
-		done := f.addTx(t, p, kassa.TxTransfer, 0)
-		must(t, f.db.RecordTx(f.ctx, done.ID, kassa.TxOutcome{Status: kassa.TxConfirmed, MinedHash: done.Latest().Hash,
+		done := f.addTx(t, p, outbox.TxTransfer, 0)
+		must(t, f.db.RecordTx(f.ctx, done.ID, outbox.Outcome{Status: outbox.TxConfirmed, MinedHash: done.Latest().Hash,
 			Block: kassa.BlockRef{Number: 5, Hash: "0xb5"}, GasUsed: 21_000}))
 		q, _ := f.queuedSweep(t, "0x02", "0x6666666666666666666666666666666666666666")
-		open := f.addTx(t, q, kassa.TxTopup, 0)
+		open := f.addTx(t, q, outbox.TxTopup, 0)
 		for _, c := range []struct {
 			since uint64
 			want  int
@@ -234,10 +235,10 @@ func TestRefundFailsForGood(t *testing.T) {
 		}
 		payouts, err := f.db.OpenPayouts(f.ctx, kassa.Devnet, "bsc-testnet")
 		must(t, err)
-		if len(payouts) != 1 || payouts[0].Kind != kassa.PayoutRefund {
+		if len(payouts) != 1 || payouts[0].Kind != outbox.PayoutRefund {
 			t.Fatalf("open payouts %+v, want the refund", payouts)
 		}
-		for range kassa.MaxPayoutAttempts {
+		for range outbox.MaxPayoutAttempts {
 			must(t, f.db.FailAttempt(f.ctx, payouts[0].ID, "execution reverted"))
 		}
 		got := f.order(t, f.m, o.ID)

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/outbox"
+	"github.com/kassapay/kassa/refund"
 )
 
 const refundColumns = `id, invoice_id, payment_id, merchant_id, environment, status, amount_usd, rate, network,
@@ -200,12 +202,12 @@ func (db *DB) cancelRefundPayout(ctx context.Context, tx txq, refundID string, n
 		return nil
 	case err != nil:
 		return fmt.Errorf("store: refund payout: %w", err)
-	case status == string(kassa.PayoutFailed):
+	case status == string(outbox.PayoutFailed):
 		return nil // withdrawn for the merchant's own wallet: never signed
-	case status != string(kassa.PayoutQueued) && status != string(kassa.PayoutFunding):
+	case status != string(outbox.PayoutQueued) && status != string(outbox.PayoutFunding):
 		return kassa.Errorf(kassa.KindConflict, "refund_not_cancelable", "This refund's transfer is already signed; it can no longer be canceled.")
 	}
-	return setPayout(ctx, tx, id, "status = $1, reason = $2, updated_at = $3", string(kassa.PayoutFailed), "refund canceled", micros(now))
+	return setPayout(ctx, tx, id, "status = $1, reason = $2, updated_at = $3", string(outbox.PayoutFailed), "refund canceled", micros(now))
 }
 
 // ClaimRefund gives a refund awaiting its address the payor's address when
@@ -245,7 +247,7 @@ func (db *DB) saveRefund(ctx context.Context, tx txq, r *kassa.Refund, now time.
 // RefundByClaim reads a refund and its shop's name for its claim link when
 // tokenHash is its claim's (refund.Store); a refund created with an
 // address has no claim and is never found this way.
-func (db *DB) RefundByClaim(ctx context.Context, id string, tokenHash []byte) (*kassa.RefundClaim, error) {
+func (db *DB) RefundByClaim(ctx context.Context, id string, tokenHash []byte) (*refund.Claim, error) {
 	r, err := db.refund(ctx, db.r, 0, id, "")
 	if err != nil {
 		return nil, err
@@ -261,5 +263,5 @@ func (db *DB) RefundByClaim(ctx context.Context, id string, tokenHash []byte) (*
 	if shop == "" {
 		shop = m.Name
 	}
-	return &kassa.RefundClaim{Refund: r, Shop: shop}, nil
+	return &refund.Claim{Refund: r, Shop: shop}, nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/outbox"
 )
 
 // RefundsOf returns the refunds of several of the merchant's invoices, oldest
@@ -91,5 +92,5 @@ func (db *DB) gasWalletPays(ctx context.Context, r *kassa.Refund) (bool, error) 
 	case err != nil:
 		return false, fmt.Errorf("store: waiting refunds: %w", err)
 	}
-	return index == kassa.GasWalletIndex && (status == string(kassa.PayoutQueued) || status == string(kassa.PayoutFunding)), nil
+	return index == outbox.GasWalletIndex && (status == string(outbox.PayoutQueued) || status == string(outbox.PayoutFunding)), nil
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/outbox"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
 )
@@ -125,7 +126,7 @@ func TestWaitingRefunds(t *testing.T) {
 			t.Fatalf("before queueing: %v", got)
 		}
 		f.refundPayout(t, queued.ID)
-		f.addTx(t, f.refundPayout(t, signed.ID), kassa.TxTransfer, 0) // signed: sent, no longer waiting
+		f.addTx(t, f.refundPayout(t, signed.ID), outbox.TxTransfer, 0) // signed: sent, no longer waiting
 		if got := waiting(); !sameIDs(got, queued.ID, claim.ID, theirRefund.ID) {
 			t.Fatalf("after queueing: %v (the deposit refund %s)", got, fromDeposit.ID)
 		}

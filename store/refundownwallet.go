@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/outbox"
 )
 
 // ownWalletPayout is the reason on the payout of a refund the merchant took over
@@ -43,12 +44,12 @@ func (db *DB) PayRefundFromOwnWallet(ctx context.Context, p kassa.Principal, id 
 		case errors.Is(err, sql.ErrNoRows):
 		case err != nil:
 			return fmt.Errorf("store: refund payout: %w", err)
-		case status == string(kassa.PayoutQueued) || status == string(kassa.PayoutFunding):
+		case status == string(outbox.PayoutQueued) || status == string(outbox.PayoutFunding):
 			if err := setPayout(ctx, tx, payout, "status = $1, reason = $2, updated_at = $3",
-				string(kassa.PayoutFailed), ownWalletPayout, micros(db.clock())); err != nil {
+				string(outbox.PayoutFailed), ownWalletPayout, micros(db.clock())); err != nil {
 				return err
 			}
-		case status != string(kassa.PayoutFailed):
+		case status != string(outbox.PayoutFailed):
 			return kassa.Errorf(kassa.KindConflict, "refund_being_sent",
 				"Kassa already signed this refund's transfer; it is on its way and cannot be paid from your wallet.")
 		}
@@ -87,7 +88,7 @@ func (db *DB) LetKassaPayRefund(ctx context.Context, p kassa.Principal, id strin
 		// merchant: a payout that gives up fails its refund, a cancel cancels it.
 		if _, err := tx.ExecContext(ctx, `UPDATE payouts SET status = $1, tx_id = NULL, topup_tx_id = NULL, reason = '',
 			updated_at = $2 WHERE refund_id = $3 AND status = $4`,
-			string(kassa.PayoutQueued), micros(now), r.ID, string(kassa.PayoutFailed)); err != nil {
+			string(outbox.PayoutQueued), micros(now), r.ID, string(outbox.PayoutFailed)); err != nil {
 			return fmt.Errorf("store: requeue refund payout: %w", err)
 		}
 		r.OwnWallet, r.FailureReason = nil, ""

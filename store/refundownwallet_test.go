@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/outbox"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
 )
@@ -64,10 +65,10 @@ func TestRefundOwnWalletChoice(t *testing.T) {
 		if n, err := f.db.QueueRefunds(f.ctx, kassa.Devnet, "bsc-testnet", refundGas, nil); err != nil || n != 0 {
 			t.Fatalf("queued again: %d %v", n, err)
 		}
-		_, err = f.db.AddTx(f.ctx, &kassa.OutboxTx{Environment: kassa.Devnet, Network: po.Network, From: po.From,
-			Purpose: kassa.TxTransfer, PayoutID: po.ID, PayoutAmount: po.Amount, To: po.To, Value: new(big.Int), GasLimit: 60_000}, 0,
-			func(uint64) (kassa.TxAttempt, error) {
-				return kassa.TxAttempt{Hash: "0xsigned", Raw: []byte{1}, Tip: big.NewInt(1), FeeCap: big.NewInt(2)}, nil
+		_, err = f.db.AddTx(f.ctx, &outbox.Tx{Environment: kassa.Devnet, Network: po.Network, From: po.From,
+			Purpose: outbox.TxTransfer, PayoutID: po.ID, PayoutAmount: po.Amount, To: po.To, Value: new(big.Int), GasLimit: 60_000}, 0,
+			func(uint64) (outbox.Attempt, error) {
+				return outbox.Attempt{Hash: "0xsigned", Raw: []byte{1}, Tip: big.NewInt(1), FeeCap: big.NewInt(2)}, nil
 			})
 		wantErr(t, err, kassa.KindConflict, "payout_changed") // a sender that read it before cannot sign it
 		if again, err := f.db.PayRefundFromOwnWallet(f.ctx, p, queued.ID); err != nil || again.OwnWallet.WatchFrom != 42 {
@@ -92,7 +93,7 @@ func TestRefundOwnWalletChoice(t *testing.T) {
 		// Funding: only the gas top-up is signed; the transfer is not.
 		_, funding := f.ownRefund(t, 300)
 		fpo := f.refundPayout(t, funding.ID)
-		f.addTx(t, fpo, kassa.TxTopup, 0)
+		f.addTx(t, fpo, outbox.TxTopup, 0)
 		if _, err := f.db.PayRefundFromOwnWallet(f.ctx, p, funding.ID); err != nil {
 			t.Fatalf("funding: %v", err)
 		}
@@ -106,7 +107,7 @@ func TestRefundOwnWalletChoice(t *testing.T) {
 
 		// Signed: Kassa's transfer may be on its way.
 		_, signed := f.ownRefund(t, 200)
-		f.addTx(t, f.refundPayout(t, signed.ID), kassa.TxTransfer, 0)
+		f.addTx(t, f.refundPayout(t, signed.ID), outbox.TxTransfer, 0)
 		_, err = f.db.PayRefundFromOwnWallet(f.ctx, p, signed.ID)
 		wantErr(t, err, kassa.KindConflict, "refund_being_sent")
 
@@ -236,7 +237,7 @@ func TestRefundOwnWalletRecognition(t *testing.T) {
 		// Kassa's own signed transfer to the same address pays no refund.
 		_, c := f.ownRefund(t, 100)
 		cp := f.refundPayout(t, c.ID)
-		kassaTx := f.addTx(t, cp, kassa.TxTransfer, 0)
+		kassaTx := f.addTx(t, cp, outbox.TxTransfer, 0)
 		_, d := f.ownRefund(t, 100)
 		_, err = f.db.PayRefundFromOwnWallet(f.ctx, p, d.ID)
 		must(t, err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/outbox"
 )
 
 // Refunds are paid on chain by the payout executor (payout.go, outbox*.go): a
@@ -58,12 +59,12 @@ func (db *DB) queueRefundPayouts(ctx context.Context, env kassa.Environment, net
 				return err
 			}
 			if from == "" {
-				from, index = gasAddress, kassa.GasWalletIndex
+				from, index = gasAddress, outbox.GasWalletIndex
 			}
 			queued++
-			return insertPayout(ctx, tx, &kassa.Payout{ID: kassa.NewUUID(), Kind: kassa.PayoutRefund, Environment: r.Environment,
+			return insertPayout(ctx, tx, &outbox.Payout{ID: kassa.NewUUID(), Kind: outbox.PayoutRefund, Environment: r.Environment,
 				Network: r.Network, MerchantID: r.MerchantID, From: from, FromIndex: index, TokenID: r.TokenID,
-				Amount: r.AmountUnits, To: r.Address, RefundID: r.ID, Status: kassa.PayoutQueued, CreatedAt: db.clock()})
+				Amount: r.AmountUnits, To: r.Address, RefundID: r.ID, Status: outbox.PayoutQueued, CreatedAt: db.clock()})
 		})
 		if err != nil {
 			return queued, err

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/outbox"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
 )
@@ -12,7 +13,7 @@ import (
 const refundGas = "0x9999999999999999999999999999999999999999"
 
 // refundPayout queues the network's refund payouts and returns the one of refund id.
-func (f *fixture) refundPayout(t *testing.T, id string) *kassa.Payout {
+func (f *fixture) refundPayout(t *testing.T, id string) *outbox.Payout {
 	t.Helper()
 	_, err := f.db.QueueRefunds(f.ctx, kassa.Devnet, "bsc-testnet", refundGas, nil)
 	must(t, err)
@@ -50,20 +51,20 @@ func TestRefundPayouts(t *testing.T) {
 		r, err := f.db.CreateRefund(f.ctx, p, inv.ID, refundReq(ptr(kassa.Millis(400)), refundAddress, ""))
 		must(t, err)
 		po := f.refundPayout(t, r.ID)
-		if po.From != refundGas || po.FromIndex != kassa.GasWalletIndex || po.Amount.Cmp(r.AmountUnits) != 0 || po.To != refundAddress {
+		if po.From != refundGas || po.FromIndex != outbox.GasWalletIndex || po.Amount.Cmp(r.AmountUnits) != 0 || po.To != refundAddress {
 			t.Fatalf("payout %+v", po)
 		}
 		if n, err := f.db.QueueRefunds(f.ctx, kassa.Devnet, "bsc-testnet", refundGas, nil); err != nil || n != 0 {
 			t.Fatalf("queued again: %d %v", n, err)
 		}
-		tx := f.addTx(t, po, kassa.TxTransfer, 0)
+		tx := f.addTx(t, po, outbox.TxTransfer, 0)
 		if got := f.refundStatus(t, r.ID); got.Status != kassa.RefundSent || got.TxHash != tx.Latest().Hash || got.SentAt == nil {
 			t.Fatalf("after signing: %s %s", got.Status, got.TxHash)
 		}
 		_, err = f.db.CancelRefund(f.ctx, p, r.ID)
 		wantErr(t, err, kassa.KindConflict, "refund_not_cancelable")
 		block := kassa.BlockRef{Number: 10, Hash: "0xb10"}
-		must(t, f.db.RecordTx(f.ctx, tx.ID, kassa.TxOutcome{Status: kassa.TxConfirmed, MinedHash: tx.Latest().Hash, Block: block}))
+		must(t, f.db.RecordTx(f.ctx, tx.ID, outbox.Outcome{Status: outbox.TxConfirmed, MinedHash: tx.Latest().Hash, Block: block}))
 		got := f.refundStatus(t, r.ID)
 		if got.Status != kassa.RefundConfirmed || got.ConfirmedAt == nil {
 			t.Fatalf("after confirmation: %s", got.Status)
@@ -71,7 +72,7 @@ func TestRefundPayouts(t *testing.T) {
 		if after, err := f.db.Invoice(f.ctx, f.m.ID, inv.ID); err != nil || after.AmountRefunded != 400 {
 			t.Fatalf("amount_refunded %d (%v)", after.AmountRefunded, err)
 		}
-		must(t, f.db.RecordTx(f.ctx, tx.ID, kassa.TxOutcome{Status: kassa.TxPending})) // the block left the chain
+		must(t, f.db.RecordTx(f.ctx, tx.ID, outbox.Outcome{Status: outbox.TxPending})) // the block left the chain
 		if got := f.refundStatus(t, r.ID); got.Status != kassa.RefundSent {
 			t.Fatalf("after the reorganisation: %s", got.Status)
 		}
@@ -97,8 +98,8 @@ func TestRefundPayouts(t *testing.T) {
 		if wpo.From != a.Address || wpo.FromIndex != int64(a.Index) || wpo.TokenID != 2 || wpo.Amount.Cmp(wrong.AmountUnits) != 0 {
 			t.Fatalf("deposit payout %+v, want from %s", wpo, a.Address)
 		}
-		wtx := f.addTx(t, wpo, kassa.TxTransfer, 0)
-		must(t, f.db.RecordTx(f.ctx, wtx.ID, kassa.TxOutcome{Status: kassa.TxConfirmed, MinedHash: wtx.Latest().Hash, Block: block}))
+		wtx := f.addTx(t, wpo, outbox.TxTransfer, 0)
+		must(t, f.db.RecordTx(f.ctx, wtx.ID, outbox.Outcome{Status: outbox.TxConfirmed, MinedHash: wtx.Latest().Hash, Block: block}))
 		_, rs, err := f.db.InvoiceWithPayments(f.ctx, f.m.ID, open.ID, 0)
 		must(t, err)
 		for _, r := range rs {
@@ -113,13 +114,13 @@ func TestRefundPayouts(t *testing.T) {
 		r3, err := f.db.CreateRefund(f.ctx, p, inv3.ID, refundReq(nil, refundAddress, ""))
 		must(t, err)
 		po3 := f.refundPayout(t, r3.ID)
-		for attempt := 1; attempt <= kassa.MaxPayoutAttempts; attempt++ {
-			tx := f.addTx(t, po3, kassa.TxTransfer, 0)
-			must(t, f.db.RecordTx(f.ctx, tx.ID, kassa.TxOutcome{Status: kassa.TxReverted, MinedHash: tx.Latest().Hash,
+		for attempt := 1; attempt <= outbox.MaxPayoutAttempts; attempt++ {
+			tx := f.addTx(t, po3, outbox.TxTransfer, 0)
+			must(t, f.db.RecordTx(f.ctx, tx.ID, outbox.Outcome{Status: outbox.TxReverted, MinedHash: tx.Latest().Hash,
 				Block: block, Reason: "execution reverted"}))
 			got := f.refundStatus(t, r3.ID)
 			want := kassa.RefundPending
-			if attempt == kassa.MaxPayoutAttempts {
+			if attempt == outbox.MaxPayoutAttempts {
 				want = kassa.RefundFailed
 			}
 			if got.Status != want || got.FailureReason != "execution reverted" || got.TxHash != "" {

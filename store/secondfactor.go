@@ -7,9 +7,10 @@ import (
 	"fmt"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/secondfactor"
 )
 
-var _ kassa.SecondFactorStore = (*DB)(nil)
+var _ secondfactor.Store = (*DB)(nil)
 
 // TOTPSecret returns the merchant's second-factor secret, "" when it is off. It
 // is sealed at rest, as webhook secrets are (secrets.go); one that does not open is

@@ -8,9 +8,10 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/signin"
 )
 
-var _ kassa.SignInThrottle = (*DB)(nil)
+var _ signin.Throttle = (*DB)(nil)
 
 // BeginSignIn counts an attempt on account as a failure, in one transaction with
 // the check that the account is not held back: attempts sent together each see
@@ -25,7 +26,7 @@ func (db *DB) BeginSignIn(ctx context.Context, account []byte) error {
 		return fmt.Errorf("store: begin sign-in: %w", err)
 	}
 	if held > 0 {
-		return &kassa.SignInHeld{RetryAfter: held}
+		return &signin.Held{RetryAfter: held}
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/signin"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
 )
@@ -14,7 +15,7 @@ import (
 // held returns how long err says to wait, or 0 when it is not a hold.
 func held(t *testing.T, err error) time.Duration {
 	t.Helper()
-	var h *kassa.SignInHeld
+	var h *signin.Held
 	if errors.As(err, &h) {
 		if kassa.ErrorKindOf(err) != kassa.KindRateLimited || kassa.ErrorCode(err) != "too_many_attempts" {
 			t.Fatalf("a hold of kind %s, code %s", kassa.ErrorKindOf(err), kassa.ErrorCode(err))
@@ -153,7 +154,7 @@ func TestSignInThrottleConcurrent(t *testing.T) {
 		for range 20 {
 			wg.Go(func() {
 				err := f.db.BeginSignIn(f.ctx, account)
-				var h *kassa.SignInHeld
+				var h *signin.Held
 				mu.Lock()
 				defer mu.Unlock()
 				switch {

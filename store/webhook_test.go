@@ -89,7 +89,7 @@ func TestWebhookEndpointCreate(t *testing.T) {
 		if endpointString(got) != endpointString(ep) {
 			t.Fatalf("read back\n%s\nwant\n%s", endpointString(got), endpointString(ep))
 		}
-		if strings.Contains(jsonOf(t, got), ep.Secret) || !strings.Contains(jsonOf(t, kassa.SecretShown{WebhookEndpoint: ep}), ep.Secret) {
+		if strings.Contains(jsonOf(t, got), ep.Secret) || !strings.Contains(jsonOf(t, ep.WithSecret()), ep.Secret) {
 			t.Fatal("secret shown where it should not be, or not where it should")
 		}
 		if second := f.endpoint(t, p, "second", "*"); second.Secret == ep.Secret || second.ID == ep.ID {

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/delivery"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
 )
@@ -35,8 +35,8 @@ func TestWebhookBacklog(t *testing.T) {
 		}
 
 		jobs := f.claim(t, time.Minute, 2)
-		f.finish(t, jobs[0], kassa.WebhookResult{StatusCode: 500}) // retried later
-		f.finish(t, jobs[1], kassa.WebhookResult{StatusCode: 200})
+		f.finish(t, jobs[0], delivery.Result{StatusCode: 500}) // retried later
+		f.finish(t, jobs[1], delivery.Result{StatusCode: 200})
 		b = backlog()
 		if b.Pending != 1 || b.Due != 0 || !b.OldestDue.IsZero() || b.OldestPending.IsZero() {
 			t.Fatalf("one waiting for its retry: %+v", b)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/delivery"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
 )
@@ -18,7 +19,7 @@ func TestWebhookEndpointDisableStopsDeliveries(t *testing.T) {
 		f.invoice(t, f.m, 1000, nil)
 		// A failed attempt starts the failure record.
 		jobs := f.claim(t, time.Minute, 1)
-		f.finish(t, jobs[0], kassa.WebhookResult{StatusCode: 500})
+		f.finish(t, jobs[0], delivery.Result{StatusCode: 500})
 		f.invoice(t, f.m, 1000, nil)
 		if got := f.getEndpoint(t, p, ep.ID); got.FailingSince == nil {
 			t.Fatal("no failing_since after a failed attempt")
@@ -69,7 +70,7 @@ func TestWebhookEndpointDelete(t *testing.T) {
 		f.invoice(t, f.m, 1000, nil)
 		f.invoice(t, f.m, 1000, nil)
 		for _, j := range f.claim(t, time.Minute, 4) {
-			f.finish(t, j, kassa.WebhookResult{StatusCode: 500})
+			f.finish(t, j, delivery.Result{StatusCode: 500})
 		}
 		count := func(table, id string) int {
 			t.Helper()

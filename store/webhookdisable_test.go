@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/delivery"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
 )
@@ -49,7 +50,7 @@ func TestWebhookGoneDisablesEndpoint(t *testing.T) {
 		if len(jobs) != 1 {
 			t.Fatalf("limit 1 claimed %d", len(jobs))
 		}
-		f.finish(t, jobs[0], kassa.WebhookResult{StatusCode: 410})
+		f.finish(t, jobs[0], delivery.Result{StatusCode: 410})
 
 		got := f.getEndpoint(t, p, gone.ID)
 		if got.Status != kassa.EndpointDisabled || got.DisabledReason == nil || *got.DisabledReason != kassa.DisabledGone {
@@ -88,13 +89,13 @@ func TestWebhookFailingFiveDaysDisablesEndpoint(t *testing.T) {
 		ep := f.endpoint(t, p, "hook", "invoice.created")
 		f.invoice(t, f.m, 1000, nil)
 		start := f.clock.Now().Truncate(time.Microsecond)
-		f.finish(t, f.claim(t, time.Minute, 1)[0], kassa.WebhookResult{StatusCode: 500})
+		f.finish(t, f.claim(t, time.Minute, 1)[0], delivery.Result{StatusCode: 500})
 
 		// Four days and 23 hours later, a new delivery fails too: still enabled.
 		f.clock.Advance(kassa.WebhookFailingLimit - time.Hour)
 		f.invoice(t, f.m, 1000, nil)
 		for _, j := range f.claim(t, time.Minute, 2) {
-			f.finish(t, j, kassa.WebhookResult{StatusCode: 500})
+			f.finish(t, j, delivery.Result{StatusCode: 500})
 		}
 		got := f.getEndpoint(t, p, ep.ID)
 		if got.Status != kassa.EndpointEnabled || got.FailingSince == nil || !got.FailingSince.Equal(start) {
@@ -103,10 +104,10 @@ func TestWebhookFailingFiveDaysDisablesEndpoint(t *testing.T) {
 
 		f.clock.Advance(time.Hour)
 		jobs := f.claim(t, time.Minute, 2) // both retries are due
-		f.finish(t, jobs[0], kassa.WebhookResult{StatusCode: 500})
+		f.finish(t, jobs[0], delivery.Result{StatusCode: 500})
 		// Disabling failed the other delivery under its worker's feet.
-		err := f.db.FinishWebhookAttempt(f.ctx, jobs[1], attemptOf(f.clock.Now(), kassa.WebhookResult{StatusCode: 200}),
-			kassa.WebhookResult{StatusCode: 200})
+		err := f.db.FinishWebhookAttempt(f.ctx, jobs[1], attemptOf(f.clock.Now(), delivery.Result{StatusCode: 200}),
+			delivery.Result{StatusCode: 200})
 		wantErr(t, err, kassa.KindConflict, "lease_lost")
 		got = f.getEndpoint(t, p, ep.ID)
 		if got.Status != kassa.EndpointDisabled || got.DisabledReason == nil || *got.DisabledReason != kassa.DisabledFailing {
@@ -125,7 +126,7 @@ func TestWebhookFailingFiveDaysDisablesEndpoint(t *testing.T) {
 		_, err = f.db.UpdateWebhookEndpoint(f.ctx, p, ep.ID, kassa.WebhookEndpointInput{Disabled: ptr(false)})
 		must(t, err)
 		f.invoice(t, f.m, 1000, nil)
-		f.finish(t, f.claim(t, time.Minute, 1)[0], kassa.WebhookResult{StatusCode: 500})
+		f.finish(t, f.claim(t, time.Minute, 1)[0], delivery.Result{StatusCode: 500})
 		if got := f.getEndpoint(t, p, ep.ID); got.Status != kassa.EndpointEnabled || !got.FailingSince.Equal(f.clock.Now().Truncate(time.Microsecond)) {
 			t.Fatalf("re-enabled endpoint after one failure: %+v", got)
 		}
@@ -138,18 +139,18 @@ func TestWebhookSuccessResetsFailingSince(t *testing.T) {
 		p := principal(f.m)
 		ep := f.endpoint(t, p, "hook", "invoice.created")
 		f.invoice(t, f.m, 1000, nil)
-		f.finish(t, f.claim(t, time.Minute, 1)[0], kassa.WebhookResult{StatusCode: 500})
+		f.finish(t, f.claim(t, time.Minute, 1)[0], delivery.Result{StatusCode: 500})
 		f.clock.Advance(3 * 24 * time.Hour)
-		f.finish(t, f.claim(t, time.Minute, 1)[0], kassa.WebhookResult{StatusCode: 200}) // the retry succeeds
+		f.finish(t, f.claim(t, time.Minute, 1)[0], delivery.Result{StatusCode: 200}) // the retry succeeds
 		if got := f.getEndpoint(t, p, ep.ID); got.FailingSince != nil {
 			t.Fatalf("failing since %v after a success", got.FailingSince)
 		}
 		f.invoice(t, f.m, 1000, nil)
-		f.finish(t, f.claim(t, time.Minute, 1)[0], kassa.WebhookResult{StatusCode: 500})
+		f.finish(t, f.claim(t, time.Minute, 1)[0], delivery.Result{StatusCode: 500})
 		restart := f.clock.Now().Truncate(time.Microsecond)
 		// Six days after the first failure, three after the success: still enabled.
 		f.clock.Advance(3 * 24 * time.Hour)
-		f.finish(t, f.claim(t, time.Minute, 1)[0], kassa.WebhookResult{StatusCode: 500})
+		f.finish(t, f.claim(t, time.Minute, 1)[0], delivery.Result{StatusCode: 500})
 		got := f.getEndpoint(t, p, ep.ID)
 		if got.Status != kassa.EndpointEnabled || got.FailingSince == nil || !got.FailingSince.Equal(restart) {
 			t.Fatalf("endpoint %+v, want enabled and failing since %v", got, restart)

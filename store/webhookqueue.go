@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/delivery"
 )
 
 // newDeliveryID returns "whd_" and a time-ordered hex id.
@@ -51,8 +52,8 @@ func deliveryInsert(d *kassa.WebhookDelivery, now time.Time) (string, []any) {
 // finish the jobs. A due delivery whose endpoint was disabled meanwhile, or whose
 // event was pruned, is failed instead of sent, so it never blocks the head of the
 // queue.
-func (db *DB) ClaimWebhookJobs(ctx context.Context, limit int, lease time.Duration) ([]*kassa.WebhookJob, error) {
-	var jobs []*kassa.WebhookJob
+func (db *DB) ClaimWebhookJobs(ctx context.Context, limit int, lease time.Duration) ([]*delivery.Job, error) {
+	var jobs []*delivery.Job
 	now := db.clock()
 	token := kassa.RandomBase32(16)
 	err := db.tx(ctx, func(tx txq) error {
@@ -83,7 +84,7 @@ func (db *DB) ClaimWebhookJobs(ctx context.Context, limit int, lease time.Durati
 // and apart the ids of those whose endpoint secret does not open: the claim leases
 // them too, so they wait for the lease to end instead of coming back at the head
 // of every claim ahead of the deliveries that can be sent.
-func (db *DB) loadWebhookJobs(ctx context.Context, tx txq, ids []string, token string, now time.Time) ([]*kassa.WebhookJob, []string, error) {
+func (db *DB) loadWebhookJobs(ctx context.Context, tx txq, ids []string, token string, now time.Time) ([]*delivery.Job, []string, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT d.id, d.endpoint_id, d.merchant_id, d.environment, d.event_id,
 		d.event_type, d.attempts, d.created_at, e.status, e.url, e.secret, e.previous_secret, e.previous_secret_until,
 		COALESCE(ev.data, ''), ev.data_z, COALESCE(ev.created_at, 0)
@@ -95,7 +96,7 @@ func (db *DB) loadWebhookJobs(ctx context.Context, tx txq, ids []string, token s
 	}
 	defer rows.Close()
 	var (
-		jobs        []*kassa.WebhookJob
+		jobs        []*delivery.Job
 		stale, held []string
 	)
 	for rows.Next() {
@@ -135,9 +136,9 @@ var errSecretUnreadable = errors.New("store: webhook secret cannot be opened")
 
 // scanWebhookJob reads one claimed delivery with its endpoint's status, URL and
 // opened secrets and its event, rendered as the API shows it.
-func (db *DB) scanWebhookJob(rows *sql.Rows, now time.Time) (*kassa.WebhookJob, string, error) {
+func (db *DB) scanWebhookJob(rows *sql.Rows, now time.Time) (*delivery.Job, string, error) {
 	var (
-		j                  kassa.WebhookJob
+		j                  delivery.Job
 		env, data, status  string
 		created, evCreated int64
 		ep                 kassa.WebhookEndpoint
@@ -173,11 +174,11 @@ func (db *DB) scanWebhookJob(rows *sql.Rows, now time.Time) (*kassa.WebhookJob, 
 }
 
 // FinishWebhookAttempt logs attempt a of a claimed job and applies
-// kassa.PlanWebhook in one transaction: the delivery's next attempt or end, the
+// delivery.Next in one transaction: the delivery's next attempt or end, the
 // endpoint's failure record, and its disabling (with a webhook_endpoint.disabled
 // event) after a 410 or five days of failures. A job whose lease was lost is a
 // conflict and changes nothing.
-func (db *DB) FinishWebhookAttempt(ctx context.Context, job *kassa.WebhookJob, a kassa.WebhookAttempt, res kassa.WebhookResult) error {
+func (db *DB) FinishWebhookAttempt(ctx context.Context, job *delivery.Job, a kassa.WebhookAttempt, res delivery.Result) error {
 	return db.tx(ctx, func(tx txq) error {
 		var (
 			status   string
@@ -203,13 +204,13 @@ func (db *DB) FinishWebhookAttempt(ctx context.Context, job *kassa.WebhookJob, a
 		if err != nil {
 			return err
 		}
-		plan := kassa.PlanWebhook(a.Attempt, res, ep.FailingSince, now, kassa.Jitter)
+		plan := delivery.Next(a.Attempt, res, ep.FailingSince, now, delivery.Jitter)
 		changes := plan.Disable != "" || !sameTime(ep.FailingSince, plan.FailingSince)
 		if changes {
 			if ep, err = db.webhookEndpointByID(ctx, tx, job.Delivery.EndpointID, true); err != nil {
 				return err
 			}
-			plan = kassa.PlanWebhook(a.Attempt, res, ep.FailingSince, now, kassa.Jitter)
+			plan = delivery.Next(a.Attempt, res, ep.FailingSince, now, delivery.Jitter)
 			changes = plan.Disable != "" || !sameTime(ep.FailingSince, plan.FailingSince)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, status_code,

@@ -10,12 +10,13 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/delivery"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
 )
 
 // claim claims due jobs (up to 100) for lease and checks that there are want.
-func (f *fixture) claim(t *testing.T, lease time.Duration, want int) []*kassa.WebhookJob {
+func (f *fixture) claim(t *testing.T, lease time.Duration, want int) []*delivery.Job {
 	t.Helper()
 	jobs, err := f.db.ClaimWebhookJobs(f.ctx, 100, lease)
 	must(t, err)
@@ -30,12 +31,12 @@ func (f *fixture) claim(t *testing.T, lease time.Duration, want int) []*kassa.We
 }
 
 // finish logs an attempt of job at the clock's time with result res.
-func (f *fixture) finish(t *testing.T, job *kassa.WebhookJob, res kassa.WebhookResult) {
+func (f *fixture) finish(t *testing.T, job *delivery.Job, res delivery.Result) {
 	t.Helper()
 	must(t, f.db.FinishWebhookAttempt(f.ctx, job, attemptOf(f.clock.Now(), res), res))
 }
 
-func attemptOf(at time.Time, res kassa.WebhookResult) kassa.WebhookAttempt {
+func attemptOf(at time.Time, res delivery.Result) kassa.WebhookAttempt {
 	return kassa.WebhookAttempt{At: at, StatusCode: res.StatusCode, LatencyMS: 42,
 		ResponseExcerpt: fmt.Sprintf("status %d", res.StatusCode), Error: res.Error, Succeeded: res.Succeeded()}
 }
@@ -164,19 +165,19 @@ func TestWebhookClaimLeaseAndFinish(t *testing.T) {
 			t.Fatalf("reclaimed %s lease %q, first lease %q", again.Delivery.ID, again.Lease, j.Lease)
 		}
 		// The first worker's lease is gone: it cannot finish the job.
-		err := f.db.FinishWebhookAttempt(f.ctx, j, attemptOf(f.clock.Now(), kassa.WebhookResult{StatusCode: 200}), kassa.WebhookResult{StatusCode: 200})
+		err := f.db.FinishWebhookAttempt(f.ctx, j, attemptOf(f.clock.Now(), delivery.Result{StatusCode: 200}), delivery.Result{StatusCode: 200})
 		wantErr(t, err, kassa.KindConflict, "lease_lost")
 		if d := f.delivery(t, p, ep.ID); d.Status != kassa.DeliveryPending || d.Attempts != 0 || len(d.Log) != 0 {
 			t.Fatalf("a refused finish changed the delivery: %s", jsonOf(t, d))
 		}
 		forged := *again
 		forged.Lease = "not-the-lease"
-		err = f.db.FinishWebhookAttempt(f.ctx, &forged, attemptOf(f.clock.Now(), kassa.WebhookResult{StatusCode: 200}), kassa.WebhookResult{StatusCode: 200})
+		err = f.db.FinishWebhookAttempt(f.ctx, &forged, attemptOf(f.clock.Now(), delivery.Result{StatusCode: 200}), delivery.Result{StatusCode: 200})
 		wantErr(t, err, kassa.KindConflict, "lease_lost")
 
 		at := f.clock.Now()
 		must(t, f.db.FinishWebhookAttempt(f.ctx, again, kassa.WebhookAttempt{At: at, StatusCode: 204, LatencyMS: 87,
-			ResponseExcerpt: "thanks \x00é", Succeeded: true}, kassa.WebhookResult{StatusCode: 204}))
+			ResponseExcerpt: "thanks \x00é", Succeeded: true}, delivery.Result{StatusCode: 204}))
 		d := f.delivery(t, p, ep.ID)
 		now := f.clock.Now().Truncate(time.Microsecond)
 		if d.Status != kassa.DeliverySucceeded || d.Attempts != 1 || d.NextAttemptAt != nil || !d.UpdatedAt.Equal(now) || len(d.Log) != 1 {
@@ -188,7 +189,7 @@ func TestWebhookClaimLeaseAndFinish(t *testing.T) {
 			t.Fatalf("attempt %+v", a)
 		}
 		// Finished: neither claimable nor finishable again.
-		err = f.db.FinishWebhookAttempt(f.ctx, again, attemptOf(f.clock.Now(), kassa.WebhookResult{StatusCode: 200}), kassa.WebhookResult{StatusCode: 200})
+		err = f.db.FinishWebhookAttempt(f.ctx, again, attemptOf(f.clock.Now(), delivery.Result{StatusCode: 200}), delivery.Result{StatusCode: 200})
 		wantErr(t, err, kassa.KindConflict, "lease_lost")
 		f.clock.Advance(time.Hour)
 		f.claim(t, time.Minute, 0)
@@ -217,7 +218,7 @@ func TestWebhookClaimHoldsUnreadable(t *testing.T) {
 			t.Fatal(err)
 		}
 		f.clock.Advance(time.Second)
-		var sent []*kassa.WebhookJob
+		var sent []*delivery.Job
 		for range 4 { // one delivery a claim: broken's two are held, ok's is sent
 			jobs, err := f.db.ClaimWebhookJobs(f.ctx, 1, time.Minute)
 			must(t, err)
@@ -226,7 +227,7 @@ func TestWebhookClaimHoldsUnreadable(t *testing.T) {
 		if len(sent) != 1 || sent[0].Delivery.EndpointID != ok.ID {
 			t.Fatalf("claims of one sent %d jobs, want ok's delivery alone", len(sent))
 		}
-		f.finish(t, sent[0], kassa.WebhookResult{StatusCode: 200})
+		f.finish(t, sent[0], delivery.Result{StatusCode: 200})
 		f.clock.Advance(time.Minute) // held until their lease ends, then met and held again
 		f.claim(t, time.Minute, 0)
 		var held int

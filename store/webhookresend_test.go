@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/delivery"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
 )
@@ -28,7 +29,7 @@ func TestResendEvent(t *testing.T) {
 		e := f.merchantEvents(t, f.m)[0]
 		foreignEvent := f.merchantEvents(t, other)[0]
 		for _, j := range f.claim(t, time.Minute, 3) {
-			f.finish(t, j, kassa.WebhookResult{StatusCode: 200})
+			f.finish(t, j, delivery.Result{StatusCode: 200})
 		}
 		f.clock.Advance(time.Second)
 
@@ -136,9 +137,9 @@ func TestWebhookDeliveriesList(t *testing.T) {
 		for _, j := range f.claim(t, time.Minute, 12) {
 			switch j.Delivery.ID {
 			case ids[5]:
-				f.finish(t, j, kassa.WebhookResult{StatusCode: 200})
+				f.finish(t, j, delivery.Result{StatusCode: 200})
 			case ids[4]:
-				f.finish(t, j, kassa.WebhookResult{StatusCode: 500})
+				f.finish(t, j, delivery.Result{StatusCode: 500})
 			}
 		}
 		otherIDs := []string{}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/delivery"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
 )
@@ -18,12 +19,12 @@ func TestWebhookRetrySchedule(t *testing.T) {
 		start := f.clock.Now().Truncate(time.Microsecond)
 
 		steps := []struct {
-			res  kassa.WebhookResult
+			res  delivery.Result
 			wait time.Duration // the schedule's wait before the next attempt
 		}{
-			{kassa.WebhookResult{StatusCode: 500}, 5 * time.Second},
-			{kassa.WebhookResult{Error: "dial tcp: connection refused"}, 5 * time.Minute},
-			{kassa.WebhookResult{StatusCode: 404}, 30 * time.Minute},
+			{delivery.Result{StatusCode: 500}, 5 * time.Second},
+			{delivery.Result{Error: "dial tcp: connection refused"}, 5 * time.Minute},
+			{delivery.Result{StatusCode: 404}, 30 * time.Minute},
 		}
 		for i, s := range steps {
 			jobs := f.claim(t, time.Minute, 1)
@@ -52,14 +53,14 @@ func TestWebhookRetrySchedule(t *testing.T) {
 		}
 		// 429 with Retry-After waits as asked.
 		jobs := f.claim(t, time.Minute, 1)
-		f.finish(t, jobs[0], kassa.WebhookResult{StatusCode: 429, RetryAfter: 3 * time.Hour})
+		f.finish(t, jobs[0], delivery.Result{StatusCode: 429, RetryAfter: 3 * time.Hour})
 		d := f.delivery(t, p, ep.ID)
 		if want := f.clock.Now().Truncate(time.Microsecond).Add(3 * time.Hour); d.NextAttemptAt == nil || !d.NextAttemptAt.Equal(want) {
 			t.Fatalf("next attempt after Retry-After %v, want %v", d.NextAttemptAt, want)
 		}
 		f.clock.Advance(3 * time.Hour)
 		jobs = f.claim(t, time.Minute, 1)
-		f.finish(t, jobs[0], kassa.WebhookResult{StatusCode: 200})
+		f.finish(t, jobs[0], delivery.Result{StatusCode: 200})
 		d = f.delivery(t, p, ep.ID)
 		if d.Status != kassa.DeliverySucceeded || d.Attempts != 5 || len(d.Log) != 5 || !d.Log[4].Succeeded {
 			t.Fatalf("delivery %s", jsonOf(t, d))
@@ -77,13 +78,13 @@ func TestWebhookRetriesEnd(t *testing.T) {
 		ep := f.endpoint(t, p, "hook", "*")
 		f.invoice(t, f.m, 1000, nil)
 		// A success elsewhere each day keeps the endpoint from being disabled.
-		for attempt := 1; attempt <= len(kassa.WebhookSchedule)+1; attempt++ {
+		for attempt := 1; attempt <= len(delivery.Schedule)+1; attempt++ {
 			jobs := f.claim(t, time.Minute, 1)
-			f.finish(t, jobs[0], kassa.WebhookResult{StatusCode: 503})
+			f.finish(t, jobs[0], delivery.Result{StatusCode: 503})
 			f.clock.Advance(time.Second) // delivery ids sort by creation only across milliseconds
 			f.invoice(t, f.m, 1000, nil)
 			ok := f.claim(t, time.Minute, 1)[0]
-			f.finish(t, ok, kassa.WebhookResult{StatusCode: 200})
+			f.finish(t, ok, delivery.Result{StatusCode: 200})
 			f.clock.Advance(27 * time.Hour) // past the longest wait, 24 h, and its jitter
 		}
 		ds := f.deliveries(t, p, ep.ID)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/delivery"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
 )
@@ -28,7 +29,7 @@ func TestWebhookSecretRotation(t *testing.T) {
 			!rotated.UpdatedAt.Equal(now.Truncate(time.Microsecond)) {
 			t.Fatalf("rotated %+v", rotated)
 		}
-		if !strings.Contains(jsonOf(t, kassa.SecretShown{WebhookEndpoint: rotated}), rotated.Secret) {
+		if !strings.Contains(jsonOf(t, rotated.WithSecret()), rotated.Secret) {
 			t.Fatal("rotate response does not show the new secret")
 		}
 		stored := f.getEndpoint(t, p, ep.ID)
@@ -52,7 +53,7 @@ func TestWebhookSecretRotation(t *testing.T) {
 		if fmt.Sprint(jobs[0].Secrets) != fmt.Sprint([]string{rotated.Secret, ep.Secret}) {
 			t.Fatalf("job secrets %d, want new and old", len(jobs[0].Secrets))
 		}
-		f.finish(t, jobs[0], kassa.WebhookResult{StatusCode: 500})
+		f.finish(t, jobs[0], delivery.Result{StatusCode: 500})
 		f.clock.Advance(25 * time.Hour)
 		jobs = f.claim(t, time.Minute, 1)
 		if fmt.Sprint(jobs[0].Secrets) != fmt.Sprint([]string{rotated.Secret}) {

@@ -21,6 +21,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/delivery"
 	"github.com/kassapay/kassa/worker"
 )
 
@@ -127,7 +128,7 @@ func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 }
 
 // deliver sends one job and records the attempt.
-func (w *Worker) deliver(ctx context.Context, job *kassa.WebhookJob) error {
+func (w *Worker) deliver(ctx context.Context, job *delivery.Job) error {
 	a, res, took := w.send(ctx, job)
 	if w.Metrics != nil {
 		w.Metrics.WebhookAttempt(Outcome(a), took)
@@ -148,13 +149,13 @@ func (w *Worker) deliver(ctx context.Context, job *kassa.WebhookJob) error {
 // send makes one attempt of job: it posts the payload signed with every secret and
 // reports what came back and how long the request took. ctx should not be canceled
 // by shutdown; send bounds it by the webhook timeout.
-func (w *Worker) send(ctx context.Context, job *kassa.WebhookJob) (kassa.WebhookAttempt, kassa.WebhookResult, time.Duration) {
+func (w *Worker) send(ctx context.Context, job *delivery.Job) (kassa.WebhookAttempt, delivery.Result, time.Duration) {
 	now := w.now()
 	a := kassa.WebhookAttempt{Attempt: job.Delivery.Attempts + 1, At: now}
 	var took time.Duration
-	fail := func(msg string) (kassa.WebhookAttempt, kassa.WebhookResult, time.Duration) {
+	fail := func(msg string) (kassa.WebhookAttempt, delivery.Result, time.Duration) {
 		a.Error = msg
-		return a, kassa.WebhookResult{Error: msg}, took
+		return a, delivery.Result{Error: msg}, took
 	}
 	headers, err := kassa.WebhookHeaders(job.Secrets, job.Delivery.EventID, now, job.Payload)
 	if err != nil {
@@ -189,7 +190,7 @@ func (w *Worker) send(ctx context.Context, job *kassa.WebhookJob) (kassa.Webhook
 		a.ResponseExcerpt = excerpt(body)
 	}
 	_, _ = io.CopyN(io.Discard, resp.Body, drainBytes)
-	res := kassa.WebhookResult{StatusCode: resp.StatusCode}
+	res := delivery.Result{StatusCode: resp.StatusCode}
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
 		res.RetryAfter = retryAfter(resp.Header.Get("Retry-After"), now)
 	}

@@ -14,6 +14,7 @@ import (
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/delivery"
 )
 
 // received is one request a test server got.
@@ -61,13 +62,13 @@ func asPublic(t *testing.T) *http.Client {
 }
 
 // testJob is a devnet delivery of a small event to url, already tried attempts times.
-func testJob(t *testing.T, url string, attempts int, secrets ...string) *kassa.WebhookJob {
+func testJob(t *testing.T, url string, attempts int, secrets ...string) *delivery.Job {
 	t.Helper()
 	if len(secrets) == 0 {
 		secrets = []string{kassa.NewWebhookSecret()}
 	}
 	id := kassa.NewEventID(time.Now())
-	return &kassa.WebhookJob{
+	return &delivery.Job{
 		Delivery: kassa.WebhookDelivery{ID: "whd_" + id[4:], EndpointID: "we_test", Environment: kassa.Devnet,
 			EventID: id, EventType: kassa.EventInvoicePaid, Attempts: attempts},
 		URL: url, Secrets: secrets, Payload: []byte(`{"id":"` + id + `","type":"invoice.paid"}`), Lease: "lease",

@@ -11,26 +11,27 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/delivery"
 )
 
 // finish is one recorded FinishWebhookAttempt call.
 type finish struct {
-	job *kassa.WebhookJob
+	job *delivery.Job
 	a   kassa.WebhookAttempt
-	res kassa.WebhookResult
+	res delivery.Result
 	ctx error // the context's error when the call was made
 }
 
 // fakeQueue hands out its jobs and records finishes.
 type fakeQueue struct {
 	mu        sync.Mutex
-	jobs      []*kassa.WebhookJob
+	jobs      []*delivery.Job
 	finishes  []finish
 	finishErr error
 	lease     time.Duration
 }
 
-func (q *fakeQueue) ClaimWebhookJobs(_ context.Context, limit int, lease time.Duration) ([]*kassa.WebhookJob, error) {
+func (q *fakeQueue) ClaimWebhookJobs(_ context.Context, limit int, lease time.Duration) ([]*delivery.Job, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	n := min(limit, len(q.jobs))
@@ -39,14 +40,14 @@ func (q *fakeQueue) ClaimWebhookJobs(_ context.Context, limit int, lease time.Du
 	return out, nil
 }
 
-func (q *fakeQueue) FinishWebhookAttempt(ctx context.Context, job *kassa.WebhookJob, a kassa.WebhookAttempt, res kassa.WebhookResult) error {
+func (q *fakeQueue) FinishWebhookAttempt(ctx context.Context, job *delivery.Job, a kassa.WebhookAttempt, res delivery.Result) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.finishes = append(q.finishes, finish{job, a, res, ctx.Err()})
 	return q.finishErr
 }
 
-func (q *fakeQueue) add(jobs ...*kassa.WebhookJob) {
+func (q *fakeQueue) add(jobs ...*delivery.Job) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.jobs = append(q.jobs, jobs...)
@@ -59,9 +60,9 @@ func (q *fakeQueue) finished() []finish {
 }
 
 // jobs returns n devnet jobs for url.
-func jobs(t *testing.T, url string, n int) []*kassa.WebhookJob {
+func jobs(t *testing.T, url string, n int) []*delivery.Job {
 	t.Helper()
-	out := make([]*kassa.WebhookJob, n)
+	out := make([]*delivery.Job, n)
 	for i := range out {
 		out[i] = testJob(t, url, 0)
 	}

@@ -5,6 +5,7 @@ import (
 	"net/url"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/signin"
 )
 
 // signInCookie holds a half sign-in's token (the password was right, the code is
@@ -32,7 +33,7 @@ func (d *Dashboard) awaitCode(w http.ResponseWriter, r *http.Request, m *kassa.M
 }
 
 // halfSignIn finds the request's live half sign-in and its token.
-func (d *Dashboard) halfSignIn(r *http.Request) (*kassa.DashboardSession, string, error) {
+func (d *Dashboard) halfSignIn(r *http.Request) (*signin.DashboardSession, string, error) {
 	c, err := r.Cookie(signInCookie)
 	if err != nil || c.Value == "" {
 		return nil, "", kassa.Errorf(kassa.KindUnauthenticated, "signed_out", "Sign in first.")

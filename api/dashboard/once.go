@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/idempotency"
 )
 
 // once runs fn at most once per form key, through the idempotency store the API
@@ -35,10 +36,10 @@ func (d *Dashboard) onceDone(r *http.Request, v *visit, env kassa.Environment, k
 		return "", err
 	}
 	if rec != nil {
-		switch kassa.ResolveIdempotency(rec, body) {
-		case kassa.IdempotencyReplay:
+		switch idempotency.Resolve(rec, body) {
+		case idempotency.Replay:
 			return string(rec.Body), nil
-		case kassa.IdempotencyReused:
+		case idempotency.Reused:
 			return "", &kassa.Error{Kind: kassa.KindIdempotency, Code: "idempotency_key_reused", Param: "idempotency_key",
 				Message: "This form was already sent with other values: reload the page and try again."}
 		default:

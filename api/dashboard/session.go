@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/signin"
 )
 
 // cookieName is the session cookie; its value is the session token.
@@ -13,7 +14,7 @@ const cookieName = "kassa_session"
 
 // visit is one signed-in request: the session, its token and the merchant.
 type visit struct {
-	s     *kassa.DashboardSession
+	s     *signin.DashboardSession
 	token string
 	m     *kassa.Merchant
 }

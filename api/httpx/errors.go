@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/signin"
 )
 
 // errorClass is the HTTP rendering of one kassa.ErrorKind.
@@ -88,7 +89,7 @@ func (s *Core) WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	if status == http.StatusServiceUnavailable {
 		w.Header().Set("Retry-After", RetryAfterUnavailable)
 	}
-	if held := (*kassa.SignInHeld)(nil); errors.As(err, &held) {
+	if held := (*signin.Held)(nil); errors.As(err, &held) {
 		w.Header().Set("Retry-After", strconv.Itoa(held.RetrySeconds()))
 	}
 	WriteJSON(w, status, envelopeOf(r)(body.Error))

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/idempotency"
 	"github.com/kassapay/kassa/sealed"
 )
 
@@ -127,12 +128,12 @@ func (s *Core) Idempotent(opts IdempotencyOptions, h ClaimFunc) Func {
 			Route: r.Method + " " + r.URL.Path, Key: key, Owner: kassa.NewClaimOwner()}
 		fp := fingerprint(r.Method, r.URL.Path, body)
 		if held, ok := s.claims.take(scope, fp); !ok {
-			return s.replayOrRefuse(w, r, scope, &kassa.IdempotencyRecord{Fingerprint: held}, fp)
+			return s.replayOrRefuse(w, r, scope, &idempotency.Record{Fingerprint: held}, fp)
 		}
 		defer s.claims.release(scope)
 		claim := &Claim{scope: scope, fingerprint: fp, durable: !opts.SavesWithChange, sealer: s.sealer,
 			readAfter: opts.SavesWithChange && opts.StoreOnly}
-		var rec *kassa.IdempotencyRecord
+		var rec *idempotency.Record
 		switch {
 		case claim.readAfter:
 			return s.runClaimed(w, r, claim, h)
@@ -156,9 +157,9 @@ func (s *Core) Idempotent(opts IdempotencyOptions, h ClaimFunc) Func {
 // 409 idempotency_response_unreadable: the first request may have made its change,
 // so it is neither replayed as garbage nor run again.
 func (s *Core) replayOrRefuse(w http.ResponseWriter, r *http.Request, scope kassa.IdempotencyScope,
-	rec *kassa.IdempotencyRecord, fp string) error {
-	switch kassa.ResolveIdempotency(rec, fp) {
-	case kassa.IdempotencyReplay:
+	rec *idempotency.Record, fp string) error {
+	switch idempotency.Resolve(rec, fp) {
+	case idempotency.Replay:
 		body, err := s.sealer.Open(scope, rec.Body, rec.Ref)
 		if err != nil {
 			s.log.LogAttrs(r.Context(), slog.LevelWarn, "saved idempotent response does not open",
@@ -168,7 +169,7 @@ func (s *Core) replayOrRefuse(w http.ResponseWriter, r *http.Request, scope kass
 		w.Header().Set("Idempotent-Replayed", "true")
 		WriteRaw(w, rec.StatusCode, body)
 		return nil
-	case kassa.IdempotencyReused:
+	case idempotency.Reused:
 		return &kassa.Error{Kind: kassa.KindIdempotency, Code: "idempotency_key_reused", Param: "Idempotency-Key",
 			Message: "This Idempotency-Key was already used with a different request body."}
 	default:

@@ -25,7 +25,7 @@ const maxPooledList = 256 << 10
 
 // appendInvoiceList appends the list envelope (docs/api.md 2.5) of invoices and a
 // closing newline, as httpx.Marshal would render it.
-func (a *API) appendInvoiceList(ctx context.Context, b []byte, invs []*kassa.Invoice, e kassa.InvoiceExpand, more bool, url string) ([]byte, error) {
+func (a *API) appendInvoiceList(ctx context.Context, b []byte, invs []*kassa.Invoice, e invoicejson.Expand, more bool, url string) ([]byte, error) {
 	b = append(b, `{"object":"list","data":[`...)
 	for i, inv := range invs {
 		x, err := a.expand(ctx, inv, e)
@@ -48,7 +48,7 @@ func (a *API) appendInvoiceList(ctx context.Context, b []byte, invs []*kassa.Inv
 
 // writeList answers a page of invoices, its body built in a pooled buffer
 // (http.ResponseWriter.Write keeps no reference to it).
-func (a *API) writeList(ctx context.Context, w http.ResponseWriter, invs []*kassa.Invoice, e kassa.InvoiceExpand, more bool, url string) error {
+func (a *API) writeList(ctx context.Context, w http.ResponseWriter, invs []*kassa.Invoice, e invoicejson.Expand, more bool, url string) error {
 	buf := listBuffers.Get().(*[]byte)
 	body, err := a.appendInvoiceList(ctx, (*buf)[:0], invs, e, more, url)
 	if err != nil {

@@ -29,13 +29,13 @@ func TestInvoiceListBytes(t *testing.T) {
 	tests := []struct {
 		name   string
 		invs   []*kassa.Invoice
-		expand kassa.InvoiceExpand
+		expand invoicejson.Expand
 		more   bool
 		url    string
 	}{
-		{"empty", []*kassa.Invoice{}, kassa.InvoiceExpand{}, false, "/api/v1/invoices"},
-		{"two", invs, kassa.InvoiceExpand{}, true, "/api/v1/invoices"},
-		{"expanded", invs, kassa.InvoiceExpand{LatestPayment: true, Payments: true}, false, "/api/v1/invoices/customer/<c&\u2029\xff>"},
+		{"empty", []*kassa.Invoice{}, invoicejson.Expand{}, false, "/api/v1/invoices"},
+		{"two", invs, invoicejson.Expand{}, true, "/api/v1/invoices"},
+		{"expanded", invs, invoicejson.Expand{LatestPayment: true, Payments: true}, false, "/api/v1/invoices/customer/<c&\u2029\xff>"},
 	}
 	a := &API{}
 	for _, tt := range tests {
@@ -64,7 +64,7 @@ func TestInvoiceListBytes(t *testing.T) {
 			}
 		})
 	}
-	if _, err := a.appendInvoiceList(context.Background(), nil, []*kassa.Invoice{testInvoice("c", "", "{")}, kassa.InvoiceExpand{}, false, "/"); err == nil {
+	if _, err := a.appendInvoiceList(context.Background(), nil, []*kassa.Invoice{testInvoice("c", "", "{")}, invoicejson.Expand{}, false, "/"); err == nil {
 		t.Error("a list of an invoice with broken metadata rendered")
 	}
 }
@@ -96,7 +96,7 @@ func TestInvoiceAnswerBytes(t *testing.T) {
 		if inv == nil {
 			continue
 		}
-		for _, x := range []invoicejson.Expanded{{Invoice: inv}, {Invoice: inv, Expand: kassa.InvoiceExpand{LatestPayment: true}}} {
+		for _, x := range []invoicejson.Expanded{{Invoice: inv}, {Invoice: inv, Expand: invoicejson.Expand{LatestPayment: true}}} {
 			w := httptest.NewRecorder()
 			writeInvoice(w, 200, x)
 			ref := httptest.NewRecorder()
@@ -112,7 +112,7 @@ func TestInvoiceAnswerBytes(t *testing.T) {
 // InvoiceCreated (openapi's TestWireTypesMatchDocument checks the invoice itself).
 func TestInvoiceAnswersMatchDocument(t *testing.T) {
 	inv := testInvoice("123e4567-e89b-42d3-a456-426614174000", "d", `{"a":1}`)
-	list, err := (&API{}).appendInvoiceList(context.Background(), nil, []*kassa.Invoice{inv}, kassa.InvoiceExpand{}, true, "/api/v1/invoices")
+	list, err := (&API{}).appendInvoiceList(context.Background(), nil, []*kassa.Invoice{inv}, invoicejson.Expand{}, true, "/api/v1/invoices")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -118,7 +118,7 @@ func (a *API) GetInvoice(w http.ResponseWriter, r *http.Request) error {
 
 // expand loads what an invoice's expansions need: its receipts, when latest_payment
 // or payments was asked for.
-func (a *API) expand(ctx context.Context, inv *kassa.Invoice, e kassa.InvoiceExpand) (invoicejson.Expanded, error) {
+func (a *API) expand(ctx context.Context, inv *kassa.Invoice, e invoicejson.Expand) (invoicejson.Expanded, error) {
 	x := invoicejson.Expanded{Invoice: inv, Expand: e}
 	limit, ok := receiptsWanted(e)
 	if !ok || a.payments == nil {
@@ -130,7 +130,7 @@ func (a *API) expand(ctx context.Context, inv *kassa.Invoice, e kassa.InvoiceExp
 }
 
 // receiptsWanted says how many receipts e's expansions show, and whether any.
-func receiptsWanted(e kassa.InvoiceExpand) (int, bool) {
+func receiptsWanted(e invoicejson.Expand) (int, bool) {
 	switch {
 	case e.Payments:
 		return max(e.PaymentsLimit, 1), true

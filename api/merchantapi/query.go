@@ -9,6 +9,7 @@ import (
 
 	"github.com/kassapay/kassa"
 	"github.com/kassapay/kassa/api/httpx"
+	"github.com/kassapay/kassa/internal/invoicejson"
 )
 
 // customerParam reads the customer_id filter; nil when absent.
@@ -27,8 +28,8 @@ var invoiceTypeName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,31}$`)
 
 // parseExpand reads expand (comma-separated or repeated, also as expand[]) and
 // payments_limit. In lists the "data." prefix of Stripe is accepted too.
-func parseExpand(q url.Values, list bool) (kassa.InvoiceExpand, error) {
-	var e kassa.InvoiceExpand
+func parseExpand(q url.Values, list bool) (invoicejson.Expand, error) {
+	var e invoicejson.Expand
 	var items []string
 	for _, name := range []string{"expand", "expand[]"} {
 		for _, v := range q[name] {
@@ -56,20 +57,20 @@ func parseExpand(q url.Values, list bool) (kassa.InvoiceExpand, error) {
 }
 
 // parseInvoiceList reads every query parameter of the invoice list.
-func parseInvoiceList(q url.Values, merchantID int64) (kassa.InvoiceFilter, kassa.InvoiceExpand, error) {
+func parseInvoiceList(q url.Values, merchantID int64) (kassa.InvoiceFilter, invoicejson.Expand, error) {
 	f := kassa.InvoiceFilter{MerchantID: merchantID}
 	var err error
 	if f.Limit, err = httpx.LimitParam(q, "limit"); err != nil {
-		return f, kassa.InvoiceExpand{}, err
+		return f, invoicejson.Expand{}, err
 	}
 	f.StartingAfter, f.EndingBefore = httpx.QueryValue(q, "starting_after"), httpx.QueryValue(q, "ending_before")
 	for _, c := range []struct{ name, v string }{{"starting_after", f.StartingAfter}, {"ending_before", f.EndingBefore}} {
 		if c.v != "" && !kassa.ValidUUID(c.v) {
-			return f, kassa.InvoiceExpand{}, httpx.ErrInvalid(c.name, "invalid_cursor", c.name+" must be the id of an invoice.")
+			return f, invoicejson.Expand{}, httpx.ErrInvalid(c.name, "invalid_cursor", c.name+" must be the id of an invoice.")
 		}
 	}
 	if f.StartingAfter != "" && f.EndingBefore != "" {
-		return f, kassa.InvoiceExpand{}, httpx.ErrInvalid("ending_before", "invalid_cursor",
+		return f, invoicejson.Expand{}, httpx.ErrInvalid("ending_before", "invalid_cursor",
 			"starting_after and ending_before cannot be used together.")
 	}
 	f.StartingAfter, f.EndingBefore = strings.ToLower(f.StartingAfter), strings.ToLower(f.EndingBefore)
@@ -79,7 +80,7 @@ func parseInvoiceList(q url.Values, merchantID int64) (kassa.InvoiceFilter, kass
 		f.Statuses = append(f.Statuses, kassa.InvoiceStatus(st))
 	}
 	if !ok {
-		return f, kassa.InvoiceExpand{}, httpx.ErrInvalid("status", "invalid_status",
+		return f, invoicejson.Expand{}, httpx.ErrInvalid("status", "invalid_status",
 			"status must be a comma-separated list of unpaid, underpaid, paid, expired, canceled.")
 	}
 	types, ok := httpx.CommaList(q, "invoice_type")
@@ -87,21 +88,21 @@ func parseInvoiceList(q url.Values, merchantID int64) (kassa.InvoiceFilter, kass
 		ok = ok && invoiceTypeName.MatchString(t)
 	}
 	if !ok {
-		return f, kassa.InvoiceExpand{}, httpx.ErrInvalid("invoice_type", "invalid_invoice_type",
+		return f, invoicejson.Expand{}, httpx.ErrInvalid("invoice_type", "invalid_invoice_type",
 			"invoice_type must be a comma-separated list of invoice types such as standard.")
 	}
 	f.Types = types
 	if f.CustomerID, err = customerParam(q); err != nil {
-		return f, kassa.InvoiceExpand{}, err
+		return f, invoicejson.Expand{}, err
 	}
 	if f.Environment, err = httpx.EnvParam(q); err != nil {
-		return f, kassa.InvoiceExpand{}, err
+		return f, invoicejson.Expand{}, err
 	}
 	if f.CreatedGTE, err = httpx.TimeParam(q, "created_gte"); err != nil {
-		return f, kassa.InvoiceExpand{}, err
+		return f, invoicejson.Expand{}, err
 	}
 	if f.CreatedLTE, err = httpx.TimeParam(q, "created_lte"); err != nil {
-		return f, kassa.InvoiceExpand{}, err
+		return f, invoicejson.Expand{}, err
 	}
 	e, err := parseExpand(q, true)
 	return f, e, err

@@ -162,6 +162,6 @@ func (a *API) ClaimRefund(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpx.WriteJSON(w, http.StatusOK, kassa.PayorRefund{Refund: ref})
+	httpx.WriteJSON(w, http.StatusOK, ref.PayorView())
 	return nil
 }

@@ -53,7 +53,7 @@ func (a *API) CreateEndpoint(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpx.WriteJSON(w, http.StatusCreated, kassa.SecretShown{WebhookEndpoint: e})
+	httpx.WriteJSON(w, http.StatusCreated, e.WithSecret())
 	return nil
 }
 
@@ -111,7 +111,7 @@ func (a *API) RotateEndpointSecret(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	httpx.WriteJSON(w, http.StatusOK, kassa.SecretShown{WebhookEndpoint: e})
+	httpx.WriteJSON(w, http.StatusOK, e.WithSecret())
 	return nil
 }
 

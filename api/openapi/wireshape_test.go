@@ -84,16 +84,16 @@ func wireSamples(t *testing.T) []wireSample {
 		t.Fatal(err)
 	}
 	ev := kassa.NewEvent(inv.MerchantID, inv.Environment, kassa.EventInvoicePaid, data, created)
-	expanded := invoicejson.Expanded{Invoice: inv, Expand: kassa.InvoiceExpand{LatestPayment: true, Payments: true},
+	expanded := invoicejson.Expanded{Invoice: inv, Expand: invoicejson.Expand{LatestPayment: true, Payments: true},
 		Receipts: []*kassa.Payment{rec}}
 	return []wireSample{
 		{"Invoice", enc(expanded), nil},
 		{"PayorInvoice", enc(invoicejson.Payor{Invoice: inv, LockedNetwork: ptr("bsc")}), nil},
 		{"InvoicePayment", enc(rec), nil},
 		{"Refund", enc(refund), nil},
-		{"PayorRefund", enc(kassa.PayorRefund{Refund: refund}), nil},
+		{"PayorRefund", enc(refund.PayorView()), nil},
 		{"WebhookEndpoint", enc(endpoint), nil},
-		{"WebhookEndpointWithSecret", enc(kassa.SecretShown{WebhookEndpoint: endpoint}), nil},
+		{"WebhookEndpointWithSecret", enc(endpoint.WithSecret()), nil},
 		{"WebhookDelivery", enc(delivery), nil},
 		// An event's invoice has no expansions.
 		{"InvoiceEvent", enc(ev), []string{"data.object.latest_payment", "data.object.payments"}},

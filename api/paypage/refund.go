@@ -8,6 +8,7 @@ import (
 
 	"github.com/kassapay/kassa"
 	"github.com/kassapay/kassa/api/httpx"
+	"github.com/kassapay/kassa/refund"
 )
 
 // The refund claim page, /refund/{refundId}?t=TOKEN (decisions.md, "Refunds,
@@ -17,7 +18,7 @@ import (
 
 // refundClaim finds the refund of the request's claim token (query or form).
 // It answers the error page itself and returns nil when there is none.
-func (p *Page) refundClaim(w http.ResponseWriter, r *http.Request) (*kassa.RefundClaim, string) {
+func (p *Page) refundClaim(w http.ResponseWriter, r *http.Request) (*refund.Claim, string) {
 	token := r.FormValue("t")
 	t := refundCatalog(pageLang(r))
 	if p.cfg.Refunds == nil || token == "" {
@@ -48,7 +49,7 @@ func (p *Page) refundError(w http.ResponseWriter, r *http.Request, status int, m
 }
 
 // renderRefund writes the claim page of c with status.
-func (p *Page) renderRefund(w http.ResponseWriter, r *http.Request, c *kassa.RefundClaim, token string, status int, edit func(*refundView)) {
+func (p *Page) renderRefund(w http.ResponseWriter, r *http.Request, c *refund.Claim, token string, status int, edit func(*refundView)) {
 	v := p.buildRefund(c, token, pageLang(r))
 	if edit != nil {
 		edit(v)
@@ -147,6 +148,6 @@ func (p *Page) RefundEvents(w http.ResponseWriter, r *http.Request) {
 			if err != nil {
 				return nil, false, err
 			}
-			return kassa.PayorRefund{Refund: fresh.Refund}, !fresh.Refund.Status.Final(), nil
+			return fresh.Refund.PayorView(), !fresh.Refund.Status.Final(), nil
 		}}.Serve(w, r)
 }

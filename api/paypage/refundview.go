@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/refund"
 )
 
 // refundView is everything the refund claim page shows, computed on the server
@@ -63,7 +64,7 @@ func refundPath(id, token, lang string) string {
 }
 
 // buildRefund computes the claim page of c for the payor holding token.
-func (p *Page) buildRefund(c *kassa.RefundClaim, token, lang string) *refundView {
+func (p *Page) buildRefund(c *refund.Claim, token, lang string) *refundView {
 	t, r := refundCatalog(lang), c.Refund
 	v := &refundView{T: t, Lang: lang, Asset: assetURL, ID: r.ID, Token: token, PageURL: refundPath(r.ID, token, lang),
 		Shop: c.Shop, State: refundState(r, p.cfg.Now()), AmountUSD: r.AmountUSD.USD(),

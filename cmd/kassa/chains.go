@@ -17,6 +17,7 @@ import (
 	"github.com/kassapay/kassa"
 	"github.com/kassapay/kassa/chain"
 	"github.com/kassapay/kassa/devchain"
+	"github.com/kassapay/kassa/payment"
 	"github.com/kassapay/kassa/store"
 )
 
@@ -89,7 +90,7 @@ func (c *chains) run(ctx context.Context, wg *sync.WaitGroup) {
 // watcher for every network with RPC endpoints (the registry's rpc_urls, replaced
 // by --rpc), after checking each endpoint's chain id: a mismatch stops the start.
 func startChains(ctx context.Context, f *serveFlags, reg kassa.Registry, db *store.DB, rates kassa.RateSource,
-	wallets map[kassa.Environment]kassa.PaymentAddressDeriver, holder string, meters chain.Metrics, log *slog.Logger,
+	wallets map[kassa.Environment]payment.AddressDeriver, holder string, meters chain.Metrics, log *slog.Logger,
 	stdout io.Writer) (*chains, error) {
 	out := &chains{watchers: &chain.Watchers{}, costs: &chain.Senders{}}
 	urls, err := rpcURLs(reg, f.rpc)
@@ -168,7 +169,7 @@ func startChains(ctx context.Context, f *serveFlags, reg kassa.Registry, db *sto
 // newSender builds the network's sender of payouts (newGasSender); on the dev
 // chain it funds the gas wallet first.
 func newSender(ctx context.Context, n kassa.Network, tokens []kassa.Token, pool *chain.Pool, db *store.DB,
-	wallet kassa.PaymentAddressDeriver, holder string, log *slog.Logger, dev *devchain.Chain) (*gasSender, error) {
+	wallet payment.AddressDeriver, holder string, log *slog.Logger, dev *devchain.Chain) (*gasSender, error) {
 	s, err := newGasSender(n, tokens, pool, db, wallet, holder, log)
 	if err != nil {
 		return nil, err

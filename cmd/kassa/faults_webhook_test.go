@@ -19,7 +19,7 @@ import (
 // are created, then brings it back on the same address. Every event is then
 // delivered and acknowledged exactly once, and the endpoint stays enabled.
 //
-// Retries follow kassa.WebhookSchedule (5 s, 5 min, 30 min, … ±10 %), so an
+// Retries follow delivery.Schedule (5 s, 5 min, 30 min, … ±10 %), so an
 // event that failed twice waits about five minutes. The test leaves to the
 // schedule the deliveries due within KASSA_FAULTS_WEBHOOK_WAIT (default 10m) of
 // the receiver's return, and resends the others through the API

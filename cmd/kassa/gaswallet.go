@@ -6,6 +6,7 @@ import (
 
 	"github.com/kassapay/kassa"
 	"github.com/kassapay/kassa/chain"
+	"github.com/kassapay/kassa/payment"
 	"github.com/kassapay/kassa/store"
 )
 
@@ -19,7 +20,7 @@ type gasSender struct {
 // environment's keys: what serve runs and what `kassa wallet` asks for its gas
 // report. pool may be nil for the address alone.
 func newGasSender(n kassa.Network, tokens []kassa.Token, pool *chain.Pool, db *store.DB,
-	wallet kassa.PaymentAddressDeriver, holder string, log *slog.Logger) (*gasSender, error) {
+	wallet payment.AddressDeriver, holder string, log *slog.Logger) (*gasSender, error) {
 	keys, ok := wallet.(chain.KeyRing)
 	if !ok {
 		return nil, fmt.Errorf("network %s: no signing keys for %s", n.Name, n.Environment)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kassapay/kassa"
 	"github.com/kassapay/kassa/hdwallet"
+	"github.com/kassapay/kassa/payment"
 	"github.com/kassapay/kassa/sealed"
 	"github.com/kassapay/kassa/store"
 )
@@ -229,8 +230,8 @@ func secretsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 // dir, sealed under keys and created on first start. Back the key files up with
 // the database, and the secrets key apart from both. The gas wallets' keys derive
 // from these master keys: sealing the files seals them too.
-func loadWallets(dataDir string, keys *sealed.Keyring) (map[kassa.Environment]kassa.PaymentAddressDeriver, error) {
-	out := map[kassa.Environment]kassa.PaymentAddressDeriver{}
+func loadWallets(dataDir string, keys *sealed.Keyring) (map[kassa.Environment]payment.AddressDeriver, error) {
+	out := map[kassa.Environment]payment.AddressDeriver{}
 	for _, env := range []kassa.Environment{kassa.Devnet, kassa.Mainnet} {
 		var (
 			w   *hdwallet.Wallet

@@ -18,6 +18,7 @@ import (
 	"github.com/kassapay/kassa"
 	"github.com/kassapay/kassa/chain"
 	"github.com/kassapay/kassa/hdwallet"
+	"github.com/kassapay/kassa/payment"
 	"github.com/kassapay/kassa/registry"
 	"github.com/kassapay/kassa/sealed"
 	"github.com/kassapay/kassa/store"
@@ -135,7 +136,7 @@ func (f *walletFlags) register(fs *flag.FlagSet) {
 // existingWallets reads the environments' master keys as serve does, but never
 // makes one: a missing key means the data dir is not the one serve uses. keys may
 // be nil when no secrets key exists yet (key files still in clear).
-func existingWallets(dataDir string, keys *sealed.Keyring) (map[kassa.Environment]kassa.PaymentAddressDeriver, error) {
+func existingWallets(dataDir string, keys *sealed.Keyring) (map[kassa.Environment]payment.AddressDeriver, error) {
 	for _, env := range []kassa.Environment{kassa.Devnet, kassa.Mainnet} {
 		if _, ok := masterKeyFromEnv(env); ok {
 			continue
@@ -149,7 +150,7 @@ func existingWallets(dataDir string, keys *sealed.Keyring) (map[kassa.Environmen
 
 // gasWalletOf looks network n's gas wallet up over urls (none: the address only).
 func gasWalletOf(ctx context.Context, timeout time.Duration, n kassa.Network, tokens []kassa.Token, urls []string,
-	db *store.DB, keys kassa.PaymentAddressDeriver, log *slog.Logger) gasWallet {
+	db *store.DB, keys payment.AddressDeriver, log *slog.Logger) gasWallet {
 	out := gasWallet{Environment: n.Environment, Network: n.Name, Native: n.NativeSymbol}
 	var pool *chain.Pool
 	if len(urls) > 0 {

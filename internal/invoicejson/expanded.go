@@ -9,7 +9,7 @@ import "github.com/kassapay/kassa"
 // canonical object, so an invoice inside any JSON answer is wrapped in it.
 type Expanded struct {
 	Invoice  *kassa.Invoice
-	Expand   kassa.InvoiceExpand
+	Expand   Expand
 	Receipts []*kassa.Payment // newest first
 }
 

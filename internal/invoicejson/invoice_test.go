@@ -42,7 +42,7 @@ func checkInvoice(t *testing.T, inv *kassa.Invoice, receipts []*kassa.Payment) {
 	if wantErr == nil { // the wrapping error names the wrapper's types
 		sameJSON(t, "inside a struct", outer, err, refOuter, refErr)
 	}
-	for _, x := range []kassa.InvoiceExpand{{}, {LatestPayment: true}, {Payments: true, PaymentsLimit: 1},
+	for _, x := range []Expand{{}, {LatestPayment: true}, {Payments: true, PaymentsLimit: 1},
 		{LatestPayment: true, Payments: true}} {
 		e := Expanded{Invoice: inv, Expand: x, Receipts: receipts}
 		want, wantErr := refExpanded(e)

@@ -139,13 +139,13 @@ func TestInvoiceJSONMetadataWhitespace(t *testing.T) {
 
 func TestExpandedInvoiceJSON(t *testing.T) {
 	tests := []struct {
-		expand           kassa.InvoiceExpand
+		expand           Expand
 		latest, payments string // "" when absent
 	}{
-		{kassa.InvoiceExpand{}, "", ""},
-		{kassa.InvoiceExpand{LatestPayment: true}, "null", ""},
-		{kassa.InvoiceExpand{Payments: true, PaymentsLimit: 10}, "", "[]"},
-		{kassa.InvoiceExpand{LatestPayment: true, Payments: true}, "null", "[]"},
+		{Expand{}, "", ""},
+		{Expand{LatestPayment: true}, "null", ""},
+		{Expand{Payments: true, PaymentsLimit: 10}, "", "[]"},
+		{Expand{LatestPayment: true, Payments: true}, "null", "[]"},
 	}
 	plain := mustMarshal(t, Expanded{Invoice: minimalInvoice()})
 	for _, tt := range tests {
