@@ -71,14 +71,15 @@ const (
 	MaxWebhookEnabledEvents = 64
 )
 
-// Validate checks the input for an endpoint in env, its url under the operator's
-// targets; create says whether url and enabled_events are required.
-func (in *WebhookEndpointInput) Validate(env Environment, create bool, targets WebhookTargets) error {
+// Validate checks the input for an endpoint in env, its url with validURL (the
+// operator's rule on where webhooks may go, delivery.Targets.ValidateURL);
+// create says whether url and enabled_events are required.
+func (in *WebhookEndpointInput) Validate(env Environment, create bool, validURL func(raw string, env Environment) error) error {
 	switch {
 	case in.URL == nil && create:
 		return Invalidf("url", "missing_param", "url is required.")
 	case in.URL != nil:
-		if err := targets.ValidateURL(*in.URL, env); err != nil {
+		if err := validURL(*in.URL, env); err != nil {
 			return err
 		}
 	}

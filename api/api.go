@@ -31,17 +31,17 @@ import (
 // Config holds what the API needs: the public address, the server secret and the
 // services behind it.
 type Config struct {
-	PublicURL   string                // e.g. http://127.0.0.1:8080, used in payment_url
-	Secret      []byte                // server secret: JWT HS256 key and payment-session HMAC key
-	Merchants   kassa.MerchantService // merchant accounts and logins
-	Keys        kassa.APIKeyService   // API keys
-	Invoices    kassa.InvoiceService  // invoices
-	Payments    kassa.PaymentService  // receipts, for the latest_payment and payments expansions; nil: none
-	Payor       kassa.PayorService    // the payment session endpoints (/api/v1/payments/*)
-	Registry    kassa.Registry        // networks and tokens
-	Rates       kassa.RateSource      // USD prices of tokens
-	Pay         *payment.Service      // deposit addresses, quotes and devnet payments; nil: none
-	Refunds     refund.Store          // refunds; nil: none (the refund routes answer 404)
+	PublicURL   string               // e.g. http://127.0.0.1:8080, used in payment_url
+	Secret      []byte               // server secret: JWT HS256 key and payment-session HMAC key
+	Merchants   signin.Merchants     // merchant accounts and logins, their second factor and failed sign-ins
+	Keys        kassa.APIKeyService  // API keys
+	Invoices    kassa.InvoiceService // invoices
+	Payments    kassa.PaymentService // receipts, for the latest_payment and payments expansions; nil: none
+	Payor       kassa.PayorService   // the payment session endpoints (/api/v1/payments/*)
+	Registry    kassa.Registry       // networks and tokens
+	Rates       kassa.RateSource     // USD prices of tokens
+	Pay         *payment.Service     // deposit addresses, quotes and devnet payments; nil: none
+	Refunds     refund.Store         // refunds; nil: none (the refund routes answer 404)
 	Idempotency httpx.IdempotencyStore
 	Events      kassa.EventService              // the events API and stream replays
 	Stream      stream.EventStream              // live events for WebSocket streams

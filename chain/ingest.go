@@ -23,8 +23,8 @@ type addressSet struct {
 	own       map[string]bool // Kassa's own senders (the gas wallet): their top-ups are no payments
 }
 
-func newAddressSet(watch []watch.Address, tokens []kassa.Token, own []string) *addressSet {
-	s := &addressSet{byAddress: make(map[string]watch.Address, len(watch)), tokens: map[string]kassa.Token{},
+func newAddressSet(watched []watch.Address, tokens []kassa.Token, own []string) *addressSet {
+	s := &addressSet{byAddress: make(map[string]watch.Address, len(watched)), tokens: map[string]kassa.Token{},
 		own: map[string]bool{}}
 	for _, a := range own {
 		s.own[lower(a)] = true
@@ -38,7 +38,7 @@ func newAddressSet(watch []watch.Address, tokens []kassa.Token, own []string) *a
 		s.tokens[lower(t.Address)] = t
 		s.contracts = append(s.contracts, lower(t.Address))
 	}
-	for _, a := range watch {
+	for _, a := range watched {
 		key := lower(a.Address)
 		if _, dup := s.byAddress[key]; !dup {
 			s.list = append(s.list, key)

@@ -10,7 +10,7 @@ import (
 // amount planned on the invoice's payments and refunds as they stand, in its
 // token, to its address ("" : a claim link).
 type Preview struct {
-	kassa.RefundPlan
+	Plan
 	Token   kassa.Token
 	Rate    kassa.RefundRate
 	Address string // checksummed; "" : the payor gives it through a claim link
@@ -29,11 +29,11 @@ func (s *Service) Preview(ctx context.Context, p kassa.Principal, invoiceID stri
 	if err != nil {
 		return nil, err
 	}
-	plan, err := kassa.PlanRefund(pays, refunds, req)
+	plan, err := Refundable(pays, refunds, req)
 	if err != nil {
 		return nil, err
 	}
-	return &Preview{RefundPlan: plan, Token: req.Token, Rate: req.Rate, Address: req.Address}, nil
+	return &Preview{Plan: plan, Token: req.Token, Rate: req.Rate, Address: req.Address}, nil
 }
 
 // NeedsProof reports whether a refund request c by p needs the merchant to

@@ -1,16 +1,18 @@
-package kassa
+package delivery
 
 import (
 	"net"
 	"strings"
 	"testing"
+
+	"github.com/kassapay/kassa"
 )
 
-// TestWebhookTargetsRefuse is the address rule: every non-public range, IPv4 and
+// TestTargetsRefuse is the address rule: every non-public range, IPv4 and
 // IPv6, with its IPv4-mapped, NAT64 and 6to4 forms, refused by default; with
 // AllowPrivate only loopback, private and carrier-grade NAT are let through, and
 // only on devnet: mainnet (and an unknown environment) refuses them still.
-func TestWebhookTargetsRefuse(t *testing.T) {
+func TestTargetsRefuse(t *testing.T) {
 	tests := []struct {
 		ip      string
 		class   string // AddressClass, and Refuse by default
@@ -84,36 +86,36 @@ func TestWebhookTargetsRefuse(t *testing.T) {
 		if got := PublicIP(ip); got != (tt.class == AddressPublic) {
 			t.Errorf("PublicIP(%s) = %v", tt.ip, got)
 		}
-		for _, env := range []Environment{Devnet, Mainnet, "staging"} {
-			if got := (WebhookTargets{}).Refuse(ip, env); got != tt.class {
+		for _, env := range []kassa.Environment{kassa.Devnet, kassa.Mainnet, "staging"} {
+			if got := (Targets{}).Refuse(ip, env); got != tt.class {
 				t.Errorf("Refuse(%s, %s) = %q by default, want %q", tt.ip, env, got, tt.class)
 			}
 			want := tt.class
-			if tt.allowed && env == Devnet {
+			if tt.allowed && env == kassa.Devnet {
 				want = ""
 			}
-			if got := (WebhookTargets{AllowPrivate: true}).Refuse(ip, env); got != want {
+			if got := (Targets{AllowPrivate: true}).Refuse(ip, env); got != want {
 				t.Errorf("Refuse(%s, %s) = %q with private allowed, want %q", tt.ip, env, got, want)
 			}
 		}
 	}
-	if got := (WebhookTargets{AllowPrivate: true}).Refuse(nil, Devnet); got != AddressReserved {
+	if got := (Targets{AllowPrivate: true}).Refuse(nil, kassa.Devnet); got != AddressReserved {
 		t.Errorf("Refuse(nil) = %q, want %q", got, AddressReserved)
 	}
 }
 
-func TestWebhookTargetsPrivateAllowed(t *testing.T) {
+func TestTargetsPrivateAllowed(t *testing.T) {
 	tests := []struct {
-		targets WebhookTargets
-		env     Environment
+		targets Targets
+		env     kassa.Environment
 		want    bool
 	}{
-		{WebhookTargets{}, Devnet, false},
-		{WebhookTargets{}, Mainnet, false},
-		{WebhookTargets{AllowPrivate: true}, Devnet, true},
-		{WebhookTargets{AllowPrivate: true}, Mainnet, false},
-		{WebhookTargets{AllowPrivate: true}, "", false},
-		{WebhookTargets{AllowPrivate: true}, "DEVNET", false},
+		{Targets{}, kassa.Devnet, false},
+		{Targets{}, kassa.Mainnet, false},
+		{Targets{AllowPrivate: true}, kassa.Devnet, true},
+		{Targets{AllowPrivate: true}, kassa.Mainnet, false},
+		{Targets{AllowPrivate: true}, "", false},
+		{Targets{AllowPrivate: true}, "DEVNET", false},
 	}
 	for _, tt := range tests {
 		if got := tt.targets.PrivateAllowed(tt.env); got != tt.want {
@@ -122,8 +124,8 @@ func TestWebhookTargetsPrivateAllowed(t *testing.T) {
 	}
 }
 
-func TestWebhookTargetsValidateURL(t *testing.T) {
-	long := "https://example.com/" + strings.Repeat("a", MaxWebhookURLLength-len("https://example.com/"))
+func TestTargetsValidateURL(t *testing.T) {
+	long := "https://example.com/" + strings.Repeat("a", kassa.MaxWebhookURLLength-len("https://example.com/"))
 	const (
 		ok      = ""
 		invalid = "invalid_url"
@@ -206,14 +208,14 @@ func TestWebhookTargetsValidateURL(t *testing.T) {
 	}
 	for _, tt := range tests {
 		for _, c := range []struct {
-			env     Environment
-			targets WebhookTargets
+			env     kassa.Environment
+			targets Targets
 			want    string
 		}{
-			{Devnet, WebhookTargets{}, tt.devnet},
-			{Mainnet, WebhookTargets{}, tt.mainnet},
-			{Devnet, WebhookTargets{AllowPrivate: true}, tt.devnetAllowed},
-			{Mainnet, WebhookTargets{AllowPrivate: true}, tt.mainnetAllowed},
+			{kassa.Devnet, Targets{}, tt.devnet},
+			{kassa.Mainnet, Targets{}, tt.mainnet},
+			{kassa.Devnet, Targets{AllowPrivate: true}, tt.devnetAllowed},
+			{kassa.Mainnet, Targets{AllowPrivate: true}, tt.mainnetAllowed},
 		} {
 			err := c.targets.ValidateURL(tt.url, c.env)
 			if c.want == ok {
@@ -222,32 +224,32 @@ func TestWebhookTargetsValidateURL(t *testing.T) {
 				}
 				continue
 			}
-			if e, isErr := err.(*Error); !isErr || e.Kind != KindInvalid || e.Code != c.want || e.Param != "url" || e.Message == "" {
+			if e, isErr := err.(*kassa.Error); !isErr || e.Kind != kassa.KindInvalid || e.Code != c.want || e.Param != "url" || e.Message == "" {
 				t.Errorf("%+v.ValidateURL(%.60q, %s) = %#v, want %s on url", c.targets, tt.url, c.env, err, c.want)
 			}
 		}
 	}
 }
 
-// TestWebhookTargetsRefusalHint: the refusal tells a devnet merchant that the
+// TestTargetsRefusalHint: the refusal tells a devnet merchant that the
 // operator could allow private targets, and does not tell a mainnet one so.
-func TestWebhookTargetsRefusalHint(t *testing.T) {
-	allowed := WebhookTargets{AllowPrivate: true}
+func TestTargetsRefusalHint(t *testing.T) {
+	allowed := Targets{AllowPrivate: true}
 	tests := []struct {
-		targets WebhookTargets
-		env     Environment
+		targets Targets
+		env     kassa.Environment
 		url     string
 		hint    bool
 	}{
-		{WebhookTargets{}, Devnet, "https://10.0.0.5/", true},
-		{WebhookTargets{}, Mainnet, "https://10.0.0.5/", false},
-		{allowed, Mainnet, "https://10.0.0.5/", false},
-		{allowed, Mainnet, "https://127.0.0.1/", false},
-		{allowed, Devnet, "https://169.254.169.254/", false},
+		{Targets{}, kassa.Devnet, "https://10.0.0.5/", true},
+		{Targets{}, kassa.Mainnet, "https://10.0.0.5/", false},
+		{allowed, kassa.Mainnet, "https://10.0.0.5/", false},
+		{allowed, kassa.Mainnet, "https://127.0.0.1/", false},
+		{allowed, kassa.Devnet, "https://169.254.169.254/", false},
 	}
 	for _, tt := range tests {
 		err := tt.targets.ValidateURL(tt.url, tt.env)
-		e, isErr := err.(*Error)
+		e, isErr := err.(*kassa.Error)
 		if !isErr || e.Code != "private_url_not_allowed" {
 			t.Fatalf("%+v.ValidateURL(%q, %s) = %v, want private_url_not_allowed", tt.targets, tt.url, tt.env, err)
 		}

@@ -1,12 +1,14 @@
-package kassa
+package delivery
 
 import (
+	"github.com/kassapay/kassa"
+
 	"net"
 	"net/url"
 	"strings"
 )
 
-// WebhookTargets is the operator's rule on where webhooks may go, the one place
+// Targets is the operator's rule on where webhooks may go, the one place
 // that decides it. By default only public addresses: a merchant's endpoint must not
 // reach the host Kassa runs on or its network. AllowPrivate (serve
 // --webhook-allow-private, turned on by --dev) also lets devnet endpoints reach
@@ -17,7 +19,7 @@ import (
 // delivery's environment, to every address it dials, after resolution; endpoint
 // create and update apply ValidateURL, which checks hosts that are IP literals or
 // localhost.
-type WebhookTargets struct {
+type Targets struct {
 	// AllowPrivate lets devnet webhooks reach loopback, private and carrier-grade
 	// NAT addresses, and devnet endpoints use plain http to loopback. It does
 	// nothing for mainnet.
@@ -27,8 +29,8 @@ type WebhookTargets struct {
 // PrivateAllowed reports whether env's webhooks may reach loopback, private and
 // carrier-grade NAT addresses: on devnet, when the operator allows it; never on
 // mainnet (nor on an unknown environment).
-func (t WebhookTargets) PrivateAllowed(env Environment) bool {
-	return t.AllowPrivate && env == Devnet
+func (t Targets) PrivateAllowed(env kassa.Environment) bool {
+	return t.AllowPrivate && env == kassa.Devnet
 }
 
 // Address classes, as AddressClass names them; AddressPublic is "".
@@ -45,7 +47,7 @@ const (
 
 // Refuse returns the class of ip when env's webhooks may not reach it, "" when
 // they may.
-func (t WebhookTargets) Refuse(ip net.IP, env Environment) string {
+func (t Targets) Refuse(ip net.IP, env kassa.Environment) string {
 	switch c := AddressClass(ip); c {
 	case AddressLoopback, AddressPrivate, AddressCGNAT:
 		if t.PrivateAllowed(env) {
@@ -106,12 +108,12 @@ func PublicIP(ip net.IP) bool { return AddressClass(ip) == AddressPublic }
 // host on devnet, and only when private targets are allowed). A host that is an
 // IP literal, or localhost, must be one Refuse allows in env (code
 // private_url_not_allowed); a name is checked again, resolved, on every delivery.
-func (t WebhookTargets) ValidateURL(raw string, env Environment) error {
+func (t Targets) ValidateURL(raw string, env kassa.Environment) error {
 	bad := func(format string, args ...any) error {
-		return Invalidf("url", "invalid_url", format, args...)
+		return kassa.Invalidf("url", "invalid_url", format, args...)
 	}
-	if len(raw) > MaxWebhookURLLength {
-		return bad("url must be at most %d characters.", MaxWebhookURLLength)
+	if len(raw) > kassa.MaxWebhookURLLength {
+		return bad("url must be at most %d characters.", kassa.MaxWebhookURLLength)
 	}
 	u, err := url.Parse(raw)
 	if err != nil || !u.IsAbs() || u.Host == "" || u.Opaque != "" || (u.Scheme != "https" && u.Scheme != "http") {
@@ -126,7 +128,7 @@ func (t WebhookTargets) ValidateURL(raw string, env Environment) error {
 		return bad("url's host must be a name or an IP address in standard form.")
 	}
 	if refused := t.Refuse(ip, env); ip != nil && refused != "" {
-		return Invalidf("url", "private_url_not_allowed",
+		return kassa.Invalidf("url", "private_url_not_allowed",
 			"url points at a %s address; webhooks go to public addresses only%s.", refused, allowHint(refused, env))
 	}
 	if u.Scheme == "http" && !(IsLoopbackHost(host) && t.PrivateAllowed(env)) {
@@ -137,10 +139,10 @@ func (t WebhookTargets) ValidateURL(raw string, env Environment) error {
 
 // allowHint says what an operator can do about a refused class in env: on devnet,
 // allow private targets; on mainnet nothing.
-func allowHint(class string, env Environment) string {
+func allowHint(class string, env kassa.Environment) string {
 	switch class {
 	case AddressLoopback, AddressPrivate, AddressCGNAT:
-		if env == Devnet {
+		if env == kassa.Devnet {
 			return " unless the operator allows private targets (devnet only)"
 		}
 		return " on mainnet"
