@@ -13,6 +13,7 @@ import (
 	"github.com/kassapay/kassa"
 	"github.com/kassapay/kassa/chain"
 	"github.com/kassapay/kassa/outbox"
+	"github.com/kassapay/kassa/refund"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
 )
@@ -179,7 +180,7 @@ func (p *payFixture) refund(t testing.TB, inv *kassa.Invoice, usd kassa.Millis, 
 		t.Fatal("no USDT in the registry")
 	}
 	r, err := p.db.CreateRefund(p.ctx, kassa.Principal{MerchantID: p.m.ID, Environment: kassa.Devnet, Scope: kassa.ScopeMerchant},
-		inv.ID, kassa.RefundRequest{ID: kassa.NewUUID(), AmountUSD: &usd, Rate: kassa.RefundRatePaid, Address: address, Token: tok})
+		inv.ID, refund.Request{ID: kassa.NewUUID(), AmountUSD: &usd, Rate: kassa.RefundRatePaid, Address: address, Token: tok})
 	if err != nil {
 		t.Fatal(err)
 	}

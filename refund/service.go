@@ -58,8 +58,8 @@ func (s *Service) Create(ctx context.Context, p kassa.Principal, invoiceID strin
 
 // request checks c and makes it the store's request: the token planned from the
 // invoice's payments (returned too), today's rate for rate current.
-func (s *Service) request(ctx context.Context, p kassa.Principal, invoiceID string, c Create) (kassa.RefundRequest, []*kassa.Payment, error) {
-	req := kassa.RefundRequest{ID: kassa.NewUUID(), PaymentID: c.PaymentID, AmountUSD: c.AmountUSD,
+func (s *Service) request(ctx context.Context, p kassa.Principal, invoiceID string, c Create) (Request, []*kassa.Payment, error) {
+	req := Request{ID: kassa.NewUUID(), PaymentID: c.PaymentID, AmountUSD: c.AmountUSD,
 		AmountUnits: c.AmountUnits, Rate: c.Rate, Reason: c.Reason}
 	switch {
 	case c.AmountUSD != nil && c.AmountUnits != nil:
@@ -94,7 +94,7 @@ func (s *Service) request(ctx context.Context, p kassa.Principal, invoiceID stri
 	}
 	all := req
 	all.AmountUSD, all.AmountUnits, all.Rate = nil, nil, kassa.RefundRatePaid
-	plan, err := kassa.PlanRefund(pays, nil, all)
+	plan, err := Refundable(pays, nil, all)
 	if err != nil {
 		return req, nil, err
 	}

@@ -12,7 +12,7 @@ type Store interface {
 	// CreateRefund plans req on the invoice's payments and refunds with the
 	// invoice locked (PlanRefund), so refunds created at once never exceed what is
 	// refundable, and stores the refund with refund.created.
-	CreateRefund(ctx context.Context, p kassa.Principal, invoiceID string, req kassa.RefundRequest) (*kassa.Refund, error)
+	CreateRefund(ctx context.Context, p kassa.Principal, invoiceID string, req Request) (*kassa.Refund, error)
 	// Refund reads one of the merchant's refunds in p's environment.
 	Refund(ctx context.Context, p kassa.Principal, id string) (*kassa.Refund, error)
 	// InvoiceRefunds lists an invoice's refunds, newest first.

@@ -58,8 +58,8 @@ func scanRefund(s scanner) (*kassa.Refund, error) {
 
 // CreateRefund plans and stores a refund with refund.created, in one transaction
 // with the invoice locked: two refunds created at once are planned one after the
-// other on what the first left (kassa.PlanRefund).
-func (db *DB) CreateRefund(ctx context.Context, p kassa.Principal, invoiceID string, req kassa.RefundRequest) (*kassa.Refund, error) {
+// other on what the first left (refund.Refundable).
+func (db *DB) CreateRefund(ctx context.Context, p kassa.Principal, invoiceID string, req refund.Request) (*kassa.Refund, error) {
 	var out *kassa.Refund
 	err := db.tx(ctx, func(tx txq) error {
 		inv, err := db.lockedInvoice(ctx, tx, p, invoiceID, "refund it")
@@ -74,7 +74,7 @@ func (db *DB) CreateRefund(ctx context.Context, p kassa.Principal, invoiceID str
 		if err != nil {
 			return err
 		}
-		plan, err := kassa.PlanRefund(pays, refunds, req)
+		plan, err := refund.Refundable(pays, refunds, req)
 		if err != nil {
 			return err
 		}

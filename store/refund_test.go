@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/refund"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
 )
@@ -17,9 +18,9 @@ var refundToken = kassa.Token{ID: 1, Network: "bsc-testnet", Symbol: "USDT", Dec
 
 // refundReq is a refund of usd (nil: all) to address ("" : a claim link whose
 // token is claim).
-func refundReq(usd *kassa.Millis, address, claim string) kassa.RefundRequest {
+func refundReq(usd *kassa.Millis, address, claim string) refund.Request {
 	h := sha256.Sum256([]byte(claim))
-	return kassa.RefundRequest{ID: kassa.NewUUID(), AmountUSD: usd, Rate: kassa.RefundRatePaid, Address: address,
+	return refund.Request{ID: kassa.NewUUID(), AmountUSD: usd, Rate: kassa.RefundRatePaid, Address: address,
 		Token: refundToken, ClaimHash: h[:], Reason: "returned"}
 }
 

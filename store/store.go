@@ -31,6 +31,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/delivery"
 	"github.com/kassapay/kassa/sealed"
 )
 
@@ -63,7 +64,7 @@ type Config struct {
 	Observer Observer
 	// WebhookTargets is the operator's rule on where webhook endpoints may point
 	// (serve --webhook-allow-private); the zero value allows public addresses only.
-	WebhookTargets kassa.WebhookTargets
+	WebhookTargets delivery.Targets
 }
 
 // DB is the store: persistence only, the rules are the services' (see the package
@@ -84,7 +85,7 @@ type DB struct {
 	// observer is told what committed transactions changed (observe.go); nil: nobody.
 	observer Observer
 	// targets checks webhook endpoint URLs (Config.WebhookTargets).
-	targets kassa.WebhookTargets
+	targets delivery.Targets
 
 	// keys caches authenticated API key rows for a short time.
 	keys *keyCache

@@ -91,7 +91,7 @@ func enabledEndpoints(ctx context.Context, q queryer, merchantID int64, env kass
 // environment with a fresh signing secret. A merchant has at most
 // kassa.MaxWebhookEndpoints per environment.
 func (db *DB) CreateWebhookEndpoint(ctx context.Context, p kassa.Principal, in kassa.WebhookEndpointInput) (*kassa.WebhookEndpoint, error) {
-	if err := in.Validate(p.Environment, true, db.targets); err != nil {
+	if err := in.Validate(p.Environment, true, db.targets.ValidateURL); err != nil {
 		return nil, err
 	}
 	now := db.clock()
@@ -194,7 +194,7 @@ func (db *DB) WebhookEndpoint(ctx context.Context, p kassa.Principal, id string)
 // UpdateWebhookEndpoint changes the given fields. Disabling stops its pending
 // deliveries (failed); enabling clears the failure record.
 func (db *DB) UpdateWebhookEndpoint(ctx context.Context, p kassa.Principal, id string, in kassa.WebhookEndpointInput) (*kassa.WebhookEndpoint, error) {
-	if err := in.Validate(p.Environment, false, db.targets); err != nil {
+	if err := in.Validate(p.Environment, false, db.targets.ValidateURL); err != nil {
 		return nil, err
 	}
 	var out *kassa.WebhookEndpoint

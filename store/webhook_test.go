@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/delivery"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
 )
@@ -153,7 +154,7 @@ func TestWebhookEndpointPrivateTargets(t *testing.T) {
 		}
 	})
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
-		cfg.WebhookTargets = kassa.WebhookTargets{AllowPrivate: true}
+		cfg.WebhookTargets = delivery.Targets{AllowPrivate: true}
 		allowed := newFixture(t, cfg)
 		p := principal(allowed.m)
 		for _, u := range urls {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/delivery"
 )
 
 // clientOptions are the knobs of newClient; tests shorten the timeouts, trust a
@@ -25,7 +26,7 @@ type clientOptions struct {
 }
 
 // newClient returns the HTTP client that delivers env's webhooks. It connects only
-// to addresses targets allows in env (kassa.WebhookTargets.Refuse), checked on the
+// to addresses targets allows in env (delivery.Targets.Refuse), checked on the
 // resolved IP at every dial, so a name that resolves (or rebinds) to an internal
 // address is refused; a mainnet client refuses every non-public address whatever
 // the operator's flag. Connecting and the TLS handshake must finish within
@@ -33,7 +34,7 @@ type clientOptions struct {
 // o.timeout (kassa.WebhookTimeout). Redirects are not followed, so a 3xx is a
 // failed attempt (and a redirect cannot lead past the guard), and no proxy from the
 // environment is used.
-func newClient(targets kassa.WebhookTargets, env kassa.Environment, o clientOptions) *http.Client {
+func newClient(targets delivery.Targets, env kassa.Environment, o clientOptions) *http.Client {
 	g := &guard{targets: targets, env: env, rootCAs: o.rootCAs, timeout: o.dialTimeout}
 	g.dialer = &net.Dialer{Timeout: o.dialTimeout, KeepAlive: 30 * time.Second, Control: g.control, Resolver: o.resolver}
 	return &http.Client{
@@ -57,7 +58,7 @@ func newClient(targets kassa.WebhookTargets, env kassa.Environment, o clientOpti
 // guard dials for one environment and refuses the addresses its targets do not
 // allow there.
 type guard struct {
-	targets kassa.WebhookTargets
+	targets delivery.Targets
 	env     kassa.Environment
 	dialer  *net.Dialer
 	rootCAs *x509.CertPool
@@ -130,5 +131,5 @@ func public(remote net.Addr) bool {
 		return false
 	}
 	ap, err := netip.ParseAddrPort(remote.String())
-	return err == nil && kassa.PublicIP(net.IP(ap.Addr().Unmap().AsSlice()))
+	return err == nil && delivery.PublicIP(net.IP(ap.Addr().Unmap().AsSlice()))
 }

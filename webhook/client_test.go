@@ -13,19 +13,20 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/delivery"
 )
 
 // Targets of the tests: the default (public addresses only) and the operator's
 // --webhook-allow-private, which the tests' loopback servers need.
 var (
-	publicOnly   = kassa.WebhookTargets{}
-	allowPrivate = kassa.WebhookTargets{AllowPrivate: true}
+	publicOnly   = delivery.Targets{}
+	allowPrivate = delivery.Targets{AllowPrivate: true}
 )
 
 // testClient is a guarded client for targets in env with short timeouts that
 // trusts srv's certificate when srv is a TLS server, and resolves names with
 // resolver (nil: the system's).
-func testClient(t *testing.T, targets kassa.WebhookTargets, env kassa.Environment, srv *httptest.Server, resolver *net.Resolver) *http.Client {
+func testClient(t *testing.T, targets delivery.Targets, env kassa.Environment, srv *httptest.Server, resolver *net.Resolver) *http.Client {
 	t.Helper()
 	o := clientOptions{dialTimeout: 2 * time.Second, timeout: 5 * time.Second, resolver: resolver}
 	if srv != nil && srv.Certificate() != nil {
@@ -136,7 +137,7 @@ func TestClientSSRF(t *testing.T) {
 	const devnet, mainnet = kassa.Devnet, kassa.Mainnet
 	tests := []struct {
 		name    string
-		targets kassa.WebhookTargets
+		targets delivery.Targets
 		env     kassa.Environment
 		url     string
 		want    string // error substring; "" when the request must succeed

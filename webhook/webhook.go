@@ -49,7 +49,7 @@ type Worker struct {
 	Queue Queue
 	// Targets is where deliveries may go (serve --webhook-allow-private, which
 	// concerns devnet only); the zero value reaches public addresses only.
-	Targets kassa.WebhookTargets
+	Targets delivery.Targets
 	// Clients send per environment; a nil map or a missing environment uses a
 	// guarded client built from Targets for that environment (client.go), so a
 	// delivery is dialled under its own environment's rule.

@@ -227,7 +227,7 @@ func TestSendFailures(t *testing.T) {
 	tests := []struct {
 		name       string
 		url        string
-		targets    kassa.WebhookTargets
+		targets    delivery.Targets
 		env        kassa.Environment // "": devnet
 		secret     string
 		wantStatus int

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/refund"
 )
 
 // invoiceView is an invoice's page. The parts that change as money arrives
@@ -94,15 +95,15 @@ func (d *Dashboard) invoiceView(r *http.Request, v *visit, id string, deliveries
 		for _, ref := range refunds {
 			view.Refunds = append(view.Refunds, d.refundRow(inv, ref))
 		}
-		// What the buttons offer is the refund rule's own answer (kassa.PlanRefund).
-		_, err := kassa.PlanRefund(receipts, refunds, kassa.RefundRequest{Rate: kassa.RefundRatePaid})
+		// What the buttons offer is the refund rule's own answer (refund.Refundable).
+		_, err := refund.Refundable(receipts, refunds, refund.Request{Rate: kassa.RefundRatePaid})
 		view.CanRefund = err == nil
 	}
 	objects := []string{id}
 	for _, p := range receipts {
 		row := d.paymentRow(inv, p)
 		if row.CanResolve && d.cfg.Refunds != nil {
-			_, err := kassa.PlanRefund(receipts, refunds, kassa.RefundRequest{PaymentID: p.ID, Rate: kassa.RefundRatePaid})
+			_, err := refund.Refundable(receipts, refunds, refund.Request{PaymentID: p.ID, Rate: kassa.RefundRatePaid})
 			row.CanRefund = err == nil
 			for _, ref := range refunds {
 				if ref.PaymentID == p.ID && ref.Status.Counts() {

@@ -8,7 +8,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/delivery"
 
 	"github.com/kassapay/kassa/api/httpx"
 	"github.com/kassapay/kassa/commerce"
@@ -33,7 +33,7 @@ type serveFlags struct {
 	// 0 leaves delivery to other instances.
 	webhookWorkers int
 	// webhookAllowPrivate lets devnet webhooks reach loopback and private
-	// addresses (kassa.WebhookTargets), never mainnet ones; --dev turns it on
+	// addresses (delivery.Targets), never mainnet ones; --dev turns it on
 	// unless it was given.
 	webhookAllowPrivate bool
 	// retailerURL and retailerKey configure the mainnet upstream retailer API.
@@ -127,8 +127,8 @@ const webhookAllowPrivateEnv = "KASSA_WEBHOOK_ALLOW_PRIVATE"
 
 // webhookTargets is where this instance's webhooks may go, for the store's
 // endpoint checks and the delivery worker.
-func (f *serveFlags) webhookTargets() kassa.WebhookTargets {
-	return kassa.WebhookTargets{AllowPrivate: f.webhookAllowPrivate}
+func (f *serveFlags) webhookTargets() delivery.Targets {
+	return delivery.Targets{AllowPrivate: f.webhookAllowPrivate}
 }
 
 // given reports whether the flag name was set on the command line or its
