@@ -63,10 +63,11 @@ type SavedResponse[T any] struct {
 	// Seal, when set, turns the rendered body into what is stored
 	// (sealed.Responses.Seal); the client gets the rendered body.
 	Seal func(body []byte) []byte
-	// SealRef, when set, is Seal for a body that holds an event's data
+	// SealRef, when set, is Seal for a body that holds ref's data
 	// (sealed.Responses.SealRef): the store passes the event it writes with the
-	// change.
-	SealRef func(body []byte, ref ResponseRef) []byte
+	// change, and the body is saved referring to it (by ID) rather than holding
+	// those bytes again.
+	SealRef func(body []byte, ref *Event) []byte
 
 	status int
 	body   []byte
@@ -83,7 +84,7 @@ func (s *SavedResponse[T]) Stored(body []byte) []byte {
 // StoredRef is Stored for a body that holds ref's data, as a create response holds
 // its invoice.created event's: sealed with a reference to the event when SealRef
 // is set.
-func (s *SavedResponse[T]) StoredRef(body []byte, ref ResponseRef) []byte {
+func (s *SavedResponse[T]) StoredRef(body []byte, ref *Event) []byte {
 	if s.SealRef == nil {
 		return s.Stored(body)
 	}
@@ -99,14 +100,6 @@ func (s *SavedResponse[T]) Saved() (status int, body []byte, ok bool) {
 		return 0, nil, false
 	}
 	return s.status, s.body, s.body != nil
-}
-
-// ResponseRef names the event whose data a response body holds: a create
-// response holds its invoice.created event's data, and is saved referring to
-// the event rather than holding those bytes again (sealed.Responses.SealRef).
-type ResponseRef struct {
-	EventID string // the event's id
-	Data    []byte // the event's data, as stored
 }
 
 // CreatedInvoice is what CreateInvoice made: the result a SavedResponse renders.

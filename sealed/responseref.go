@@ -41,7 +41,7 @@ const minRefLen = 2 * eventIDLen
 // ref that names no event, is sealed as Seal seals it.
 func (s *Responses) SealRef(scope kassa.IdempotencyScope, body []byte, ref kassa.ResponseRef) []byte {
 	at := -1
-	if len(ref.Data) >= minRefLen && len(ref.EventID) == eventIDLen && kassa.ValidEventID(ref.EventID) {
+	if len(ref.Data) >= minRefLen && len(ref.ID) == eventIDLen && kassa.ValidEventID(ref.ID) {
 		at = bytes.Index(body, ref.Data)
 	}
 	if at < 0 {
@@ -55,7 +55,7 @@ func (s *Responses) SealRef(scope kassa.IdempotencyScope, body []byte, ref kassa
 	head := len(sealMagicRef) + eventIDLen
 	out := make([]byte, head, head+s.aead.NonceSize()+len(frame)+s.aead.Overhead())
 	copy(out, sealMagicRef)
-	copy(out[len(sealMagicRef):], ref.EventID)
+	copy(out[len(sealMagicRef):], ref.ID)
 	return appendSealed(s.aead, out, frame, refData(out[:head], scope, ref.Data))
 }
 

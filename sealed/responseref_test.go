@@ -18,8 +18,8 @@ func TestResponsesRef(t *testing.T) {
 	scope := kassa.IdempotencyScope{MerchantID: 7, Environment: kassa.Devnet, Route: "POST /api/v1/invoices", Key: kassa.NewUUID()}
 	s := NewResponses([]byte("secret"))
 	record := s.SealRef(scope, body, ref)
-	if id, ok := RefEventID(record); !ok || id != ref.EventID {
-		t.Fatalf("RefEventID = %q, %v; want %q", id, ok, ref.EventID)
+	if id, ok := RefEventID(record); !ok || id != ref.ID {
+		t.Fatalf("RefEventID = %q, %v; want %q", id, ok, ref.ID)
 	}
 	if whole := s.Seal(scope, body); len(record) >= len(whole) {
 		t.Errorf("sealed with a reference: %d bytes, whole: %d", len(record), len(whole))
@@ -97,7 +97,7 @@ func TestResponsesRefFallsBack(t *testing.T) {
 		ref  kassa.ResponseRef
 	}{
 		{"body without the data", []byte(`{"error":"x"}`), ref},
-		{"data too short", body, kassa.ResponseRef{EventID: ref.EventID, Data: []byte(`"invoice_id"`)}},
+		{"data too short", body, kassa.ResponseRef{EventID: ref.ID, Data: []byte(`"invoice_id"`)}},
 		{"no event id", body, kassa.ResponseRef{EventID: "evt_x", Data: ref.Data}},
 		{"nil body", nil, ref},
 	}
