@@ -56,8 +56,8 @@ func (f *responseFixture) scope() kassa.IdempotencyScope {
 }
 
 // created returns the create response and the reference to its event.
-func (f *responseFixture) created() ([]byte, kassa.ResponseRef) {
-	return f.Body, kassa.ResponseRef{EventID: f.EventID, Data: f.EventData}
+func (f *responseFixture) created() ([]byte, *kassa.Event) {
+	return f.Body, &kassa.Event{ID: f.EventID, Data: f.EventData}
 }
 
 // TestResponsesOpenStoredRecords: records sealed in each stored format by the code

@@ -39,7 +39,7 @@ const minRefLen = 2 * eventIDLen
 // read back (the store cannot be made to replay an altered invoice, as it could
 // not when the body was sealed whole). A body that does not hold the data, or a
 // ref that names no event, is sealed as Seal seals it.
-func (s *Responses) SealRef(scope kassa.IdempotencyScope, body []byte, ref kassa.ResponseRef) []byte {
+func (s *Responses) SealRef(scope kassa.IdempotencyScope, body []byte, ref *kassa.Event) []byte {
 	at := -1
 	if len(ref.Data) >= minRefLen && len(ref.ID) == eventIDLen && kassa.ValidEventID(ref.ID) {
 		at = bytes.Index(body, ref.Data)

@@ -94,11 +94,11 @@ func TestResponsesRefFallsBack(t *testing.T) {
 	tests := []struct {
 		name string
 		body []byte
-		ref  kassa.ResponseRef
+		ref  *kassa.Event
 	}{
 		{"body without the data", []byte(`{"error":"x"}`), ref},
-		{"data too short", body, kassa.ResponseRef{EventID: ref.ID, Data: []byte(`"invoice_id"`)}},
-		{"no event id", body, kassa.ResponseRef{EventID: "evt_x", Data: ref.Data}},
+		{"data too short", body, &kassa.Event{ID: ref.ID, Data: []byte(`"invoice_id"`)}},
+		{"no event id", body, &kassa.Event{ID: "evt_x", Data: ref.Data}},
 		{"nil body", nil, ref},
 	}
 	for _, tt := range tests {

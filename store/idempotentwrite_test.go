@@ -207,7 +207,7 @@ func TestCreateInvoiceSavesResponseByReference(t *testing.T) {
 			}
 			iw := &kassa.SavedResponse[kassa.CreatedInvoice]{Scope: s, Fingerprint: "fp", Claimed: claimed, Render: render,
 				Seal:    func(body []byte) []byte { return sealer.Seal(s, body) },
-				SealRef: func(body []byte, ref kassa.ResponseRef) []byte { return sealer.SealRef(s, body, ref) }}
+				SealRef: func(body []byte, ref *kassa.Event) []byte { return sealer.SealRef(s, body, ref) }}
 			_, _, err := invoicing.Over(f.db).CreateInvoice(f.ctx, principal(f.m), kassa.InvoiceCreate{Amount: 1000}, iw)
 			must(t, err)
 			_, body, _ := iw.Saved()

@@ -133,7 +133,7 @@ func createLikeAPI(t *testing.T, f *fixture, sealer *sealed.Responses, n int) bo
 						return 201, rendered, err
 					},
 					Seal: func(b []byte) []byte { stored = sealer.Seal(scope, b); return stored },
-					SealRef: func(b []byte, ref kassa.ResponseRef) []byte {
+					SealRef: func(b []byte, ref *kassa.Event) []byte {
 						stored = sealer.SealRef(scope, b, ref)
 						return stored
 					}}

@@ -70,7 +70,7 @@ func SaveResponse[T any](claim *Claim, render func(T) (status int, body []byte, 
 	}
 	return &kassa.SavedResponse[T]{Scope: claim.scope, Fingerprint: claim.fingerprint, Claimed: claim.durable, Render: render,
 		Seal:    func(body []byte) []byte { return claim.sealer.Seal(claim.scope, body) },
-		SealRef: func(body []byte, ref kassa.ResponseRef) []byte { return claim.sealer.SealRef(claim.scope, body, ref) }}
+		SealRef: func(body []byte, ref *kassa.Event) []byte { return claim.sealer.SealRef(claim.scope, body, ref) }}
 }
 
 // WriteSaved writes the response the store saved with the change (exactly the
