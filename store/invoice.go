@@ -58,7 +58,7 @@ func (db *DB) InsertInvoice(ctx context.Context, inv *kassa.Invoice, token strin
 			return err
 		}
 		// The response holds the invoice the event carries: saved as a reference to it.
-		stored = save.StoredRef(body, &kassa.Event{ID: ev.ID, Data: ev.Data})
+		stored = save.StoredRef(body, ev)
 	}
 	if db.engine == EnginePostgres && (save == nil || !save.Claimed) {
 		w := pgInvoiceWrite{inv: inv, token: token, event: ev, z: z}
