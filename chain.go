@@ -5,8 +5,10 @@ import (
 	"time"
 )
 
-// Chain watching: the types the watcher (package chain) and the store share. The
-// rules are those of decisions.md, "Chains": a transfer in block B has
+// Chain watching: blocks and the transfers found in them, as the watcher (package
+// chain), the store and the refund rules share them (the watcher's cursor and
+// watched addresses are package watch's). The rules are those of decisions.md,
+// "Chains": a transfer in block B has
 // head - B + 1 confirmations; blocks are checked by hash against their parents;
 // money that is not on the canonical chain never counts as paid.
 

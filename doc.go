@@ -11,33 +11,41 @@
 //     units; no floats; moneydisplay.go: the one way USD is shown to a person.
 //   - merchant.go, apikey.go, paymentsession.go, signin.go, dashboardsession.go:
 //     tenants and credentials, and the sign-in rules (the per-account hold, which
-//     merchant changes need the password again); a payment session token's
-//     signature is package payment's (SessionSigner).
+//     merchant changes need the password again, the dashboard session's times);
+//     the sessions, the hold's error and the throttle are package signin's, a
+//     payment session token's signature package payment's (SessionSigner).
 //   - invoice*.go, lifecycle.go, invoicepayment.go, payment.go, payor.go, form.go,
-//     paymentaddress.go: invoices, the payments that pay them and the pure lifecycle
+//     tokenlock.go: invoices, the payments that pay them and the pure lifecycle
 //     rules that compute an invoice's status from its receipts; quoterate.go: what
 //     a transfer is worth once its quote has run out.
-//   - network.go, evm.go: networks, tokens and EVM addresses; chain.go: blocks,
-//     transfers and deposit addresses as the watcher and the store share them;
-//     payout.go: payouts and the outbox transactions that pay them.
+//   - network.go, evm.go: networks, tokens and EVM addresses; chain.go: blocks and
+//     transfers, confirmations and a transfer's USD value.
 //   - event.go, eventencode.go, webhook*.go: the events every change writes and
-//     their delivery (webhooktarget.go: which addresses a webhook may reach). An
-//     event's data comes from its writer as JSON: the invoice's wire shapes are
-//     rendered by internal/invoicejson, and an Invoice refuses to be encoded by its
-//     Go fields (invoicejson.go).
-//   - idempotency.go: idempotency keys, their records and the rule for a repeated
-//     key; the saved responses are sealed by package sealed (Responses).
-//   - refund.go: refunds and the refundable rule (PlanRefund); refundownwallet.go:
-//     a refund the merchant pays from their own wallet (which transfer pays it).
+//     their webhooks (endpoints, signatures, timing, the delivery log). An event's data comes from its writer as JSON: the
+//     invoice's wire shapes are rendered by internal/invoicejson, and an Invoice
+//     refuses to be encoded by its Go fields (invoicejson.go).
+//   - idempotency.go: idempotency keys and the response an idempotent change saves
+//     with it; the saved responses are sealed by package sealed (Responses).
+//   - refund.go, refundclaim.go: refunds, their statuses and JSON views;
+//     refundownwallet.go: a refund the merchant pays from their own wallet (which
+//     transfer pays it). The refundable rule is package refund's (Refundable).
 //   - environment.go, id.go: the rest.
 //
 // The commerce area (orders, checkout, retailers) is a domain of its own in
 // package commerce, beside its service.
 //
+// A subsystem's records live in a package named for what it provides, not here:
+// those the store shares with packages it cannot import (their tests run on the
+// store) in leaf packages that import only the standard library and this one
+// (outbox: payouts and their transactions; watch: the watcher's cursor and
+// addresses; delivery: webhook jobs, results, retries and targets; idempotency:
+// the saved record and the repeated-key rule), the others beside their consumer
+// (signin, secondfactor, payment, refund, internal/invoicejson).
+//
 // An interface only one package consumes lives in that package, beside its
 // consumer (chain.ChainStore, chain.PayoutStore, chain.KeyRing, webhook.Queue,
 // settlement.SettlementService, refund.Store, report.OverviewStats,
-// signin.DashboardSessionStore, secondfactor.SecondFactorStore,
+// signin.DashboardSessionStore, signin.Throttle, secondfactor.Store,
 // payment.PaymentAddressService, payment.ChainVerifier, worker.Leaser,
 // httpx.IdempotencyStore); so does plumbing: live event streams and replays in
 // package stream, WebSocket tokens (a JWT, as the dashboard's) in api/httpx.

@@ -10,7 +10,7 @@ import (
 // refund's events.
 type Store interface {
 	// CreateRefund plans req on the invoice's payments and refunds with the
-	// invoice locked (PlanRefund), so refunds created at once never exceed what is
+	// invoice locked (Refundable), so refunds created at once never exceed what is
 	// refundable, and stores the refund with refund.created.
 	CreateRefund(ctx context.Context, p kassa.Principal, invoiceID string, req Request) (*kassa.Refund, error)
 	// Refund reads one of the merchant's refunds in p's environment.

@@ -3,8 +3,8 @@
 // consumers declare. Those the store can name are asserted at compile time at the
 // top of their files: kassa.MerchantService (merchant.go), APIKeyService
 // (apikey.go), EventService (event.go), PaymentService (invoicepayment.go),
-// PayorService (payor.go), WebhookService (webhook.go), SecondFactorStore and
-// SignInThrottle, invoicing.Store (invoice.go), payment.PaymentAddressService
+// PayorService (payor.go), WebhookService (webhook.go), secondfactor.Store and
+// signin.Throttle, invoicing.Store (invoice.go), payment.PaymentAddressService
 // (paymentaddress.go), settlement.SettlementService, report.OverviewStats and
 // commerce.OrderStore (order.go). Those of packages whose tests import the store
 // (chain, webhook, api/httpx, refund, signin, worker) are asserted in

@@ -13,7 +13,7 @@ import (
 
 // refundView is everything the refund claim page shows, computed on the server
 // so the page works without JavaScript. It holds only what the payor's view of
-// a refund (kassa.PayorRefund) carries, and the shop's name.
+// a refund (kassa.Refund.PayorView) carries, and the shop's name.
 type refundView struct {
 	T       refundMessages
 	Lang    string
