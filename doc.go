@@ -21,9 +21,10 @@
 //   - network.go, evm.go: networks, tokens and EVM addresses; chain.go: blocks and
 //     transfers, confirmations and a transfer's USD value.
 //   - event.go, eventencode.go, webhook*.go: the events every change writes and
-//     their webhooks (endpoints, signatures, timing, the delivery log). An event's data comes from its writer as JSON: the
-//     invoice's wire shapes are rendered by internal/invoicejson, and an Invoice
-//     refuses to be encoded by its Go fields (invoicejson.go).
+//     their webhooks (endpoints, signatures, timing, the delivery log). An
+//     event's data comes from its writer as JSON: the invoice's wire shapes are
+//     rendered by internal/invoicejson, and an Invoice refuses to be encoded by
+//     its Go fields (invoicejson.go).
 //   - idempotency.go: idempotency keys and the response an idempotent change saves
 //     with it; the saved responses are sealed by package sealed (Responses).
 //   - refund.go, refundclaim.go: refunds, their statuses and JSON views;
