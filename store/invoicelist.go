@@ -211,13 +211,14 @@ func (db *DB) CountInvoices(ctx context.Context, f kassa.InvoiceFilter) (int64, 
 	if err := checkFilterText(f.CustomerID, f.Types, f.Statuses); err != nil {
 		return 0, err
 	}
-	w, err := db.invoiceWhere(ctx, f, db.clock())
+	now := db.clock()
+	w, err := db.invoiceWhere(ctx, f, now)
 	if err != nil {
 		return 0, err
 	}
 	from := " FROM invoices"
 	if f.NeedsAttention {
-		from = db.attentionFrom(w, f.MerchantID)
+		from = db.attentionFrom(w, f.MerchantID, now)
 		w.conds = append(w.conds, "id = attention_id")
 	}
 	var n int64
@@ -227,16 +228,18 @@ func (db *DB) CountInvoices(ctx context.Context, f kassa.InvoiceFilter) (int64, 
 	return n, nil
 }
 
-// attentionFrom is the FROM of a count of invoices needing attention: the
-// merchant's underpaid invoices (the partial index invoices_underpaid) and those
-// with money set aside (receipts_set_aside), joined to invoices by id, so the
-// count reads those few rows instead of every invoice of the merchant. The WHERE
-// of invoiceWhere still decides which of them match. On SQLite, CROSS JOIN keeps
-// that order (its planner has no statistics).
-func (db *DB) attentionFrom(w *where, merchantID int64) string {
+// attentionFrom is the FROM of a count of invoices needing attention at now:
+// the merchant's underpaid invoices not past their expiry (the partial index
+// invoices_underpaid, which holds the columns that say so) and those with money
+// set aside (receipts_set_aside), joined to invoices by id, so the count reads
+// those few rows instead of every invoice of the merchant. The WHERE of
+// invoiceWhere still decides which of them match. Statuses are literals, as a
+// partial index needs; on SQLite, CROSS JOIN keeps that order (its planner has no
+// statistics).
+func (db *DB) attentionFrom(w *where, merchantID int64, now time.Time) string {
 	m := w.arg(merchantID)
 	return " FROM (SELECT id AS attention_id FROM invoices" + db.indexedBy("invoices_underpaid") +
-		" WHERE merchant_id = " + m + " AND status = 'underpaid'" +
-		" UNION SELECT invoice_id FROM receipts" + db.indexedBy("receipts_set_aside") +
+		" WHERE merchant_id = " + m + " AND status = 'underpaid' AND (expires_at > " + w.arg(micros(now)) +
+		" OR amount_pending <> 0) UNION SELECT invoice_id FROM receipts" + db.indexedBy("receipts_set_aside") +
 		" WHERE status = 'manual_retry' AND merchant_id = " + m + ") attention CROSS JOIN invoices"
 }

@@ -63,5 +63,6 @@ CREATE TRIGGER invoice_totals_update AFTER UPDATE OF merchant_id, environment, c
 
 -- "Needs attention" counts the underpaid invoices (and those with money set
 -- aside, receipts_set_aside): an index of only those, small since the expiry
--- worker moves them on.
-CREATE INDEX invoices_underpaid ON invoices (merchant_id, environment) WHERE status = 'underpaid';
+-- worker moves them on, that holds what tells the ones past their expiry apart
+-- and their ids, so those are passed over without reading their rows.
+CREATE INDEX invoices_underpaid ON invoices (merchant_id, expires_at, amount_pending, id) WHERE status = 'underpaid';
