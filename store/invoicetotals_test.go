@@ -7,10 +7,12 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/invoicing"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
 )
@@ -102,6 +104,30 @@ func TestInvoiceTotalsMatchScan(t *testing.T) {
 		pending := map[string]made{} // tx hash: the invoice it pays, not confirmed yet
 		for step := range 300 {
 			switch k := r.IntN(10); {
+			case k == 0:
+				// A burst of concurrent creates of both merchants, with different
+				// expiries: PostgreSQL writes them in shared batches.
+				var wg sync.WaitGroup
+				burst := make([]made, 12)
+				for i := range burst {
+					m := ms[i%len(ms)]
+					exp := time.Duration(30+(i/2)%2*170) * time.Minute // two expiry hours a merchant, shared
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						inv, _, err := invoicing.Over(f.db).CreateInvoice(f.ctx, principal(m), kassa.InvoiceCreate{Amount: kassa.Millis(10 + i), ExpiresIn: &exp}, nil)
+						if err != nil {
+							t.Errorf("CreateInvoice: %v", err)
+							return
+						}
+						burst[i] = made{m, inv}
+					}()
+				}
+				wg.Wait()
+				if t.Failed() {
+					t.FailNow()
+				}
+				invs = append(invs, burst...)
 			case k < 5 || len(invs) == 0:
 				m := ms[r.IntN(len(ms))]
 				exp := time.Duration(1+r.IntN(120)) * time.Minute
