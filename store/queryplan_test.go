@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kassapay/kassa"
 	"github.com/kassapay/kassa/invoicing"
@@ -119,4 +120,59 @@ func TestInvoicePageQueryPlan(t *testing.T) {
 			checkPlan(t, queryPlan(t, db, pg.query, pg.args...), tt.want)
 		})
 	}
+}
+
+// TestInvoiceTotalsQueryPlan checks on SQLite that InvoiceTotals reads invoices
+// only along an index (the rollup's days, this hour's expiries, the edge days of
+// a date filter, or a customer's invoices) and the needs-attention count starts
+// from its two small indexes.
+func TestInvoiceTotalsQueryPlan(t *testing.T) {
+	ctx := context.Background()
+	db := openSQLite(t)
+	m, err := db.CreateMerchant(ctx, kassa.MerchantCreate{Name: "Shop", Email: "plan@example.com", Password: "correct horse"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, customer := kassa.Devnet, "c1"
+	from, to := db.clock().Add(-50*time.Hour), db.clock().Add(-time.Hour)
+	tests := []struct {
+		name string
+		f    kassa.InvoiceTotalsFilter
+		want []string
+	}{
+		{"all", kassa.InvoiceTotalsFilter{Environment: &env}, []string{
+			"SEARCH invoice_totals USING PRIMARY KEY (merchant_id=? AND environment=?)",
+			"SEARCH invoices USING INDEX invoices_open_expiry (expires_at>? AND expires_at<?)"}},
+		{"dates", kassa.InvoiceTotalsFilter{Environment: &env, CreatedGTE: &from, CreatedLTE: &to}, []string{
+			"SEARCH invoice_totals USING PRIMARY KEY (merchant_id=? AND environment=? AND day>? AND day<?)",
+			"SEARCH invoices USING INDEX invoices_merchant_env_search (merchant_id=? AND environment=? AND created_at>? AND created_at<?)"}},
+		{"customer", kassa.InvoiceTotalsFilter{CustomerID: &customer}, []string{
+			"SEARCH invoices USING INDEX invoices_merchant_customer (merchant_id=? AND customer_id=?)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.f.MerchantID = m.ID
+			q := db.totalsQuery(tt.f, micros(db.clock()))
+			plan := queryPlan(t, db, q.sql, q.args...)
+			checkPlan(t, strings.ReplaceAll(plan, "SCAN t\n", ""), tt.want...) // t: the union's few rows
+			if strings.Contains(plan, "SCAN invoices") {
+				t.Errorf("plan scans invoices:\n%s", plan)
+			}
+		})
+	}
+	t.Run("attention", func(t *testing.T) {
+		w, err := db.invoiceWhere(ctx, kassa.InvoiceFilter{MerchantID: m.ID, Environment: &env, NeedsAttention: true}, db.clock())
+		if err != nil {
+			t.Fatal(err)
+		}
+		from := db.attentionFrom(w, m.ID, db.clock())
+		w.conds = append(w.conds, "id = attention_id")
+		plan := queryPlan(t, db, "SELECT COUNT(*)"+from+w.String(), w.args...)
+		checkPlan(t, strings.ReplaceAll(plan, "SCAN attention\n", ""), // the few ids of the two indexes
+			"SEARCH invoices USING COVERING INDEX invoices_underpaid (merchant_id=?)", "SCAN receipts USING INDEX receipts_set_aside",
+			"SEARCH invoices USING INDEX sqlite_autoindex_invoices_1 (id=?)")
+		if strings.Contains(plan, "SCAN invoices") {
+			t.Errorf("plan scans invoices:\n%s", plan)
+		}
+	})
 }
