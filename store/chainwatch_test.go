@@ -96,7 +96,7 @@ func TestWatchedAddresses(t *testing.T) {
 		{"canceled, within the watch", func(t *testing.T, f *fixture) (*kassa.Invoice, string) {
 			inv := f.invoice(t, f.m, 1000, nil)
 			f.address(t, inv, chainNet)
-			_, err := f.db.CancelInvoice(f.ctx, principal(f.m), inv.ID)
+			_, err := invoicing.Over(f.db).CancelInvoice(f.ctx, principal(f.m), inv.ID)
 			must(t, err)
 			return inv, ""
 		}, kassa.Devnet, true},
