@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/refund"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
 )
@@ -147,7 +148,7 @@ func TestResolveRefundingPayment(t *testing.T) {
 			_, err = f.resolve(inv, wrong.ID, how, 0)
 			wantErr(t, err, kassa.KindConflict, "payment_being_refunded")
 		}
-		_, err = f.db.CancelRefund(f.ctx, principal(f.m), r.ID)
+		_, err = (&refund.Service{Store: f.db}).Cancel(f.ctx, principal(f.m), r.ID)
 		must(t, err)
 		_, err = f.resolve(inv, wrong.ID, kassa.ResolutionDismissed, 0)
 		must(t, err)
