@@ -88,7 +88,7 @@ func TestFaultWebhookReceiverDown(t *testing.T) {
 		wantStatus(t, call(t, "POST", k.url()+"/api/v1/events/"+id+"/resend", k.auth, map[string]any{"endpoint_id": ep.ID}, nil), 202)
 	}
 	delivered := rcv.waitAll(t, k, waitFor+time.Minute).Sub(backAt)
-	time.Sleep(3 * time.Second) // a late duplicate would show now
+	waitNonePending(t, k, ep.ID) // no attempt can come after: the receiver's counts are final
 
 	attempts, failed := deliveryAttempts(t, k, ep.ID)
 	var endpoint struct {
@@ -268,6 +268,27 @@ func pendingDue(t *testing.T, k *faultKassa, endpoint string) map[string]time.Ti
 		due[d.EventID] = at
 	}
 	return due
+}
+
+// waitNonePending waits up to a minute until none of the endpoint's deliveries is
+// pending: each has its final answer recorded, so no attempt (and no duplicate)
+// can reach the receiver after it.
+func waitNonePending(t *testing.T, k *faultKassa, endpoint string) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(250 * time.Millisecond) {
+		pending := 0
+		for _, d := range readDeliveries(t, k, endpoint).Data {
+			if d.Status == kassa.DeliveryPending {
+				pending++
+			}
+		}
+		if pending == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d deliveries still pending a minute after every event was acknowledged", pending)
+		}
+	}
 }
 
 // deliveryAttempts returns the attempts of all the endpoint's deliveries and how
