@@ -241,7 +241,7 @@ func TestPendingChainPayments(t *testing.T) {
 				t.Fatalf("%s on a paid invoice: %s", r.TxHash, r.Status)
 			}
 			if r.TxHash == "0xb3" {
-				_, err := f.db.ResolvePayment(f.ctx, principal(f.m), paid.ID, r.ID, kassa.ResolveRequest{How: kassa.ResolutionDismissed})
+				_, err := resolvePayment(f, principal(f.m), paid.ID, r.ID, kassa.ResolveRequest{How: kassa.ResolutionDismissed})
 				must(t, err)
 			}
 		}
