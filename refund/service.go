@@ -2,7 +2,8 @@
 // needs a person"): it checks a merchant's refund request, plans it on the
 // invoice's payments with the token's rate, and hands it to the store, which
 // plans it again on the locked rows; it renders claim links and takes the payor's
-// address through one.
+// address through one. A cancel is decided here, on the refund and payout the
+// store locked.
 package refund
 
 import (
