@@ -144,9 +144,10 @@ type InvoiceService interface {
 	// Invoices returns a page of invoices and whether more exist in the paging
 	// direction. A cursor id that is unknown to the merchant gives invalid_cursor.
 	Invoices(ctx context.Context, f InvoiceFilter) ([]*Invoice, bool, error)
-	// CancelInvoice cancels an unpaid invoice; any other status gives a conflict. An
-	// invoice of the other environment is refused (environment_mismatch): a devnet
-	// key never changes mainnet money, nor the reverse.
+	// CancelInvoice cancels an unpaid invoice without payments; any other gives a
+	// conflict (CheckCancel). An invoice of the other environment is refused
+	// (environment_mismatch): a devnet key never changes mainnet money, nor the
+	// reverse.
 	CancelInvoice(ctx context.Context, p Principal, id string) (*Invoice, error)
 	// InvoiceTotals counts and sums the merchant's invoices per status.
 	InvoiceTotals(ctx context.Context, f InvoiceTotalsFilter) (*InvoiceTotals, error)

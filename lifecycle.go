@@ -59,12 +59,17 @@ func (inv *Invoice) EffectiveStatus(now time.Time) InvoiceStatus {
 	return inv.Status
 }
 
-// CheckCancel says whether an invoice in status s may be canceled: only an unpaid
-// one. The store also refuses an unpaid invoice that has any receipt (money pending
-// or kept for a person): invoice_has_payments.
-func CheckCancel(s InvoiceStatus) error {
-	if s == StatusUnpaid {
-		return nil
+// CheckCancel says whether an invoice in status s with payments recorded against
+// it (any status: pending, confirmed, or kept for a person) may be canceled: only
+// an unpaid one (invoice_not_cancelable) without any payment
+// (invoice_has_payments), so money pending or set aside is resolved first.
+func CheckCancel(s InvoiceStatus, payments int) error {
+	if s != StatusUnpaid {
+		return Errorf(KindConflict, "invoice_not_cancelable", "Only unpaid invoices can be canceled; this invoice is %s.", s)
 	}
-	return Errorf(KindConflict, "invoice_not_cancelable", "Only unpaid invoices can be canceled; this invoice is %s.", s)
+	if payments > 0 {
+		return Errorf(KindConflict, "invoice_has_payments",
+			"This invoice has received payments (%d); it cannot be canceled.", payments)
+	}
+	return nil
 }

@@ -131,12 +131,27 @@ func TestEffectiveStatus(t *testing.T) {
 }
 
 func TestCheckCancel(t *testing.T) {
-	if err := CheckCancel(StatusUnpaid); err != nil {
-		t.Fatalf("CheckCancel(unpaid) = %v", err)
-	}
-	for _, s := range []InvoiceStatus{StatusUnderpaid, StatusPaid, StatusExpired, StatusCanceled} {
-		err := CheckCancel(s)
-		wantCode(t, err, KindConflict, "invoice_not_cancelable", "")
+	for _, tt := range []struct {
+		status   InvoiceStatus
+		payments int
+		code     string
+	}{
+		{StatusUnpaid, 0, ""},
+		{StatusUnpaid, 1, "invoice_has_payments"},
+		{StatusUnderpaid, 0, "invoice_not_cancelable"},
+		{StatusUnderpaid, 2, "invoice_not_cancelable"},
+		{StatusPaid, 1, "invoice_not_cancelable"},
+		{StatusExpired, 0, "invoice_not_cancelable"},
+		{StatusCanceled, 0, "invoice_not_cancelable"},
+	} {
+		err := CheckCancel(tt.status, tt.payments)
+		if tt.code == "" {
+			if err != nil {
+				t.Errorf("CheckCancel(%s, %d) = %v, want nil", tt.status, tt.payments, err)
+			}
+			continue
+		}
+		wantCode(t, err, KindConflict, tt.code, "")
 	}
 }
 

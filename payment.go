@@ -50,11 +50,15 @@ type PaymentService interface {
 	// the invoice is never older than the receipts beside it: a confirmed receipt
 	// is counted in the invoice read with it.
 	InvoiceWithPayments(ctx context.Context, merchantID int64, invoiceID string, limit int) (*Invoice, []*Payment, error)
-	// ResolvePayment records a merchant's accept or dismiss of one of an
-	// invoice's set-aside payments (kassa.Payment.CheckResolve) with its
-	// invoice_payment.updated event; accepting recomputes the invoice and writes
-	// its events, all in one transaction. It answers the payment as resolved.
-	ResolvePayment(ctx context.Context, p Principal, invoiceID, paymentID string, req ResolveRequest) (*Payment, error)
+	// ResolvePayment locks one of the merchant's invoices, reads the payment (nil
+	// when the invoice has none of that id) and how many of its refunds are under
+	// way, and asks decide, the payment service's rule; when decide returns nil it
+	// records the accept or dismiss req with its invoice_payment.updated event, and
+	// accepting recomputes the invoice and writes its events, all in one
+	// transaction. It answers the payment as resolved; decide's error is returned
+	// as it is, and nothing is written.
+	ResolvePayment(ctx context.Context, merchantID int64, invoiceID, paymentID string, req ResolveRequest,
+		decide func(inv *Invoice, pay *Payment, refunding int) error) (*Payment, error)
 	// PaymentsOf returns the receipts of several of the merchant's invoices, oldest
 	// first, by invoice id (the reports' payments export); unknown ids have none.
 	PaymentsOf(ctx context.Context, merchantID int64, invoiceIDs []string) (map[string][]*Payment, error)

@@ -86,7 +86,7 @@ func paidCancelledOrder(t *testing.T, p *payFixture, buyer string) *commerce.Ord
 		got, _ := p.db.Order(p.ctx, p.m.ID, o.ID)
 		return got.Paid()
 	})
-	if _, err := p.db.ChangeOrder(p.ctx, p.m.ID, o.ID, func(o *commerce.Order, _ *kassa.Invoice, now time.Time) (commerce.InvoiceAction, error) {
+	if _, err := p.db.ChangeOrder(p.ctx, p.m.ID, o.ID, func(o *commerce.Order, _ *kassa.Invoice, _ int, now time.Time) (commerce.InvoiceAction, error) {
 		o.RefundAddress = buyer
 		return commerce.InvoiceKeep, o.Advance(commerce.Step{To: commerce.OrderCancelled}, now)
 	}); err != nil {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/payment"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
 )
@@ -38,8 +39,9 @@ func TestSetAsideConfirmationsCounted(t *testing.T) {
 		if aside.Confirmations != want {
 			t.Fatalf("set-aside payment has %d confirmations, want the network's %d", aside.Confirmations, want)
 		}
-		if _, err := p.db.ResolvePayment(p.ctx, kassa.Principal{MerchantID: p.m.ID, Environment: kassa.Devnet, Scope: kassa.ScopeMerchant},
-			inv.ID, aside.ID, kassa.ResolveRequest{How: kassa.ResolutionDismissed, Confirmations: want}); err != nil {
+		pr := kassa.Principal{MerchantID: p.m.ID, Environment: kassa.Devnet, Scope: kassa.ScopeMerchant}
+		req := kassa.ResolveRequest{How: kassa.ResolutionDismissed, Confirmations: want}
+		if _, err := p.db.ResolvePayment(p.ctx, pr.MerchantID, inv.ID, aside.ID, req, payment.DecideResolve(pr, req)); err != nil {
 			t.Fatalf("dismiss once confirmed: %v", err)
 		}
 	})

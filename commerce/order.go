@@ -156,11 +156,12 @@ type OrderCreate struct {
 	SessionToken string
 }
 
-// OrderChange is a transition to apply to a locked order: it receives the order
-// and its invoice as stored and changes the order in place. It returns the
-// invoice action the change needs (InvoiceKeep or InvoiceCancel); an error
-// aborts the whole change.
-type OrderChange func(o *Order, inv *kassa.Invoice, now time.Time) (InvoiceAction, error)
+// OrderChange is a transition to apply to a locked order: it receives the order,
+// its invoice as stored (at its effective status) and the number of payments
+// recorded against the invoice, and changes the order in place. It returns the
+// invoice action the change needs (InvoiceKeep, or InvoiceCancel once
+// kassa.CheckCancel allowed it); an error aborts the whole change.
+type OrderChange func(o *Order, inv *kassa.Invoice, payments int, now time.Time) (InvoiceAction, error)
 
 // InvoiceAction is what an order change does to the order's invoice.
 type InvoiceAction int
@@ -168,7 +169,7 @@ type InvoiceAction int
 // Invoice actions of an order change.
 const (
 	InvoiceKeep   InvoiceAction = iota
-	InvoiceCancel               // cancel the unpaid invoice in the same transaction
+	InvoiceCancel               // cancel the invoice in the same transaction (the change checked kassa.CheckCancel)
 )
 
 // OrderStore keeps estimates, addresses and orders. Every order change is written

@@ -30,13 +30,13 @@ func (s *Shop) Orders(ctx context.Context, f OrderFilter) ([]*Order, bool, error
 // change applies fn to the caller's order under the store's lock, after bringing
 // the order in line with its invoice (an expiry the sweeper has not seen yet).
 func (s *Shop) change(ctx context.Context, p kassa.Principal, id string,
-	fn func(o *Order, inv *kassa.Invoice, now time.Time) (InvoiceAction, error)) (*Order, error) {
+	fn OrderChange) (*Order, error) {
 	if _, err := s.Order(ctx, p, id); err != nil {
 		return nil, err
 	}
-	return s.Store.ChangeOrder(ctx, p.MerchantID, id, func(o *Order, inv *kassa.Invoice, now time.Time) (InvoiceAction, error) {
+	return s.Store.ChangeOrder(ctx, p.MerchantID, id, func(o *Order, inv *kassa.Invoice, payments int, now time.Time) (InvoiceAction, error) {
 		o.FollowInvoice(inv, "", now)
-		return fn(o, inv, now)
+		return fn(o, inv, payments, now)
 	})
 }
 
@@ -49,7 +49,7 @@ func (s *Shop) Cancel(ctx context.Context, p kassa.Principal, id string, r Cance
 			return nil, err
 		}
 	}
-	return s.change(ctx, p, id, func(o *Order, inv *kassa.Invoice, now time.Time) (InvoiceAction, error) {
+	return s.change(ctx, p, id, func(o *Order, inv *kassa.Invoice, payments int, now time.Time) (InvoiceAction, error) {
 		if !CanCancel(o.Status) {
 			return InvoiceKeep, kassa.Errorf(kassa.KindConflict, "order_not_cancelable",
 				"An order in %s cannot be cancelled: the retailer already has it or it is over.", o.Status)
@@ -62,6 +62,9 @@ func (s *Shop) Cancel(ctx context.Context, p kassa.Principal, id string, r Cance
 		case inv.PaymentUnderway():
 			return action, errPaymentInProgress()
 		case inv.Status == kassa.StatusUnpaid:
+			if err := kassa.CheckCancel(inv.Status, payments); err != nil {
+				return action, err
+			}
 			action = InvoiceCancel
 		case o.Paid() && o.RefundAddress == "" && o.WalletAddress == "":
 			return action, kassa.Invalidf("refundDestinationWalletAddressBsc", "missing_param",
@@ -105,7 +108,7 @@ func (s *Shop) Simulate(ctx context.Context, p kassa.Principal, id string, r Sim
 		}
 	}
 	var path []OrderStatus
-	o, err = s.change(ctx, p, id, func(o *Order, inv *kassa.Invoice, now time.Time) (InvoiceAction, error) {
+	o, err = s.change(ctx, p, id, func(o *Order, inv *kassa.Invoice, payments int, now time.Time) (InvoiceAction, error) {
 		if o.Environment != kassa.Devnet {
 			return InvoiceKeep, kassa.Errorf(kassa.KindPermission, "devnet_only", "Only devnet orders can be simulated.")
 		}
@@ -126,12 +129,12 @@ func (s *Shop) Simulate(ctx context.Context, p kassa.Principal, id string, r Sim
 		if r.Paid && o.Status == OrderPaymentConfirmed {
 			applyWallet(o, r)
 		}
-		return s.simulateStep(o, inv, path[0], r, now)
+		return s.simulateStep(o, inv, payments, path[0], r, now)
 	})
 	for i := 1; err == nil && i < len(path); i++ {
 		to := path[i]
-		o, err = s.Store.ChangeOrder(ctx, p.MerchantID, id, func(o *Order, inv *kassa.Invoice, now time.Time) (InvoiceAction, error) {
-			return s.simulateStep(o, inv, to, r, now)
+		o, err = s.Store.ChangeOrder(ctx, p.MerchantID, id, func(o *Order, inv *kassa.Invoice, payments int, now time.Time) (InvoiceAction, error) {
+			return s.simulateStep(o, inv, payments, to, r, now)
 		})
 	}
 	return o, err
@@ -143,8 +146,9 @@ func reachedByItself(s OrderStatus) bool {
 	return s == OrderPaymentConfirmed || s == OrderPaymentSettled
 }
 
-// simulateStep applies one simulated stage to a locked order.
-func (s *Shop) simulateStep(o *Order, inv *kassa.Invoice, to OrderStatus, r SimulateRequest,
+// simulateStep applies one simulated stage to a locked order whose invoice has
+// payments recorded against it.
+func (s *Shop) simulateStep(o *Order, inv *kassa.Invoice, payments int, to OrderStatus, r SimulateRequest,
 	now time.Time) (InvoiceAction, error) {
 	action := InvoiceKeep
 	st := Step{To: to, Message: "Simulated: " + string(to) + "."}
@@ -171,6 +175,9 @@ func (s *Shop) simulateStep(o *Order, inv *kassa.Invoice, to OrderStatus, r Simu
 		case inv.PaymentUnderway():
 			return action, errPaymentInProgress()
 		case inv.Status == kassa.StatusUnpaid:
+			if err := kassa.CheckCancel(inv.Status, payments); err != nil {
+				return action, err
+			}
 			action, o.Payment.Status = InvoiceCancel, OrderPaymentCanceled
 		}
 	case OrderRefunded:

@@ -49,7 +49,7 @@ func (s *Shop) place(ctx context.Context, log *slog.Logger, o *Order) {
 		step = Step{To: OrderFailed, Substatus: SubPlacementFailed,
 			Message: "The retailer could not take the order: " + kassa.AsError(err).Message}
 	}
-	_, err = s.Store.ChangeOrder(ctx, o.MerchantID, o.ID, func(cur *Order, _ *kassa.Invoice, now time.Time) (InvoiceAction, error) {
+	_, err = s.Store.ChangeOrder(ctx, o.MerchantID, o.ID, func(cur *Order, _ *kassa.Invoice, _ int, now time.Time) (InvoiceAction, error) {
 		if cur.Status != OrderPaymentSettled {
 			return InvoiceKeep, nil // moved on meanwhile (cancelled)
 		}

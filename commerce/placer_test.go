@@ -34,7 +34,7 @@ func mainnetOrder(t *testing.T, svc *commerce.Shop, db *store.DB, p kassa.Princi
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := db.ChangeOrder(ctx, p.MerchantID, c.Order.ID, func(o *commerce.Order, _ *kassa.Invoice, now time.Time) (commerce.InvoiceAction, error) {
+	o, err := db.ChangeOrder(ctx, p.MerchantID, c.Order.ID, func(o *commerce.Order, _ *kassa.Invoice, _ int, now time.Time) (commerce.InvoiceAction, error) {
 		if err := o.Advance(commerce.Step{To: commerce.OrderPaymentConfirmed}, now); err != nil {
 			return commerce.InvoiceKeep, err
 		}

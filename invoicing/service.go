@@ -9,11 +9,10 @@ import (
 
 // Store persists invoices. It decides nothing: what to store comes from Service.
 type Store interface {
-	// Invoice, Invoices, CancelInvoice and InvoiceTotals are the reads and the
-	// cancel of kassa.InvoiceService, served by the store as they are.
+	// Invoice, Invoices and InvoiceTotals are the reads of kassa.InvoiceService,
+	// served by the store as they are.
 	Invoice(ctx context.Context, merchantID int64, id string) (*kassa.Invoice, error)
 	Invoices(ctx context.Context, f kassa.InvoiceFilter) ([]*kassa.Invoice, bool, error)
-	CancelInvoice(ctx context.Context, p kassa.Principal, id string) (*kassa.Invoice, error)
 	InvoiceTotals(ctx context.Context, f kassa.InvoiceTotalsFilter) (*kassa.InvoiceTotals, error)
 	// CheckStorable refuses text the domain's validation lets through but the
 	// store's columns cannot hold.
@@ -26,6 +25,12 @@ type Store interface {
 	// hash) and its invoice.created event in one transaction; behind the
 	// idempotency layer (save not nil) the response is saved in it too.
 	InsertInvoice(ctx context.Context, inv *kassa.Invoice, token string, save *kassa.SavedResponse[kassa.CreatedInvoice]) error
+	// CancelInvoice locks the merchant's invoice id, counts the payments recorded
+	// against it and asks decide (with the invoice at its effective status); when
+	// decide returns nil it cancels the invoice with invoice.canceled and
+	// invoice.updated, and the invoice's order follows, in the same transaction.
+	// decide's error is returned as it is, and nothing is written.
+	CancelInvoice(ctx context.Context, merchantID int64, id string, decide Decide) (*kassa.Invoice, error)
 	// Now is the store's clock, truncated to the microsecond its columns keep.
 	Now() time.Time
 }

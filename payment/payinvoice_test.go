@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/invoicing"
 	"github.com/kassapay/kassa/payment"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
@@ -39,7 +40,7 @@ func TestPayInvoice(t *testing.T) {
 			{name: "canceled", status: kassa.StatusCanceled,
 				prepare: func(t *testing.T, inv *kassa.Invoice) {
 					p := kassa.Principal{MerchantID: inv.MerchantID, Environment: kassa.Devnet, Scope: kassa.ScopeMerchant}
-					if _, err := f.db.CancelInvoice(f.ctx, p, inv.ID); err != nil {
+					if _, err := invoicing.Over(f.db).CancelInvoice(f.ctx, p, inv.ID); err != nil {
 						t.Fatal(err)
 					}
 				}},

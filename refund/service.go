@@ -2,7 +2,8 @@
 // needs a person"): it checks a merchant's refund request, plans it on the
 // invoice's payments with the token's rate, and hands it to the store, which
 // plans it again on the locked rows; it renders claim links and takes the payor's
-// address through one.
+// address through one. A cancel is decided here, on the refund and payout the
+// store locked.
 package refund
 
 import (
@@ -148,9 +149,31 @@ func (s *Service) List(ctx context.Context, p kassa.Principal, invoiceID string)
 	return rs, err
 }
 
-// Cancel cancels a refund not yet sent.
+// Cancel cancels a refund not yet sent, deciding on the rows the store locked
+// (decideCancel).
 func (s *Service) Cancel(ctx context.Context, p kassa.Principal, id string) (*kassa.Refund, error) {
-	return s.Store.CancelRefund(ctx, p, id)
+	return s.Store.CancelRefund(ctx, p.MerchantID, id, func(r *kassa.Refund, payout kassa.PayoutStatus) error {
+		return decideCancel(p, r, payout)
+	})
+}
+
+// decideCancel says whether p may cancel refund r whose payout is in status payout
+// ("" for none): a refund of the other environment is not found; only a refund not
+// yet sent can be canceled, and only while its transfer is unsigned (its payout
+// queued or funding, or failed already: withdrawn for the merchant's own wallet),
+// since a signed one may be on its way (409 refund_not_cancelable).
+func decideCancel(p kassa.Principal, r *kassa.Refund, payout kassa.PayoutStatus) error {
+	if r.Environment != p.Environment {
+		return kassa.NotFound("refund")
+	}
+	if !r.Status.Cancelable() {
+		return kassa.Errorf(kassa.KindConflict, "refund_not_cancelable", "This refund is %s; only a refund not yet sent can be canceled.", r.Status)
+	}
+	switch payout {
+	case "", kassa.PayoutQueued, kassa.PayoutFunding, kassa.PayoutFailed:
+		return nil
+	}
+	return kassa.Errorf(kassa.KindConflict, "refund_not_cancelable", "This refund's transfer is already signed; it can no longer be canceled.")
 }
 
 // Claim gives a refund awaiting its address the address the payor entered

@@ -20,8 +20,12 @@ type Store interface {
 	// RefundsOf returns the refunds of several of the merchant's invoices, oldest
 	// first, by invoice id (the reports' refund rows); unknown ids have none.
 	RefundsOf(ctx context.Context, merchantID int64, invoiceIDs []string) (map[string][]*kassa.Refund, error)
-	// CancelRefund cancels a refund not yet sent (409 refund_not_cancelable).
-	CancelRefund(ctx context.Context, p kassa.Principal, id string) (*kassa.Refund, error)
+	// CancelRefund locks the merchant's refund id and its payout and asks decide
+	// (with the payout's status, "" for none); when decide returns nil it fails the
+	// payout not yet signed and cancels the refund with refund.updated, in one
+	// transaction. decide's error is returned as it is, and nothing is written.
+	CancelRefund(ctx context.Context, merchantID int64, id string,
+		decide func(r *kassa.Refund, payout kassa.PayoutStatus) error) (*kassa.Refund, error)
 	// ClaimRefund gives a refund awaiting its address the payor's address, when
 	// tokenHash matches its claim (compared in constant time; 404 otherwise, and
 	// past its expiry); a refund claimed already is 409 refund_claimed.

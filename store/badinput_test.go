@@ -51,7 +51,7 @@ func TestBadInputIsNeverInternal(t *testing.T) {
 				return err
 			}, kassa.KindNotFound, "resource_missing"},
 			{"cancel id not utf-8", func() error {
-				_, err := f.db.CancelInvoice(f.ctx, principal(f.m), bad)
+				_, err := invoicing.Over(f.db).CancelInvoice(f.ctx, principal(f.m), bad)
 				return err
 			}, kassa.KindNotFound, "resource_missing"},
 			{"cursor not utf-8", func() error {

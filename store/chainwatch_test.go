@@ -97,7 +97,7 @@ func TestWatchedAddresses(t *testing.T) {
 		{"canceled, within the watch", func(t *testing.T, f *fixture) (*kassa.Invoice, string) {
 			inv := f.invoice(t, f.m, 1000, nil)
 			f.address(t, inv, chainNet)
-			_, err := f.db.CancelInvoice(f.ctx, principal(f.m), inv.ID)
+			_, err := invoicing.Over(f.db).CancelInvoice(f.ctx, principal(f.m), inv.ID)
 			must(t, err)
 			return inv, ""
 		}, kassa.Devnet, true},
@@ -242,7 +242,7 @@ func TestPendingChainPayments(t *testing.T) {
 				t.Fatalf("%s on a paid invoice: %s", r.TxHash, r.Status)
 			}
 			if r.TxHash == "0xb3" {
-				_, err := f.db.ResolvePayment(f.ctx, principal(f.m), paid.ID, r.ID, kassa.ResolveRequest{How: kassa.ResolutionDismissed})
+				_, err := resolvePayment(f, principal(f.m), paid.ID, r.ID, kassa.ResolveRequest{How: kassa.ResolutionDismissed})
 				must(t, err)
 			}
 		}

@@ -154,7 +154,7 @@ func TestEventOutbox(t *testing.T) {
 		other := f.invoice(t, f.m, 2000, nil)
 		check(t, newEvents(t), kassa.EventInvoiceCreated, other)
 		f.clock.Advance(time.Second)
-		canceled, err := f.db.CancelInvoice(f.ctx, p, other.ID)
+		canceled, err := invoicing.Over(f.db).CancelInvoice(f.ctx, p, other.ID)
 		must(t, err)
 		check(t, newEvents(t), kassa.EventInvoiceCanceled, canceled, kassa.EventInvoiceUpdated, canceled)
 
@@ -193,11 +193,11 @@ func TestEventOutbox(t *testing.T) {
 			kind kassa.ErrorKind
 			code string
 		}{
-			{"cancel twice", func() error { _, err := f.db.CancelInvoice(f.ctx, p, other.ID); return err },
+			{"cancel twice", func() error { _, err := invoicing.Over(f.db).CancelInvoice(f.ctx, p, other.ID); return err },
 				kassa.KindConflict, "invoice_not_cancelable"},
-			{"cancel paid", func() error { _, err := f.db.CancelInvoice(f.ctx, p, inv.ID); return err },
+			{"cancel paid", func() error { _, err := invoicing.Over(f.db).CancelInvoice(f.ctx, p, inv.ID); return err },
 				kassa.KindConflict, "invoice_not_cancelable"},
-			{"cancel with payments", func() error { _, err := f.db.CancelInvoice(f.ctx, p, withPending.ID); return err },
+			{"cancel with payments", func() error { _, err := invoicing.Over(f.db).CancelInvoice(f.ctx, p, withPending.ID); return err },
 				kassa.KindConflict, "invoice_has_payments"},
 			{"create invalid", func() error {
 				_, _, err := invoicing.Over(f.db).CreateInvoice(f.ctx, p, kassa.InvoiceCreate{Amount: 5}, nil)

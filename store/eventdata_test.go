@@ -6,6 +6,7 @@ import (
 
 	"github.com/kassapay/kassa"
 	"github.com/kassapay/kassa/internal/deflate"
+	"github.com/kassapay/kassa/invoicing"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
 )
@@ -50,7 +51,7 @@ func TestEventDataDeflated(t *testing.T) {
 		must(t, err)
 		// CreateInvoice deflates before its transaction, CancelInvoice inside it.
 		inv := f.invoice(t, f.m, 1000, func(c *kassa.InvoiceCreate) { c.Description = ptr("Tea & <cake> ☕") })
-		canceled, err := f.db.CancelInvoice(f.ctx, p, inv.ID)
+		canceled, err := invoicing.Over(f.db).CancelInvoice(f.ctx, p, inv.ID)
 		must(t, err)
 		want, created := map[string]string{}, ""
 		for _, e := range f.merchantEvents(t, f.m) {

@@ -28,7 +28,7 @@ func TestEventsList(t *testing.T) {
 		}
 		f.pay(t, invs[0], "0x01", 100, false) // invoice_payment.created, invoice.updated
 		f.clock.Advance(time.Second)
-		_, err = f.db.CancelInvoice(f.ctx, principal(f.m), invs[1].ID) // invoice.canceled, invoice.updated
+		_, err = invoicing.Over(f.db).CancelInvoice(f.ctx, principal(f.m), invs[1].ID) // invoice.canceled, invoice.updated
 		must(t, err)
 		foreign := f.invoice(t, other, 1000, nil)
 		mp := principal(f.m)

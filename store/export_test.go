@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kassapay/kassa"
 )
 
 // HoldCreates stops db's PostgreSQL create writer and puts in one that waits: the
@@ -201,4 +203,28 @@ func HasIndex(t testing.TB, db *DB, name string) bool {
 		t.Fatal(err)
 	}
 	return n == 1
+}
+
+// EffectiveStatuses returns the effective status at now of each of the merchant's
+// invoices as effectiveStatusSQL computes it, the SQL lists, filters and totals use.
+func EffectiveStatuses(t testing.TB, db *DB, merchantID int64, now time.Time) map[string]kassa.InvoiceStatus {
+	t.Helper()
+	rows, err := db.r.QueryContext(context.Background(),
+		"SELECT id, "+effectiveStatusSQL("$2")+" FROM invoices WHERE merchant_id = $1", merchantID, micros(now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[string]kassa.InvoiceStatus{}
+	for rows.Next() {
+		var id, status string
+		if err := rows.Scan(&id, &status); err != nil {
+			t.Fatal(err)
+		}
+		out[id] = kassa.InvoiceStatus(status)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -25,7 +25,9 @@ const invoiceColumns = `id, merchant_id, environment, status, invoice_type, curr
 // effectiveStatusSQL is kassa.Invoice.EffectiveStatus as SQL, with nowParam the
 // placeholder of the time now in microseconds: an open invoice past its expiry with
 // nothing pending reads expired. Filters, paging and totals all use it, so they agree
-// with what is shown.
+// with what is shown. It is the one rule the store writes itself, as SQL, because a
+// page or a sum must filter on it in the query; TestEffectiveStatusSQLIsTheGoRule
+// checks it against the Go rule on both engines.
 func effectiveStatusSQL(nowParam string) string {
 	return "(CASE WHEN status IN ('unpaid', 'underpaid') AND expires_at <= " + nowParam +
 		" AND amount_pending = 0 THEN 'expired' ELSE status END)"

@@ -158,7 +158,7 @@ func TestInvoiceCancel(t *testing.T) {
 		f := newFixture(t, cfg)
 		inv := f.invoice(t, f.m, 100, nil)
 		f.clock.Advance(time.Second)
-		c, err := f.db.CancelInvoice(f.ctx, principal(f.m), inv.ID)
+		c, err := invoicing.Over(f.db).CancelInvoice(f.ctx, principal(f.m), inv.ID)
 		must(t, err)
 		at := f.clock.Now().Truncate(time.Microsecond)
 		if c.Status != kassa.StatusCanceled || c.CanceledAt == nil || !c.CanceledAt.Equal(at) {
@@ -203,7 +203,7 @@ func TestInvoiceCancel(t *testing.T) {
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
-				_, err := f.db.CancelInvoice(f.ctx, tt.p, tt.id)
+				_, err := invoicing.Over(f.db).CancelInvoice(f.ctx, tt.p, tt.id)
 				wantErr(t, err, tt.kind, tt.code)
 			})
 		}

@@ -6,13 +6,14 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/invoicing"
 )
 
-// CancelInvoice cancels an unpaid invoice and writes invoice.canceled and
-// invoice.updated in the same transaction. Any other effective status (expired
-// included) is a conflict.
-func (db *DB) CancelInvoice(ctx context.Context, p kassa.Principal, id string) (*kassa.Invoice, error) {
-	merchantID := p.MerchantID
+// CancelInvoice locks the merchant's invoice, reads it at its effective status,
+// counts its payments and asks decide, the invoice service's rule; when decide
+// allows it, the invoice is canceled with invoice.canceled and invoice.updated,
+// and its order follows, in the same transaction. The store decides nothing.
+func (db *DB) CancelInvoice(ctx context.Context, merchantID int64, id string, decide invoicing.Decide) (*kassa.Invoice, error) {
 	var inv *kassa.Invoice
 	err := db.tx(ctx, func(tx txq) error {
 		var err error
@@ -20,12 +21,15 @@ func (db *DB) CancelInvoice(ctx context.Context, p kassa.Principal, id string) (
 		if err != nil {
 			return err
 		}
-		if inv.Environment != p.Environment {
-			return kassa.Errorf(kassa.KindPermission, "environment_mismatch",
-				"This invoice is in %s; a %s credential cannot cancel it.", inv.Environment, p.Environment)
-		}
 		now := db.clock()
 		inv.Status = inv.EffectiveStatus(now)
+		payments, err := countPayments(ctx, tx, inv.ID)
+		if err != nil {
+			return err
+		}
+		if err := decide(inv, payments); err != nil {
+			return err
+		}
 		if err := cancelInvoiceTx(ctx, tx, inv, now); err != nil {
 			return err
 		}
@@ -37,20 +41,20 @@ func (db *DB) CancelInvoice(ctx context.Context, p kassa.Principal, id string) (
 	return inv, nil
 }
 
-// cancelInvoiceTx cancels an unpaid invoice without receipts through tx and writes
-// invoice.canceled and invoice.updated; inv.Status must be its effective status.
+// countPayments counts the payments (receipts, in any status) recorded against
+// the invoice id, for a decision on the locked invoice.
+func countPayments(ctx context.Context, tx txq, invoiceID string) (int, error) {
+	var n int
+	if err := tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM receipts WHERE invoice_id = $1", invoiceID).Scan(&n); err != nil {
+		return 0, fmt.Errorf("store: count payments: %w", err)
+	}
+	return n, nil
+}
+
+// cancelInvoiceTx writes the cancel of the locked invoice inv through tx, with
+// invoice.canceled and invoice.updated; inv.Status must be its effective status,
+// and a service must have allowed the cancel.
 func cancelInvoiceTx(ctx context.Context, tx txq, inv *kassa.Invoice, now time.Time) error {
-	if err := kassa.CheckCancel(inv.Status); err != nil {
-		return err
-	}
-	var receipts int
-	if err := tx.QueryRowContext(ctx, "SELECT COUNT(*) FROM receipts WHERE invoice_id = $1", inv.ID).Scan(&receipts); err != nil {
-		return fmt.Errorf("store: cancel invoice: %w", err)
-	}
-	if receipts > 0 {
-		return kassa.Errorf(kassa.KindConflict, "invoice_has_payments",
-			"This invoice has received payments (%d); it cannot be canceled.", receipts)
-	}
 	if _, err := tx.ExecContext(ctx, "UPDATE invoices SET status = $1, canceled_at = $2 WHERE id = $3 AND merchant_id = $4",
 		string(kassa.StatusCanceled), micros(now), inv.ID, inv.MerchantID); err != nil {
 		return fmt.Errorf("store: cancel invoice: %w", err)

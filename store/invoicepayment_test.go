@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/invoicing"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
 )
@@ -128,7 +129,7 @@ func TestCancelRefusedWithReceipts(t *testing.T) {
 		f := newFixture(t, cfg)
 		inv := f.invoice(t, f.m, 1000, nil)
 		f.pay(t, inv, "0xaa", 500, false)
-		_, err := f.db.CancelInvoice(f.ctx, principal(f.m), inv.ID)
+		_, err := invoicing.Over(f.db).CancelInvoice(f.ctx, principal(f.m), inv.ID)
 		wantErr(t, err, kassa.KindConflict, "invoice_has_payments")
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/invoicing"
 	"github.com/kassapay/kassa/payment"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
@@ -79,7 +80,7 @@ func TestInvoicesNeedingAttention(t *testing.T) {
 		under := f.invoice(t, f.m, 1_000, nil)
 		f.pay(t, under, "0x"+strings.Repeat("02", 32), 400, true)
 		aside := f.invoice(t, f.m, 1_000, nil)
-		_, err := f.db.CancelInvoice(f.ctx, principal(f.m), aside.ID)
+		_, err := invoicing.Over(f.db).CancelInvoice(f.ctx, principal(f.m), aside.ID)
 		must(t, err)
 		if r, _ := f.pay(t, aside, "0x"+strings.Repeat("03", 32), 1_000, true); r.Status != kassa.PaymentManualRetry {
 			t.Fatalf("a payment on a canceled invoice is %s, want manual_retry", r.Status)

@@ -160,7 +160,7 @@ func (f *fixture) settledOrder(t *testing.T, m *kassa.Merchant, customer string)
 	inv, token, err := invoicing.Over(f.db).Prepare(f.ctx, p, kassa.InvoiceCreate{Amount: o.Total, CustomerID: &customer, CommerceOrderID: &o.ID})
 	must(t, err)
 	must(t, f.db.CreateOrder(f.ctx, commerce.OrderCreate{Order: o, Invoice: inv, SessionToken: token}, nil))
-	o, err = f.db.ChangeOrder(f.ctx, m.ID, o.ID, func(o *commerce.Order, _ *kassa.Invoice, now time.Time) (commerce.InvoiceAction, error) {
+	o, err = f.db.ChangeOrder(f.ctx, m.ID, o.ID, func(o *commerce.Order, _ *kassa.Invoice, _ int, now time.Time) (commerce.InvoiceAction, error) {
 		if err := o.Advance(commerce.Step{To: commerce.OrderPaymentConfirmed}, now); err != nil {
 			return commerce.InvoiceKeep, err
 		}

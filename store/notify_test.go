@@ -44,7 +44,7 @@ func TestCommitsOnlyAfterWrites(t *testing.T) {
 			}, false},
 			{"invoice create", nil, func(t *testing.T) { f.invoice(t, f.m, 1000, nil) }, true},
 			{"order change that changes nothing", func(t *testing.T) { o, _ = f.newOrder(t, f.m, "c1") }, func(t *testing.T) {
-				_, err := f.db.ChangeOrder(f.ctx, f.m.ID, o.ID, func(*commerce.Order, *kassa.Invoice, time.Time) (commerce.InvoiceAction, error) {
+				_, err := f.db.ChangeOrder(f.ctx, f.m.ID, o.ID, func(*commerce.Order, *kassa.Invoice, int, time.Time) (commerce.InvoiceAction, error) {
 					return commerce.InvoiceKeep, nil
 				})
 				must(t, err)
@@ -101,7 +101,7 @@ func TestDeliveriesWake(t *testing.T) {
 		}{
 			{"create, no endpoint", nil, func(t *testing.T) { inv = f.invoice(t, f.m, 1000, nil) }, false},
 			{"cancel, an endpoint wanting other events", func(t *testing.T) { f.endpoint(t, p, "paid", "invoice.paid") },
-				func(t *testing.T) { _, err := f.db.CancelInvoice(f.ctx, p, inv.ID); must(t, err) }, false},
+				func(t *testing.T) { _, err := invoicing.Over(f.db).CancelInvoice(f.ctx, p, inv.ID); must(t, err) }, false},
 			{"create wanted by an endpoint", func(t *testing.T) { f.endpoint(t, p, "created", "invoice.created") },
 				func(t *testing.T) { inv = f.invoice(t, f.m, 1000, nil) }, true},
 			{"creates in one batch", nil, func(t *testing.T) { f.createBatch(t, 3) }, true},
@@ -113,7 +113,7 @@ func TestDeliveriesWake(t *testing.T) {
 				must(t, err)
 			}, true},
 			{"cancel wanted (writeEvents)", func(t *testing.T) { f.endpoint(t, p, "canceled", "invoice.canceled") },
-				func(t *testing.T) { _, err := f.db.CancelInvoice(f.ctx, p, inv.ID); must(t, err) }, true},
+				func(t *testing.T) { _, err := invoicing.Over(f.db).CancelInvoice(f.ctx, p, inv.ID); must(t, err) }, true},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {

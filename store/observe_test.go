@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/invoicing"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
 )
@@ -72,10 +73,10 @@ func TestObserverSeesCommittedChanges(t *testing.T) {
 		f.pay(t, partial, "0x02", 400, true)
 		expect("underpayment", "payment devnet/bsc-testnet/1", "moved unpaid>underpaid")
 
-		_, err := f.db.CancelInvoice(f.ctx, principal(f.m), canceled.ID)
+		_, err := invoicing.Over(f.db).CancelInvoice(f.ctx, principal(f.m), canceled.ID)
 		must(t, err)
 		expect("cancel", "moved unpaid>canceled")
-		_, err = f.db.CancelInvoice(f.ctx, principal(f.m), paid.ID)
+		_, err = invoicing.Over(f.db).CancelInvoice(f.ctx, principal(f.m), paid.ID)
 		wantErr(t, err, kassa.KindConflict, "invoice_not_cancelable")
 		expect("refused cancel")
 
@@ -117,7 +118,7 @@ func TestObserverOnSQLiteGroupCommit(t *testing.T) {
 			if i%2 == 0 {
 				_, _, _ = f.db.IngestPayment(f.ctx, paymentInput(inv, fmt.Sprintf("0x%02x", i), 10, false))
 			} else {
-				_, err := f.db.CancelInvoice(f.ctx, principal(f.m), inv.ID) // has payments, or will have: refused or canceled
+				_, err := invoicing.Over(f.db).CancelInvoice(f.ctx, principal(f.m), inv.ID) // has payments, or will have: refused or canceled
 				_ = err
 			}
 		})

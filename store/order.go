@@ -206,8 +206,12 @@ func (db *DB) ChangeOrder(ctx context.Context, merchantID int64, id string, chan
 		}
 		now := db.clock()
 		inv.Status = inv.EffectiveStatus(now)
+		payments, err := countPayments(ctx, tx, inv.ID)
+		if err != nil {
+			return err
+		}
 		before, _ := json.Marshal((*orderRecord)(o))
-		action, err := change(o, inv, now)
+		action, err := change(o, inv, payments, now)
 		if err != nil {
 			return err
 		}

@@ -62,7 +62,7 @@ func TestOrderCreateAndIsolation(t *testing.T) {
 		other := f.merchant(t, "other@example.com")
 		_, err := f.db.Order(f.ctx, other.ID, o.ID)
 		wantErr(t, err, kassa.KindNotFound, "resource_missing")
-		_, err = f.db.ChangeOrder(f.ctx, other.ID, o.ID, func(*commerce.Order, *kassa.Invoice, time.Time) (commerce.InvoiceAction, error) {
+		_, err = f.db.ChangeOrder(f.ctx, other.ID, o.ID, func(*commerce.Order, *kassa.Invoice, int, time.Time) (commerce.InvoiceAction, error) {
 			t.Fatal("change ran for another merchant")
 			return commerce.InvoiceKeep, nil
 		})
@@ -139,7 +139,7 @@ func TestOrderFollowsItsInvoice(t *testing.T) {
 
 		// Canceled by the merchant through the invoice API: the order follows.
 		o3, inv3 := f.newOrder(t, f.m, "cus_3")
-		_, err = f.db.CancelInvoice(f.ctx, principal(f.m), inv3.ID)
+		_, err = invoicing.Over(f.db).CancelInvoice(f.ctx, principal(f.m), inv3.ID)
 		must(t, err)
 		if got = f.order(t, f.m, o3.ID); got.Status != commerce.OrderCancelled || got.Substatus != commerce.SubPaymentCanceled {
 			t.Fatalf("after invoice cancel: %s %s", got.Status, got.Substatus)
@@ -159,7 +159,7 @@ func TestChangeOrder(t *testing.T) {
 			return len(evs)
 		}
 		// No change: nothing written.
-		_, err := f.db.ChangeOrder(f.ctx, f.m.ID, o.ID, func(*commerce.Order, *kassa.Invoice, time.Time) (commerce.InvoiceAction, error) {
+		_, err := f.db.ChangeOrder(f.ctx, f.m.ID, o.ID, func(*commerce.Order, *kassa.Invoice, int, time.Time) (commerce.InvoiceAction, error) {
 			return commerce.InvoiceKeep, nil
 		})
 		must(t, err)
@@ -168,7 +168,7 @@ func TestChangeOrder(t *testing.T) {
 		}
 		// A failing change rolls everything back, the invoice cancel included.
 		boom := errors.New("boom")
-		_, err = f.db.ChangeOrder(f.ctx, f.m.ID, o.ID, func(o *commerce.Order, _ *kassa.Invoice, now time.Time) (commerce.InvoiceAction, error) {
+		_, err = f.db.ChangeOrder(f.ctx, f.m.ID, o.ID, func(o *commerce.Order, _ *kassa.Invoice, _ int, now time.Time) (commerce.InvoiceAction, error) {
 			_ = o.Advance(commerce.Step{To: commerce.OrderCancelled}, now)
 			return commerce.InvoiceCancel, boom
 		})
@@ -179,7 +179,7 @@ func TestChangeOrder(t *testing.T) {
 			t.Fatalf("failed change left invoice %s and %d events", got.Status, count())
 		}
 		// Cancel with the invoice: both in one transaction, with their events.
-		got, err := f.db.ChangeOrder(f.ctx, f.m.ID, o.ID, func(o *commerce.Order, _ *kassa.Invoice, now time.Time) (commerce.InvoiceAction, error) {
+		got, err := f.db.ChangeOrder(f.ctx, f.m.ID, o.ID, func(o *commerce.Order, _ *kassa.Invoice, _ int, now time.Time) (commerce.InvoiceAction, error) {
 			return commerce.InvoiceCancel, o.Advance(commerce.Step{To: commerce.OrderCancelled}, now)
 		})
 		must(t, err)
@@ -208,7 +208,7 @@ func TestOrderCancelRacesPayment(t *testing.T) {
 		var wg sync.WaitGroup
 		for _, p := range pairs {
 			wg.Go(func() {
-				_, err := f.db.ChangeOrder(f.ctx, f.m.ID, p.o.ID, func(o *commerce.Order, inv *kassa.Invoice, now time.Time) (commerce.InvoiceAction, error) {
+				_, err := f.db.ChangeOrder(f.ctx, f.m.ID, p.o.ID, func(o *commerce.Order, inv *kassa.Invoice, _ int, now time.Time) (commerce.InvoiceAction, error) {
 					o.FollowInvoice(inv, "", now)
 					if inv.Status != kassa.StatusUnpaid {
 						return commerce.InvoiceKeep, kassa.Errorf(kassa.KindConflict, "paid", "paid first")

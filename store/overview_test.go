@@ -56,7 +56,7 @@ func TestVolumeByDay(t *testing.T) {
 		// Two days on the order is cancelled: its refund (the total less the
 		// commerce fee) counts then, and the day it was paid keeps its figure.
 		f.clock.Advance(48 * time.Hour)
-		_, err := f.db.ChangeOrder(f.ctx, f.m.ID, o.ID, func(o *commerce.Order, _ *kassa.Invoice, now time.Time) (commerce.InvoiceAction, error) {
+		_, err := f.db.ChangeOrder(f.ctx, f.m.ID, o.ID, func(o *commerce.Order, _ *kassa.Invoice, _ int, now time.Time) (commerce.InvoiceAction, error) {
 			return commerce.InvoiceKeep, o.Advance(commerce.Step{To: commerce.OrderCancelled}, now)
 		})
 		must(t, err)
@@ -75,7 +75,7 @@ func TestVolumeByDay(t *testing.T) {
 			t.Fatalf("since the next day: %s, want %s", got, want)
 		}
 		// The refund sent: still counted once, on the day it was made.
-		_, err = f.db.ChangeOrder(f.ctx, f.m.ID, o.ID, func(o *commerce.Order, _ *kassa.Invoice, now time.Time) (commerce.InvoiceAction, error) {
+		_, err = f.db.ChangeOrder(f.ctx, f.m.ID, o.ID, func(o *commerce.Order, _ *kassa.Invoice, _ int, now time.Time) (commerce.InvoiceAction, error) {
 			return commerce.InvoiceKeep, o.Advance(commerce.Step{To: commerce.OrderRefunded, TxHash: "0xr"}, now)
 		})
 		must(t, err)

@@ -8,18 +8,21 @@ import (
 )
 
 // ResolvePayment records a merchant's accept or dismiss of a set-aside payment in
-// one transaction, with the invoice locked: the receipt's resolution and its
-// invoice_payment.updated event; accepting also confirms it and recomputes the
-// invoice (an expired invoice the accepted money pays becomes paid:
-// kassa.Invoice.Recompute), with the invoice's events. The rules are
-// kassa.Payment.CheckResolve's, judged on the locked rows.
-func (db *DB) ResolvePayment(ctx context.Context, p kassa.Principal, invoiceID, paymentID string, req kassa.ResolveRequest) (*kassa.Payment, error) {
+// one transaction, with the invoice locked: it reads the invoice, the payment (nil
+// when the invoice has no such payment) and how many refunds of the payment are
+// under way, and asks decide, the payment service's rule; when decide allows it,
+// the receipt's resolution and its invoice_payment.updated event are written, and
+// accepting also confirms it and recomputes the invoice (an expired invoice the
+// accepted money pays becomes paid: kassa.Invoice.Recompute), with the invoice's
+// events. The store decides nothing.
+func (db *DB) ResolvePayment(ctx context.Context, merchantID int64, invoiceID, paymentID string, req kassa.ResolveRequest,
+	decide func(inv *kassa.Invoice, pay *kassa.Payment, refunding int) error) (*kassa.Payment, error) {
 	if !kassa.ValidUUID(paymentID) {
 		return nil, kassa.NotFound("payment")
 	}
 	var rec *kassa.Payment
 	err := db.tx(ctx, func(tx txq) error {
-		inv, err := db.lockedInvoice(ctx, tx, p, invoiceID, "resolve its payments")
+		inv, err := db.invoice(ctx, tx, merchantID, invoiceID, db.forUpdate())
 		if err != nil {
 			return err
 		}
@@ -33,22 +36,15 @@ func (db *DB) ResolvePayment(ctx context.Context, p kassa.Principal, invoiceID, 
 				rec = r
 			}
 		}
-		if rec == nil {
-			return kassa.NotFound("payment")
-		}
-		if err := rec.CheckResolve(req); err != nil {
-			return err
-		}
-		// Money being refunded is neither credited nor kept: the refund may be
-		// paid from the payment's deposit address, which a settlement would empty.
 		var refunding int
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM refunds WHERE payment_id = $1 AND status NOT IN ($2, $3)`,
-			rec.ID, string(kassa.RefundFailed), string(kassa.RefundCanceled)).Scan(&refunding); err != nil {
-			return fmt.Errorf("store: resolve payment: %w", err)
+		if rec != nil {
+			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM refunds WHERE payment_id = $1 AND status NOT IN ($2, $3)`,
+				rec.ID, string(kassa.RefundFailed), string(kassa.RefundCanceled)).Scan(&refunding); err != nil {
+				return fmt.Errorf("store: resolve payment: %w", err)
+			}
 		}
-		if refunding > 0 {
-			return kassa.Errorf(kassa.KindConflict, "payment_being_refunded",
-				"This payment has a refund under way; cancel the refund first, or let it finish.")
+		if err := decide(inv, rec, refunding); err != nil {
+			return err
 		}
 		now := db.clock()
 		rec.Resolve(req.How, req.Note, now)

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/payment"
+	"github.com/kassapay/kassa/refund"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
 )
@@ -13,7 +15,7 @@ import (
 // resolve accepts or dismisses the payment id of inv as its merchant.
 func (f *fixture) resolve(inv *kassa.Invoice, id string, how kassa.Resolution, confirmations int) (*kassa.Payment, error) {
 	p := kassa.Principal{MerchantID: inv.MerchantID, Environment: kassa.Devnet, Scope: kassa.ScopeMerchant, KeyID: "k"}
-	return f.db.ResolvePayment(f.ctx, p, inv.ID, id, kassa.ResolveRequest{How: how, Note: "checked by hand", Confirmations: confirmations})
+	return resolvePayment(f, p, inv.ID, id, kassa.ResolveRequest{How: how, Note: "checked by hand", Confirmations: confirmations})
 }
 
 // TestResolvePayment: money set aside says why; a merchant accepts it (credited,
@@ -114,7 +116,7 @@ func TestResolvePayment(t *testing.T) {
 
 		// Another merchant's invoice, an unknown payment, another environment.
 		other := f.merchant(t, "other@example.com")
-		_, err = f.db.ResolvePayment(f.ctx, principal(other), open.ID, wrong.ID, kassa.ResolveRequest{How: kassa.ResolutionAccepted})
+		_, err = resolvePayment(f, principal(other), open.ID, wrong.ID, kassa.ResolveRequest{How: kassa.ResolutionAccepted})
 		wantErr(t, err, kassa.KindNotFound, "resource_missing")
 		_, err = f.resolve(open, kassa.NewTimeUUID(f.clock.Now()), kassa.ResolutionAccepted, 0)
 		wantErr(t, err, kassa.KindNotFound, "resource_missing")
@@ -122,7 +124,7 @@ func TestResolvePayment(t *testing.T) {
 		wantErr(t, err, kassa.KindNotFound, "resource_missing")
 		mainnet := principal(f.m)
 		mainnet.Environment = kassa.Mainnet
-		_, err = f.db.ResolvePayment(f.ctx, mainnet, paid.ID, extra.ID, kassa.ResolveRequest{How: kassa.ResolutionDismissed})
+		_, err = resolvePayment(f, mainnet, paid.ID, extra.ID, kassa.ResolveRequest{How: kassa.ResolutionDismissed})
 		wantErr(t, err, kassa.KindPermission, "environment_mismatch")
 	})
 }
@@ -147,9 +149,15 @@ func TestResolveRefundingPayment(t *testing.T) {
 			_, err = f.resolve(inv, wrong.ID, how, 0)
 			wantErr(t, err, kassa.KindConflict, "payment_being_refunded")
 		}
-		_, err = f.db.CancelRefund(f.ctx, principal(f.m), r.ID)
+		_, err = (&refund.Service{Store: f.db}).Cancel(f.ctx, principal(f.m), r.ID)
 		must(t, err)
 		_, err = f.resolve(inv, wrong.ID, kassa.ResolutionDismissed, 0)
 		must(t, err)
 	})
+}
+
+// resolvePayment resolves a payment through the store with the payment service's
+// rule, as payment.Service.Resolve does.
+func resolvePayment(f *fixture, p kassa.Principal, invoiceID, paymentID string, req kassa.ResolveRequest) (*kassa.Payment, error) {
+	return f.db.ResolvePayment(f.ctx, p.MerchantID, invoiceID, paymentID, req, payment.DecideResolve(p, req))
 }

@@ -223,7 +223,7 @@ func TestRefundFailsForGood(t *testing.T) {
 		f := newFixture(t, cfg)
 		o, inv := f.newOrder(t, f.m, "cus_refund")
 		f.payOrder(t, inv, o.Total)
-		_, err := f.db.ChangeOrder(f.ctx, f.m.ID, o.ID, func(o *commerce.Order, _ *kassa.Invoice, now time.Time) (commerce.InvoiceAction, error) {
+		_, err := f.db.ChangeOrder(f.ctx, f.m.ID, o.ID, func(o *commerce.Order, _ *kassa.Invoice, _ int, now time.Time) (commerce.InvoiceAction, error) {
 			o.RefundAddress = "0x52908400098527886E0F7030069857D2E4169EE7"
 			return commerce.InvoiceKeep, o.Advance(commerce.Step{To: commerce.OrderCancelled}, now)
 		})

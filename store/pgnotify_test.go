@@ -73,7 +73,14 @@ func TestInstancesShareCommitsAndRevocations(t *testing.T) {
 		must(t, admin.QueryRowContext(f.ctx, `SELECT 2 - count(*) FROM pg_stat_activity
 			WHERE application_name = 'kassa listen ' || current_schema() AND query LIKE 'LISTEN%'`).Scan(&killed))
 	}
-	time.Sleep(10 * time.Millisecond) // the reconnect's own wake-up follows its LISTEN
+	// The reconnect wakes the followers itself, then logs "listener back": once
+	// the line is there, that wake-up is in commits and is drained below, so it
+	// cannot pass for a commit's in awaitWake.
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(logs.String(), "postgres listener back"); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the store never logged its listener back: %q", logs.String())
+		}
+	}
 	for deadline := time.Now().Add(20 * time.Second); len(f.db.Warnings()) != 0; time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("warnings once the listener is back: %q", f.db.Warnings())

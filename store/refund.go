@@ -165,49 +165,39 @@ func (db *DB) InvoiceRefunds(ctx context.Context, p kassa.Principal, invoiceID s
 	return db.invoiceRefunds(ctx, db.r, inv.ID)
 }
 
-// CancelRefund cancels a refund not yet sent, with refund.updated. A refund whose
-// transfer is signed is sent as far as canceling goes: it may be on its way.
-func (db *DB) CancelRefund(ctx context.Context, p kassa.Principal, id string) (*kassa.Refund, error) {
+// CancelRefund locks the merchant's refund and its payout, if any, and asks
+// decide, the refund service's rule, with the payout's status ("" for none); when
+// decide allows it, the payout not yet signed fails (one failed already stays so)
+// and the refund is canceled with refund.updated, in one transaction. The store
+// decides nothing.
+func (db *DB) CancelRefund(ctx context.Context, merchantID int64, id string,
+	decide func(r *kassa.Refund, payout kassa.PayoutStatus) error) (*kassa.Refund, error) {
 	var out *kassa.Refund
 	err := db.tx(ctx, func(tx txq) error {
-		r, err := db.refund(ctx, tx, p.MerchantID, id, db.forUpdate())
+		r, err := db.refund(ctx, tx, merchantID, id, db.forUpdate())
 		if err != nil {
 			return err
 		}
-		if r.Environment != p.Environment {
-			return kassa.NotFound("refund")
+		var payoutID, payout string
+		err = tx.QueryRowContext(ctx, "SELECT id, status FROM payouts WHERE refund_id = $1"+db.forUpdate(), r.ID).Scan(&payoutID, &payout)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("store: refund payout: %w", err)
 		}
-		if !r.Status.Cancelable() {
-			return kassa.Errorf(kassa.KindConflict, "refund_not_cancelable", "This refund is %s; only a refund not yet sent can be canceled.", r.Status)
+		if err := decide(r, kassa.PayoutStatus(payout)); err != nil {
+			return err
 		}
 		now := db.clock()
-		if err := db.cancelRefundPayout(ctx, tx, r.ID, now); err != nil {
-			return err
+		if payoutID != "" && payout != string(kassa.PayoutFailed) {
+			if err := setPayout(ctx, tx, payoutID, "status = $1, reason = $2, updated_at = $3",
+				string(kassa.PayoutFailed), "refund canceled", micros(now)); err != nil {
+				return err
+			}
 		}
 		r.Status = kassa.RefundCanceled
 		out = r
 		return db.saveRefund(ctx, tx, r, now)
 	})
 	return out, err
-}
-
-// cancelRefundPayout ends the payout of a refund being canceled: one not yet
-// signed fails; one signed refuses the cancel; one failed already (withdrawn for
-// the merchant's own wallet) stays so.
-func (db *DB) cancelRefundPayout(ctx context.Context, tx txq, refundID string, now time.Time) error {
-	var id, status string
-	err := tx.QueryRowContext(ctx, "SELECT id, status FROM payouts WHERE refund_id = $1"+db.forUpdate(), refundID).Scan(&id, &status)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return nil
-	case err != nil:
-		return fmt.Errorf("store: refund payout: %w", err)
-	case status == string(outbox.PayoutFailed):
-		return nil // withdrawn for the merchant's own wallet: never signed
-	case status != string(outbox.PayoutQueued) && status != string(outbox.PayoutFunding):
-		return kassa.Errorf(kassa.KindConflict, "refund_not_cancelable", "This refund's transfer is already signed; it can no longer be canceled.")
-	}
-	return setPayout(ctx, tx, id, "status = $1, reason = $2, updated_at = $3", string(outbox.PayoutFailed), "refund canceled", micros(now))
 }
 
 // ClaimRefund gives a refund awaiting its address the payor's address when

@@ -100,14 +100,14 @@ func TestRefunds(t *testing.T) {
 		}
 
 		// Canceling gives the amount back; a canceled refund is final.
-		_, err = f.db.CancelRefund(f.ctx, principal(other), first.ID)
+		_, err = (&refund.Service{Store: f.db}).Cancel(f.ctx, principal(other), first.ID)
 		wantErr(t, err, kassa.KindNotFound, "resource_missing")
-		cn, err := f.db.CancelRefund(f.ctx, p, first.ID)
+		cn, err := (&refund.Service{Store: f.db}).Cancel(f.ctx, p, first.ID)
 		must(t, err)
 		if cn.Status != kassa.RefundCanceled {
 			t.Fatalf("canceled: %s", cn.Status)
 		}
-		_, err = f.db.CancelRefund(f.ctx, p, first.ID)
+		_, err = (&refund.Service{Store: f.db}).Cancel(f.ctx, p, first.ID)
 		wantErr(t, err, kassa.KindConflict, "refund_not_cancelable")
 		again, err := f.db.CreateRefund(f.ctx, p, inv.ID, refundReq(nil, refundAddress, ""))
 		must(t, err)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kassapay/kassa"
 	"github.com/kassapay/kassa/outbox"
+	"github.com/kassapay/kassa/refund"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
 )
@@ -47,7 +48,7 @@ func TestRefundsOf(t *testing.T) {
 		f.clock.Advance(time.Second)
 		r3, err := f.db.CreateRefund(f.ctx, p, inv.ID, refundReq(ptr(kassa.Millis(200)), refundAddress, ""))
 		must(t, err)
-		_, err = f.db.CancelRefund(f.ctx, p, r3.ID)
+		_, err = (&refund.Service{Store: f.db}).Cancel(f.ctx, p, r3.ID)
 		must(t, err)
 		none := f.invoice(t, f.m, 500, nil)
 
@@ -90,7 +91,7 @@ func TestWaitingRefunds(t *testing.T) {
 		f.clock.Advance(time.Second)
 		canceled, err := f.db.CreateRefund(f.ctx, p, inv.ID, refundReq(ptr(kassa.Millis(100)), refundAddress, ""))
 		must(t, err)
-		_, err = f.db.CancelRefund(f.ctx, p, canceled.ID)
+		_, err = (&refund.Service{Store: f.db}).Cancel(f.ctx, p, canceled.ID)
 		must(t, err)
 		f.clock.Advance(time.Second)
 		signed, err := f.db.CreateRefund(f.ctx, p, inv.ID, refundReq(ptr(kassa.Millis(200)), refundAddress, ""))

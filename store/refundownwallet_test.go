@@ -9,6 +9,7 @@ import (
 
 	"github.com/kassapay/kassa"
 	"github.com/kassapay/kassa/outbox"
+	"github.com/kassapay/kassa/refund"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
 )
@@ -101,7 +102,7 @@ func TestRefundOwnWalletChoice(t *testing.T) {
 			t.Fatal("the funding payout is still open")
 		}
 		// Canceling a refund the merchant took over (its payout failed already).
-		if c, err := f.db.CancelRefund(f.ctx, p, funding.ID); err != nil || c.Status != kassa.RefundCanceled {
+		if c, err := (&refund.Service{Store: f.db}).Cancel(f.ctx, p, funding.ID); err != nil || c.Status != kassa.RefundCanceled {
 			t.Fatalf("cancel: %v", err)
 		}
 

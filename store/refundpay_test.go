@@ -6,6 +6,7 @@ import (
 
 	"github.com/kassapay/kassa"
 	"github.com/kassapay/kassa/outbox"
+	"github.com/kassapay/kassa/refund"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
 )
@@ -61,7 +62,7 @@ func TestRefundPayouts(t *testing.T) {
 		if got := f.refundStatus(t, r.ID); got.Status != kassa.RefundSent || got.TxHash != tx.Latest().Hash || got.SentAt == nil {
 			t.Fatalf("after signing: %s %s", got.Status, got.TxHash)
 		}
-		_, err = f.db.CancelRefund(f.ctx, p, r.ID)
+		_, err = (&refund.Service{Store: f.db}).Cancel(f.ctx, p, r.ID)
 		wantErr(t, err, kassa.KindConflict, "refund_not_cancelable")
 		block := kassa.BlockRef{Number: 10, Hash: "0xb10"}
 		must(t, f.db.RecordTx(f.ctx, tx.ID, outbox.Outcome{Status: outbox.TxConfirmed, MinedHash: tx.Latest().Hash, Block: block}))
@@ -135,7 +136,7 @@ func TestRefundPayouts(t *testing.T) {
 		}
 		// Canceled while queued: its payout fails and is never signed.
 		pa := f.refundPayout(t, again.ID)
-		_, err = f.db.CancelRefund(f.ctx, p, again.ID)
+		_, err = (&refund.Service{Store: f.db}).Cancel(f.ctx, p, again.ID)
 		must(t, err)
 		open2, err := f.db.OpenPayouts(f.ctx, kassa.Devnet, "bsc-testnet")
 		must(t, err)

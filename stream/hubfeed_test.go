@@ -147,19 +147,22 @@ func TestHubIdleReadsNothing(t *testing.T) {
 	})
 }
 
-// hubIdleReadsNothing is TestHubIdleReadsNothing on one engine. In a synctest
-// bubble (exact) "nothing read" holds over a minute of the bubble's clock,
-// thousands of the hub's polls, with every commit's wake-up taken, and the
-// reads are counted exactly; in real time it waits 100 ms and allows a
-// subscription's first poll to race its head read.
+// hubIdleReadsNothing is TestHubIdleReadsNothing on one engine. The hub's
+// wake-ups come from the test, one after each commit, on an unbuffered channel:
+// the loop takes one only between rounds, so once a last one is taken the round
+// after every commit has ended, and "nothing read" is checked after it, not
+// after a guessed wait. In a synctest bubble (exact) it also holds over a minute
+// of the bubble's clock, thousands of the hub's polls, and the reads are counted
+// exactly; in real time a subscription's first poll may race its head read.
 func hubIdleReadsNothing(t *testing.T, cfg store.Config, exact bool) {
-	settle, idleFor := func() {}, 100*time.Millisecond
+	settle := func() {}
 	if exact {
-		settle, idleFor = synctest.Wait, time.Minute
+		settle = synctest.Wait
 	}
 	db := storetest.Open(t, cfg)
 	feed := &countingFeed{EventService: db}
-	hub := stream.New(feed, stream.Options{Wake: db.Commits(), Poll: 20 * time.Millisecond, IdleSkip: time.Hour})
+	wake := make(chan struct{})
+	hub := stream.New(feed, stream.Options{Wake: wake, Poll: 20 * time.Millisecond, IdleSkip: time.Hour})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); hub.Run(ctx) }()
@@ -179,11 +182,35 @@ func hubIdleReadsNothing(t *testing.T, cfg store.Config, exact bool) {
 	var idle []string
 	for range 5 {
 		idle = append(idle, f.invoice(m, kassa.Devnet))
+		wake <- struct{}{} // the commit's wake-up, taken between two rounds
 	}
-	time.Sleep(idleFor) // the commits' wake-ups and many polls
-	settle()
+	wake <- struct{}{} // taken once the round woken by the last commit has ended
+	if exact {
+		time.Sleep(time.Minute) // thousands of polls, on the bubble's clock
+		synctest.Wait()
+	}
 	if n := feed.reads.Load() - started; n != 0 {
 		t.Fatalf("an idle hub read the feed %d times", n)
+	}
+	// The subscription starts at the head, which on PostgreSQL covers an event
+	// once every older transaction ended: wait (on the store, uncounted) until it
+	// covers the idle events.
+	events, _, err := db.Events(f.ctx, kassa.EventFilter{MerchantID: m.ID, Environment: kassa.Devnet,
+		Scope: kassa.ScopeMerchant, Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for end := time.Now().Add(deadline); ; time.Sleep(time.Millisecond) {
+		head, err := db.FeedHead(f.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !events[0].Pos.After(head) { // newest first
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("the feed's head %+v never covered the last idle event's %+v", head, events[0].Pos)
+		}
 	}
 	sub := hub.Subscribe(m.ID, kassa.Devnet, kassa.ScopeMerchant)
 	defer sub.Close()

@@ -167,7 +167,7 @@ func TestHubDeliversMatchingEventsInOrder(t *testing.T) {
 		}
 
 		// A cancel writes several events; they come in the order they were written.
-		if _, err := f.db.CancelInvoice(f.ctx, kassa.Principal{MerchantID: m1.ID, Environment: kassa.Devnet,
+		if _, err := invoicing.Over(f.db).CancelInvoice(f.ctx, kassa.Principal{MerchantID: m1.ID, Environment: kassa.Devnet,
 			Scope: kassa.ScopeMerchant, KeyID: "k"}, want[0]); err != nil {
 			t.Fatal(err)
 		}

@@ -121,10 +121,10 @@ func TestRunOnce(t *testing.T) {
 // TestRunShutdown cancels Run while an attempt is in flight: the attempt still
 // completes and is recorded, with a live context, before Run returns.
 func TestRunShutdown(t *testing.T) {
-	started := make(chan struct{})
+	started, release := make(chan struct{}), make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		close(started)
-		time.Sleep(100 * time.Millisecond)
+		<-release // answered only once Run's context has ended
 	}))
 	t.Cleanup(srv.Close)
 	q := &fakeQueue{}
@@ -137,6 +137,7 @@ func TestRunShutdown(t *testing.T) {
 	}()
 	<-started
 	cancel()
+	close(release)
 	<-done
 	f := q.finished()
 	if len(f) != 1 || !f[0].a.Succeeded || f[0].ctx != nil {

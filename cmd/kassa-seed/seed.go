@@ -142,7 +142,7 @@ func seedOne(ctx context.Context, db *store.DB, ps []kassa.Principal, i int) err
 	case i%1_000 == 50:
 		return pay(inv.Amount / 2)
 	case i%200 == 7:
-		_, err := db.CancelInvoice(ctx, p, inv.ID)
+		_, err := invoicing.Over(db).CancelInvoice(ctx, p, inv.ID)
 		return err
 	}
 	return nil

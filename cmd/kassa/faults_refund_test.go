@@ -57,7 +57,19 @@ func TestFaultKillRefund(t *testing.T) {
 			}
 		}
 		done := waitRefund(t, k.in, refID)
-		time.Sleep(3 * time.Second) // a few more blocks: nothing is sent again
+		// Nothing can be sent again once the refund's payout is done and none of its
+		// stored transactions is pending: what is on chain now is all there will be.
+		for end := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+			open := count(t, raw, fmt.Sprintf("SELECT COUNT(*) FROM payouts WHERE refund_id = '%s' AND status <> '%s'", refID, kassa.PayoutDone)) +
+				count(t, raw, fmt.Sprintf(`SELECT COUNT(*) FROM outbox_txs o JOIN payouts p ON o.payout_id = p.id
+					WHERE p.refund_id = '%s' AND o.status = '%s'`, refID, kassa.TxPending))
+			if open == 0 {
+				break
+			}
+			if time.Now().After(end) {
+				t.Fatalf("the refund's payout or its transactions still open a minute after it confirmed (%d)", open)
+			}
+		}
 		hashes, sum := transfersTo(t, dev.URL(), payor)
 		if len(hashes) != 1 || sum.Cmp(big.NewInt(4_000_000)) != 0 || !strings.EqualFold(hashes[0], done["tx_hash"].(string)) {
 			t.Fatalf("transfers to the payor %v (%s units), refund %v", hashes, sum, done)
