@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/outbox"
 	"github.com/kassapay/kassa/refund"
 )
 
@@ -14,12 +15,12 @@ import (
 type lockedRefund struct {
 	refund.Store // the rest, unused here
 	r            kassa.Refund
-	payout       kassa.PayoutStatus
+	payout       outbox.PayoutStatus
 	canceled     bool
 }
 
 func (l *lockedRefund) CancelRefund(_ context.Context, merchantID int64, id string,
-	decide func(r *kassa.Refund, payout kassa.PayoutStatus) error) (*kassa.Refund, error) {
+	decide func(r *kassa.Refund, payout outbox.PayoutStatus) error) (*kassa.Refund, error) {
 	if merchantID != l.r.MerchantID || id != l.r.ID {
 		return nil, kassa.NotFound("refund")
 	}
@@ -37,15 +38,15 @@ func TestCancelDecides(t *testing.T) {
 		name   string
 		env    kassa.Environment
 		status kassa.RefundStatus
-		payout kassa.PayoutStatus
+		payout outbox.PayoutStatus
 		code   string
 	}{
 		{name: "awaiting its address, no payout", env: kassa.Devnet, status: kassa.RefundAwaitingAddress},
-		{name: "pending, payout queued", env: kassa.Devnet, status: kassa.RefundPending, payout: kassa.PayoutQueued},
-		{name: "pending, payout funding", env: kassa.Devnet, status: kassa.RefundPending, payout: kassa.PayoutFunding},
-		{name: "pending, payout withdrawn for the own wallet", env: kassa.Devnet, status: kassa.RefundPending, payout: kassa.PayoutFailed},
-		{name: "pending, payout signed", env: kassa.Devnet, status: kassa.RefundPending, payout: kassa.PayoutSending, code: "refund_not_cancelable"},
-		{name: "sent", env: kassa.Devnet, status: kassa.RefundSent, payout: kassa.PayoutSending, code: "refund_not_cancelable"},
+		{name: "pending, payout queued", env: kassa.Devnet, status: kassa.RefundPending, payout: outbox.PayoutQueued},
+		{name: "pending, payout funding", env: kassa.Devnet, status: kassa.RefundPending, payout: outbox.PayoutFunding},
+		{name: "pending, payout withdrawn for the own wallet", env: kassa.Devnet, status: kassa.RefundPending, payout: outbox.PayoutFailed},
+		{name: "pending, payout signed", env: kassa.Devnet, status: kassa.RefundPending, payout: outbox.PayoutSending, code: "refund_not_cancelable"},
+		{name: "sent", env: kassa.Devnet, status: kassa.RefundSent, payout: outbox.PayoutSending, code: "refund_not_cancelable"},
 		{name: "canceled already", env: kassa.Devnet, status: kassa.RefundCanceled, code: "refund_not_cancelable"},
 		{name: "other environment", env: kassa.Mainnet, status: kassa.RefundPending, code: "resource_missing"},
 	} {

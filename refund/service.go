@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/outbox"
 	"github.com/kassapay/kassa/payment"
 )
 
@@ -152,7 +153,7 @@ func (s *Service) List(ctx context.Context, p kassa.Principal, invoiceID string)
 // Cancel cancels a refund not yet sent, deciding on the rows the store locked
 // (decideCancel).
 func (s *Service) Cancel(ctx context.Context, p kassa.Principal, id string) (*kassa.Refund, error) {
-	return s.Store.CancelRefund(ctx, p.MerchantID, id, func(r *kassa.Refund, payout kassa.PayoutStatus) error {
+	return s.Store.CancelRefund(ctx, p.MerchantID, id, func(r *kassa.Refund, payout outbox.PayoutStatus) error {
 		return decideCancel(p, r, payout)
 	})
 }
@@ -162,7 +163,7 @@ func (s *Service) Cancel(ctx context.Context, p kassa.Principal, id string) (*ka
 // yet sent can be canceled, and only while its transfer is unsigned (its payout
 // queued or funding, or failed already: withdrawn for the merchant's own wallet),
 // since a signed one may be on its way (409 refund_not_cancelable).
-func decideCancel(p kassa.Principal, r *kassa.Refund, payout kassa.PayoutStatus) error {
+func decideCancel(p kassa.Principal, r *kassa.Refund, payout outbox.PayoutStatus) error {
 	if r.Environment != p.Environment {
 		return kassa.NotFound("refund")
 	}
@@ -170,7 +171,7 @@ func decideCancel(p kassa.Principal, r *kassa.Refund, payout kassa.PayoutStatus)
 		return kassa.Errorf(kassa.KindConflict, "refund_not_cancelable", "This refund is %s; only a refund not yet sent can be canceled.", r.Status)
 	}
 	switch payout {
-	case "", kassa.PayoutQueued, kassa.PayoutFunding, kassa.PayoutFailed:
+	case "", outbox.PayoutQueued, outbox.PayoutFunding, outbox.PayoutFailed:
 		return nil
 	}
 	return kassa.Errorf(kassa.KindConflict, "refund_not_cancelable", "This refund's transfer is already signed; it can no longer be canceled.")

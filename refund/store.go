@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/outbox"
 )
 
 // Store keeps refunds. Each write is one store transaction with the
@@ -25,7 +26,7 @@ type Store interface {
 	// payout not yet signed and cancels the refund with refund.updated, in one
 	// transaction. decide's error is returned as it is, and nothing is written.
 	CancelRefund(ctx context.Context, merchantID int64, id string,
-		decide func(r *kassa.Refund, payout kassa.PayoutStatus) error) (*kassa.Refund, error)
+		decide func(r *kassa.Refund, payout outbox.PayoutStatus) error) (*kassa.Refund, error)
 	// ClaimRefund gives a refund awaiting its address the payor's address, when
 	// tokenHash matches its claim (compared in constant time; 404 otherwise, and
 	// past its expiry); a refund claimed already is 409 refund_claimed.

@@ -163,7 +163,7 @@ func TestInvoiceTotalsMatchScan(t *testing.T) {
 			case k < 9:
 				x := invs[r.IntN(len(invs))]
 				// Only an unpaid invoice without receipts cancels; the others are a conflict.
-				if _, err := f.db.CancelInvoice(f.ctx, principal(x.m), x.inv.ID); err != nil {
+				if _, err := invoicing.Over(f.db).CancelInvoice(f.ctx, principal(x.m), x.inv.ID); err != nil {
 					var e *kassa.Error
 					if !errors.As(err, &e) || e.Kind != kassa.KindConflict {
 						t.Fatalf("CancelInvoice: %v", err)

@@ -171,7 +171,7 @@ func (db *DB) InvoiceRefunds(ctx context.Context, p kassa.Principal, invoiceID s
 // and the refund is canceled with refund.updated, in one transaction. The store
 // decides nothing.
 func (db *DB) CancelRefund(ctx context.Context, merchantID int64, id string,
-	decide func(r *kassa.Refund, payout kassa.PayoutStatus) error) (*kassa.Refund, error) {
+	decide func(r *kassa.Refund, payout outbox.PayoutStatus) error) (*kassa.Refund, error) {
 	var out *kassa.Refund
 	err := db.tx(ctx, func(tx txq) error {
 		r, err := db.refund(ctx, tx, merchantID, id, db.forUpdate())
@@ -183,13 +183,13 @@ func (db *DB) CancelRefund(ctx context.Context, merchantID int64, id string,
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("store: refund payout: %w", err)
 		}
-		if err := decide(r, kassa.PayoutStatus(payout)); err != nil {
+		if err := decide(r, outbox.PayoutStatus(payout)); err != nil {
 			return err
 		}
 		now := db.clock()
-		if payoutID != "" && payout != string(kassa.PayoutFailed) {
+		if payoutID != "" && payout != string(outbox.PayoutFailed) {
 			if err := setPayout(ctx, tx, payoutID, "status = $1, reason = $2, updated_at = $3",
-				string(kassa.PayoutFailed), "refund canceled", micros(now)); err != nil {
+				string(outbox.PayoutFailed), "refund canceled", micros(now)); err != nil {
 				return err
 			}
 		}

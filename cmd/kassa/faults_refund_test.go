@@ -10,6 +10,7 @@ import (
 
 	"github.com/kassapay/kassa"
 	"github.com/kassapay/kassa/devchain"
+	"github.com/kassapay/kassa/outbox"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
 )
@@ -60,9 +61,9 @@ func TestFaultKillRefund(t *testing.T) {
 		// Nothing can be sent again once the refund's payout is done and none of its
 		// stored transactions is pending: what is on chain now is all there will be.
 		for end := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
-			open := count(t, raw, fmt.Sprintf("SELECT COUNT(*) FROM payouts WHERE refund_id = '%s' AND status <> '%s'", refID, kassa.PayoutDone)) +
+			open := count(t, raw, fmt.Sprintf("SELECT COUNT(*) FROM payouts WHERE refund_id = '%s' AND status <> '%s'", refID, outbox.PayoutDone)) +
 				count(t, raw, fmt.Sprintf(`SELECT COUNT(*) FROM outbox_txs o JOIN payouts p ON o.payout_id = p.id
-					WHERE p.refund_id = '%s' AND o.status = '%s'`, refID, kassa.TxPending))
+					WHERE p.refund_id = '%s' AND o.status = '%s'`, refID, outbox.TxPending))
 			if open == 0 {
 				break
 			}
