@@ -3,7 +3,7 @@
 # (issue 17): for each engine a fresh server (data dir or schema) without rate
 # limits or the dev chain, `kassa-load run -mode create` for SECONDS with CONN
 # connections, then the process's resident memory (VmRSS, RssAnon, RssFile from
-# /proc/PID/status; RssFile split by mapping from /proc/PID/smaps) and Go's own
+# /proc/PID/status, and VmHWM, its high-water mark; RssFile split by mapping from /proc/PID/smaps) and Go's own
 # figures (runtime.MemStats from /debug/pprof/heap?debug=1 on --pprof-addr), right
 # after the load and again after IDLE seconds without requests.
 # Usage: scripts/bench-memory.sh [seconds] [connections] [idle seconds] [rounds]
@@ -37,8 +37,9 @@ mib() { awk -v k="$1" 'BEGIN {printf "%.1f", k / 1024}'; }
 snapshot() {
   local key=$1 pid=$2 pprof=$3 dir=$4
   local status=/proc/$pid/status
-  local rss anon file shmem threads
+  local rss hwm anon file shmem threads
   rss=$(awk '/^VmRSS:/ {print $2}' "$status")
+  hwm=$(awk '/^VmHWM:/ {print $2}' "$status")
   anon=$(awk '/^RssAnon:/ {print $2}' "$status")
   file=$(awk '/^RssFile:/ {print $2}' "$status")
   shmem=$(awk '/^RssShmem:/ {print $2}' "$status")
@@ -65,11 +66,11 @@ snapshot() {
   if [ -f "$dir/kassa.db" ]; then
     files=$(for f in "$dir"/kassa.db*; do printf '%s=%.1f ' "$(basename "$f")" "$(stat -c %s "$f" | awk '{print $1 / 1048576}')"; done)
   fi
-  echo "  $key: VmRSS=$(mib "$rss") RssAnon=$(mib "$anon") RssFile=$(mib "$file") RssShmem=$(mib "$shmem") threads=$threads"
+  echo "  $key: VmRSS=$(mib "$rss") VmHWM=$(mib "$hwm") RssAnon=$(mib "$anon") RssFile=$(mib "$file") RssShmem=$(mib "$shmem") threads=$threads"
   echo "    RssFile+RssShmem by mapping: $maps"
   echo "    Go: $ms"
   [ -n "$files" ] && echo "    files (MiB): $files"
-  for kv in "VmRSS=$(mib "$rss")" "RssAnon=$(mib "$anon")" "RssFile=$(mib "$file")" "RssShmem=$(mib "$shmem")" $maps $ms; do
+  for kv in "VmRSS=$(mib "$rss")" "VmHWM=$(mib "$hwm")" "RssAnon=$(mib "$anon")" "RssFile=$(mib "$file")" "RssShmem=$(mib "$shmem")" $maps $ms; do
     echo "$key ${kv%%=*} ${kv#*=}" >>"$work/figures"
   done
 }
@@ -110,7 +111,7 @@ median() { awk -v k="$1" -v f="$2" '$1 == k && $2 == f {print $3}' "$work/figure
   awk '{v[NR]=$1} END {if (NR) print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2); else print "-"}'; }
 echo
 echo "== medians over $rounds rounds, MiB"
-cols=(VmRSS RssAnon RssFile RssShmem db_mmap db_shm binary go_Sys go_HeapSys go_HeapInuse go_HeapReleased go_StackSys)
+cols=(VmRSS VmHWM RssAnon RssFile RssShmem db_mmap db_shm binary go_Sys go_HeapSys go_HeapInuse go_HeapReleased go_StackSys)
 printf '| %-17s |' snapshot; printf ' %s |' "${cols[@]}"; echo
 printf '|---|'; printf -- '---|%.0s' "${cols[@]}"; echo
 for key in sqlite-started sqlite-loaded sqlite-idle postgres-started postgres-loaded postgres-idle; do

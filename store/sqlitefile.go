@@ -50,7 +50,7 @@ func privateFiles(dir, path string) error {
 // to each page copies that page to the journal, and in a file that meant open,
 // write and close system calls per group.
 const sqlitePragmas = "_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=foreign_keys(1)&_pragma=temp_store(MEMORY)&" +
-	sqliteCheckpoint + "&" + sqliteCache
+	sqliteCheckpoint
 
 // sqliteCheckpoint is the writer's own checkpoint threshold, 16,000 pages (64
 // MiB) instead of SQLite's 1,000: a backstop. The checkpointer (checkpoint.go)
@@ -59,13 +59,16 @@ const sqlitePragmas = "_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pra
 // it, is rare and has little left to copy.
 const sqliteCheckpoint = "_pragma=wal_autocheckpoint(16000)"
 
-// sqliteCache maps the database file into memory, so pages are read from the
-// mapping instead of with a pread system call each, and leaves the page cache at
-// SQLite's default (2 MiB). A larger cache cost more than it saved: SQLite walks
-// the whole cache at the end of every write transaction (a tenth of a create's CPU
-// with 64 MiB), and a reader's cache is emptied whenever another connection wrote
-// (docs/performance.md, "Tried and not kept").
-const sqliteCache = "_pragma=mmap_size(268435456)"
+// sqliteMmap is the pragma that maps up to size bytes of the database file into
+// memory (Config.SQLiteMmapSize; 0: none). The page cache stays at SQLite's
+// default (2 MiB a connection): a larger cache cost more than it saved, since
+// SQLite walks the whole cache at the end of every write transaction (a tenth of a
+// create's CPU with 64 MiB), and a reader's cache is emptied whenever another
+// connection wrote (docs/performance.md, "Tried and not kept"). Pages read through
+// a mapping count in the process's resident memory; pages read with pread stay in
+// the kernel's page cache, which is why the default maps nothing
+// (docs/performance.md, "Memory after a create load").
+func sqliteMmap(size int64) string { return fmt.Sprintf("_pragma=mmap_size(%d)", max(size, 0)) }
 
 // openSQLiteDB returns a pool of connections of modernc's SQLite driver, as
 // shipped (serialized mode), to dsn.
@@ -79,7 +82,7 @@ func openSQLiteDB(dsn string) *sql.DB {
 
 // openSQLite opens the SQLite database kassa.db in dir: the writer's connection and
 // its group commit, the checkpointer, and the pool of read-only connections.
-func (db *DB) openSQLite(ctx context.Context, dir string) error {
+func (db *DB) openSQLite(ctx context.Context, dir string, mmapSize int64) error {
 	db.engine = EngineSQLite
 	if dir == "" {
 		return errors.New("store: DataDir is required for SQLite")
@@ -92,7 +95,7 @@ func (db *DB) openSQLite(ctx context.Context, dir string) error {
 	if err := privateFiles(dir, path); err != nil {
 		return err
 	}
-	w := openSQLiteDB(path + "?" + sqlitePragmas + "&_txlock=immediate")
+	w := openSQLiteDB(path + "?" + sqlitePragmas + "&" + sqliteMmap(mmapSize) + "&_txlock=immediate")
 	db.w = newPool(w, true)
 	db.w.endpoints = &endpointCache{}
 	w.SetMaxOpenConns(1)
@@ -110,7 +113,7 @@ func (db *DB) openSQLite(ctx context.Context, dir string) error {
 	if db.ckpt, err = startCheckpointer(path, checkpointEvery, db.group.groups.Load, db.log); err != nil {
 		return err
 	}
-	r := openSQLiteDB(path + "?_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)&_pragma=query_only(1)&" + sqliteCache)
+	r := openSQLiteDB(path + "?_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)&_pragma=query_only(1)&" + sqliteMmap(mmapSize))
 	db.r = newPool(r, true)
 	n := max(4, runtime.GOMAXPROCS(0))
 	r.SetMaxOpenConns(n)

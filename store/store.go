@@ -46,6 +46,10 @@ type Config struct {
 	// DataDir holds the SQLite file DataDir/kassa.db when DatabaseURL is empty;
 	// the directory is made 0700 and the database files 0600 (privateFiles).
 	DataDir string
+	// SQLiteMmapSize is how many bytes of the SQLite file each connection maps
+	// into memory (PRAGMA mmap_size); 0 maps nothing and reads with pread. Mapped
+	// pages count in the process's resident memory (serve --sqlite-mmap-mib).
+	SQLiteMmapSize int64
 	// DatabaseURL "postgres://..." or "postgresql://..." selects PostgreSQL; ""
 	// selects SQLite.
 	DatabaseURL string
@@ -141,7 +145,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	var err error
 	switch {
 	case cfg.DatabaseURL == "":
-		err = db.openSQLite(ctx, cfg.DataDir)
+		err = db.openSQLite(ctx, cfg.DataDir, cfg.SQLiteMmapSize)
 	case strings.HasPrefix(cfg.DatabaseURL, "postgres://"), strings.HasPrefix(cfg.DatabaseURL, "postgresql://"):
 		err = db.openPostgres(ctx, cfg.DatabaseURL)
 	default:

@@ -19,15 +19,17 @@ import (
 type storeFlags struct {
 	dataDir     string
 	databaseURL string
+	mmapMiB     int
 }
 
 func (s *storeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.dataDir, "data-dir", envOr("KASSA_DATA_DIR", "./data"), "directory for the embedded SQLite file and the generated secret (env KASSA_DATA_DIR)")
 	fs.StringVar(&s.databaseURL, "database-url", envOr("KASSA_DATABASE_URL", ""), "postgres:// URL to use PostgreSQL instead of SQLite (env KASSA_DATABASE_URL)")
+	fs.IntVar(&s.mmapMiB, "sqlite-mmap-mib", envInt("KASSA_SQLITE_MMAP_MIB", 0), "MiB of the SQLite file each connection maps into memory; mapped pages count in the process's resident memory, 0 reads through the kernel's page cache instead (env KASSA_SQLITE_MMAP_MIB)")
 }
 
 func (s *storeFlags) config() store.Config {
-	return store.Config{DataDir: s.dataDir, DatabaseURL: s.databaseURL}
+	return store.Config{DataDir: s.dataDir, DatabaseURL: s.databaseURL, SQLiteMmapSize: int64(max(s.mmapMiB, 0)) << 20}
 }
 
 // newFlagSet returns a flag set that reports errors to stderr without exiting.

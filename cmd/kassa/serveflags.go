@@ -107,6 +107,9 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 	if f.webhookWorkers < 0 {
 		return nil, fmt.Errorf("--webhook-workers must be 0 or more")
 	}
+	if f.mmapMiB < 0 {
+		return nil, fmt.Errorf("--sqlite-mmap-mib must be 0 or more")
+	}
 	if f.maxConnsPerAddress, err = parseConnCap(*connsPerAddress); err != nil {
 		return nil, err
 	}

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"math"
+	"runtime/debug"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// TestMemoryLimit: the limit is the target while the live heap is small, and
+// rises with a large one so it never collects more often than GOGC 100.
+func TestMemoryLimit(t *testing.T) {
+	const mib = 1 << 20
+	for _, tt := range []struct {
+		name string
+		live uint64
+		want int64
+	}{
+		{"idle", 10 * mib, memoryTarget},
+		{"create load", 18 * mib, memoryTarget},
+		{"at the turn", (memoryTarget - runtimeOverhead) / 2, memoryTarget},
+		{"10,000 subscribers", 100 * mib, 200*mib + runtimeOverhead},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := memoryLimit(tt.live); got != tt.want {
+				t.Errorf("memoryLimit(%d MiB) = %d MiB, want %d MiB", tt.live/mib, got/mib, tt.want/mib)
+			}
+		})
+	}
+}
+
+// TestHoldMemory: serve's loop sets the limit for the live heap at once, keeps
+// it while it runs, and puts back the limit it found when it stops; an
+// operator's GOMEMLIMIT leaves the limit alone.
+func TestHoldMemory(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "")
+	before := debug.SetMemoryLimit(-1)
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { holdMemory(ctx, time.Second); close(done) }()
+		synctest.Wait()
+		want := memoryLimit(readHeap().live)
+		if got := debug.SetMemoryLimit(-1); got != want {
+			t.Errorf("limit while running = %d, want %d", got, want)
+		}
+		time.Sleep(3 * time.Second) // three of the loop's periods on the bubble's clock
+		synctest.Wait()
+		if got := debug.SetMemoryLimit(-1); got < memoryTarget || got == math.MaxInt64 {
+			t.Errorf("limit after three periods = %d, want at least %d", got, memoryTarget)
+		}
+		cancel()
+		<-done
+	})
+	if got := debug.SetMemoryLimit(-1); got != before {
+		t.Errorf("limit after the loop stopped = %d, want the one it found, %d", got, before)
+	}
+
+	t.Setenv("GOMEMLIMIT", "1GiB")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	holdMemory(ctx, time.Second)
+	if got := debug.SetMemoryLimit(-1); got != before {
+		t.Errorf("with GOMEMLIMIT set the limit became %d, want it left at %d", got, before)
+	}
+}
