@@ -62,7 +62,7 @@ func TestPaymentPageEvents(t *testing.T) {
 				if st := next(); st["status"] != "unpaid" || st["amount_remaining"] != float64(8000) {
 					t.Fatalf("first event %v", st)
 				}
-				hash := "0x" + strings.Repeat("cd", 32)
+				hash := "0x" + strings.Repeat(map[string]string{"hub": "cd", "poll": "ce"}[tt.name], 32) // one store: a hash each
 				pay := func(body string) {
 					t.Helper()
 					expectStatus(t, e.do(request{method: "POST", path: "/api/v1/devnet/invoices/" + id + "/payments", body: body,
