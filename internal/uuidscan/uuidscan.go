@@ -3,12 +3,14 @@
 // refund page its refund) with one scan of the event and a map lookup per UUID in
 // it, instead of testing the event against every subscriber's id.
 //
-// The plain way, bytes.Contains(event, id) for each subscriber, costs the hub work
-// for every subscriber of the merchant on every event: with 10,000 payment pages of
-// one merchant open, each event was handed to 10,000 subscriptions (a channel send
-// and a goroutine woken for each) for one of them to care. Measured
-// (BenchmarkMatch, docs/performance.md "Fast paths"): one scan of a 1.7 KB event
-// and its lookups against bytes.Contains for each of n ids.
+// The plain way, bytes.Contains(event, id) for each subscriber, costs work for
+// every subscriber of the merchant on every event: with 10,000 payment pages of one
+// merchant open, each event goes to 10,000 subscriptions (a channel send and a
+// goroutine woken for each) for one of them to care. Measured (BenchmarkMatch,
+// docs/performance.md "Payment pages at 10,000"): one scan of a 1.7 KB event and
+// its lookups, 6–34 µs whether 100 or 10,000 ids are followed, against 47–133 µs
+// and 17–38 ms for bytes.Contains of each id (a loaded machine); end to end, the
+// server's CPU a payment with 10,000 pages open went from 14 to 3.1–4.3 ms.
 //
 // Each is exact for canonical UUIDs: for an id in the 8-4-4-4-12 hex form (as
 // kassa.ValidUUID accepts it), bytes.Contains(b, id) holds exactly when Each
