@@ -37,6 +37,12 @@ func (l *lazyStream) SubscribeSink(m int64, env kassa.Environment, scope kassa.S
 	return l.hub.Load().SubscribeSink(m, env, scope, sink)
 }
 
+// SubscribeKey makes lazyStream a stream.KeyStream, as the hub is: the payment,
+// refund and dashboard invoice pages take the path they take in production.
+func (l *lazyStream) SubscribeKey(m int64, env kassa.Environment, scope kassa.Scope, key string) stream.Subscription {
+	return l.hub.Load().SubscribeKey(m, env, scope, key)
+}
+
 // newStreamEnv is newEnv with a running stream hub (buffer 0: the default).
 func newStreamEnv(t *testing.T, cfg store.Config, buffer int, opts ...envOption) *testEnv {
 	t.Helper()

@@ -16,7 +16,7 @@ import (
 // at most Options.IdleSkip behind (still a definite start: the hub reads and fans
 // out from there).
 func (h *Hub) catchUpLocked() {
-	if !h.behind || h.stopped || len(h.subs) > 0 || len(h.sinks) > 0 {
+	if !h.behind || h.stopped || !h.idleLocked() {
 		return
 	}
 	h.behind = false
@@ -42,7 +42,7 @@ func (h *Hub) skipToHead(ctx context.Context) error {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if len(h.subs) == 0 && len(h.sinks) == 0 && head.After(h.pos) {
+	if h.idleLocked() && head.After(h.pos) {
 		h.pos = head
 	}
 	return nil

@@ -30,6 +30,7 @@
 package stream
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -101,6 +102,7 @@ type Hub struct {
 	stopped bool
 	subs    map[subKey]map[*Sub]struct{}
 	sinks   map[subKey]*sinkSet
+	objects objectSubs // SubscribeKey's subscriptions to one object's events
 }
 
 // New returns a hub that follows feed. Call Run to start it; Subscribe waits
@@ -123,7 +125,7 @@ func New(feed kassa.EventService, opts Options) *Hub {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	return &Hub{feed: feed, opts: opts, log: log, ready: make(chan struct{}),
-		subs: map[subKey]map[*Sub]struct{}{}, sinks: map[subKey]*sinkSet{}}
+		subs: map[subKey]map[*Sub]struct{}{}, sinks: map[subKey]*sinkSet{}, objects: newObjectSubs()}
 }
 
 // Subscribe follows the events of one merchant in env that scope may see, from the
@@ -131,12 +133,14 @@ func New(feed kassa.EventService, opts Options) *Hub {
 // subscription always has a definite start (see the package comment); once Run
 // has returned it gives a closed subscription whose Err is ErrStreamStopped.
 func (h *Hub) Subscribe(merchantID int64, env kassa.Environment, scope kassa.Scope) Subscription {
-	return h.subscribe(merchantID, env, scope)
+	return h.subscribe(merchantID, env, scope, "")
 }
 
-func (h *Hub) subscribe(merchantID int64, env kassa.Environment, scope kassa.Scope) *Sub {
+// subscribe registers a channel subscription; with an object id, to the events
+// that mention it only (SubscribeKey).
+func (h *Hub) subscribe(merchantID int64, env kassa.Environment, scope kassa.Scope, object string) *Sub {
 	<-h.ready
-	s := &Sub{hub: h, key: subKey{merchantID, env, scope}, ch: make(chan *kassa.Event, h.opts.Buffer)}
+	s := &Sub{hub: h, key: subKey{merchantID, env, scope}, object: object, ch: make(chan *kassa.Event, h.opts.Buffer)}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.catchUpLocked()
@@ -144,6 +148,9 @@ func (h *Hub) subscribe(merchantID int64, env kassa.Environment, scope kassa.Sco
 	if h.stopped {
 		s.err, s.done = ErrStreamStopped, true
 		close(s.ch)
+		return s
+	}
+	if h.objects.add(s) {
 		return s
 	}
 	set := h.subs[s.key]
@@ -175,7 +182,7 @@ func (h *Hub) Subscribers() int {
 	for _, set := range h.sinks {
 		n += len(set.list)
 	}
-	return n
+	return n + h.objects.n
 }
 
 // Run follows the feed until ctx ends, then closes every subscription with
@@ -200,7 +207,7 @@ func (h *Hub) Run(ctx context.Context) {
 			started = true
 		}
 		h.mu.Lock()
-		pos, idle := h.pos, len(h.subs) == 0 && len(h.sinks) == 0
+		pos, idle := h.pos, h.idleLocked()
 		if idle {
 			h.behind = true
 		}
@@ -244,19 +251,33 @@ func (h *Hub) fanOut(events []*kassa.Event) {
 			jobs.add(key, set, e)
 		}
 		for s := range h.subs[key] {
-			select {
-			case s.ch <- e:
-			default:
-				h.remove(s)
-				s.err, s.done = ErrSlowConsumer, true
-				close(s.ch)
+			if s.object == "" || bytes.Contains(e.Data, []byte(s.object)) {
+				h.send(s, e)
 			}
 		}
+		h.objects.fanOut(h, key, e)
 		h.pos = e.Pos
 	}
 	if len(jobs.list) > 0 {
 		h.push(jobs.list)
 	}
+}
+
+// send hands e to a channel subscription, or drops the subscription when its
+// buffer is full; h.mu is held.
+func (h *Hub) send(s *Sub, e *kassa.Event) {
+	select {
+	case s.ch <- e:
+	default:
+		h.remove(s)
+		s.err, s.done = ErrSlowConsumer, true
+		close(s.ch)
+	}
+}
+
+// idleLocked reports whether nobody listens; h.mu is held.
+func (h *Hub) idleLocked() bool {
+	return len(h.subs) == 0 && len(h.sinks) == 0 && h.objects.n == 0
 }
 
 // stop closes every subscription with ErrStreamStopped and refuses new ones.
@@ -271,6 +292,7 @@ func (h *Hub) stop() {
 		}
 	}
 	h.subs = map[subKey]map[*Sub]struct{}{}
+	h.objects.stop()
 	for _, set := range h.sinks {
 		for _, s := range set.list {
 			s.err, s.done = ErrStreamStopped, true

@@ -5,14 +5,17 @@ import "github.com/kassapay/kassa"
 // Sub is one subscription; it implements Subscription. A sink's
 // subscription (SubscribeSink) has no channel.
 type Sub struct {
-	hub   *Hub
-	key   subKey
-	ch    chan *kassa.Event
-	sink  EventSink
-	idx   int // the sink's place in its sinkSet; guarded by hub.mu
-	start kassa.FeedPos
-	err   error // guarded by hub.mu
-	done  bool  // channel closed; guarded by hub.mu
+	hub *Hub
+	key subKey
+	// object, when set, is the id whose events alone the subscription takes
+	// (SubscribeKey).
+	object string
+	ch     chan *kassa.Event
+	sink   EventSink
+	idx    int // the sink's place in its sinkSet; guarded by hub.mu
+	start  kassa.FeedPos
+	err    error // guarded by hub.mu
+	done   bool  // channel closed; guarded by hub.mu
 }
 
 // Events delivers the subscription's events in feed order; it is closed when the
@@ -49,6 +52,9 @@ func (s *Sub) Close() {
 func (h *Hub) remove(s *Sub) {
 	if s.sink != nil {
 		h.removeSink(s)
+		return
+	}
+	if h.objects.remove(s) {
 		return
 	}
 	if set := h.subs[s.key]; set != nil {

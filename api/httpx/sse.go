@@ -22,7 +22,8 @@ const (
 
 // SSEView is a view streamed as Server-Sent Events: the JSON of Read, sent at
 // once and again each time it changes (a comment keeps the connection alive
-// between). It wakes on the merchant's events whose data holds Key, and checks
+// between). It wakes on the merchant's events whose data holds Key (a stream that
+// is a stream.KeyStream hands it only those), and checks
 // on a timer anyway; it ends when the client leaves, after SSELifetime, or when
 // Read fails or says the view is final.
 type SSEView struct {
@@ -48,7 +49,12 @@ func (s SSEView) Serve(w http.ResponseWriter, r *http.Request) {
 	var events <-chan *kassa.Event
 	every := SSEPollEvery
 	if s.Stream != nil {
-		sub := s.Stream.Subscribe(s.MerchantID, s.Env, kassa.ScopeMerchant)
+		var sub stream.Subscription
+		if ks, ok := s.Stream.(stream.KeyStream); ok {
+			sub = ks.SubscribeKey(s.MerchantID, s.Env, kassa.ScopeMerchant, s.Key)
+		} else {
+			sub = s.Stream.Subscribe(s.MerchantID, s.Env, kassa.ScopeMerchant)
+		}
 		defer sub.Close()
 		events, every = sub.Events(), SSECheckEvery
 	}

@@ -3,13 +3,15 @@
 //	kassa-load echo [-addr 127.0.0.1:0]          serve a bare net/http JSON echo (the baseline)
 //	kassa-load run -url U[,U2,...] -mode create|list|echo|search-cached|search-cold -key K [-c 16] [-d 10s] [-max N]
 //	kassa-load ws -url U -key K -clients N -events M [-rate 20] [-d 5m]
+//	kassa-load pages -url U -key K [-pages 10000] [-rate 100] [-pay 30s]
 //	kassa-load receiver [-addr 127.0.0.1:0] [-d 30m]   a loopback webhook receiver
 //	kassa-load hookwait -url RECEIVER -want N [-d 3m]  wait for N deliveries, print deliveries/s
 //
 // run prints requests per second and latency percentiles; given several base
 // URLs (instances on one database) it sends the requests to them in turn. Its loop
 // is bounded by -d and by -max requests, so it always stops by itself. ws measures
-// the WebSocket event fan-out (ws.go); receiver and hookwait measure webhook
+// the WebSocket event fan-out (ws.go); pages the payment pages' event streams
+// (pages.go); receiver and hookwait measure webhook
 // delivery (receiver.go).
 package main
 
@@ -36,7 +38,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: kassa-load echo|run|ws|receiver|hookwait [flags]")
+		fmt.Fprintln(os.Stderr, "usage: kassa-load echo|run|ws|pages|receiver|hookwait [flags]")
 		os.Exit(2)
 	}
 	var err error
@@ -47,6 +49,8 @@ func main() {
 		err = run(os.Args[2:])
 	case "ws":
 		err = wsLoad(os.Args[2:])
+	case "pages":
+		err = pagesLoad(os.Args[2:])
 	case "receiver":
 		err = receiver(os.Args[2:])
 	case "hookwait":
