@@ -47,7 +47,7 @@ func TestHubSubscribeKey(t *testing.T) {
 
 		p := kassa.Principal{MerchantID: m.ID, Environment: kassa.Devnet, Scope: kassa.ScopeMerchant, KeyID: "k"}
 		for _, id := range []string{a, c, b} {
-			if _, err := f.db.CancelInvoice(f.ctx, p, id); err != nil {
+			if _, err := invoicing.Over(f.db).CancelInvoice(f.ctx, p, id); err != nil {
 				t.Fatal(err)
 			}
 		}
