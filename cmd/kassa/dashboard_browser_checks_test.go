@@ -23,7 +23,13 @@ type dashTab struct {
 
 	mu       sync.Mutex
 	problems []string // console errors, exceptions and CSP violations not yet reported
+
+	marks    chan string // the settle marks the console listener saw, in order
+	lastMark int         // the number of the last settle mark logged
 }
+
+// settleMark starts a console message that settle logs and the listener waits for.
+const settleMark = "kassa-test-settled-"
 
 // openDashboard starts kassa (SQLite) and a browser that reports what pages
 // write to the console. Every page gets a listener that turns a
@@ -32,7 +38,7 @@ type dashTab struct {
 func openDashboard(t *testing.T) *dashTab {
 	t.Helper()
 	ctx := browser(t)
-	d := &dashTab{t: t, ctx: ctx, k: startKassa(t, storetest.SQLiteConfig(t))}
+	d := &dashTab{t: t, ctx: ctx, k: startKassa(t, storetest.SQLiteConfig(t)), marks: make(chan string, 16)}
 	beforeScripts(t, ctx, `document.addEventListener("securitypolicyviolation",function(e){
 		console.error("CSP violation: "+e.violatedDirective+" blocked "+e.blockedURI+" at "+e.sourceFile+":"+e.lineNumber)});
 		window.confirm=function(m){sessionStorage.setItem("confirmed",m);return true}`)
@@ -41,6 +47,10 @@ func openDashboard(t *testing.T) *dashTab {
 		for m, err := range messages {
 			if err != nil {
 				return
+			}
+			if m.Type == chromedp.ConsoleInfo && strings.HasPrefix(m.Text, settleMark) {
+				d.marks <- m.Text
+				continue
 			}
 			if m.Type != chromedp.ConsoleError && !m.IsException() && !strings.Contains(m.Text, "Content Security Policy") {
 				continue
@@ -118,11 +128,33 @@ func (d *dashTab) check(shotName string) {
 	d.noProblems(shotName)
 }
 
+// settle returns once every console message the page wrote so far has reached the
+// listener: it logs a mark from a task queued behind the page's own (a CSP
+// violation's event among them) and waits for the listener to see it, since the
+// browser reports a page's console messages in the order they were written.
+func (d *dashTab) settle() {
+	d.t.Helper()
+	d.lastMark++
+	mark := settleMark + strconv.Itoa(d.lastMark)
+	do(d.t, d.ctx, "mark the console", chromedp.Evaluate[chromedp.Void](`setTimeout(function(){console.info("`+mark+`")},0)`))
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case m := <-d.marks:
+			if m == mark {
+				return
+			}
+		case <-deadline:
+			d.t.Fatalf("the console listener did not see %s within 10 s", mark)
+		}
+	}
+}
+
 // noProblems fails the test with the console errors, exceptions and CSP
 // violations reported since the last call.
 func (d *dashTab) noProblems(where string) {
 	d.t.Helper()
-	time.Sleep(150 * time.Millisecond) // the console's events trail the page a little
+	d.settle()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, p := range d.problems {
