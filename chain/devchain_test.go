@@ -56,7 +56,14 @@ func startDevChain(tb testing.TB, blockTime time.Duration) *devChain {
 // pool is a chain.Pool of the dev chain's endpoint.
 func (d *devChain) pool(tb testing.TB) *chain.Pool {
 	tb.Helper()
-	p, err := chain.NewPool("devchain", devchain.ChainID, []string{d.URL()}, chain.PoolOptions{})
+	return poolAt(tb, d.URL())
+}
+
+// poolAt is a checked chain.Pool of devchain (chain id devchain.ChainID) over the
+// JSON-RPC endpoint url.
+func poolAt(tb testing.TB, url string) *chain.Pool {
+	tb.Helper()
+	p, err := chain.NewPool("devchain", devchain.ChainID, []string{url}, chain.PoolOptions{})
 	if err != nil {
 		tb.Fatal(err)
 	}

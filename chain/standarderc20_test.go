@@ -32,6 +32,16 @@ func withStandardERC20(t *testing.T, cfg store.Config) *payFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
+	f.listOZT(t, addr)
+	f.w.Nodes = d.pool(t)
+	return payOn(t, f, d, true)
+}
+
+// listOZT lists OpenZeppelin's ERC-20 deployed at addr on devchain as token ozt
+// (a stablecoin to the rate source) and makes f's watcher anew over that registry,
+// without nodes.
+func (f *fixture) listOZT(t testing.TB, addr string) {
+	t.Helper()
 	file := registry.File{}
 	for _, env := range []kassa.Environment{kassa.Devnet, kassa.Mainnet} {
 		file.Networks = append(file.Networks, f.reg.Networks(env)...)
@@ -40,13 +50,12 @@ func withStandardERC20(t *testing.T, cfg store.Config) *payFixture {
 	file.Tokens = append(file.Tokens, kassa.Token{ID: ozt, Environment: kassa.Devnet, Network: "devchain", Symbol: "OZT",
 		Name: "OpenZeppelin Token", Type: kassa.TokenERC20, Address: addr, Decimals: oztoken.Decimals,
 		Stable: true, SettlementRoute: true, Monitored: true})
+	var err error
 	if f.reg, err = registry.New(file); err != nil {
 		t.Fatal(err)
 	}
 	f.pay.Registry = f.reg
 	f.w = f.watcher(nil)
-	f.w.Nodes = d.pool(t)
-	return payOn(t, f, d, true)
 }
 
 // TestSettlementCostOfStandardERC20: the settlement cost of a standard ERC-20

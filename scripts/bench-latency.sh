@@ -6,12 +6,14 @@
 # WebSocket endpoint ("newHeads"). Per payment: from the moment the block that gives it
 # its last confirmation appears on the node (its head polled every 2 ms) to the invoice's
 # paid_at (committed with invoice.paid). SQLite unless KASSA_TEST_POSTGRES_DSN is set.
+# With KASSA_BENCH_RPC_URL, KASSA_BENCH_WS_URL and KASSA_BENCH_KEY (a funded account's
+# key) it measures an external node with chain id 1337 instead (scripts/bench-latency-ganache.sh).
 # Usage: scripts/bench-latency.sh [payments per mode, default 40]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-40}
 out=$(KASSA_BENCH_PAYMENTS=$n go test ./chain -run '^$' -bench '^BenchmarkDetectionLatency$' -benchtime 1x -count 1 -v -timeout 30m)
-echo "$out" | grep -E 'payments: min'
+echo "$out" | grep -E 'payments: min|calls a block by method'
 # The last line: p50 and p99 in ms of each mode, and the watcher's JSON-RPC calls over
 # HTTP per block.
 echo "$out" | awk '/^BenchmarkDetectionLatency\/.*p50-ms/ {
