@@ -120,7 +120,7 @@ func New(cfg Config) http.Handler {
 	if cfg.Rates != nil {
 		rates = s.payments
 	}
-	s.payor = payorapi.New(payorapi.Config{Core: core, Signer: s.signer, Payor: cfg.Payor, Invoices: cfg.Invoices,
+	s.payor = payorapi.New(payorapi.Config{Core: core, Signer: s.signer, Payor: cfg.Payor,
 		Registry: cfg.Registry, Rates: rates, Pay: s.payments, Tracker: tracker, PublicURL: cfg.PublicURL,
 		IconURL: paypage.IconURL})
 	s.page = paypage.New(paypage.Config{Signer: s.signer, Payor: cfg.Payor, Registry: cfg.Registry, Rates: rates,
