@@ -51,21 +51,6 @@ func (s *Service) Reauthenticate(ctx context.Context, merchantID int64, p Proof)
 	return s.merchants.SignedIn(ctx, account)
 }
 
-// UpdateMerchant applies u, after Reauthenticate when u is sensitive (the email
-// or a settlement target, kassa.MerchantUpdate.Sensitive); other changes need no
-// proof. Bad input is refused before the proof is checked.
-func (s *Service) UpdateMerchant(ctx context.Context, merchantID int64, u kassa.MerchantUpdate, p Proof) (*kassa.Merchant, error) {
-	if err := u.Validate(); err != nil {
-		return nil, err
-	}
-	if u.Sensitive() {
-		if err := s.Reauthenticate(ctx, merchantID, p); err != nil {
-			return nil, err
-		}
-	}
-	return s.merchants.UpdateMerchant(ctx, merchantID, u)
-}
-
 // ChangePassword sets the password to next after Reauthenticate; it bumps the
 // credential version (every token and session ends).
 func (s *Service) ChangePassword(ctx context.Context, merchantID int64, p Proof, next string) error {

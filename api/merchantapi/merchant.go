@@ -52,13 +52,13 @@ func (a *API) GetMerchant(w http.ResponseWriter, r *http.Request) error {
 // PatchMerchant serves PATCH /api/v1/merchant: a partial update of name, email, company_name,
 // default_return_url, settlement and underpayment_tolerance_usd_millis. Changing the email
 // or a settlement target needs current_password (and code when two-step sign-in is on): 403
-// without them.
+// without them (merchants.Service.Update decides).
 func (a *API) PatchMerchant(w http.ResponseWriter, r *http.Request) error {
 	u, proof, err := decodeMerchantUpdate(r)
 	if err != nil {
 		return err
 	}
-	m, err := a.signIn.UpdateMerchant(r.Context(), httpx.Principal(r.Context()).MerchantID, u, proof)
+	m, err := a.accounts.Update(r.Context(), httpx.Principal(r.Context()).MerchantID, u, proof)
 	if err != nil {
 		return err
 	}
