@@ -71,8 +71,9 @@ var readOnlyMerchantFields = map[string]bool{
 	"id": true, "object": true, "mainnet_enabled": true, "created_at": true,
 }
 
-// decodeMerchantUpdate reads a merchant PATCH body strictly and validates it; the
-// proof (current_password, code) is what a sensitive change needs.
+// decodeMerchantUpdate reads a merchant PATCH body strictly (merchants.Service
+// checks what it holds); the proof (current_password, code) is what a sensitive
+// change needs.
 func decodeMerchantUpdate(r *http.Request) (kassa.MerchantUpdate, signin.Proof, error) {
 	var (
 		u     kassa.MerchantUpdate
@@ -123,10 +124,7 @@ func decodeMerchantUpdate(r *http.Request) (kassa.MerchantUpdate, signin.Proof, 
 		}
 		return true, err
 	})
-	if err != nil {
-		return u, proof, err
-	}
-	return u, proof, u.Validate()
+	return u, proof, err
 }
 
 // decodeSettlements reads settlement: null (clear both environments) or an object
