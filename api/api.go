@@ -21,6 +21,7 @@ import (
 	"github.com/kassapay/kassa/api/payorapi"
 	"github.com/kassapay/kassa/api/paypage"
 	"github.com/kassapay/kassa/commerce"
+	"github.com/kassapay/kassa/merchants"
 	"github.com/kassapay/kassa/payment"
 	"github.com/kassapay/kassa/refund"
 	"github.com/kassapay/kassa/report"
@@ -99,6 +100,7 @@ func New(cfg Config) http.Handler {
 		s.payments.Now = core.Now
 	}
 	signIn := signin.New(cfg.Merchants, cfg.Sessions, core.Now) // both surfaces' one sign-in rule
+	accounts := merchants.New(cfg.Merchants, signIn)            // and their one account rule
 	var refunds *refund.Service
 	if cfg.Refunds != nil {
 		refunds = &refund.Service{Store: cfg.Refunds, Payments: cfg.Payments, Registry: cfg.Registry, Rates: cfg.Rates,
@@ -106,7 +108,7 @@ func New(cfg Config) http.Handler {
 	}
 	reports := report.Source{Invoices: cfg.Invoices, Payments: cfg.Payments, Refunds: cfg.Refunds, Registry: cfg.Registry}
 	s.merchant = merchantapi.New(merchantapi.Config{Core: core, PublicURL: cfg.PublicURL, Signer: s.signer,
-		SignIn: signIn, Merchants: cfg.Merchants, Keys: cfg.Keys, Invoices: cfg.Invoices, Payments: cfg.Payments, Events: cfg.Events,
+		SignIn: signIn, Merchants: cfg.Merchants, Accounts: accounts, Keys: cfg.Keys, Invoices: cfg.Invoices, Payments: cfg.Payments, Events: cfg.Events,
 		Webhooks: cfg.Webhooks, Pay: s.payments, Reports: reports, Refunds: refunds})
 	if cfg.Commerce != nil {
 		s.commerce = commerceapi.New(commerceapi.Config{Shop: cfg.Commerce, Catalog: cfg.Catalog,
@@ -120,14 +122,14 @@ func New(cfg Config) http.Handler {
 	if cfg.Rates != nil {
 		rates = s.payments
 	}
-	s.payor = payorapi.New(payorapi.Config{Core: core, Signer: s.signer, Payor: cfg.Payor, Invoices: cfg.Invoices,
+	s.payor = payorapi.New(payorapi.Config{Core: core, Signer: s.signer, Payor: cfg.Payor,
 		Registry: cfg.Registry, Rates: rates, Pay: s.payments, Tracker: tracker, PublicURL: cfg.PublicURL,
 		IconURL: paypage.IconURL})
 	s.page = paypage.New(paypage.Config{Signer: s.signer, Payor: cfg.Payor, Registry: cfg.Registry, Rates: rates,
 		Pay: s.payments, Tracker: tracker, Stream: cfg.Stream, Logger: core.Log(), Now: core.Now,
 		Refunds: refunds, LimitClaim: core.LimitPayorAddr})
 	if cfg.Sessions != nil {
-		s.board = dashboard.New(dashboard.Config{Core: core, SignIn: signIn, Merchants: cfg.Merchants, Sessions: cfg.Sessions,
+		s.board = dashboard.New(dashboard.Config{Core: core, SignIn: signIn, Merchants: cfg.Merchants, Accounts: accounts, Sessions: cfg.Sessions,
 			Invoices: cfg.Invoices, Keys: cfg.Keys, Webhooks: cfg.Webhooks, Payments: cfg.Payments, Events: cfg.Events,
 			Registry: cfg.Registry, Signer: s.signer, Commerce: cfg.Commerce, Idempotency: cfg.Idempotency,
 			Stats: cfg.Overview, Stream: cfg.Stream, Pay: s.payments, Refunds: refunds,

@@ -36,7 +36,13 @@ func (c *checking) TOTPSecret(ctx context.Context, merchantID int64) (string, er
 
 func totpCode(t *testing.T, at time.Time) string {
 	t.Helper()
-	c, err := totp.GenerateCodeCustom(secret, at, totp.ValidateOpts{Period: 30, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1})
+	return codeOf(t, secret, at)
+}
+
+// codeOf is the code of key at.
+func codeOf(t *testing.T, key string, at time.Time) string {
+	t.Helper()
+	c, err := totp.GenerateCodeCustom(key, at, totp.ValidateOpts{Period: 30, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +137,7 @@ func TestCodeOnEndedSignIn(t *testing.T) {
 		// Without that, a right code signs in (with a fresh half sign-in: the
 		// code's step was used above).
 		half = newHalf()
-		if s, err := svc.Code(context.Background(), half, totpCode(t, time.Now().Add(30*time.Second))); err != nil || s == nil {
+		if s, err := svc.Code(context.Background(), half, totpCode(t, time.Now().Add(30*time.Second))); err != nil || s == "" {
 			t.Fatalf("a right code: %+v, %v", s, err)
 		}
 	})

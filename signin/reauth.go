@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/kassapay/kassa"
-	"github.com/kassapay/kassa/secondfactor"
 )
 
 // ErrReauthenticationRequired is the answer to a sensitive change without the
@@ -52,21 +51,6 @@ func (s *Service) Reauthenticate(ctx context.Context, merchantID int64, p Proof)
 	return s.merchants.SignedIn(ctx, account)
 }
 
-// UpdateMerchant applies u, after Reauthenticate when u is sensitive (the email
-// or a settlement target, kassa.MerchantUpdate.Sensitive); other changes need no
-// proof. Bad input is refused before the proof is checked.
-func (s *Service) UpdateMerchant(ctx context.Context, merchantID int64, u kassa.MerchantUpdate, p Proof) (*kassa.Merchant, error) {
-	if err := u.Validate(); err != nil {
-		return nil, err
-	}
-	if u.Sensitive() {
-		if err := s.Reauthenticate(ctx, merchantID, p); err != nil {
-			return nil, err
-		}
-	}
-	return s.merchants.UpdateMerchant(ctx, merchantID, u)
-}
-
 // ChangePassword sets the password to next after Reauthenticate; it bumps the
 // credential version (every token and session ends).
 func (s *Service) ChangePassword(ctx context.Context, merchantID int64, p Proof, next string) error {
@@ -77,30 +61,6 @@ func (s *Service) ChangePassword(ctx context.Context, merchantID int64, p Proof,
 		return err
 	}
 	return s.merchants.ChangePassword(ctx, merchantID, p.Password, next)
-}
-
-// EnableTwoStep turns two-step sign-in on with secret (the one being enrolled)
-// after Reauthenticate with the password; p.Code must be a code of secret
-// (else invalid_code, KindInvalid). It bumps the credential version.
-func (s *Service) EnableTwoStep(ctx context.Context, merchantID int64, p Proof, secret string) error {
-	if err := s.Reauthenticate(ctx, merchantID, Proof{Password: p.Password}); err != nil {
-		return err
-	}
-	step, ok := secondfactor.Step(secret, p.Code, s.now())
-	if !ok {
-		return &kassa.Error{Kind: kassa.KindInvalid, Code: "invalid_code", Param: "code",
-			Message: "The code is incorrect; enter the current code your app shows for Kassa."}
-	}
-	return s.merchants.EnableTOTP(ctx, merchantID, secret, step)
-}
-
-// DisableTwoStep turns two-step sign-in off after Reauthenticate (password and
-// code); it bumps the credential version.
-func (s *Service) DisableTwoStep(ctx context.Context, merchantID int64, p Proof) error {
-	if err := s.Reauthenticate(ctx, merchantID, p); err != nil {
-		return err
-	}
-	return s.merchants.DisableTOTP(ctx, merchantID)
 }
 
 // SignOutEverywhere ends every dashboard token and session of the merchant.

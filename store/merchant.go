@@ -53,13 +53,10 @@ func errEmailTaken() error {
 		Message: "A merchant with this email already exists."}
 }
 
-// CreateMerchant stores a new merchant with a bcrypt hash of its password. The email
-// is stored lower-cased; a taken email is a conflict (email_taken). The company name
-// starts as the merchant's name.
+// CreateMerchant stores a new merchant as given (merchants.Service checks it and
+// normalises its email) with a bcrypt hash of its password; a taken email is a
+// conflict (email_taken). The company name starts as the merchant's name.
 func (db *DB) CreateMerchant(ctx context.Context, c kassa.MerchantCreate) (*kassa.Merchant, error) {
-	if err := c.Validate(); err != nil {
-		return nil, err
-	}
 	hash, err := bcrypt.GenerateFromPassword([]byte(c.Password), db.cost)
 	if errors.Is(err, bcrypt.ErrPasswordTooLong) {
 		return nil, kassa.Invalidf("password", "invalid_password", "password must be at most 72 bytes.")
@@ -68,7 +65,7 @@ func (db *DB) CreateMerchant(ctx context.Context, c kassa.MerchantCreate) (*kass
 		return nil, fmt.Errorf("store: hash password: %w", err)
 	}
 	now := db.clock()
-	email := kassa.NormalizeEmail(c.Email)
+	email := c.Email
 	var id int64
 	err = db.w.QueryRowContext(ctx, `INSERT INTO merchants
 		(name, email, password_hash, company_name, settlement, underpayment_tolerance_millis, mainnet_enabled, created_at)
@@ -118,11 +115,10 @@ func (db *DB) MerchantByEmail(ctx context.Context, email string) (*kassa.Merchan
 	return m, nil
 }
 
-// UpdateMerchant applies a partial update of the merchant's settings.
+// UpdateMerchant applies a partial update of the merchant's settings as given
+// (merchants.Service checks it), on the locked row; a taken email is a conflict
+// (email_taken).
 func (db *DB) UpdateMerchant(ctx context.Context, id int64, u kassa.MerchantUpdate) (*kassa.Merchant, error) {
-	if err := u.Validate(); err != nil {
-		return nil, err
-	}
 	var out *kassa.Merchant
 	err := db.tx(ctx, func(tx txq) error {
 		m, err := db.merchant(ctx, tx, id, db.forUpdate())
@@ -133,7 +129,7 @@ func (db *DB) UpdateMerchant(ctx context.Context, id int64, u kassa.MerchantUpda
 			m.Name = *u.Name
 		}
 		if u.Email != nil {
-			m.Email = kassa.NormalizeEmail(*u.Email)
+			m.Email = *u.Email
 		}
 		if u.CompanyName != nil {
 			m.CompanyName = *u.CompanyName

@@ -9,6 +9,7 @@ import (
 	"github.com/kassapay/kassa"
 	"github.com/kassapay/kassa/api/httpx"
 	"github.com/kassapay/kassa/commerce"
+	"github.com/kassapay/kassa/merchants"
 	"github.com/kassapay/kassa/payment"
 	"github.com/kassapay/kassa/refund"
 	"github.com/kassapay/kassa/report"
@@ -20,7 +21,8 @@ import (
 type Config struct {
 	Core      *httpx.Core                  // login rate limits
 	SignIn    *signin.Service              // sign-in, re-authentication, password and two-step changes
-	Merchants kassa.MerchantService        // sign-in and the account
+	Merchants kassa.MerchantService        // the signed-in merchant
+	Accounts  *merchants.Service           // settings changes
 	Sessions  signin.DashboardSessionStore // server-side sessions and the second factor
 	Invoices  kassa.InvoiceService
 	Keys      kassa.APIKeyService

@@ -133,7 +133,7 @@ func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
 		d.render(w, r, http.StatusTooManyRequests, "login.html", nil, view)
 		return
 	}
-	m, needsCode, err := d.cfg.SignIn.Password(r.Context(), view.Email, r.PostFormValue("password"))
+	step, err := d.cfg.SignIn.Password(r.Context(), view.Email, r.PostFormValue("password"))
 	if err != nil {
 		switch kassa.ErrorKindOf(err) {
 		case kassa.KindRateLimited:
@@ -147,16 +147,12 @@ func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	if needsCode {
-		d.awaitCode(w, r, m, view.Next)
+	if step.AwaitsCode {
+		d.setSignInCookie(w, step.Token, int(kassa.DashboardCodeTTL.Seconds()))
+		redirect(w, r, "/dashboard/login/code?next="+url.QueryEscape(view.Next))
 		return
 	}
-	token := kassa.NewDashboardToken()
-	if _, err := d.cfg.Sessions.CreateDashboardSession(r.Context(), token, m.ID, m.CredentialVersion, kassa.Devnet); err != nil {
-		d.fail(w, r, nil, err)
-		return
-	}
-	d.setCookie(w, token, int(kassa.DashboardSessionTTL.Seconds()))
+	d.setCookie(w, step.Token, int(kassa.DashboardSessionTTL.Seconds()))
 	redirect(w, r, view.Next)
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/merchants"
 	"github.com/kassapay/kassa/signin"
 )
 
@@ -155,21 +156,17 @@ func (d *Dashboard) settings(w http.ResponseWriter, r *http.Request, v *visit) e
 	return d.renderSettings(w, r, v, http.StatusOK, view, "", "")
 }
 
-// saveSettings serves POST /dashboard/settings: the fields that changed, through
-// the same MerchantService update (and its validation) as PATCH /api/v1/merchant.
-// A refused form comes back with its values and the message by its field (400).
+// saveSettings serves POST /dashboard/settings: the form as submitted, whose
+// changes merchants.Service.SaveSettings applies (with the same validation and
+// proof as PATCH /api/v1/merchant). A refused form comes back with its values
+// and the message by its field (400).
 func (d *Dashboard) saveSettings(w http.ResponseWriter, r *http.Request, v *visit) error {
-	form, was := settingsForm{}, formOf(v.m)
+	form := settingsForm{}
 	for _, name := range []string{"company_name", "default_return_url", toleranceField} {
 		form[name] = strings.TrimSpace(r.PostFormValue(name))
 	}
-	var u kassa.MerchantUpdate
-	if form["company_name"] != was["company_name"] {
-		u.CompanyName = ptr(form["company_name"])
-	}
-	if form["default_return_url"] != was["default_return_url"] {
-		u.DefaultReturnURL = ptr(form["default_return_url"]) // "" clears it, as in the API
-	}
+	want := merchants.Settings{CompanyName: form["company_name"], DefaultReturnURL: form["default_return_url"],
+		Settlement: map[kassa.Environment]kassa.Settlement{}}
 	for _, env := range []kassa.Environment{kassa.Devnet, kassa.Mainnet} {
 		st := kassa.Settlement{}
 		for part, dst := range map[string]*string{"network": &st.Network, "token_symbol": &st.TokenSymbol, "address": &st.Address} {
@@ -177,24 +174,15 @@ func (d *Dashboard) saveSettings(w http.ResponseWriter, r *http.Request, v *visi
 			form[name] = strings.TrimSpace(r.PostFormValue(name))
 			*dst = form[name]
 		}
-		cur, had := v.m.Settlement[env]
-		switch {
-		case st == kassa.Settlement{} && had:
-			u.Settlement = setTarget(u.Settlement, env, nil)
-		case st != kassa.Settlement{} && (!had || st != cur):
-			u.Settlement = setTarget(u.Settlement, env, &st)
-		}
+		want.Settlement[env] = st
 	}
 	tol, ok := kassa.ParsePrice(form[toleranceField])
 	var err error
-	switch {
-	case !ok:
+	if !ok {
 		err = kassa.Invalidf(toleranceField, "invalid_tolerance", "Enter the tolerance in USD, such as 0.50.")
-	case tol != v.m.UnderpaymentToleranceMillis:
-		u.UnderpaymentToleranceMillis = &tol
-	}
-	if err == nil {
-		_, err = d.cfg.SignIn.UpdateMerchant(r.Context(), v.m.ID, u, proofOf(r, "current_password"))
+	} else {
+		want.UnderpaymentToleranceMillis = tol
+		_, err = d.cfg.Accounts.SaveSettings(r.Context(), v.m, want, proofOf(r, "current_password"))
 	}
 	if err != nil {
 		status, ok := formStatus[kassa.ErrorKindOf(err)]
@@ -220,16 +208,6 @@ var formStatus = map[kassa.ErrorKind]int{
 	kassa.KindPermission:  http.StatusForbidden,
 	kassa.KindRateLimited: http.StatusTooManyRequests,
 }
-
-func setTarget(m map[kassa.Environment]*kassa.Settlement, env kassa.Environment, st *kassa.Settlement) map[kassa.Environment]*kassa.Settlement {
-	if m == nil {
-		m = map[kassa.Environment]*kassa.Settlement{}
-	}
-	m[env] = st
-	return m
-}
-
-func ptr(s string) *string { return &s }
 
 // changePassword serves POST /dashboard/settings/password {current_password,
 // new_password, confirm_password, code}: the code only while two-step is on. A

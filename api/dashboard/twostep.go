@@ -7,7 +7,6 @@ import (
 	"net/http"
 
 	"github.com/kassapay/kassa"
-	"github.com/kassapay/kassa/secondfactor"
 )
 
 // twoStepView is the settings page's two-step sign-in section: on or off, and
@@ -24,25 +23,18 @@ type twoStepView struct {
 
 // twoStep lays out the section for v, the error msg by the field param names.
 func (d *Dashboard) twoStep(ctx context.Context, v *visit, param, msg string) (*twoStepView, error) {
-	secret, err := d.cfg.Sessions.TOTPSecret(ctx, v.m.ID)
+	st, err := d.cfg.SignIn.TwoStep(ctx, v.m, v.token)
 	if err != nil {
 		return nil, err
 	}
-	tv := &twoStepView{On: secret != "", Error: msg}
-	if tv.On {
-		tv.Fields = []field{{Name: "password", Label: "Current password", Type: "password", Auto: "current-password"}, codeField("")}
-	} else {
-		pending, err := d.cfg.Sessions.DashboardTOTPPending(ctx, v.token)
-		if err != nil || pending == "" {
-			return tv, err
-		}
-		uri, err := secondfactor.URI(v.m.Email, pending)
-		if err != nil {
-			return nil, err
-		}
-		tv.Secret, tv.QR = pending, qrData(uri)
-		tv.Fields = []field{{Name: "password", Label: "Current password", Type: "password", Auto: "current-password"}, codeField("")}
+	tv := &twoStepView{On: st.On, Error: msg}
+	if !st.On && st.Secret == "" {
+		return tv, nil
 	}
+	if !st.On {
+		tv.Secret, tv.QR = st.Secret, qrData(st.URI)
+	}
+	tv.Fields = []field{{Name: "password", Label: "Current password", Type: "password", Auto: "current-password"}, codeField("")}
 	for i := range tv.Fields {
 		if tv.Fields[i].Name == param {
 			tv.Fields[i].Error, tv.Error = msg, "" // said once, by its field
@@ -85,11 +77,7 @@ func (d *Dashboard) twoStepRefused(w http.ResponseWriter, r *http.Request, v *vi
 // kept on this session server-side until a code proves it (a new set-up replaces
 // it), then 303 to the settings page, which shows it.
 func (d *Dashboard) setupTwoStep(w http.ResponseWriter, r *http.Request, v *visit) error {
-	key, err := secondfactor.New(v.m.Email)
-	if err != nil {
-		return err
-	}
-	if err := d.cfg.Sessions.SetDashboardTOTPPending(r.Context(), v.token, key.Secret); err != nil {
+	if err := d.cfg.SignIn.SetUpTwoStep(r.Context(), v.m, v.token); err != nil {
 		return err
 	}
 	redirect(w, r, "/dashboard/settings#two-step")
@@ -116,15 +104,8 @@ func (d *Dashboard) enableTwoStep(w http.ResponseWriter, r *http.Request, v *vis
 	if err := d.cfg.Core.LimitLogin(w, r); err != nil {
 		return d.twoStepRefused(w, r, v, http.StatusTooManyRequests, "code", "Too many attempts; wait a minute and try again.")
 	}
-	pending, err := d.cfg.Sessions.DashboardTOTPPending(r.Context(), v.token)
-	if err != nil {
-		return err
-	}
-	if pending == "" {
-		return d.twoStepRefused(w, r, v, http.StatusBadRequest, "", "Set up two-step sign-in first.")
-	}
-	err = d.cfg.SignIn.EnableTwoStep(r.Context(), v.m.ID, proofOf(r, "password"), pending)
-	return d.twoStepChanged(w, r, v, err, "on")
+	token, err := d.cfg.SignIn.EnableTwoStep(r.Context(), v.token, v.s, proofOf(r, "password"))
+	return d.twoStepChanged(w, r, v, token, err, "on")
 }
 
 // disableTwoStep serves POST /dashboard/settings/two-step/disable {password,
@@ -135,13 +116,14 @@ func (d *Dashboard) disableTwoStep(w http.ResponseWriter, r *http.Request, v *vi
 	if err := d.cfg.Core.LimitLogin(w, r); err != nil {
 		return d.twoStepRefused(w, r, v, http.StatusTooManyRequests, "code", "Too many attempts; wait a minute and try again.")
 	}
-	err := d.cfg.SignIn.DisableTwoStep(r.Context(), v.m.ID, proofOf(r, "password"))
-	return d.twoStepChanged(w, r, v, err, "off")
+	token, err := d.cfg.SignIn.DisableTwoStep(r.Context(), v.s, proofOf(r, "password"))
+	return d.twoStepChanged(w, r, v, token, err, "off")
 }
 
-// twoStepChanged answers a two-step change: err by its field, or a fresh session
-// for this browser (the change ended the old one) and 303 to the settings page.
-func (d *Dashboard) twoStepChanged(w http.ResponseWriter, r *http.Request, v *visit, err error, state string) error {
+// twoStepChanged answers a two-step change: err by its field (a missing set-up
+// above the form), or the cookie of the fresh session token (the change ended
+// the old one) and 303 to the settings page.
+func (d *Dashboard) twoStepChanged(w http.ResponseWriter, r *http.Request, v *visit, token string, err error, state string) error {
 	if err != nil {
 		status, ok := formStatus[kassa.ErrorKindOf(err)]
 		if !ok {
@@ -149,20 +131,14 @@ func (d *Dashboard) twoStepChanged(w http.ResponseWriter, r *http.Request, v *vi
 		}
 		e := kassa.AsError(err)
 		param := e.Param
-		if param == "current_password" {
+		switch {
+		case e.Code == "two_step_not_set_up":
+		case param == "current_password":
 			param = "password" // the two-step forms' name for it
+		default:
+			param = cmp.Or(param, "password")
 		}
-		return d.twoStepRefused(w, r, v, status, cmp.Or(param, "password"), e.Message)
-	}
-	// The change moved the credential version on: the fresh session is of the
-	// version the merchant has now.
-	m, err := d.cfg.Merchants.Merchant(r.Context(), v.m.ID)
-	if err != nil {
-		return err
-	}
-	token := kassa.NewDashboardToken()
-	if _, err := d.cfg.Sessions.CreateDashboardSession(r.Context(), token, m.ID, m.CredentialVersion, v.env()); err != nil {
-		return err
+		return d.twoStepRefused(w, r, v, status, param, e.Message)
 	}
 	d.setCookie(w, token, int(kassa.DashboardSessionTTL.Seconds()))
 	redirect(w, r, "/dashboard/settings?two_step="+state+"#two-step")

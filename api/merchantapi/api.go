@@ -3,6 +3,7 @@ package merchantapi
 import (
 	"github.com/kassapay/kassa"
 	"github.com/kassapay/kassa/api/httpx"
+	"github.com/kassapay/kassa/merchants"
 	"github.com/kassapay/kassa/payment"
 	"github.com/kassapay/kassa/refund"
 	"github.com/kassapay/kassa/report"
@@ -15,7 +16,8 @@ type Config struct {
 	PublicURL string                // base of a new invoice's payment_url
 	Signer    payment.SessionSigner // signs the payment session of a new invoice
 	SignIn    *signin.Service       // login, re-authentication, password and two-step changes
-	Merchants kassa.MerchantService // logins and merchant settings
+	Merchants kassa.MerchantService // the merchant of a request
+	Accounts  *merchants.Service    // merchant settings changes
 	Keys      kassa.APIKeyService   // API keys
 	Invoices  kassa.InvoiceService  // invoices
 	Payments  kassa.PaymentService  // receipts, for the latest_payment and payments expansions; nil: none
@@ -34,6 +36,7 @@ type API struct {
 	signer    payment.SessionSigner
 	signIn    *signin.Service
 	merchants kassa.MerchantService
+	accounts  *merchants.Service
 	keys      kassa.APIKeyService
 	invoices  kassa.InvoiceService
 	payments  kassa.PaymentService
@@ -46,7 +49,7 @@ type API struct {
 
 // New returns the merchant API over cfg.
 func New(cfg Config) *API {
-	return &API{core: cfg.Core, publicURL: cfg.PublicURL, signer: cfg.Signer, signIn: cfg.SignIn, merchants: cfg.Merchants,
+	return &API{core: cfg.Core, publicURL: cfg.PublicURL, signer: cfg.Signer, signIn: cfg.SignIn, merchants: cfg.Merchants, accounts: cfg.Accounts,
 		keys: cfg.Keys, invoices: cfg.Invoices, payments: cfg.Payments, events: cfg.Events,
 		webhooks: cfg.Webhooks, pay: cfg.Pay, reports: cfg.Reports, refunds: cfg.Refunds}
 }

@@ -52,13 +52,13 @@ func (a *API) GetMerchant(w http.ResponseWriter, r *http.Request) error {
 // PatchMerchant serves PATCH /api/v1/merchant: a partial update of name, email, company_name,
 // default_return_url, settlement and underpayment_tolerance_usd_millis. Changing the email
 // or a settlement target needs current_password (and code when two-step sign-in is on): 403
-// without them.
+// without them (merchants.Service.Update decides).
 func (a *API) PatchMerchant(w http.ResponseWriter, r *http.Request) error {
 	u, proof, err := decodeMerchantUpdate(r)
 	if err != nil {
 		return err
 	}
-	m, err := a.signIn.UpdateMerchant(r.Context(), httpx.Principal(r.Context()).MerchantID, u, proof)
+	m, err := a.accounts.Update(r.Context(), httpx.Principal(r.Context()).MerchantID, u, proof)
 	if err != nil {
 		return err
 	}
@@ -71,8 +71,9 @@ var readOnlyMerchantFields = map[string]bool{
 	"id": true, "object": true, "mainnet_enabled": true, "created_at": true,
 }
 
-// decodeMerchantUpdate reads a merchant PATCH body strictly and validates it; the
-// proof (current_password, code) is what a sensitive change needs.
+// decodeMerchantUpdate reads a merchant PATCH body strictly (merchants.Service
+// checks what it holds); the proof (current_password, code) is what a sensitive
+// change needs.
 func decodeMerchantUpdate(r *http.Request) (kassa.MerchantUpdate, signin.Proof, error) {
 	var (
 		u     kassa.MerchantUpdate
@@ -123,10 +124,7 @@ func decodeMerchantUpdate(r *http.Request) (kassa.MerchantUpdate, signin.Proof, 
 		}
 		return true, err
 	})
-	if err != nil {
-		return u, proof, err
-	}
-	return u, proof, u.Validate()
+	return u, proof, err
 }
 
 // decodeSettlements reads settlement: null (clear both environments) or an object

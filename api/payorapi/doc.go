@@ -8,7 +8,8 @@
 //   - form.go: the invoice's questions and the payor's answers;
 //   - availabletokens.go: the tokens the payor may pay with, with their rates;
 //   - paymentaddress.go: the deposit address and quote of the chosen token;
-//   - verify.go: a payment status check by session or merchant credential.
+//   - verify.go: a payment status check by session or merchant credential
+//     (payment.Service.Verify decides).
 //
 // Quotes and payment statuses come from package payment; package api lists the
 // routes.

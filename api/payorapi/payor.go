@@ -12,13 +12,12 @@ import (
 
 // Config holds what the payor API needs.
 type Config struct {
-	Core     *httpx.Core           // merchant credentials, for verify
+	Core     *httpx.Core           // merchant credentials and the limits, for verify
 	Signer   payment.SessionSigner // checks the session signatures
 	Payor    kassa.PayorService    // the invoice of a session; nil: every session is unknown (404)
-	Invoices kassa.InvoiceService  // merchant invoices, for verify
 	Registry kassa.Registry        // networks and tokens; nil: none
 	Rates    kassa.RateSource      // USD prices of tokens; nil: no tokens offered
-	Pay      *payment.Service      // deposit addresses and quotes
+	Pay      *payment.Service      // deposit addresses, quotes and verify
 	Tracker  payment.Tracker       // receipts and their confirmations
 	// PublicURL is the service's public address, for the icon URLs of tokens.
 	PublicURL string

@@ -8,6 +8,8 @@ import (
 	"io"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/merchants"
+	"github.com/kassapay/kassa/signin"
 	"github.com/kassapay/kassa/store"
 )
 
@@ -48,7 +50,7 @@ func merchantCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return err
 		}
 		defer db.Close()
-		if m, err = db.CreateMerchant(ctx, c); err != nil {
+		if m, err = accounts(db).Create(ctx, c); err != nil {
 			return explain(err)
 		}
 	case "enable-mainnet", "disable-two-step":
@@ -69,7 +71,7 @@ func merchantCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 				err = db.DisableTOTP(ctx, *id)
 			}
 		} else {
-			m, err = db.EnableMainnet(ctx, *id)
+			m, err = accounts(db).EnableMainnet(ctx, *id)
 		}
 		if err != nil {
 			return explain(err)
@@ -78,6 +80,11 @@ func merchantCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return fmt.Errorf("unknown merchant command %q", args[0])
 	}
 	return json.NewEncoder(stdout).Encode(merchantJSON{m.ID, m.Name, m.Email, m.MainnetEnabled})
+}
+
+// accounts is the merchant service over db, as the API runs it.
+func accounts(db *store.DB) *merchants.Service {
+	return merchants.New(db, signin.New(db, db, nil))
 }
 
 // explain turns a domain error into a message that names the flag at fault.
