@@ -64,7 +64,7 @@ func ErrInvalidEnrolCode() error {
 // (ErrInvalidEnrolCode). It bumps the credential version, which ends every
 // session, so it starts a fresh one for the caller, in cur's environment, and
 // returns its token.
-func (s *Service) EnableTwoStep(ctx context.Context, token string, cur *kassa.DashboardSession, p Proof) (string, error) {
+func (s *Service) EnableTwoStep(ctx context.Context, token string, cur *DashboardSession, p Proof) (string, error) {
 	pending, err := s.sessions.DashboardTOTPPending(ctx, token)
 	if err != nil {
 		return "", err
@@ -88,7 +88,7 @@ func (s *Service) EnableTwoStep(ctx context.Context, token string, cur *kassa.Da
 // DisableTwoStep turns two-step sign-in off after Reauthenticate (password and
 // code). It bumps the credential version and, as EnableTwoStep, returns the
 // token of a fresh session for the caller.
-func (s *Service) DisableTwoStep(ctx context.Context, cur *kassa.DashboardSession, p Proof) (string, error) {
+func (s *Service) DisableTwoStep(ctx context.Context, cur *DashboardSession, p Proof) (string, error) {
 	if err := s.Reauthenticate(ctx, cur.MerchantID, p); err != nil {
 		return "", err
 	}
@@ -100,7 +100,7 @@ func (s *Service) DisableTwoStep(ctx context.Context, cur *kassa.DashboardSessio
 
 // renew starts a session of cur's merchant and environment under the credential
 // version the merchant has now, after a change of its own moved it on.
-func (s *Service) renew(ctx context.Context, cur *kassa.DashboardSession) (string, error) {
+func (s *Service) renew(ctx context.Context, cur *DashboardSession) (string, error) {
 	m, err := s.merchants.Merchant(ctx, cur.MerchantID)
 	if err != nil {
 		return "", err

@@ -5,7 +5,6 @@ import (
 	"net/url"
 
 	"github.com/kassapay/kassa"
-	"github.com/kassapay/kassa/signin"
 )
 
 // signInCookie holds a half sign-in's token (the password was right, the code is
