@@ -12,7 +12,7 @@
 //
 // The SQL is shared where the two engines agree (both bind $1..$n by number);
 // migrations, error translation and row locking are per engine (migrate.go,
-// sql.go). Every change is written with its event in one transaction; the three
+// sqlvalues.go). Every change is written with its event in one transaction; the three
 // leased queues claim through one helper (lease.go).
 package store
 
