@@ -16,8 +16,10 @@
 //     payment session token's signature package payment's (SessionSigner).
 //   - invoice*.go, lifecycle.go, invoicepayment.go, payment.go, payor.go, form.go,
 //     tokenlock.go: invoices, the payments that pay them and the pure lifecycle
-//     rules that compute an invoice's status from its receipts; quoterate.go: what
-//     a transfer is worth once its quote has run out.
+//     rules that compute an invoice's status from its payments; quoterate.go: what
+//     a transfer is worth once its quote has run out; attention.go: why a payment
+//     is set aside for a person (AttentionReason, SetAsideReason) and how the
+//     merchant resolved it (Resolution).
 //   - network.go, evm.go: networks, tokens and EVM addresses; chain.go: blocks and
 //     transfers, confirmations and a transfer's USD value.
 //   - event.go, eventencode.go, webhook*.go: the events every change writes and
@@ -40,7 +42,8 @@
 // store) in leaf packages that import only the standard library and this one
 // (outbox: payouts and their transactions; watch: the watcher's cursor and
 // addresses; delivery: webhook jobs, results, retries and targets; idempotency:
-// the saved record and the repeated-key rule), the others beside their consumer
+// the saved record and the repeated-key rule, which needs only the standard
+// library), the others beside their consumer
 // (signin, secondfactor, payment, refund, internal/invoicejson).
 //
 // An interface only one package consumes lives in that package, beside its

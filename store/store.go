@@ -3,12 +3,14 @@
 // consumers declare. Those the store can name are asserted at compile time at the
 // top of their files: kassa.MerchantService (merchant.go), APIKeyService
 // (apikey.go), EventService (event.go), PaymentService (invoicepayment.go),
-// PayorService (payor.go), WebhookService (webhook.go), secondfactor.Store and
-// signin.Throttle, invoicing.Store (invoice.go), payment.PaymentAddressService
-// (paymentaddress.go), settlement.SettlementService, report.OverviewStats and
-// commerce.OrderStore (order.go). Those of packages whose tests import the store
-// (chain, webhook, api/httpx, refund, signin, worker) are asserted in
-// cmd/kassa/storeroles.go.
+// PayorService (payor.go), WebhookService (webhook.go), secondfactor.Store
+// (secondfactor.go), signin.Throttle (signin.go), invoicing.Store (invoice.go),
+// payment.PaymentAddressService (paymentaddress.go),
+// settlement.SettlementService (settlement.go), report.OverviewStats
+// (overview.go) and commerce.OrderStore (order.go). Those of the packages the
+// store cannot import (chain, webhook, api/httpx: their tests run on the store),
+// and those of merchants, refund, signin (DashboardSessionStore) and worker, are
+// asserted in cmd/kassa/storeroles.go.
 //
 // The SQL is shared where the two engines agree (both bind $1..$n by number);
 // migrations, error translation and row locking are per engine (migrate.go,

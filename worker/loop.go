@@ -1,6 +1,6 @@
 // Package worker runs Kassa's background work. Loop is the one schedule every
 // periodic worker follows (settlement, order placement, webhook delivery, the
-// event stream's feed reads); Expiry and Prune are the sweeps that belong to no
+// chain watchers and senders, the event stream's feed reads); Expiry and Prune are the sweeps that belong to no
 // other package. It imports only the standard library and the domain.
 package worker
 

@@ -14,10 +14,11 @@ import (
 
 // The store and the wallet serve interfaces their consumers declare where they
 // use them: the chain's watchers and sender, the webhook workers, the API's
-// idempotency keys, merchant accounts, refunds, dashboard sign-ins and leases. The store cannot
-// import chain, webhook or api/httpx (their in-package tests run on the store)
-// and needs none of the others' types, so the wiring checks here, at compile
-// time, that the two sides still fit.
+// idempotency keys, merchant accounts, refunds, dashboard sign-ins and leases,
+// and the wallet's keys for the sender. The store cannot import chain, webhook or
+// api/httpx (their in-package tests run on the store), so the wiring checks here,
+// at compile time, that the two sides still fit; the others' checks sit beside
+// them.
 var (
 	_ chain.ChainStore             = (*store.DB)(nil)
 	_ chain.OwnWalletWatch         = (*store.DB)(nil)
