@@ -1,6 +1,6 @@
 // Package outbox holds money moving out on chain (decisions.md, "Chains"), as
 // the chain's sender and the store share it: a Payout is money Kassa owes
-// someone on one network (a sweep of a deposit address's receipts to the
+// someone on one network (a sweep of a deposit address's payments to the
 // merchant, or a refund from the gas wallet or a deposit address), and a Tx is
 // one transaction Kassa signs for it. A transaction is signed and stored with
 // its nonce in one store transaction before it is ever broadcast, so a crash can

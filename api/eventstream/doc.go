@@ -11,7 +11,8 @@
 //   - wssink.go: the socket as the hub's fan-out sees it (a stream.EventSink):
 //     live events are written from the fan-out with one non-blocking write of
 //     frames every client shares, and what the socket does not take waits for
-//     the stream's goroutine; wsraw_*.go: the non-blocking write;
-//   - wsframe.go: the frames, the hijack that routes the WebSocket library's own
+//     the stream's goroutine; the hijack that routes the WebSocket library's own
 //     frames through the sink, and subscribing.
+//
+// The frames and the non-blocking write are package internal/wsframe's.
 package eventstream
