@@ -7,11 +7,19 @@
 //     body limits, JSON 404 and 405, health;
 //   - errors.go: the one table from kassa.ErrorKind to status code and error
 //     type, the error envelopes and WriteJSON;
-//   - jsonbody.go, params.go: strict JSON body decoding (unknown, duplicate and
-//     mistyped fields are 400 with the field's path) and query parameters;
-//   - auth.go, dashboardtoken.go: API keys, dashboard JWTs and the principal of a request;
-//   - ratelimit.go: per-credential token buckets with RateLimit headers;
-//   - idempotency.go: the Idempotency-Key layer;
+//   - jsonbody.go, jsonmembers.go, decode.go, params.go, list.go: strict JSON
+//     body decoding (unknown, duplicate and mistyped fields are 400 with the
+//     field's path; DecodeFields over the body's members read by jsontext) and
+//     query parameters;
+//   - auth.go, dashboardtoken.go, wstoken.go: API keys, dashboard JWTs,
+//     WebSocket tokens and the principal of a request;
+//   - ratelimit.go, ratelimit_shared.go, payorlimits.go: per-credential budgets
+//     with RateLimit headers, in memory (Limiter) or shared by every instance
+//     through the store (SharedLimiter), and the payor's buckets;
+//   - idempotency.go, idempotencystore.go, fingerprint.go: the Idempotency-Key
+//     layer, the store it keeps keys in, and a body's fingerprint;
+//   - sse.go, stream.go: Server-Sent Events views (SSEView) and the write
+//     timeouts of long-lived streams;
 //   - metrics.go, netgate.go: where requests and streams are counted (Metrics,
 //     by route template), and the network gate of /metrics (OnlyFrom).
 package httpx
