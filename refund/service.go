@@ -51,7 +51,7 @@ func (s *Service) Create(ctx context.Context, p kassa.Principal, invoiceID strin
 		h := sha256.Sum256([]byte(s.claimToken(req.ID)))
 		req.ClaimHash = h[:]
 	}
-	r, err := s.Store.CreateRefund(ctx, p, invoiceID, req)
+	r, err := s.Store.CreateRefund(ctx, p.MerchantID, invoiceID, req, DecideCreate(p, req))
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +184,7 @@ func (s *Service) Claim(ctx context.Context, id, token, address string) (*kassa.
 		return nil, err
 	}
 	h := sha256.Sum256([]byte(token))
-	return s.Store.ClaimRefund(ctx, id, h[:], kassa.ChecksumAddress(address))
+	return s.Store.ClaimRefund(ctx, id, kassa.ChecksumAddress(address), DecideClaim(h[:]))
 }
 
 // ByClaim reads a refund and its shop's name through its claim link (token),
