@@ -21,6 +21,7 @@ import (
 	"github.com/kassapay/kassa/api/payorapi"
 	"github.com/kassapay/kassa/api/paypage"
 	"github.com/kassapay/kassa/commerce"
+	"github.com/kassapay/kassa/endpoints"
 	"github.com/kassapay/kassa/payment"
 	"github.com/kassapay/kassa/refund"
 	"github.com/kassapay/kassa/report"
@@ -45,7 +46,7 @@ type Config struct {
 	Idempotency httpx.IdempotencyStore
 	Events      kassa.EventService              // the events API and stream replays
 	Stream      stream.EventStream              // live events for WebSocket streams
-	Webhooks    kassa.WebhookService            // webhook endpoints and their delivery log
+	Webhooks    endpoints.Store                 // webhook endpoints and their delivery log; nil: none
 	Commerce    commerce.Service                // search, checkout and orders (/api/commerce); nil: no commerce routes
 	Catalog     commerce.Catalog                // retailers per environment, for /api/commerce/status
 	Sessions    signin.DashboardSessionStore    // the dashboard's sign-ins; nil: no dashboard
@@ -99,6 +100,10 @@ func New(cfg Config) http.Handler {
 		s.payments.Now = core.Now
 	}
 	signIn := signin.New(cfg.Merchants, cfg.Sessions, core.Now) // both surfaces' one sign-in rule
+	var webhooks kassa.WebhookService
+	if cfg.Webhooks != nil {
+		webhooks = endpoints.Over(cfg.Webhooks)
+	}
 	var refunds *refund.Service
 	if cfg.Refunds != nil {
 		refunds = &refund.Service{Store: cfg.Refunds, Payments: cfg.Payments, Registry: cfg.Registry, Rates: cfg.Rates,
@@ -107,7 +112,7 @@ func New(cfg Config) http.Handler {
 	reports := report.Source{Invoices: cfg.Invoices, Payments: cfg.Payments, Refunds: cfg.Refunds, Registry: cfg.Registry}
 	s.merchant = merchantapi.New(merchantapi.Config{Core: core, PublicURL: cfg.PublicURL, Signer: s.signer,
 		SignIn: signIn, Merchants: cfg.Merchants, Keys: cfg.Keys, Invoices: cfg.Invoices, Payments: cfg.Payments, Events: cfg.Events,
-		Webhooks: cfg.Webhooks, Pay: s.payments, Reports: reports, Refunds: refunds})
+		Webhooks: webhooks, Pay: s.payments, Reports: reports, Refunds: refunds})
 	if cfg.Commerce != nil {
 		s.commerce = commerceapi.New(commerceapi.Config{Shop: cfg.Commerce, Catalog: cfg.Catalog,
 			Invoices: cfg.Invoices, Signer: s.signer, PublicURL: cfg.PublicURL, Now: core.Now})
@@ -128,7 +133,7 @@ func New(cfg Config) http.Handler {
 		Refunds: refunds, LimitClaim: core.LimitPayorAddr})
 	if cfg.Sessions != nil {
 		s.board = dashboard.New(dashboard.Config{Core: core, SignIn: signIn, Merchants: cfg.Merchants, Sessions: cfg.Sessions,
-			Invoices: cfg.Invoices, Keys: cfg.Keys, Webhooks: cfg.Webhooks, Payments: cfg.Payments, Events: cfg.Events,
+			Invoices: cfg.Invoices, Keys: cfg.Keys, Webhooks: webhooks, Payments: cfg.Payments, Events: cfg.Events,
 			Registry: cfg.Registry, Signer: s.signer, Commerce: cfg.Commerce, Idempotency: cfg.Idempotency,
 			Stats: cfg.Overview, Stream: cfg.Stream, Pay: s.payments, Refunds: refunds,
 			Reports:   reports,
