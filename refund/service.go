@@ -1,9 +1,10 @@
 // Package refund is the refunds service (decisions.md, "Refunds, and money that
 // needs a person"): it checks a merchant's refund request, plans it on the
-// invoice's payments with the token's rate, and hands it to the store, which
-// plans it again on the locked rows; it renders claim links and takes the payor's
-// address through one. A cancel is decided here, on the refund and payout the
-// store locked.
+// invoice's payments with the token's rate, and hands it to the store with its
+// decision (decide.go), which plans it again on the rows the store locked; it
+// renders claim links and takes the payor's address through one. A claim, a
+// cancel and the merchant's own-wallet choice are decided here too, on the
+// refund and payout the store locked.
 package refund
 
 import (
