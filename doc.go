@@ -48,8 +48,9 @@
 //
 // An interface only one package consumes lives in that package, beside its
 // consumer (chain.ChainStore, chain.PayoutStore, chain.KeyRing, webhook.Queue,
-// settlement.SettlementService, refund.Store, report.OverviewStats,
-// signin.DashboardSessionStore, signin.Throttle, secondfactor.Store,
+// settlement.SettlementService, refund.Store, endpoints.Store, apikeys.Store,
+// report.OverviewStats, signin.DashboardSessionStore, signin.Throttle,
+// secondfactor.Store,
 // payment.PaymentAddressService, payment.ChainVerifier, worker.Leaser,
 // httpx.IdempotencyStore); so does plumbing: live event streams and replays in
 // package stream, WebSocket tokens (a JWT, as the dashboard's) in api/httpx.

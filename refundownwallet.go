@@ -31,7 +31,7 @@ type OwnWalletPay struct {
 
 // CanPayFromOwnWallet reports whether the merchant may take r over and pay it
 // from their own wallet: a pending refund with its address, not already theirs.
-// Whether Kassa has signed its transfer is the store's check (its payout).
+// Whether Kassa has signed its transfer is refund.DecideOwnWallet's check (its payout).
 func (r *Refund) CanPayFromOwnWallet() error {
 	switch {
 	case r.Status == RefundSent || r.Status == RefundConfirmed:

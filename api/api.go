@@ -20,7 +20,9 @@ import (
 	"github.com/kassapay/kassa/api/merchantapi"
 	"github.com/kassapay/kassa/api/payorapi"
 	"github.com/kassapay/kassa/api/paypage"
+	"github.com/kassapay/kassa/apikeys"
 	"github.com/kassapay/kassa/commerce"
+	"github.com/kassapay/kassa/endpoints"
 	"github.com/kassapay/kassa/merchants"
 	"github.com/kassapay/kassa/payment"
 	"github.com/kassapay/kassa/refund"
@@ -35,7 +37,7 @@ type Config struct {
 	PublicURL   string               // e.g. http://127.0.0.1:8080, used in payment_url
 	Secret      []byte               // server secret: JWT HS256 key and payment-session HMAC key
 	Merchants   signin.Merchants     // merchant accounts and logins, their second factor and failed sign-ins
-	Keys        kassa.APIKeyService  // API keys
+	Keys        apikeys.Store        // API keys
 	Invoices    kassa.InvoiceService // invoices
 	Payments    kassa.PaymentService // receipts, for the latest_payment and payments expansions; nil: none
 	Payor       kassa.PayorService   // the payment session endpoints (/api/v1/payments/*)
@@ -46,7 +48,7 @@ type Config struct {
 	Idempotency httpx.IdempotencyStore
 	Events      kassa.EventService              // the events API and stream replays
 	Stream      stream.EventStream              // live events for WebSocket streams
-	Webhooks    kassa.WebhookService            // webhook endpoints and their delivery log
+	Webhooks    endpoints.Store                 // webhook endpoints and their delivery log; nil: none
 	Commerce    commerce.Service                // search, checkout and orders (/api/commerce); nil: no commerce routes
 	Catalog     commerce.Catalog                // retailers per environment, for /api/commerce/status
 	Sessions    signin.DashboardSessionStore    // the dashboard's sign-ins; nil: no dashboard
@@ -87,7 +89,11 @@ type server struct {
 
 // New builds every surface over cfg and returns the service's HTTP handler.
 func New(cfg Config) http.Handler {
-	core := httpx.NewCore(httpx.CoreConfig{Secret: cfg.Secret, Merchants: cfg.Merchants, Keys: cfg.Keys,
+	var keys kassa.APIKeyService
+	if cfg.Keys != nil {
+		keys = apikeys.Over(cfg.Keys)
+	}
+	core := httpx.NewCore(httpx.CoreConfig{Secret: cfg.Secret, Merchants: cfg.Merchants, Keys: keys,
 		Idempotency: cfg.Idempotency, Health: cfg.Health, Warnings: cfg.Warnings, Draining: cfg.Draining, Limits: cfg.Limits, RateStore: cfg.RateStore, Logger: cfg.Logger, AccessLog: cfg.AccessLog, Now: cfg.Now,
 		Metrics: cfg.Metrics, HSTS: strings.HasPrefix(strings.ToLower(cfg.PublicURL), "https://"),
 		Proxies: cfg.Proxies})
@@ -101,6 +107,10 @@ func New(cfg Config) http.Handler {
 	}
 	signIn := signin.New(cfg.Merchants, cfg.Sessions, core.Now) // both surfaces' one sign-in rule
 	accounts := merchants.New(cfg.Merchants, signIn)            // and their one account rule
+	var webhooks kassa.WebhookService
+	if cfg.Webhooks != nil {
+		webhooks = endpoints.Over(cfg.Webhooks)
+	}
 	var refunds *refund.Service
 	if cfg.Refunds != nil {
 		refunds = &refund.Service{Store: cfg.Refunds, Payments: cfg.Payments, Registry: cfg.Registry, Rates: cfg.Rates,
@@ -108,14 +118,14 @@ func New(cfg Config) http.Handler {
 	}
 	reports := report.Source{Invoices: cfg.Invoices, Payments: cfg.Payments, Refunds: cfg.Refunds, Registry: cfg.Registry}
 	s.merchant = merchantapi.New(merchantapi.Config{Core: core, PublicURL: cfg.PublicURL, Signer: s.signer,
-		SignIn: signIn, Merchants: cfg.Merchants, Accounts: accounts, Keys: cfg.Keys, Invoices: cfg.Invoices, Payments: cfg.Payments, Events: cfg.Events,
-		Webhooks: cfg.Webhooks, Pay: s.payments, Reports: reports, Refunds: refunds})
+		SignIn: signIn, Merchants: cfg.Merchants, Accounts: accounts, Keys: keys, Invoices: cfg.Invoices, Payments: cfg.Payments, Events: cfg.Events,
+		Webhooks: webhooks, Pay: s.payments, Reports: reports, Refunds: refunds})
 	if cfg.Commerce != nil {
 		s.commerce = commerceapi.New(commerceapi.Config{Shop: cfg.Commerce, Catalog: cfg.Catalog,
 			Invoices: cfg.Invoices, Signer: s.signer, PublicURL: cfg.PublicURL, Now: core.Now})
 	}
 	s.streams = eventstream.New(eventstream.Config{Core: core, Secret: cfg.Secret, PublicURL: cfg.PublicURL,
-		Keys: cfg.Keys, Events: cfg.Events, Stream: cfg.Stream, PingInterval: cfg.WSPingInterval,
+		Keys: keys, Events: cfg.Events, Stream: cfg.Stream, PingInterval: cfg.WSPingInterval,
 		KeyCheckInterval: cfg.WSKeyCheckInterval, BeforeLiveWrite: cfg.WSBeforeLiveWrite})
 	tracker := payment.Tracker{Payments: cfg.Payments, Registry: cfg.Registry}
 	var rates kassa.RateSource // what payors are offered: the rates, less unwatched mainnet networks
@@ -130,7 +140,7 @@ func New(cfg Config) http.Handler {
 		Refunds: refunds, LimitClaim: core.LimitPayorAddr})
 	if cfg.Sessions != nil {
 		s.board = dashboard.New(dashboard.Config{Core: core, SignIn: signIn, Merchants: cfg.Merchants, Accounts: accounts, Sessions: cfg.Sessions,
-			Invoices: cfg.Invoices, Keys: cfg.Keys, Webhooks: cfg.Webhooks, Payments: cfg.Payments, Events: cfg.Events,
+			Invoices: cfg.Invoices, Keys: keys, Webhooks: webhooks, Payments: cfg.Payments, Events: cfg.Events,
 			Registry: cfg.Registry, Signer: s.signer, Commerce: cfg.Commerce, Idempotency: cfg.Idempotency,
 			Stats: cfg.Overview, Stream: cfg.Stream, Pay: s.payments, Refunds: refunds,
 			Reports:   reports,

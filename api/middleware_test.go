@@ -16,12 +16,13 @@ import (
 	"github.com/kassapay/kassa"
 	"github.com/kassapay/kassa/api/httpx"
 	"github.com/kassapay/kassa/api/openapi/openapitest"
+	"github.com/kassapay/kassa/apikeys"
 	"github.com/kassapay/kassa/idempotency"
 )
 
 // fakeKeys authenticates one secret as a devnet merchant key of merchant 1.
 type fakeKeys struct {
-	kassa.APIKeyService
+	apikeys.Store
 	secret string
 }
 

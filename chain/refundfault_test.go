@@ -179,8 +179,9 @@ func (p *payFixture) refund(t testing.TB, inv *kassa.Invoice, usd kassa.Millis, 
 	if !ok {
 		t.Fatal("no USDT in the registry")
 	}
-	r, err := p.db.CreateRefund(p.ctx, kassa.Principal{MerchantID: p.m.ID, Environment: kassa.Devnet, Scope: kassa.ScopeMerchant},
-		inv.ID, refund.Request{ID: kassa.NewUUID(), AmountUSD: &usd, Rate: kassa.RefundRatePaid, Address: address, Token: tok})
+	pr := kassa.Principal{MerchantID: p.m.ID, Environment: kassa.Devnet, Scope: kassa.ScopeMerchant}
+	req := refund.Request{ID: kassa.NewUUID(), AmountUSD: &usd, Rate: kassa.RefundRatePaid, Address: address, Token: tok}
+	r, err := p.db.CreateRefund(p.ctx, pr.MerchantID, inv.ID, req, refund.DecideCreate(pr, req))
 	if err != nil {
 		t.Fatal(err)
 	}

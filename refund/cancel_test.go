@@ -4,19 +4,23 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/kassapay/kassa"
 	"github.com/kassapay/kassa/outbox"
 	"github.com/kassapay/kassa/refund"
 )
 
-// lockedRefund is a store holding one refund and its payout's status: its cancel
-// asks the service's decision as the real store does, and writes only when allowed.
+// lockedRefund is a store holding one refund and its payout's status: its
+// writes ask the service's decision as the real store does, and write only when
+// allowed (canceled, wrote).
 type lockedRefund struct {
 	refund.Store // the rest, unused here
 	r            kassa.Refund
 	payout       outbox.PayoutStatus
+	now          time.Time // the store's clock
 	canceled     bool
+	wrote        bool
 }
 
 func (l *lockedRefund) CancelRefund(_ context.Context, merchantID int64, id string,

@@ -1,9 +1,10 @@
 // Package refund is the refunds service (decisions.md, "Refunds, and money that
 // needs a person"): it checks a merchant's refund request, plans it on the
-// invoice's payments with the token's rate, and hands it to the store, which
-// plans it again on the locked rows; it renders claim links and takes the payor's
-// address through one. A cancel is decided here, on the refund and payout the
-// store locked.
+// invoice's payments with the token's rate, and hands it to the store with its
+// decision (decide.go), which plans it again on the rows the store locked; it
+// renders claim links and takes the payor's address through one. A claim, a
+// cancel and the merchant's own-wallet choice are decided here too, on the
+// refund and payout the store locked.
 package refund
 
 import (
@@ -51,7 +52,7 @@ func (s *Service) Create(ctx context.Context, p kassa.Principal, invoiceID strin
 		h := sha256.Sum256([]byte(s.claimToken(req.ID)))
 		req.ClaimHash = h[:]
 	}
-	r, err := s.Store.CreateRefund(ctx, p, invoiceID, req)
+	r, err := s.Store.CreateRefund(ctx, p.MerchantID, invoiceID, req, DecideCreate(p, req))
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +185,7 @@ func (s *Service) Claim(ctx context.Context, id, token, address string) (*kassa.
 		return nil, err
 	}
 	h := sha256.Sum256([]byte(token))
-	return s.Store.ClaimRefund(ctx, id, h[:], kassa.ChecksumAddress(address))
+	return s.Store.ClaimRefund(ctx, id, kassa.ChecksumAddress(address), DecideClaim(h[:]))
 }
 
 // ByClaim reads a refund and its shop's name through its claim link (token),

@@ -2,6 +2,7 @@ package refund
 
 import (
 	"context"
+	"time"
 
 	"github.com/kassapay/kassa"
 	"github.com/kassapay/kassa/outbox"
@@ -10,10 +11,11 @@ import (
 // Store keeps refunds. Each write is one store transaction with the
 // refund's events.
 type Store interface {
-	// CreateRefund plans req on the invoice's payments and refunds with the
-	// invoice locked (Refundable), so refunds created at once never exceed what is
-	// refundable, and stores the refund with refund.created.
-	CreateRefund(ctx context.Context, p kassa.Principal, invoiceID string, req Request) (*kassa.Refund, error)
+	// CreateRefund locks the merchant's invoice and asks decide (DecideCreate)
+	// with its payments and refunds; when decide returns a plan it stores the
+	// refund req planned so with refund.created, in one transaction. decide's
+	// error is returned as it is, and nothing is written.
+	CreateRefund(ctx context.Context, merchantID int64, invoiceID string, req Request, decide CreateDecision) (*kassa.Refund, error)
 	// Refund reads one of the merchant's refunds in p's environment.
 	Refund(ctx context.Context, p kassa.Principal, id string) (*kassa.Refund, error)
 	// InvoiceRefunds lists an invoice's refunds, newest first.
@@ -27,10 +29,10 @@ type Store interface {
 	// transaction. decide's error is returned as it is, and nothing is written.
 	CancelRefund(ctx context.Context, merchantID int64, id string,
 		decide func(r *kassa.Refund, payout outbox.PayoutStatus) error) (*kassa.Refund, error)
-	// ClaimRefund gives a refund awaiting its address the payor's address, when
-	// tokenHash matches its claim (compared in constant time; 404 otherwise, and
-	// past its expiry); a refund claimed already is 409 refund_claimed.
-	ClaimRefund(ctx context.Context, id string, tokenHash []byte, address string) (*kassa.Refund, error)
+	// ClaimRefund locks refund id and asks decide (DecideClaim) with the store's
+	// time; when decide returns nil it gives the refund the payor's address and
+	// makes it pending with refund.updated. decide's error is returned as it is.
+	ClaimRefund(ctx context.Context, id, address string, decide func(r *kassa.Refund, now time.Time) error) (*kassa.Refund, error)
 	// RefundByClaim reads a refund and its shop's name for its claim link, when
 	// tokenHash matches its claim (compared in constant time; 404 otherwise,
 	// whether or not the refund exists), in any status and past the claim's
@@ -42,11 +44,15 @@ type Store interface {
 
 // OwnWalletStore keeps the merchant's own payment of refunds.
 type OwnWalletStore interface {
-	// PayRefundFromOwnWallet withdraws a pending refund from the payout
-	// executor, in one transaction with refund.updated: its payout, unsigned,
-	// fails; one whose transfer is signed is 409 refund_being_sent.
-	PayRefundFromOwnWallet(ctx context.Context, p kassa.Principal, id string) (*kassa.Refund, error)
-	// LetKassaPayRefund hands such a refund back to the executor while no
-	// transfer paying it was seen (409 refund_being_sent otherwise).
-	LetKassaPayRefund(ctx context.Context, p kassa.Principal, id string) (*kassa.Refund, error)
+	// PayRefundFromOwnWallet locks the merchant's refund id and its payout and
+	// asks decide (DecideOwnWallet) with the payout's status ("" for none); when
+	// decide returns nil it withdraws the refund from the payout executor, in one
+	// transaction with refund.updated: its payout, unsigned, fails. A refund the
+	// merchant's already is answered as it is; decide's error is returned as it is.
+	PayRefundFromOwnWallet(ctx context.Context, merchantID int64, id string,
+		decide func(r *kassa.Refund, payout outbox.PayoutStatus) error) (*kassa.Refund, error)
+	// LetKassaPayRefund locks the merchant's refund id and asks decide
+	// (DecideLetKassaPay); when decide returns nil it hands a refund the merchant
+	// took over back to the executor. One not the merchant's is answered as it is.
+	LetKassaPayRefund(ctx context.Context, merchantID int64, id string, decide func(r *kassa.Refund) error) (*kassa.Refund, error)
 }

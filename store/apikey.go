@@ -8,9 +8,10 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/apikeys"
 )
 
-var _ kassa.APIKeyService = (*DB)(nil)
+var _ apikeys.Store = (*DB)(nil)
 
 const apiKeyColumns = `id, merchant_id, name, scope, environment, prefix, expires_at, last_used_at,
 	created_at, revoked_at, revoked_reason`
@@ -39,11 +40,12 @@ func scanAPIKey(s scanner, extra ...any) (*kassa.APIKey, error) {
 }
 
 // CreateAPIKey stores a new key and returns it with its secret, which is stored only
-// as a SHA-256 hash. A mainnet key needs a merchant with mainnet access
-// (mainnet_not_enabled); a merchant may hold at most kassa.MaxActiveKeysPerScope active
-// keys per scope (key_limit_reached). The limit holds under concurrent creates: the
-// merchant row is locked on PostgreSQL and SQLite has a single writer.
-func (db *DB) CreateAPIKey(ctx context.Context, merchantID int64, c kassa.APIKeyCreate) (*kassa.APIKey, string, error) {
+// as a SHA-256 hash, when decide, the API keys service's rule, allows it on the
+// merchant (its mainnet access) and its count of active keys of the scope
+// (apikeys.Store). The count holds under concurrent creates: the merchant row is
+// locked on PostgreSQL and SQLite has a single writer.
+func (db *DB) CreateAPIKey(ctx context.Context, merchantID int64, c kassa.APIKeyCreate,
+	decide func(m kassa.Merchant, active int) error) (*kassa.APIKey, string, error) {
 	now := db.clock()
 	if err := c.Validate(now); err != nil {
 		return nil, "", err
@@ -67,20 +69,14 @@ func (db *DB) CreateAPIKey(ctx context.Context, merchantID int64, c kassa.APIKey
 		if err != nil {
 			return fmt.Errorf("store: create api key: %w", err)
 		}
-		if m := (kassa.Merchant{ID: merchantID, MainnetEnabled: mainnet}); !m.Allows(c.Environment) {
-			err := kassa.ErrMainnetNotEnabled()
-			err.Param = "environment"
-			return err
-		}
 		var active int
 		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM api_keys WHERE merchant_id = $1 AND scope = $2
 			AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $3)`,
 			merchantID, string(c.Scope), micros(now)).Scan(&active); err != nil {
 			return fmt.Errorf("store: create api key: %w", err)
 		}
-		if active >= kassa.MaxActiveKeysPerScope {
-			return kassa.Errorf(kassa.KindPermission, "key_limit_reached",
-				"At most %d active %s keys are allowed; revoke one first.", kassa.MaxActiveKeysPerScope, c.Scope)
+		if err := decide(kassa.Merchant{ID: merchantID, MainnetEnabled: mainnet}, active); err != nil {
+			return err
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO api_keys
 			(id, merchant_id, name, scope, environment, prefix, secret_hash, expires_at, created_at)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/apikeys"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
 )
@@ -14,7 +15,7 @@ import (
 // key creates a key of scope for merchant m, failing the test on error.
 func (f *fixture) key(t *testing.T, m *kassa.Merchant, scope kassa.Scope, expires *time.Time) (*kassa.APIKey, string) {
 	t.Helper()
-	k, secret, err := f.db.CreateAPIKey(f.ctx, m.ID, kassa.APIKeyCreate{Name: "key", Scope: scope, Environment: kassa.Devnet, ExpiresAt: expires})
+	k, secret, err := apikeys.Over(f.db).CreateAPIKey(f.ctx, m.ID, kassa.APIKeyCreate{Name: "key", Scope: scope, Environment: kassa.Devnet, ExpiresAt: expires})
 	if err != nil {
 		t.Fatalf("CreateAPIKey: %v", err)
 	}
@@ -25,7 +26,7 @@ func TestAPIKeyCreateAndList(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
 		f := newFixture(t, cfg)
 		exp := t0.Add(48 * time.Hour)
-		k1, secret, err := f.db.CreateAPIKey(f.ctx, f.m.ID, kassa.APIKeyCreate{Name: "server", Scope: kassa.ScopeMerchant, Environment: kassa.Devnet, ExpiresAt: &exp})
+		k1, secret, err := apikeys.Over(f.db).CreateAPIKey(f.ctx, f.m.ID, kassa.APIKeyCreate{Name: "server", Scope: kassa.ScopeMerchant, Environment: kassa.Devnet, ExpiresAt: &exp})
 		must(t, err)
 		if !strings.HasPrefix(secret, "kassa_devnet_merchant_") || !strings.Contains(secret, k1.Prefix) || !kassa.ValidUUID(k1.ID) || k1.ID[14] != '4' {
 			t.Fatalf("key %+v secret %q", k1, secret)
@@ -85,13 +86,13 @@ func TestAPIKeyCreateRefused(t *testing.T) {
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
-				_, _, err := f.db.CreateAPIKey(f.ctx, f.m.ID, tt.c)
+				_, _, err := apikeys.Over(f.db).CreateAPIKey(f.ctx, f.m.ID, tt.c)
 				wantErr(t, err, tt.kind, tt.code)
 			})
 		}
 		_, err := f.db.EnableMainnet(f.ctx, f.m.ID)
 		must(t, err)
-		k, secret, err := f.db.CreateAPIKey(f.ctx, f.m.ID, kassa.APIKeyCreate{Name: "m", Scope: kassa.ScopeMerchant, Environment: kassa.Mainnet})
+		k, secret, err := apikeys.Over(f.db).CreateAPIKey(f.ctx, f.m.ID, kassa.APIKeyCreate{Name: "m", Scope: kassa.ScopeMerchant, Environment: kassa.Mainnet})
 		must(t, err)
 		if k.Environment != kassa.Mainnet || !strings.HasPrefix(secret, "kassa_mainnet_merchant_") {
 			t.Fatalf("mainnet key %+v %q", k, secret)
@@ -107,7 +108,7 @@ func TestAPIKeyLimit(t *testing.T) {
 			k, _ := f.key(t, f.m, kassa.ScopeMerchant, nil)
 			first = k
 		}
-		_, _, err := f.db.CreateAPIKey(f.ctx, f.m.ID, kassa.APIKeyCreate{Name: "11th", Scope: kassa.ScopeMerchant, Environment: kassa.Devnet})
+		_, _, err := apikeys.Over(f.db).CreateAPIKey(f.ctx, f.m.ID, kassa.APIKeyCreate{Name: "11th", Scope: kassa.ScopeMerchant, Environment: kassa.Devnet})
 		wantErr(t, err, kassa.KindPermission, "key_limit_reached")
 		// The limit is per scope.
 		f.key(t, f.m, kassa.ScopeCommerce, nil)
@@ -115,7 +116,7 @@ func TestAPIKeyLimit(t *testing.T) {
 		_, err = f.db.RevokeAPIKey(f.ctx, f.m.ID, first.ID, "")
 		must(t, err)
 		f.key(t, f.m, kassa.ScopeMerchant, nil)
-		_, _, err = f.db.CreateAPIKey(f.ctx, f.m.ID, kassa.APIKeyCreate{Name: "again", Scope: kassa.ScopeMerchant, Environment: kassa.Devnet})
+		_, _, err = apikeys.Over(f.db).CreateAPIKey(f.ctx, f.m.ID, kassa.APIKeyCreate{Name: "again", Scope: kassa.ScopeMerchant, Environment: kassa.Devnet})
 		wantErr(t, err, kassa.KindPermission, "key_limit_reached")
 	})
 }
@@ -146,7 +147,7 @@ func TestAPIKeyLimitConcurrent(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				_, _, err := f.db.CreateAPIKey(f.ctx, f.m.ID, kassa.APIKeyCreate{Name: "c", Scope: kassa.ScopeMerchant, Environment: kassa.Devnet})
+				_, _, err := apikeys.Over(f.db).CreateAPIKey(f.ctx, f.m.ID, kassa.APIKeyCreate{Name: "c", Scope: kassa.ScopeMerchant, Environment: kassa.Devnet})
 				mu.Lock()
 				defer mu.Unlock()
 				switch {

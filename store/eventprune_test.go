@@ -8,6 +8,7 @@ import (
 
 	"github.com/kassapay/kassa"
 	"github.com/kassapay/kassa/delivery"
+	"github.com/kassapay/kassa/endpoints"
 	"github.com/kassapay/kassa/invoicing"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
@@ -17,7 +18,7 @@ func TestPruneEvents(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
 		f := newFixture(t, cfg)
 		p := principal(f.m)
-		ep, err := f.db.CreateWebhookEndpoint(f.ctx, p, kassa.WebhookEndpointInput{
+		ep, err := endpoints.Over(f.db).CreateWebhookEndpoint(f.ctx, p, kassa.WebhookEndpointInput{
 			URL: ptr("https://example.com/hook"), EnabledEvents: []string{"*"}})
 		must(t, err)
 		old := f.invoice(t, f.m, 1000, nil)

@@ -7,6 +7,7 @@ import (
 	"github.com/kassapay/kassa"
 	"github.com/kassapay/kassa/commerce"
 	"github.com/kassapay/kassa/delivery"
+	"github.com/kassapay/kassa/endpoints"
 	"github.com/kassapay/kassa/invoicing"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
@@ -109,7 +110,7 @@ func TestDeliveriesWake(t *testing.T) {
 			{"recorded attempt, a retry planned", nil,
 				func(t *testing.T) { f.finish(t, jobs[0], delivery.Result{StatusCode: 500}) }, false},
 			{"resend", nil, func(t *testing.T) {
-				_, err := f.db.ResendEvent(f.ctx, p, jobs[1].Delivery.EventID, jobs[1].Delivery.EndpointID)
+				_, err := endpoints.Over(f.db).ResendEvent(f.ctx, p, jobs[1].Delivery.EventID, jobs[1].Delivery.EndpointID)
 				must(t, err)
 			}, true},
 			{"cancel wanted (writeEvents)", func(t *testing.T) { f.endpoint(t, p, "canceled", "invoice.canceled") },

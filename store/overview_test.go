@@ -86,7 +86,7 @@ func TestVolumeByDay(t *testing.T) {
 		// An invoice refund of counted money counts on the day it is confirmed;
 		// one of money set aside (paid after the invoice was paid) never was
 		// volume and does not.
-		_, err = f.db.CreateRefund(f.ctx, principal(f.m), inv.ID, refundReq(ptr(kassa.Millis(3_000)), refundAddress, ""))
+		_, err = createRefund(f, principal(f.m), inv.ID, refundReq(ptr(kassa.Millis(3_000)), refundAddress, ""))
 		must(t, err)
 		extra, _ := f.pay(t, inv, "0xe9", 2_000, true)
 		if extra.Status != kassa.PaymentManualRetry {
@@ -94,7 +94,7 @@ func TestVolumeByDay(t *testing.T) {
 		}
 		aside := refundReq(nil, refundAddress, "")
 		aside.PaymentID = extra.ID
-		_, err = f.db.CreateRefund(f.ctx, principal(f.m), inv.ID, aside)
+		_, err = createRefund(f, principal(f.m), inv.ID, aside)
 		must(t, err)
 		n, err := f.db.SimulateRefunds(f.ctx, kassa.Devnet, func(string) bool { return false }, func(string) string { return "0xfeed" })
 		if err != nil || n != 2 {

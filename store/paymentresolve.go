@@ -71,18 +71,3 @@ func (db *DB) ResolvePayment(ctx context.Context, merchantID int64, invoiceID, p
 	}
 	return rec, nil
 }
-
-// lockedInvoice loads one of p's merchant's invoices locked for update inside tx;
-// an invoice of another environment than p's is 403 environment_mismatch ("a
-// devnet credential cannot <act>").
-func (db *DB) lockedInvoice(ctx context.Context, tx txq, p kassa.Principal, id, act string) (*kassa.Invoice, error) {
-	inv, err := db.invoice(ctx, tx, p.MerchantID, id, db.forUpdate())
-	if err != nil {
-		return nil, err
-	}
-	if inv.Environment != p.Environment {
-		return nil, kassa.Errorf(kassa.KindPermission, "environment_mismatch",
-			"This invoice is in %s; a %s credential cannot %s.", inv.Environment, p.Environment, act)
-	}
-	return inv, nil
-}

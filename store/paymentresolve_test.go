@@ -143,7 +143,7 @@ func TestResolveRefundingPayment(t *testing.T) {
 		must(t, err)
 		req := refundReq(nil, refundAddress, "")
 		req.PaymentID, req.Token = wrong.ID, kassa.Token{ID: 2, Network: "bsc-testnet", Symbol: "USDC", Decimals: 18}
-		r, err := f.db.CreateRefund(f.ctx, principal(f.m), inv.ID, req)
+		r, err := createRefund(f, principal(f.m), inv.ID, req)
 		must(t, err)
 		for _, how := range []kassa.Resolution{kassa.ResolutionAccepted, kassa.ResolutionDismissed} {
 			_, err = f.resolve(inv, wrong.ID, how, 0)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/apikeys"
 	"github.com/kassapay/kassa/store/storetest"
 )
 
@@ -91,7 +92,7 @@ func TestInstancesShareCommitsAndRevocations(t *testing.T) {
 	}
 	awaitWake(t)
 
-	k, secret, err := f.db.CreateAPIKey(f.ctx, f.m.ID, kassa.APIKeyCreate{Name: "key", Scope: kassa.ScopeMerchant, Environment: kassa.Devnet})
+	k, secret, err := apikeys.Over(f.db).CreateAPIKey(f.ctx, f.m.ID, kassa.APIKeyCreate{Name: "key", Scope: kassa.ScopeMerchant, Environment: kassa.Devnet})
 	must(t, err)
 	if _, err := b.AuthenticateAPIKey(f.ctx, secret); err != nil {
 		t.Fatalf("AuthenticateAPIKey before revoking: %v", err)

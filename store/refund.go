@@ -56,13 +56,15 @@ func scanRefund(s scanner) (*kassa.Refund, error) {
 	return &r, nil
 }
 
-// CreateRefund plans and stores a refund with refund.created, in one transaction
-// with the invoice locked: two refunds created at once are planned one after the
-// other on what the first left (refund.Refundable).
-func (db *DB) CreateRefund(ctx context.Context, p kassa.Principal, invoiceID string, req refund.Request) (*kassa.Refund, error) {
+// CreateRefund locks the merchant's invoice, asks decide, the refund service's
+// rule, with its payments and refunds, and stores the refund as decide planned
+// it with refund.created, in one transaction: two refunds created at once are
+// decided one after the other on what the first left. The store decides nothing.
+func (db *DB) CreateRefund(ctx context.Context, merchantID int64, invoiceID string, req refund.Request,
+	decide refund.CreateDecision) (*kassa.Refund, error) {
 	var out *kassa.Refund
 	err := db.tx(ctx, func(tx txq) error {
-		inv, err := db.lockedInvoice(ctx, tx, p, invoiceID, "refund it")
+		inv, err := db.invoice(ctx, tx, merchantID, invoiceID, db.forUpdate())
 		if err != nil {
 			return err
 		}
@@ -74,12 +76,9 @@ func (db *DB) CreateRefund(ctx context.Context, p kassa.Principal, invoiceID str
 		if err != nil {
 			return err
 		}
-		plan, err := refund.Refundable(pays, refunds, req)
+		plan, err := decide(inv, pays, refunds)
 		if err != nil {
 			return err
-		}
-		if plan.TokenID != req.Token.ID || plan.Network != req.Token.Network {
-			return kassa.Errorf(kassa.KindConflict, "refund_conflict", "This invoice's payments changed meanwhile; retry.")
 		}
 		now := db.clock()
 		r := &kassa.Refund{ID: req.ID, InvoiceID: inv.ID, PaymentID: req.PaymentID, MerchantID: inv.MerchantID,
@@ -200,9 +199,11 @@ func (db *DB) CancelRefund(ctx context.Context, merchantID int64, id string,
 	return out, err
 }
 
-// ClaimRefund gives a refund awaiting its address the payor's address when
-// tokenHash is its claim's (refund.Store).
-func (db *DB) ClaimRefund(ctx context.Context, id string, tokenHash []byte, address string) (*kassa.Refund, error) {
+// ClaimRefund locks refund id and asks decide, the refund service's rule (its
+// claim token, expiry and status), at the store's time; when decide allows it,
+// the refund gets the payor's address and is pending, with refund.updated
+// (refund.Store). The store decides nothing.
+func (db *DB) ClaimRefund(ctx context.Context, id, address string, decide func(r *kassa.Refund, now time.Time) error) (*kassa.Refund, error) {
 	var out *kassa.Refund
 	err := db.tx(ctx, func(tx txq) error {
 		r, err := db.refund(ctx, tx, 0, id, db.forUpdate())
@@ -210,11 +211,8 @@ func (db *DB) ClaimRefund(ctx context.Context, id string, tokenHash []byte, addr
 			return err
 		}
 		now := db.clock()
-		if len(r.ClaimHash) == 0 || subtle.ConstantTimeCompare(r.ClaimHash, tokenHash) != 1 || !now.Before(r.ClaimExpires) {
-			return kassa.NotFound("refund")
-		}
-		if r.Status != kassa.RefundAwaitingAddress {
-			return kassa.Errorf(kassa.KindConflict, "refund_claimed", "This refund was already claimed (it is %s).", r.Status)
+		if err := decide(r, now); err != nil {
+			return err
 		}
 		r.Status, r.Address = kassa.RefundPending, address
 		out = r

@@ -26,6 +26,30 @@ func refundReq(usd *kassa.Millis, address, claim string) refund.Request {
 
 const refundAddress = "0x52908400098527886E0F7030069857D2E4169EE7"
 
+// createRefund creates req on invoiceID as the refunds service does: with its
+// rule (refund.DecideCreate) for p.
+func createRefund(f *fixture, p kassa.Principal, invoiceID string, req refund.Request) (*kassa.Refund, error) {
+	return f.db.CreateRefund(f.ctx, p.MerchantID, invoiceID, req, refund.DecideCreate(p, req))
+}
+
+// claimRefund claims refund id with the token whose hash is tokenHash, as the
+// refunds service does (refund.DecideClaim).
+func claimRefund(f *fixture, id string, tokenHash []byte, address string) (*kassa.Refund, error) {
+	return f.db.ClaimRefund(f.ctx, id, address, refund.DecideClaim(tokenHash))
+}
+
+// payFromOwnWallet has p's merchant take refund id over, as the refunds service
+// does (refund.DecideOwnWallet).
+func payFromOwnWallet(f *fixture, p kassa.Principal, id string) (*kassa.Refund, error) {
+	return f.db.PayRefundFromOwnWallet(f.ctx, p.MerchantID, id, refund.DecideOwnWallet(p))
+}
+
+// letKassaPay has p's merchant hand refund id back to Kassa, as the refunds
+// service does (refund.DecideLetKassaPay).
+func letKassaPay(f *fixture, p kassa.Principal, id string) (*kassa.Refund, error) {
+	return f.db.LetKassaPayRefund(f.ctx, p.MerchantID, id, refund.DecideLetKassaPay(p))
+}
+
 // TestRefunds: a refund is planned on what the invoice's confirmed payments
 // paid, stored with refund.created (data the refund as it was), read, listed
 // newest first, canceled before it is sent, and claimed once with its token.
@@ -35,15 +59,15 @@ func TestRefunds(t *testing.T) {
 		f := newFixture(t, cfg)
 		p := principal(f.m)
 		empty := f.invoice(t, f.m, 1000, nil)
-		_, err := f.db.CreateRefund(f.ctx, p, empty.ID, refundReq(nil, refundAddress, ""))
+		_, err := createRefund(f, p, empty.ID, refundReq(nil, refundAddress, ""))
 		wantErr(t, err, kassa.KindConflict, "nothing_to_refund")
 
 		inv := f.invoice(t, f.m, 1000, nil)
 		f.pay(t, inv, "0xa1", 1000, true)
-		_, err = f.db.CreateRefund(f.ctx, p, inv.ID, refundReq(ptr(kassa.Millis(1001)), refundAddress, ""))
+		_, err = createRefund(f, p, inv.ID, refundReq(ptr(kassa.Millis(1001)), refundAddress, ""))
 		wantErr(t, err, kassa.KindInvalid, "refund_exceeds_paid")
 
-		first, err := f.db.CreateRefund(f.ctx, p, inv.ID, refundReq(ptr(kassa.Millis(250)), refundAddress, ""))
+		first, err := createRefund(f, p, inv.ID, refundReq(ptr(kassa.Millis(250)), refundAddress, ""))
 		must(t, err)
 		if first.Status != kassa.RefundPending || first.AmountUnits.String() != "250000000000000000" || first.TokenSymbol != "USDT" {
 			t.Fatalf("first: %s %s %s", first.Status, first.AmountUnits, first.TokenSymbol)
@@ -59,12 +83,12 @@ func TestRefunds(t *testing.T) {
 			t.Fatalf("event %s %s", events[0].Type, events[0].Data)
 		}
 		f.clock.Advance(time.Second)
-		claimed, err := f.db.CreateRefund(f.ctx, p, inv.ID, refundReq(nil, "", "secret"))
+		claimed, err := createRefund(f, p, inv.ID, refundReq(nil, "", "secret"))
 		must(t, err)
 		if claimed.Status != kassa.RefundAwaitingAddress || claimed.AmountUSD != 750 || claimed.ClaimExpires.IsZero() {
 			t.Fatalf("claim refund: %s %d", claimed.Status, claimed.AmountUSD)
 		}
-		_, err = f.db.CreateRefund(f.ctx, p, inv.ID, refundReq(nil, refundAddress, ""))
+		_, err = createRefund(f, p, inv.ID, refundReq(nil, refundAddress, ""))
 		wantErr(t, err, kassa.KindConflict, "nothing_to_refund")
 
 		list, err := f.db.InvoiceRefunds(f.ctx, p, inv.ID)
@@ -85,15 +109,15 @@ func TestRefunds(t *testing.T) {
 
 		// Claims: a wrong token is 404, the right one gives the address once.
 		wrong := sha256.Sum256([]byte("guess"))
-		_, err = f.db.ClaimRefund(f.ctx, claimed.ID, wrong[:], refundAddress)
+		_, err = claimRefund(f, claimed.ID, wrong[:], refundAddress)
 		wantErr(t, err, kassa.KindNotFound, "resource_missing")
 		right := sha256.Sum256([]byte("secret"))
-		c, err := f.db.ClaimRefund(f.ctx, claimed.ID, right[:], refundAddress)
+		c, err := claimRefund(f, claimed.ID, right[:], refundAddress)
 		must(t, err)
 		if c.Status != kassa.RefundPending || c.Address != refundAddress {
 			t.Fatalf("claimed: %s %s", c.Status, c.Address)
 		}
-		_, err = f.db.ClaimRefund(f.ctx, claimed.ID, right[:], refundAddress)
+		_, err = claimRefund(f, claimed.ID, right[:], refundAddress)
 		wantErr(t, err, kassa.KindConflict, "refund_claimed")
 		if got := f.eventTypes(t, 1); got[0] != kassa.EventRefundUpdated {
 			t.Fatalf("claim event %v", got)
@@ -109,7 +133,7 @@ func TestRefunds(t *testing.T) {
 		}
 		_, err = (&refund.Service{Store: f.db}).Cancel(f.ctx, p, first.ID)
 		wantErr(t, err, kassa.KindConflict, "refund_not_cancelable")
-		again, err := f.db.CreateRefund(f.ctx, p, inv.ID, refundReq(nil, refundAddress, ""))
+		again, err := createRefund(f, p, inv.ID, refundReq(nil, refundAddress, ""))
 		must(t, err)
 		if again.AmountUSD != 250 {
 			t.Fatalf("after cancel: %d refundable", again.AmountUSD)
@@ -118,10 +142,10 @@ func TestRefunds(t *testing.T) {
 		// A claim link lapses after 30 days.
 		inv2 := f.invoice(t, f.m, 1000, nil)
 		f.pay(t, inv2, "0xa2", 1000, true)
-		late, err := f.db.CreateRefund(f.ctx, p, inv2.ID, refundReq(nil, "", "secret"))
+		late, err := createRefund(f, p, inv2.ID, refundReq(nil, "", "secret"))
 		must(t, err)
 		f.clock.Advance(kassa.RefundClaimTTL)
-		_, err = f.db.ClaimRefund(f.ctx, late.ID, right[:], refundAddress)
+		_, err = claimRefund(f, late.ID, right[:], refundAddress)
 		wantErr(t, err, kassa.KindNotFound, "resource_missing")
 	})
 }
@@ -141,7 +165,7 @@ func TestRefundsConcurrent(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				_, errs[i] = f.db.CreateRefund(f.ctx, p, inv.ID, refundReq(ptr(kassa.Millis(300)), refundAddress, ""))
+				_, errs[i] = createRefund(f, p, inv.ID, refundReq(ptr(kassa.Millis(300)), refundAddress, ""))
 			}()
 		}
 		wg.Wait()

@@ -24,11 +24,11 @@ func TestRefundByClaim(t *testing.T) {
 		must(t, err)
 		inv := f.invoice(t, f.m, 1000, nil)
 		f.pay(t, inv, "0xc1", 1000, true)
-		direct, err := f.db.CreateRefund(f.ctx, p, inv.ID, refundReq(ptr(kassa.Millis(100)), refundAddress, ""))
+		direct, err := createRefund(f, p, inv.ID, refundReq(ptr(kassa.Millis(100)), refundAddress, ""))
 		must(t, err)
-		claimed, err := f.db.CreateRefund(f.ctx, p, inv.ID, refundReq(ptr(kassa.Millis(300)), "", "token-a"))
+		claimed, err := createRefund(f, p, inv.ID, refundReq(ptr(kassa.Millis(300)), "", "token-a"))
 		must(t, err)
-		unclaimed, err := f.db.CreateRefund(f.ctx, p, inv.ID, refundReq(ptr(kassa.Millis(200)), "", "token-b"))
+		unclaimed, err := createRefund(f, p, inv.ID, refundReq(ptr(kassa.Millis(200)), "", "token-b"))
 		must(t, err)
 		hash := func(s string) []byte { h := sha256.Sum256([]byte(s)); return h[:] }
 
@@ -54,7 +54,7 @@ func TestRefundByClaim(t *testing.T) {
 			got.Refund.AmountUnits.Cmp(claimed.AmountUnits) != 0 || got.Refund.ClaimLapsed(f.clock.Now()) {
 			t.Fatalf("read %+v (shop %q)", got.Refund, got.Shop)
 		}
-		_, err = f.db.ClaimRefund(f.ctx, claimed.ID, hash("token-a"), refundAddress)
+		_, err = claimRefund(f, claimed.ID, hash("token-a"), refundAddress)
 		must(t, err)
 
 		// 30 days on: the claimed refund is still followed; the unclaimed one has lapsed.

@@ -40,13 +40,13 @@ func TestRefundsOf(t *testing.T) {
 		p := principal(f.m)
 		inv := f.invoice(t, f.m, 1000, nil)
 		f.pay(t, inv, "0xa1", 1000, true)
-		r1, err := f.db.CreateRefund(f.ctx, p, inv.ID, refundReq(ptr(kassa.Millis(400)), refundAddress, ""))
+		r1, err := createRefund(f, p, inv.ID, refundReq(ptr(kassa.Millis(400)), refundAddress, ""))
 		must(t, err)
 		f.clock.Advance(time.Second)
-		r2, err := f.db.CreateRefund(f.ctx, p, inv.ID, refundReq(ptr(kassa.Millis(100)), "", "claim"))
+		r2, err := createRefund(f, p, inv.ID, refundReq(ptr(kassa.Millis(100)), "", "claim"))
 		must(t, err)
 		f.clock.Advance(time.Second)
-		r3, err := f.db.CreateRefund(f.ctx, p, inv.ID, refundReq(ptr(kassa.Millis(200)), refundAddress, ""))
+		r3, err := createRefund(f, p, inv.ID, refundReq(ptr(kassa.Millis(200)), refundAddress, ""))
 		must(t, err)
 		_, err = (&refund.Service{Store: f.db}).Cancel(f.ctx, p, r3.ID)
 		must(t, err)
@@ -55,7 +55,7 @@ func TestRefundsOf(t *testing.T) {
 		other := f.merchant(t, "other@example.com")
 		theirs := f.invoice(t, other, 1000, nil)
 		f.pay(t, theirs, "0xa2", 1000, true)
-		_, err = f.db.CreateRefund(f.ctx, principal(other), theirs.ID, refundReq(nil, refundAddress, ""))
+		_, err = createRefund(f, principal(other), theirs.ID, refundReq(nil, refundAddress, ""))
 		must(t, err)
 
 		got, err := f.db.RefundsOf(f.ctx, f.m.ID, []string{inv.ID, none.ID, theirs.ID, "inv_unknown"})
@@ -83,18 +83,18 @@ func TestWaitingRefunds(t *testing.T) {
 		p := principal(f.m)
 		inv := f.invoice(t, f.m, 1000, nil)
 		f.pay(t, inv, "0xb1", 1000, true)
-		queued, err := f.db.CreateRefund(f.ctx, p, inv.ID, refundReq(ptr(kassa.Millis(300)), refundAddress, ""))
+		queued, err := createRefund(f, p, inv.ID, refundReq(ptr(kassa.Millis(300)), refundAddress, ""))
 		must(t, err)
 		f.clock.Advance(time.Second)
-		claim, err := f.db.CreateRefund(f.ctx, p, inv.ID, refundReq(ptr(kassa.Millis(100)), "", "claim"))
+		claim, err := createRefund(f, p, inv.ID, refundReq(ptr(kassa.Millis(100)), "", "claim"))
 		must(t, err)
 		f.clock.Advance(time.Second)
-		canceled, err := f.db.CreateRefund(f.ctx, p, inv.ID, refundReq(ptr(kassa.Millis(100)), refundAddress, ""))
+		canceled, err := createRefund(f, p, inv.ID, refundReq(ptr(kassa.Millis(100)), refundAddress, ""))
 		must(t, err)
 		_, err = (&refund.Service{Store: f.db}).Cancel(f.ctx, p, canceled.ID)
 		must(t, err)
 		f.clock.Advance(time.Second)
-		signed, err := f.db.CreateRefund(f.ctx, p, inv.ID, refundReq(ptr(kassa.Millis(200)), refundAddress, ""))
+		signed, err := createRefund(f, p, inv.ID, refundReq(ptr(kassa.Millis(200)), refundAddress, ""))
 		must(t, err)
 
 		// A wrong-token payment set aside is paid back from its deposit address.
@@ -106,14 +106,14 @@ func TestWaitingRefunds(t *testing.T) {
 		must(t, err)
 		req := refundReq(nil, refundAddress, "")
 		req.PaymentID, req.Token = wrong.ID, kassa.Token{ID: 2, Network: "bsc-testnet", Symbol: "T2", Decimals: 18}
-		fromDeposit, err := f.db.CreateRefund(f.ctx, p, open.ID, req)
+		fromDeposit, err := createRefund(f, p, open.ID, req)
 		must(t, err)
 
 		other := f.merchant(t, "other@example.com")
 		theirs := f.invoice(t, other, 1000, nil)
 		f.pay(t, theirs, "0xb3", 1000, true)
 		f.clock.Advance(time.Second)
-		theirRefund, err := f.db.CreateRefund(f.ctx, principal(other), theirs.ID, refundReq(nil, refundAddress, ""))
+		theirRefund, err := createRefund(f, principal(other), theirs.ID, refundReq(nil, refundAddress, ""))
 		must(t, err)
 
 		waiting := func() []string {
@@ -132,12 +132,12 @@ func TestWaitingRefunds(t *testing.T) {
 			t.Fatalf("after queueing: %v (the deposit refund %s)", got, fromDeposit.ID)
 		}
 		// Paid from the merchant's own wallet: not the gas wallet's; handed back, it is again.
-		_, err = f.db.PayRefundFromOwnWallet(f.ctx, p, queued.ID)
+		_, err = payFromOwnWallet(f, p, queued.ID)
 		must(t, err)
 		if got := waiting(); !sameIDs(got, claim.ID, theirRefund.ID) {
 			t.Fatalf("with the merchant paying %s: %v", queued.ID, got)
 		}
-		_, err = f.db.LetKassaPayRefund(f.ctx, p, queued.ID)
+		_, err = letKassaPay(f, p, queued.ID)
 		must(t, err)
 		if got := waiting(); !sameIDs(got, queued.ID, claim.ID, theirRefund.ID) {
 			t.Fatalf("handed back to Kassa: %v", got)

@@ -17,41 +17,40 @@ import (
 // merchant hands the refund back.
 const ownWalletPayout = "withdrawn: the merchant pays this refund from their own wallet"
 
-// PayRefundFromOwnWallet withdraws a pending refund from the payout executor for
-// the merchant to pay it from their own wallet (refund.OwnWalletStore): its
+// PayRefundFromOwnWallet locks the merchant's refund and its payout, if any, and
+// asks decide, the refund service's rule, with the payout's status ("" for
+// none); when decide allows it, it withdraws the refund from the payout executor
+// for the merchant to pay it from their own wallet (refund.OwnWalletStore): its
 // payout, while unsigned (queued, or funding: only the gas top-up is signed),
 // fails in the same transaction, and the sender's signing, which moves a payout
 // only from queued or funding, can no longer take it. The watcher looks for the
 // transfer from the block after its network's cursor. A refund already the
-// merchant's is answered as it is.
-func (db *DB) PayRefundFromOwnWallet(ctx context.Context, p kassa.Principal, id string) (*kassa.Refund, error) {
+// merchant's is answered as it is. The store decides nothing.
+func (db *DB) PayRefundFromOwnWallet(ctx context.Context, merchantID int64, id string,
+	decide func(r *kassa.Refund, payout outbox.PayoutStatus) error) (*kassa.Refund, error) {
 	var out *kassa.Refund
 	err := db.tx(ctx, func(tx txq) error {
-		r, err := db.ownRefund(ctx, tx, p, id)
+		r, err := db.refund(ctx, tx, merchantID, id, db.forUpdate())
 		if err != nil {
+			return err
+		}
+		var payout, status string
+		err = tx.QueryRowContext(ctx, "SELECT id, status FROM payouts WHERE refund_id = $1"+db.forUpdate(), r.ID).Scan(&payout, &status)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("store: refund payout: %w", err)
+		}
+		if err := decide(r, outbox.PayoutStatus(status)); err != nil {
 			return err
 		}
 		out = r
 		if r.OwnWallet != nil {
 			return nil
 		}
-		if err := r.CanPayFromOwnWallet(); err != nil {
-			return err
-		}
-		var payout, status string
-		err = tx.QueryRowContext(ctx, "SELECT id, status FROM payouts WHERE refund_id = $1"+db.forUpdate(), r.ID).Scan(&payout, &status)
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-		case err != nil:
-			return fmt.Errorf("store: refund payout: %w", err)
-		case status == string(outbox.PayoutQueued) || status == string(outbox.PayoutFunding):
+		if status == string(outbox.PayoutQueued) || status == string(outbox.PayoutFunding) {
 			if err := setPayout(ctx, tx, payout, "status = $1, reason = $2, updated_at = $3",
 				string(outbox.PayoutFailed), ownWalletPayout, micros(db.clock())); err != nil {
 				return err
 			}
-		case status != string(outbox.PayoutFailed):
-			return kassa.Errorf(kassa.KindConflict, "refund_being_sent",
-				"Kassa already signed this refund's transfer; it is on its way and cannot be paid from your wallet.")
 		}
 		var cursor int64 = -1
 		err = tx.QueryRowContext(ctx, "SELECT number FROM chain_cursors WHERE network = $1", r.Network).Scan(&cursor)
@@ -65,23 +64,25 @@ func (db *DB) PayRefundFromOwnWallet(ctx context.Context, p kassa.Principal, id 
 	return out, err
 }
 
-// LetKassaPayRefund hands a refund the merchant took over back to the payout
-// executor while no transfer paying it was seen (refund.OwnWalletStore): its
-// withdrawn payout is queued again (the gas wallet's reason will say why if it
-// is still short); without one, the executor queues one.
-func (db *DB) LetKassaPayRefund(ctx context.Context, p kassa.Principal, id string) (*kassa.Refund, error) {
+// LetKassaPayRefund locks the merchant's refund and asks decide, the refund
+// service's rule; when decide allows it, it hands a refund the merchant took
+// over back to the payout executor (refund.OwnWalletStore): its withdrawn payout
+// is queued again (the gas wallet's reason will say why if it is still short);
+// without one, the executor queues one. A refund not the merchant's is answered
+// as it is. The store decides nothing.
+func (db *DB) LetKassaPayRefund(ctx context.Context, merchantID int64, id string, decide func(r *kassa.Refund) error) (*kassa.Refund, error) {
 	var out *kassa.Refund
 	err := db.tx(ctx, func(tx txq) error {
-		r, err := db.ownRefund(ctx, tx, p, id)
+		r, err := db.refund(ctx, tx, merchantID, id, db.forUpdate())
 		if err != nil {
+			return err
+		}
+		if err := decide(r); err != nil {
 			return err
 		}
 		out = r
 		if r.OwnWallet == nil {
 			return nil
-		}
-		if err := r.CanLetKassaPay(); err != nil {
-			return err
 		}
 		now := db.clock()
 		// A pending refund's failed payout is the one withdrawn for the
@@ -95,18 +96,6 @@ func (db *DB) LetKassaPayRefund(ctx context.Context, p kassa.Principal, id strin
 		return db.saveOwnRefund(ctx, tx, r, now)
 	})
 	return out, err
-}
-
-// ownRefund loads, locked, one of p's refunds in p's environment.
-func (db *DB) ownRefund(ctx context.Context, tx txq, p kassa.Principal, id string) (*kassa.Refund, error) {
-	r, err := db.refund(ctx, tx, p.MerchantID, id, db.forUpdate())
-	if err != nil {
-		return nil, err
-	}
-	if r.Environment != p.Environment {
-		return nil, kassa.NotFound("refund")
-	}
-	return r, nil
 }
 
 // saveOwnRefund stores a refund with who pays it and the transfer seen, with

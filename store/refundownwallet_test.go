@@ -20,7 +20,7 @@ func (f *fixture) ownRefund(t *testing.T, usd kassa.Millis) (*kassa.Invoice, *ka
 	f.clock.Advance(time.Second) // made one after the other
 	inv := f.invoice(t, f.m, 1000, nil)
 	f.pay(t, inv, "0x"+strings.ReplaceAll(kassa.NewUUID(), "-", ""), 1000, true)
-	r, err := f.db.CreateRefund(f.ctx, principal(f.m), inv.ID, refundReq(ptr(usd), refundAddress, ""))
+	r, err := createRefund(f, principal(f.m), inv.ID, refundReq(ptr(usd), refundAddress, ""))
 	must(t, err)
 	return inv, r
 }
@@ -52,7 +52,7 @@ func TestRefundOwnWalletChoice(t *testing.T) {
 
 		_, queued := f.ownRefund(t, 400)
 		po := f.refundPayout(t, queued.ID)
-		got, err := f.db.PayRefundFromOwnWallet(f.ctx, p, queued.ID)
+		got, err := payFromOwnWallet(f, p, queued.ID)
 		must(t, err)
 		if got.OwnWallet == nil || got.OwnWallet.WatchFrom != 42 || got.Status != kassa.RefundPending || got.FailureReason != kassa.OwnWalletWaiting {
 			t.Fatalf("chosen: %+v %s %q", got.OwnWallet, got.Status, got.FailureReason)
@@ -72,7 +72,7 @@ func TestRefundOwnWalletChoice(t *testing.T) {
 				return outbox.Attempt{Hash: "0xsigned", Raw: []byte{1}, Tip: big.NewInt(1), FeeCap: big.NewInt(2)}, nil
 			})
 		wantErr(t, err, kassa.KindConflict, "payout_changed") // a sender that read it before cannot sign it
-		if again, err := f.db.PayRefundFromOwnWallet(f.ctx, p, queued.ID); err != nil || again.OwnWallet.WatchFrom != 42 {
+		if again, err := payFromOwnWallet(f, p, queued.ID); err != nil || again.OwnWallet.WatchFrom != 42 {
 			t.Fatalf("chosen twice: %v", err)
 		}
 		// A sender that planned it before still reports the wallet short: the
@@ -82,7 +82,7 @@ func TestRefundOwnWalletChoice(t *testing.T) {
 			t.Fatalf("after a late wait: %q, payout open %v", got.FailureReason, f.openPayout(t, po.ID))
 		}
 
-		back, err := f.db.LetKassaPayRefund(f.ctx, p, queued.ID)
+		back, err := letKassaPay(f, p, queued.ID)
 		must(t, err)
 		if back.OwnWallet != nil || back.FailureReason != "" || !f.openPayout(t, po.ID) {
 			t.Fatalf("handed back: %+v %q, payout open %v", back.OwnWallet, back.FailureReason, f.openPayout(t, po.ID))
@@ -95,7 +95,7 @@ func TestRefundOwnWalletChoice(t *testing.T) {
 		_, funding := f.ownRefund(t, 300)
 		fpo := f.refundPayout(t, funding.ID)
 		f.addTx(t, fpo, outbox.TxTopup, 0)
-		if _, err := f.db.PayRefundFromOwnWallet(f.ctx, p, funding.ID); err != nil {
+		if _, err := payFromOwnWallet(f, p, funding.ID); err != nil {
 			t.Fatalf("funding: %v", err)
 		}
 		if f.openPayout(t, fpo.ID) {
@@ -109,21 +109,21 @@ func TestRefundOwnWalletChoice(t *testing.T) {
 		// Signed: Kassa's transfer may be on its way.
 		_, signed := f.ownRefund(t, 200)
 		f.addTx(t, f.refundPayout(t, signed.ID), outbox.TxTransfer, 0)
-		_, err = f.db.PayRefundFromOwnWallet(f.ctx, p, signed.ID)
+		_, err = payFromOwnWallet(f, p, signed.ID)
 		wantErr(t, err, kassa.KindConflict, "refund_being_sent")
 
 		// No address yet.
 		inv := f.invoice(t, f.m, 1000, nil)
 		f.pay(t, inv, "0x"+fmt.Sprintf("%064x", 77), 1000, true)
-		claim, err := f.db.CreateRefund(f.ctx, p, inv.ID, refundReq(ptr(kassa.Millis(100)), "", "tok"))
+		claim, err := createRefund(f, p, inv.ID, refundReq(ptr(kassa.Millis(100)), "", "tok"))
 		must(t, err)
-		_, err = f.db.PayRefundFromOwnWallet(f.ctx, p, claim.ID)
+		_, err = payFromOwnWallet(f, p, claim.ID)
 		wantErr(t, err, kassa.KindConflict, "refund_not_pending")
 
 		// Another environment's principal does not find it.
 		other := p
 		other.Environment = kassa.Mainnet
-		_, err = f.db.PayRefundFromOwnWallet(f.ctx, other, queued.ID)
+		_, err = payFromOwnWallet(f, other, queued.ID)
 		wantErr(t, err, kassa.KindNotFound, "resource_missing")
 	})
 }
@@ -152,7 +152,7 @@ func TestRefundOwnWalletRecognition(t *testing.T) {
 		invA, a := f.ownRefund(t, 400)
 		invB, b := f.ownRefund(t, 400)
 		for _, r := range []*kassa.Refund{a, b} {
-			_, err := f.db.PayRefundFromOwnWallet(f.ctx, p, r.ID)
+			_, err := payFromOwnWallet(f, p, r.ID)
 			must(t, err)
 		}
 		units := a.AmountUnits
@@ -190,7 +190,7 @@ func TestRefundOwnWalletRecognition(t *testing.T) {
 				}
 			}
 		}
-		_, err := f.db.LetKassaPayRefund(f.ctx, p, a.ID)
+		_, err := letKassaPay(f, p, a.ID)
 		wantErr(t, err, kassa.KindConflict, "refund_being_sent")
 
 		// Confirmations: b's block 11 has 3 at head 13.
@@ -240,7 +240,7 @@ func TestRefundOwnWalletRecognition(t *testing.T) {
 		cp := f.refundPayout(t, c.ID)
 		kassaTx := f.addTx(t, cp, outbox.TxTransfer, 0)
 		_, d := f.ownRefund(t, 100)
-		_, err = f.db.PayRefundFromOwnWallet(f.ctx, p, d.ID)
+		_, err = payFromOwnWallet(f, p, d.ID)
 		must(t, err)
 		if r, err := f.db.RecordOwnWalletTransfer(f.ctx, kassa.Devnet, tok, transfer(kassaTx.Latest().Hash, 0, 14, c.AmountUnits)); err != nil || r != nil {
 			t.Fatalf("Kassa's own transfer paid %v (%v)", r, err)

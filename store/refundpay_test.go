@@ -49,7 +49,7 @@ func TestRefundPayouts(t *testing.T) {
 		p := principal(f.m)
 		inv := f.invoice(t, f.m, 1000, nil)
 		f.pay(t, inv, "0xd1", 1000, true)
-		r, err := f.db.CreateRefund(f.ctx, p, inv.ID, refundReq(ptr(kassa.Millis(400)), refundAddress, ""))
+		r, err := createRefund(f, p, inv.ID, refundReq(ptr(kassa.Millis(400)), refundAddress, ""))
 		must(t, err)
 		po := f.refundPayout(t, r.ID)
 		if po.From != refundGas || po.FromIndex != outbox.GasWalletIndex || po.Amount.Cmp(r.AmountUnits) != 0 || po.To != refundAddress {
@@ -93,7 +93,7 @@ func TestRefundPayouts(t *testing.T) {
 		}
 		req := refundReq(nil, refundAddress, "")
 		req.PaymentID, req.Token = wrong.ID, kassa.Token{ID: 2, Network: "bsc-testnet", Symbol: "T2", Decimals: 18}
-		wr, err := f.db.CreateRefund(f.ctx, p, open.ID, req)
+		wr, err := createRefund(f, p, open.ID, req)
 		must(t, err)
 		wpo := f.refundPayout(t, wr.ID)
 		if wpo.From != a.Address || wpo.FromIndex != int64(a.Index) || wpo.TokenID != 2 || wpo.Amount.Cmp(wrong.AmountUnits) != 0 {
@@ -112,7 +112,7 @@ func TestRefundPayouts(t *testing.T) {
 		// Reverted transfers: pending again with the reason, failed at the end.
 		inv3 := f.invoice(t, f.m, 1000, nil)
 		f.pay(t, inv3, "0xd3", 1000, true)
-		r3, err := f.db.CreateRefund(f.ctx, p, inv3.ID, refundReq(nil, refundAddress, ""))
+		r3, err := createRefund(f, p, inv3.ID, refundReq(nil, refundAddress, ""))
 		must(t, err)
 		po3 := f.refundPayout(t, r3.ID)
 		for attempt := 1; attempt <= outbox.MaxPayoutAttempts; attempt++ {
@@ -129,7 +129,7 @@ func TestRefundPayouts(t *testing.T) {
 			}
 		}
 		// Failed: the amount is refundable again.
-		again, err := f.db.CreateRefund(f.ctx, p, inv3.ID, refundReq(nil, refundAddress, ""))
+		again, err := createRefund(f, p, inv3.ID, refundReq(nil, refundAddress, ""))
 		must(t, err)
 		if again.AmountUSD != 1000 {
 			t.Fatalf("after a failed refund: %d refundable", again.AmountUSD)
@@ -156,9 +156,9 @@ func TestSimulateRefunds(t *testing.T) {
 		p := principal(f.m)
 		inv := f.invoice(t, f.m, 1000, nil)
 		f.pay(t, inv, "0xe1", 1000, true)
-		r, err := f.db.CreateRefund(f.ctx, p, inv.ID, refundReq(ptr(kassa.Millis(100)), refundAddress, ""))
+		r, err := createRefund(f, p, inv.ID, refundReq(ptr(kassa.Millis(100)), refundAddress, ""))
 		must(t, err)
-		waiting, err := f.db.CreateRefund(f.ctx, p, inv.ID, refundReq(ptr(kassa.Millis(100)), "", "x"))
+		waiting, err := createRefund(f, p, inv.ID, refundReq(ptr(kassa.Millis(100)), "", "x"))
 		must(t, err)
 		watched := func(string) bool { return true }
 		if n, err := f.db.SimulateRefunds(f.ctx, kassa.Devnet, watched, func(string) string { return "0xfeed" }); err != nil || n != 0 {
@@ -192,7 +192,7 @@ func TestRefundWaitsWithItsReason(t *testing.T) {
 		f := newFixture(t, cfg)
 		inv := f.invoice(t, f.m, 1000, nil)
 		f.pay(t, inv, "0xd1", 1000, true)
-		r, err := f.db.CreateRefund(f.ctx, principal(f.m), inv.ID, refundReq(ptr(kassa.Millis(400)), refundAddress, ""))
+		r, err := createRefund(f, principal(f.m), inv.ID, refundReq(ptr(kassa.Millis(400)), refundAddress, ""))
 		must(t, err)
 		po := f.refundPayout(t, r.ID)
 		const dry = "the gas wallet holds 0 USDT, the refund needs 400000"

@@ -1,9 +1,9 @@
 // Package store keeps Kassa's data in SQLite (embedded, the default) or PostgreSQL.
 // DB implements the store side of the domain's interfaces and of those its
 // consumers declare. Those the store can name are asserted at compile time at the
-// top of their files: kassa.MerchantService (merchant.go), APIKeyService
+// top of their files: kassa.MerchantService (merchant.go), apikeys.Store
 // (apikey.go), EventService (event.go), PaymentService (invoicepayment.go),
-// PayorService (payor.go), WebhookService (webhook.go), secondfactor.Store
+// PayorService (payor.go), endpoints.Store (webhook.go), secondfactor.Store
 // (secondfactor.go), signin.Throttle (signin.go), invoicing.Store (invoice.go),
 // payment.PaymentAddressService (paymentaddress.go),
 // settlement.SettlementService (settlement.go), report.OverviewStats
@@ -33,6 +33,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/apikeys"
 	"github.com/kassapay/kassa/delivery"
 	"github.com/kassapay/kassa/sealed"
 )
@@ -127,7 +128,7 @@ type DB struct {
 // Compile-time checks that DB provides the domain services.
 var (
 	_ kassa.MerchantService = (*DB)(nil)
-	_ kassa.APIKeyService   = (*DB)(nil)
+	_ apikeys.Store         = (*DB)(nil)
 )
 
 // Open opens the engine cfg selects, applies the embedded migrations and returns a

@@ -10,9 +10,10 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/endpoints"
 )
 
-var _ kassa.WebhookService = (*DB)(nil)
+var _ endpoints.Store = (*DB)(nil)
 
 const endpointColumns = `id, merchant_id, environment, url, description, enabled_events, status, disabled_reason,
 	secret, previous_secret, previous_secret_until, failing_since, created_at, updated_at`
@@ -88,9 +89,11 @@ func enabledEndpoints(ctx context.Context, q queryer, merchantID int64, env kass
 }
 
 // CreateWebhookEndpoint stores a new enabled endpoint in the principal's
-// environment with a fresh signing secret. A merchant has at most
-// kassa.MaxWebhookEndpoints per environment.
-func (db *DB) CreateWebhookEndpoint(ctx context.Context, p kassa.Principal, in kassa.WebhookEndpointInput) (*kassa.WebhookEndpoint, error) {
+// environment with a fresh signing secret when decide, the endpoints service's
+// rule, allows the count of the merchant's endpoints in that environment, made
+// with the merchant locked (endpoints.Store).
+func (db *DB) CreateWebhookEndpoint(ctx context.Context, p kassa.Principal, in kassa.WebhookEndpointInput,
+	decide func(endpoints int) error) (*kassa.WebhookEndpoint, error) {
 	if err := in.Validate(p.Environment, true, db.targets.ValidateURL); err != nil {
 		return nil, err
 	}
@@ -124,9 +127,8 @@ func (db *DB) CreateWebhookEndpoint(ctx context.Context, p kassa.Principal, in k
 			p.MerchantID, string(p.Environment)).Scan(&n); err != nil {
 			return err
 		}
-		if n >= kassa.MaxWebhookEndpoints {
-			return kassa.Errorf(kassa.KindPermission, "endpoint_limit_reached",
-				"A merchant may have at most %d webhook endpoints per environment.", kassa.MaxWebhookEndpoints)
+		if err := decide(n); err != nil {
+			return err
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO webhook_endpoints (id, merchant_id, environment, url, description,
 			enabled_events, status, secret, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)`,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kassapay/kassa"
 	"github.com/kassapay/kassa/delivery"
+	"github.com/kassapay/kassa/endpoints"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
 )
@@ -17,7 +18,7 @@ import (
 // events.
 func (f *fixture) endpoint(t *testing.T, p kassa.Principal, name string, events ...string) *kassa.WebhookEndpoint {
 	t.Helper()
-	ep, err := f.db.CreateWebhookEndpoint(f.ctx, p, kassa.WebhookEndpointInput{
+	ep, err := endpoints.Over(f.db).CreateWebhookEndpoint(f.ctx, p, kassa.WebhookEndpointInput{
 		URL: ptr("https://example.com/" + name), Description: ptr(name), EnabledEvents: events})
 	must(t, err)
 	return ep
@@ -72,7 +73,7 @@ func TestWebhookEndpointCreate(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
 		f := newFixture(t, cfg)
 		p := principal(f.m)
-		ep, err := f.db.CreateWebhookEndpoint(f.ctx, p, kassa.WebhookEndpointInput{
+		ep, err := endpoints.Over(f.db).CreateWebhookEndpoint(f.ctx, p, kassa.WebhookEndpointInput{
 			URL: ptr("https://example.com/hook"), Description: ptr("Orders"),
 			EnabledEvents: []string{"invoice.*", "invoice.paid", "invoice.*"}})
 		must(t, err)
@@ -113,7 +114,7 @@ func TestWebhookEndpointCreate(t *testing.T) {
 		}
 		for _, tt := range refused {
 			t.Run(tt.name, func(t *testing.T) {
-				_, err := f.db.CreateWebhookEndpoint(f.ctx, tt.p, tt.in)
+				_, err := endpoints.Over(f.db).CreateWebhookEndpoint(f.ctx, tt.p, tt.in)
 				wantErr(t, err, kassa.KindInvalid, tt.code)
 			})
 		}
@@ -140,7 +141,7 @@ func TestWebhookEndpointPrivateTargets(t *testing.T) {
 			public := f.endpoint(t, p, "public", "*")
 			for _, u := range urls {
 				t.Run(string(p.Environment)+"/"+u, func(t *testing.T) {
-					_, err := f.db.CreateWebhookEndpoint(f.ctx, p, kassa.WebhookEndpointInput{URL: ptr(u), EnabledEvents: []string{"*"}})
+					_, err := endpoints.Over(f.db).CreateWebhookEndpoint(f.ctx, p, kassa.WebhookEndpointInput{URL: ptr(u), EnabledEvents: []string{"*"}})
 					wantErr(t, err, kassa.KindInvalid, "private_url_not_allowed")
 					_, err = f.db.UpdateWebhookEndpoint(f.ctx, p, public.ID, kassa.WebhookEndpointInput{URL: ptr(u)})
 					wantErr(t, err, kassa.KindInvalid, "private_url_not_allowed")
@@ -158,7 +159,7 @@ func TestWebhookEndpointPrivateTargets(t *testing.T) {
 		allowed := newFixture(t, cfg)
 		p := principal(allowed.m)
 		for _, u := range urls {
-			e, err := allowed.db.CreateWebhookEndpoint(allowed.ctx, p, kassa.WebhookEndpointInput{URL: ptr(u), EnabledEvents: []string{"*"}})
+			e, err := endpoints.Over(allowed.db).CreateWebhookEndpoint(allowed.ctx, p, kassa.WebhookEndpointInput{URL: ptr(u), EnabledEvents: []string{"*"}})
 			must(t, err)
 			if e.URL != u {
 				t.Fatalf("url %q, want %q", e.URL, u)
@@ -169,7 +170,7 @@ func TestWebhookEndpointPrivateTargets(t *testing.T) {
 		mainnet := kassa.Principal{MerchantID: allowed.m.ID, Environment: kassa.Mainnet, Scope: kassa.ScopeMerchant, KeyID: "k"}
 		live := allowed.endpoint(t, mainnet, "public", "*")
 		for _, u := range append(urls, "https://10.0.0.5/", "https://100.64.0.1/", "https://169.254.169.254/") {
-			_, err := allowed.db.CreateWebhookEndpoint(allowed.ctx, mainnet, kassa.WebhookEndpointInput{URL: ptr(u), EnabledEvents: []string{"*"}})
+			_, err := endpoints.Over(allowed.db).CreateWebhookEndpoint(allowed.ctx, mainnet, kassa.WebhookEndpointInput{URL: ptr(u), EnabledEvents: []string{"*"}})
 			wantErr(t, err, kassa.KindInvalid, "private_url_not_allowed")
 			_, err = allowed.db.UpdateWebhookEndpoint(allowed.ctx, mainnet, live.ID, kassa.WebhookEndpointInput{URL: ptr(u)})
 			wantErr(t, err, kassa.KindInvalid, "private_url_not_allowed")

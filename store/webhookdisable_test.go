@@ -8,6 +8,7 @@ import (
 
 	"github.com/kassapay/kassa"
 	"github.com/kassapay/kassa/delivery"
+	"github.com/kassapay/kassa/endpoints"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
 )
@@ -77,7 +78,7 @@ func TestWebhookGoneDisablesEndpoint(t *testing.T) {
 		if n := len(f.deliveries(t, p, gone.ID)); n != 2 {
 			t.Fatalf("%d deliveries of the gone endpoint, want 2", n)
 		}
-		_, err = f.db.ResendEvent(f.ctx, p, f.merchantEvents(t, f.m)[0].ID, gone.ID)
+		_, err = endpoints.Over(f.db).ResendEvent(f.ctx, p, f.merchantEvents(t, f.m)[0].ID, gone.ID)
 		wantErr(t, err, kassa.KindConflict, "endpoint_disabled")
 	})
 }

@@ -137,9 +137,11 @@ func (db *DB) attachAttempts(ctx context.Context, ds []*kassa.WebhookDelivery) e
 	return rows.Err()
 }
 
-// ResendEvent queues the event (of either scope: webhooks carry both) again: for endpointID, which must be enabled, or
-// for every enabled endpoint of the event's environment that wants its type.
-func (db *DB) ResendEvent(ctx context.Context, p kassa.Principal, eventID, endpointID string) ([]*kassa.WebhookDelivery, error) {
+// ResendEvent queues the event (of either scope: webhooks carry both) again: for endpointID, when decide, the
+// endpoints service's rule, allows it on the endpoint read in the transaction, or for every enabled endpoint of the
+// event's environment that wants its type (endpoints.Store).
+func (db *DB) ResendEvent(ctx context.Context, p kassa.Principal, eventID, endpointID string,
+	decide func(ep *kassa.WebhookEndpoint) error) ([]*kassa.WebhookDelivery, error) {
 	e, err := db.anyEvent(ctx, p.MerchantID, p.Environment, eventID)
 	if err != nil {
 		return nil, err
@@ -156,8 +158,8 @@ func (db *DB) ResendEvent(ctx context.Context, p kassa.Principal, eventID, endpo
 			if err != nil {
 				return err
 			}
-			if ep.Status != kassa.EndpointEnabled {
-				return kassa.Errorf(kassa.KindConflict, "endpoint_disabled", "Webhook endpoint %s is disabled; enable it first.", ep.ID)
+			if err := decide(ep); err != nil {
+				return err
 			}
 			targets = append(targets, ep)
 		} else {

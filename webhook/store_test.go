@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/endpoints"
 	"github.com/kassapay/kassa/invoicing"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
@@ -41,7 +42,7 @@ func TestDeliveryToLoopback(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := kassa.Principal{MerchantID: m.ID, Environment: kassa.Devnet, Scope: kassa.ScopeMerchant, KeyID: "k"}
-		ep, err := db.CreateWebhookEndpoint(ctx, p, kassa.WebhookEndpointInput{URL: &srv.URL, EnabledEvents: []string{"invoice.created"}})
+		ep, err := endpoints.Over(db).CreateWebhookEndpoint(ctx, p, kassa.WebhookEndpointInput{URL: &srv.URL, EnabledEvents: []string{"invoice.created"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -121,14 +122,14 @@ func TestMainnetDeliveryResolvingToLoopback(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		endpoints := map[kassa.Environment]string{}
+		endpointIDs := map[kassa.Environment]string{}
 		for _, env := range []kassa.Environment{kassa.Devnet, kassa.Mainnet} {
 			p := kassa.Principal{MerchantID: m.ID, Environment: env, Scope: kassa.ScopeMerchant, KeyID: "k"}
-			ep, err := db.CreateWebhookEndpoint(ctx, p, kassa.WebhookEndpointInput{URL: &url, EnabledEvents: []string{"invoice.created"}})
+			ep, err := endpoints.Over(db).CreateWebhookEndpoint(ctx, p, kassa.WebhookEndpointInput{URL: &url, EnabledEvents: []string{"invoice.created"}})
 			if err != nil {
 				t.Fatalf("%s endpoint at a name: %v", env, err)
 			}
-			endpoints[env] = ep.ID
+			endpointIDs[env] = ep.ID
 			if _, _, err := invoicing.Over(db).CreateInvoice(ctx, p, kassa.InvoiceCreate{Amount: 5000}, nil); err != nil {
 				t.Fatal(err)
 			}
@@ -145,7 +146,7 @@ func TestMainnetDeliveryResolvingToLoopback(t *testing.T) {
 		if hits.Load() != 1 {
 			t.Fatalf("%d requests reached the loopback server, want 1 (devnet's)", hits.Load())
 		}
-		for env, id := range endpoints {
+		for env, id := range endpointIDs {
 			p := kassa.Principal{MerchantID: m.ID, Environment: env, Scope: kassa.ScopeMerchant, KeyID: "k"}
 			ds, _, err := db.WebhookDeliveries(ctx, p, kassa.DeliveryFilter{EndpointID: id, Limit: 10})
 			if err != nil || len(ds) != 1 || len(ds[0].Log) != 1 {

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/apikeys"
 	"github.com/kassapay/kassa/sealed"
 	"github.com/kassapay/kassa/store"
 )
@@ -101,7 +102,7 @@ func replaceDevKeys(ctx context.Context, db *store.DB, merchantID int64) (bool, 
 	}
 	secrets := map[kassa.Scope]string{}
 	for _, scope := range devScopes {
-		_, secret, err := db.CreateAPIKey(ctx, merchantID, kassa.APIKeyCreate{Name: devKeyName, Scope: scope, Environment: kassa.Devnet})
+		_, secret, err := apikeys.Over(db).CreateAPIKey(ctx, merchantID, kassa.APIKeyCreate{Name: devKeyName, Scope: scope, Environment: kassa.Devnet})
 		if err != nil {
 			return earlier, nil, err
 		}
