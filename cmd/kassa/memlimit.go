@@ -37,10 +37,13 @@ func memoryLimit(live uint64) int64 {
 	return max(memoryTarget, 2*int64(live)+runtimeOverhead)
 }
 
-// holdMemory sets the soft memory limit to memoryLimit of the live heap every
-// period until ctx ends, then puts back the limit it found. An operator's
+// liveHeap is the live heap at the last collection.
+func liveHeap() uint64 { return readHeap().live }
+
+// holdMemory sets the soft memory limit to memoryLimit of the live heap (live)
+// every period until ctx ends, then puts back the limit it found. An operator's
 // GOMEMLIMIT wins: then it does nothing.
-func holdMemory(ctx context.Context, every time.Duration) {
+func holdMemory(ctx context.Context, every time.Duration, live func() uint64) {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
@@ -49,7 +52,7 @@ func holdMemory(ctx context.Context, every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
-		if l := memoryLimit(readHeap().live); l != set {
+		if l := memoryLimit(live()); l != set {
 			debug.SetMemoryLimit(l)
 			set = l
 		}

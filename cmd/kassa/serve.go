@@ -186,7 +186,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var wg sync.WaitGroup
 	wg.Go(func() { hub.Run(streams) })
 	wg.Go(func() { returnMemory(workers, memoryCheckEvery, log) })
-	wg.Go(func() { holdMemory(workers, limitEvery) })
+	wg.Go(func() { holdMemory(workers, limitEvery, liveHeap) })
 	if refreshRates != nil {
 		wg.Go(func() { refreshRates(workers) })
 	}
