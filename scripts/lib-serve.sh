@@ -45,7 +45,7 @@ new_schema() {
 }
 
 # wait_line FILE PATTERN: waits until a started process prints PATTERN (30 s at most).
-wait_line() { for _ in $(seq 1 300); do grep -q "$2" "$1" && return; sleep 0.1; done; echo "timed out: $1" >&2; cat "$1" "${1%.out}.err" >&2 2>/dev/null; exit 1; }
+wait_line() { for _ in $(seq 1 300); do grep -qs "$2" "$1" && return; sleep 0.1; done; echo "timed out: $1" >&2; cat "$1" "${1%.out}.err" >&2 2>/dev/null; exit 1; }
 # cpu PID: user+system CPU seconds the process has used so far.
 cpu() { awk -v t="$tck" '{printf "%.2f", ($14+$15)/t}' "/proc/$1/stat"; }
 
