@@ -112,67 +112,56 @@ type liveView struct {
 // TestDashboardInvoiceLive: the live stream sends the page's state at once and
 // again after a devnet payment, woken by the event hub or by its poll.
 func TestDashboardInvoiceLive(t *testing.T) {
-	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
-		for _, tt := range []struct {
-			name string
-			env  func() *testEnv
-		}{
-			{"hub", func() *testEnv { return newStreamEnv(t, cfg, 0) }},
-			{"poll", func() *testEnv { return newEnv(t, cfg) }},
-		} {
-			t.Run(tt.name, func(t *testing.T) {
-				e := tt.env()
-				m := e.newMerchant(false)
-				b := e.browser()
-				if p := b.get("/dashboard/invoices/" + kassa.NewUUID() + "/live"); p.status != http.StatusSeeOther {
-					t.Fatalf("signed out: %d", p.status)
-				}
-				b.signIn(m)
-				id := m.createInvoice(`{"amount_usd": 10}`)["invoice_id"].(string)
-
-				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-				defer cancel()
-				req, _ := http.NewRequestWithContext(ctx, "GET", e.srv.URL+"/dashboard/invoices/"+id+"/live", nil)
-				resp, err := b.client.Do(req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer resp.Body.Close()
-				if ct := resp.Header.Get("Content-Type"); resp.StatusCode != 200 || ct != "text/event-stream" {
-					t.Fatalf("live: %d %q", resp.StatusCode, ct)
-				}
-				lines := bufio.NewReader(resp.Body)
-				next := func() liveView {
-					t.Helper()
-					for {
-						line, err := lines.ReadString('\n')
-						if err != nil {
-							t.Fatalf("reading the stream: %v", err)
-						}
-						if data, ok := strings.CutPrefix(line, "data: "); ok {
-							var v liveView
-							if err := json.Unmarshal([]byte(data), &v); err != nil {
-								t.Fatalf("%v: %s", err, data)
-							}
-							return v
-						}
-					}
-				}
-				if v := next(); v.Status != "unpaid" || len(v.Payments) != 0 || v.Paid != "$0.00 of $10.00" {
-					t.Fatalf("first update %+v", v)
-				}
-				m.payInFull(id)
-				v := next()
-				for v.Status != "paid" { // the payment and the invoice may come as two updates
-					v = next()
-				}
-				if len(v.Payments) != 1 || v.Payments[0].Amount != "10 USDT ($10.00)" || v.Paid != "$10.00 of $10.00" ||
-					v.Label != "Paid" || v.Payments[0].Status != (struct{ Code, Label string }{"confirmed", "Confirmed"}) ||
-					v.Timeline[len(v.Timeline)-1].Text != "Paid in full" {
-					t.Fatalf("after the payment %+v", v)
-				}
-				cancel() // the server ends the stream when the client leaves
-			})
+	eachWaker(t, func(t *testing.T, _ string, e *testEnv) {
+		m := e.newMerchant(false)
+		b := e.browser()
+		if p := b.get("/dashboard/invoices/" + kassa.NewUUID() + "/live"); p.status != http.StatusSeeOther {
+			t.Fatalf("signed out: %d", p.status)
 		}
+		b.signIn(m)
+		id := m.createInvoice(`{"amount_usd": 10}`)["invoice_id"].(string)
+
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, "GET", e.srv.URL+"/dashboard/invoices/"+id+"/live", nil)
+		resp, err := b.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if ct := resp.Header.Get("Content-Type"); resp.StatusCode != 200 || ct != "text/event-stream" {
+			t.Fatalf("live: %d %q", resp.StatusCode, ct)
+		}
+		lines := bufio.NewReader(resp.Body)
+		next := func() liveView {
+			t.Helper()
+			for {
+				line, err := lines.ReadString('\n')
+				if err != nil {
+					t.Fatalf("reading the stream: %v", err)
+				}
+				if data, ok := strings.CutPrefix(line, "data: "); ok {
+					var v liveView
+					if err := json.Unmarshal([]byte(data), &v); err != nil {
+						t.Fatalf("%v: %s", err, data)
+					}
+					return v
+				}
+			}
+		}
+		if v := next(); v.Status != "unpaid" || len(v.Payments) != 0 || v.Paid != "$0.00 of $10.00" {
+			t.Fatalf("first update %+v", v)
+		}
+		m.payInFull(id)
+		v := next()
+		for v.Status != "paid" { // the payment and the invoice may come as two updates
+			v = next()
+		}
+		if len(v.Payments) != 1 || v.Payments[0].Amount != "10 USDT ($10.00)" || v.Paid != "$10.00 of $10.00" ||
+			v.Label != "Paid" || v.Payments[0].Status != (struct{ Code, Label string }{"confirmed", "Confirmed"}) ||
+			v.Timeline[len(v.Timeline)-1].Text != "Paid in full" {
+			t.Fatalf("after the payment %+v", v)
+		}
+		cancel() // the server ends the stream when the client leaves
 	})
 }

@@ -60,6 +60,17 @@ func newStreamEnv(t *testing.T, cfg store.Config, buffer int, opts ...envOption)
 	return e
 }
 
+// eachWaker runs f on each engine twice, named by its waker: with streams woken
+// by the event hub ("hub", newStreamEnv) and with streams that poll ("poll",
+// newEnv). Both runs of an engine share its store.
+func eachWaker(t *testing.T, f func(t *testing.T, waker string, e *testEnv)) {
+	t.Helper()
+	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
+		t.Run("hub", func(t *testing.T) { f(t, "hub", newStreamEnv(t, cfg, 0)) })
+		t.Run("poll", func(t *testing.T) { f(t, "poll", newEnv(t, cfg)) })
+	})
+}
+
 // mintToken mints a WebSocket token with the given credential headers.
 func (e *testEnv) mintToken(headers map[string]string, body string) map[string]any {
 	e.t.Helper()

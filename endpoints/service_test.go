@@ -2,7 +2,6 @@ package endpoints_test
 
 import (
 	"context"
-	"errors"
 	"testing"
 
 	"github.com/kassapay/kassa"
@@ -41,15 +40,11 @@ func (s *countedStore) ResendEvent(_ context.Context, _ kassa.Principal, eventID
 	return []*kassa.WebhookDelivery{{EventID: eventID, EndpointID: s.ep.ID}}, nil
 }
 
-// wantCode fails t unless err is the error of code ("" : none).
+// wantCode fails t unless err is the error of code ("": none).
 func wantCode(t *testing.T, err error, code string) {
 	t.Helper()
-	var e *kassa.Error
-	switch {
-	case code == "" && err != nil:
-		t.Fatalf("got %v, want no error", err)
-	case code != "" && (!errors.As(err, &e) || e.Code != code):
-		t.Fatalf("got %v, want %s", err, code)
+	if got := kassa.ErrorCode(err); got != code {
+		t.Fatalf("got %v (code %q), want code %q", err, got, code)
 	}
 }
 

@@ -3,7 +3,6 @@ package refund_test
 import (
 	"context"
 	"crypto/sha256"
-	"errors"
 	"math/big"
 	"testing"
 	"time"
@@ -12,59 +11,6 @@ import (
 	"github.com/kassapay/kassa/outbox"
 	"github.com/kassapay/kassa/refund"
 )
-
-func (l *lockedRefund) ClaimRefund(_ context.Context, id, address string, decide func(r *kassa.Refund, now time.Time) error) (*kassa.Refund, error) {
-	if id != l.r.ID {
-		return nil, kassa.NotFound("refund")
-	}
-	r := l.r
-	if err := decide(&r, l.now); err != nil {
-		return nil, err
-	}
-	l.wrote, r.Status, r.Address = true, kassa.RefundPending, address
-	return &r, nil
-}
-
-func (l *lockedRefund) PayRefundFromOwnWallet(_ context.Context, merchantID int64, id string,
-	decide func(r *kassa.Refund, payout outbox.PayoutStatus) error) (*kassa.Refund, error) {
-	if merchantID != l.r.MerchantID || id != l.r.ID {
-		return nil, kassa.NotFound("refund")
-	}
-	r := l.r
-	if err := decide(&r, l.payout); err != nil {
-		return nil, err
-	}
-	if r.OwnWallet == nil {
-		l.wrote, r.OwnWallet = true, &kassa.OwnWalletPay{}
-	}
-	return &r, nil
-}
-
-func (l *lockedRefund) LetKassaPayRefund(_ context.Context, merchantID int64, id string, decide func(r *kassa.Refund) error) (*kassa.Refund, error) {
-	if merchantID != l.r.MerchantID || id != l.r.ID {
-		return nil, kassa.NotFound("refund")
-	}
-	r := l.r
-	if err := decide(&r); err != nil {
-		return nil, err
-	}
-	if r.OwnWallet != nil {
-		l.wrote, r.OwnWallet = true, nil
-	}
-	return &r, nil
-}
-
-// wantCode fails t unless err is the error of code ("" : none).
-func wantCode(t *testing.T, err error, code string) {
-	t.Helper()
-	var e *kassa.Error
-	switch {
-	case code == "" && err != nil:
-		t.Fatalf("got %v, want no error", err)
-	case code != "" && (!errors.As(err, &e) || e.Code != code):
-		t.Fatalf("got %v, want %s", err, code)
-	}
-}
 
 func TestDecideCreate(t *testing.T) {
 	devnet := kassa.Principal{MerchantID: 7, Environment: kassa.Devnet}
@@ -90,6 +36,38 @@ func TestDecideCreate(t *testing.T) {
 			wantCode(t, err, tc.code)
 			if err == nil && (plan.AmountUSD != usd || plan.AmountUnits.Cmp(big.NewInt(1_000000)) != 0 || plan.TokenID != 1) {
 				t.Errorf("plan %+v, want 1 USD of token 1 (1_000000 units)", plan)
+			}
+		})
+	}
+}
+
+func TestCancelDecides(t *testing.T) {
+	devnet := kassa.Principal{MerchantID: 7, Environment: kassa.Devnet}
+	for _, tc := range []struct {
+		name   string
+		env    kassa.Environment
+		status kassa.RefundStatus
+		payout outbox.PayoutStatus
+		code   string
+	}{
+		{name: "awaiting its address, no payout", env: kassa.Devnet, status: kassa.RefundAwaitingAddress},
+		{name: "pending, payout queued", env: kassa.Devnet, status: kassa.RefundPending, payout: outbox.PayoutQueued},
+		{name: "pending, payout funding", env: kassa.Devnet, status: kassa.RefundPending, payout: outbox.PayoutFunding},
+		{name: "pending, payout withdrawn for the own wallet", env: kassa.Devnet, status: kassa.RefundPending, payout: outbox.PayoutFailed},
+		{name: "pending, payout signed", env: kassa.Devnet, status: kassa.RefundPending, payout: outbox.PayoutSending, code: "refund_not_cancelable"},
+		{name: "sent", env: kassa.Devnet, status: kassa.RefundSent, payout: outbox.PayoutSending, code: "refund_not_cancelable"},
+		{name: "canceled already", env: kassa.Devnet, status: kassa.RefundCanceled, code: "refund_not_cancelable"},
+		{name: "other environment", env: kassa.Mainnet, status: kassa.RefundPending, code: "resource_missing"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &lockedRefund{r: kassa.Refund{ID: "ref", MerchantID: 7, Environment: tc.env, Status: tc.status}, payout: tc.payout}
+			r, err := (&refund.Service{Store: s}).Cancel(context.Background(), devnet, "ref")
+			wantCode(t, err, tc.code)
+			if s.wrote != (tc.code == "") {
+				t.Errorf("store wrote the cancel: %v, want %v", s.wrote, tc.code == "")
+			}
+			if err == nil && r.Status != kassa.RefundCanceled {
+				t.Errorf("returned status %s, want canceled", r.Status)
 			}
 		})
 	}

@@ -18,54 +18,15 @@ if [ "${1:-}" = --ws-only ]; then
   set --
 fi
 backlog=${1:-10000}
-pg=${KASSA_BENCH_POSTGRES_DSN:-postgres://postgres@127.0.0.1:5432/test?sslmode=disable}
-work=$(mktemp -d)
-schema=""
-cleanup() {
-  kill $(jobs -p) 2>/dev/null || true
-  wait 2>/dev/null || true
-  if [ -n "$schema" ]; then
-    psql "$pg" -qc "SET client_min_messages = warning; DROP SCHEMA IF EXISTS $schema CASCADE" >/dev/null || true
-  fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-# 10,000 streams need 10,000 descriptors in each process.
-ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
-if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt 10200 ]; then
-  echo "ulimit -n is $(ulimit -n); 10,000 WebSocket clients need more" >&2; exit 1
-fi
-
-go build -o "$work/kassa" ./cmd/kassa
-go build -o "$work/kassa-load" ./cmd/kassa-load
-unlimited=(--rate-limit 1e9 --rate-burst 1000000000 --create-rate-limit 1e9 --create-rate-burst 1000000000)
-tck=$(getconf CLK_TCK)
-echo "date: $(date -u +%Y-%m-%dT%H:%MZ)  cores: $(nproc)  ulimit -n: $(ulimit -n)  $(go version | awk '{print $3}')"
-
-# wait_line FILE PATTERN: wait until a started process prints PATTERN.
-wait_line() { for _ in $(seq 1 150); do grep -q "$2" "$1" && return; sleep 0.1; done; echo "timed out: $1" >&2; cat "$1" "${1%.out}.err" >&2 2>/dev/null; exit 1; }
-# cpu PID: user+system CPU seconds the process has used so far.
-cpu() { awk -v t="$tck" '{printf "%.2f", ($14+$15)/t}' "/proc/$1/stat"; }
-
-# start_kassa NAME WORKERS [serve flags…]: runs kassa serve --dev; sets pid, url, key.
-start_kassa() {
-  local name=$1 workers=$2; shift 2
-  local out="$work/$name.$RANDOM.out"
-  "$work/kassa" serve --dev --addr 127.0.0.1:0 --webhook-workers "$workers" "${unlimited[@]}" "$@" \
-    >"$out" 2>"${out%.out}.err" &
-  pid=$!
-  wait_line "$out" "kassa listening on"
-  url="http://$(awk '/kassa listening on/ {print $4}' "$out")"
-  key=$(awk '/merchant key:/ {print $3}' "$out")
-}
-stop_kassa() { kill "$pid"; wait "$pid" 2>/dev/null || true; }
+. scripts/lib-serve.sh
+need_files 10200 "10,000 WebSocket clients"
+build_tools
 
 # ws_run CLIENTS EVENTS RATE: fan-out on a fresh SQLite data dir.
 ws_run() {
   local clients=$1 events=$2 rate=$3
   echo "== WebSocket: $clients clients, $events invoices at $rate/s"
-  start_kassa "ws$clients" 0 --data-dir "$work/ws-$clients-$rate"
+  start_kassa "ws$clients" --webhook-workers 0 --data-dir "$work/ws-$clients-$rate"
   local c0; c0=$(cpu "$pid")
   local TIMEFORMAT="load tool CPU: %U s user + %S s system over %R s"
   time "$work/kassa-load" ws -url "$url" -key "$key" -clients "$clients" -events "$events" -rate "$rate" -d 150s
@@ -95,7 +56,7 @@ recv="http://$(awk '/receiver listening on/ {print $4}' "$work/receiver.out")"
 # no worker running, then restart with WORKERS and time the receiver draining them.
 backlog_then_drain() {
   local engine=$1 workers=$2; shift 2
-  start_kassa "$engine" 0 "$@"
+  start_kassa "$engine" --webhook-workers 0 "$@"
   if [ "$(curl -s "$url/api/v1/webhook-endpoints" -H "x-api-key: $key" | jq '[.. | objects | select(.object? == "webhook_endpoint")] | length')" = 0 ]; then
     curl -sf "$url/api/v1/webhook-endpoints" -H "x-api-key: $key" -H 'Content-Type: application/json' \
       -d "{\"url\":\"$recv/hook\",\"enabled_events\":[\"invoice.created\"]}" >/dev/null
@@ -106,7 +67,7 @@ backlog_then_drain() {
   local failed; failed=$(sed -n 's/.* failed=\([0-9]*\) .*/\1/p' <<<"$created")
   stop_kassa
   curl -sf -X POST "$recv/reset" >/dev/null
-  start_kassa "$engine" "$workers" "$@"
+  start_kassa "$engine" --webhook-workers "$workers" "$@"
   local c0; c0=$(cpu "$pid")
   "$work/kassa-load" hookwait -url "$recv" -want $((backlog - failed)) -d 150s -label "$engine --webhook-workers $workers" || true
   echo "server CPU while draining: $(awk -v a="$c0" -v b="$(cpu "$pid")" 'BEGIN {printf "%.1f", b-a}') s"
@@ -117,8 +78,7 @@ echo "== Webhooks: SQLite, backlog of $backlog"
 backlog_then_drain sqlite 8 --data-dir "$work/hooks-sqlite"
 backlog_then_drain sqlite 32 --data-dir "$work/hooks-sqlite"
 
-schema="bench_events_$$"
-psql "$pg" -qc "CREATE SCHEMA $schema" >/dev/null
+new_schema bench_events
 echo "== Webhooks: PostgreSQL, backlog of $backlog"
 backlog_then_drain postgres 8 --data-dir "$work/hooks-pg" --database-url "$pg&search_path=$schema"
 backlog_then_drain postgres 32 --data-dir "$work/hooks-pg" --database-url "$pg&search_path=$schema"

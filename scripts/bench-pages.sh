@@ -17,46 +17,15 @@ cd "$(dirname "$0")/.."
 pages=${1:-10000}
 rate=${2:-100}
 secs=${3:-30}
-pg=${KASSA_BENCH_POSTGRES_DSN:-postgres://postgres@127.0.0.1:5432/test?sslmode=disable}
-work=$(mktemp -d)
-schema=""
-cleanup() {
-  kill $(jobs -p) 2>/dev/null || true
-  wait 2>/dev/null || true
-  if [ -n "$schema" ]; then
-    psql "$pg" -qc "SET client_min_messages = warning; DROP SCHEMA IF EXISTS $schema CASCADE" >/dev/null || true
-  fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-# Each page stream is a connection: a descriptor in the server and one in the tool.
-ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
-if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt $((pages + 200)) ]; then
-  echo "ulimit -n is $(ulimit -n); $pages page streams need more" >&2; exit 1
-fi
-
-go build -o "$work/kassa" ./cmd/kassa
-go build -o "$work/kassa-load" ./cmd/kassa-load
-unlimited=(--rate-limit 1e9 --rate-burst 1000000000 --create-rate-limit 1e9 --create-rate-burst 1000000000)
-tck=$(getconf CLK_TCK)
-echo "date: $(date -u +%Y-%m-%dT%H:%MZ)  commit: $(git rev-parse --short HEAD)  cores: $(nproc)  load: $(cut -d' ' -f1-3 /proc/loadavg)  ulimit -n: $(ulimit -n)"
-
-wait_line() { for _ in $(seq 1 300); do grep -q "$2" "$1" && return; sleep 0.1; done; echo "timed out: $1" >&2; cat "$1" "${1%.out}.err" >&2 2>/dev/null; exit 1; }
-cpu() { awk -v t="$tck" '{printf "%.2f", ($14+$15)/t}' "/proc/$1/stat"; }
+. scripts/lib-serve.sh
+need_files $((pages + 200)) "$pages page streams"
+build_tools
 
 # run ENGINE [serve flags…]: one measurement; its last line is the tool's.
 run() {
   local engine=$1; shift
   echo "== $engine: $pages pages, $rate payments/s for $secs s"
-  local out="$work/$engine.out"
-  "$work/kassa" serve --dev --devchain=false --addr 127.0.0.1:0 --webhook-workers 0 --pprof-addr 127.0.0.1:0 \
-    "${unlimited[@]}" "$@" >"$out" 2>"${out%.out}.err" &
-  local pid=$!
-  wait_line "$out" "kassa listening on"
-  local url key
-  url="http://$(awk '/kassa listening on/ {print $4}' "$out")"
-  key=$(awk '/merchant key:/ {print $3}' "$out")
+  start_kassa "$engine" --devchain=false --webhook-workers 0 --pprof-addr 127.0.0.1:0 "$@"
   local log="$work/$engine.load"
   "$work/kassa-load" pages -url "$url" -key "$key" -pages "$pages" -rate "$rate" -pay "${secs}s" >"$log" 2>&1 &
   local lp=$!
@@ -80,13 +49,12 @@ run() {
   local made; made=$(sed -n 's/^pages: payments made=\([0-9]*\) .*/\1/p' "$log")
   echo "server CPU while paying: $(awk -v a="$c0" -v b="$c1" -v s="$t0" -v e="$t1" -v n="${made:-0}" \
     'BEGIN {printf "%.2f s over %.1f s (%.0f%% of a core), %.2f ms a payment", b-a, e-s, 100*(b-a)/(e-s), n ? 1000*(b-a)/n : 0}')"
-  kill "$pid"; wait "$pid" 2>/dev/null || true
+  stop_kassa
   summary="$summary${summary:+; }$engine: $(tail -1 "$log" | sed 's/^commit to page event: //'), $(awk -v a="$c0" -v b="$c1" -v n="${made:-0}" 'BEGIN {printf "%.2f ms CPU a payment", n ? 1000*(b-a)/n : 0}')"
 }
 
 summary=""
 run sqlite --data-dir "$work/sqlite"
-schema="bench_pages_$$"
-psql "$pg" -qc "CREATE SCHEMA $schema" >/dev/null
+new_schema bench_pages
 run postgres --data-dir "$work/pg" --database-url "$pg&search_path=$schema"
 echo "commit to page event, $pages pages at $rate payments/s: $summary"

@@ -173,20 +173,15 @@ func (db *DB) CancelRefund(ctx context.Context, merchantID int64, id string,
 	decide func(r *kassa.Refund, payout outbox.PayoutStatus) error) (*kassa.Refund, error) {
 	var out *kassa.Refund
 	err := db.tx(ctx, func(tx txq) error {
-		r, err := db.refund(ctx, tx, merchantID, id, db.forUpdate())
+		r, payoutID, payout, err := db.lockRefundPayout(ctx, tx, merchantID, id)
 		if err != nil {
 			return err
 		}
-		var payoutID, payout string
-		err = tx.QueryRowContext(ctx, "SELECT id, status FROM payouts WHERE refund_id = $1"+db.forUpdate(), r.ID).Scan(&payoutID, &payout)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("store: refund payout: %w", err)
-		}
-		if err := decide(r, outbox.PayoutStatus(payout)); err != nil {
+		if err := decide(r, payout); err != nil {
 			return err
 		}
 		now := db.clock()
-		if payoutID != "" && payout != string(outbox.PayoutFailed) {
+		if payoutID != "" && payout != outbox.PayoutFailed {
 			if err := setPayout(ctx, tx, payoutID, "status = $1, reason = $2, updated_at = $3",
 				string(outbox.PayoutFailed), "refund canceled", micros(now)); err != nil {
 				return err
@@ -197,6 +192,21 @@ func (db *DB) CancelRefund(ctx context.Context, merchantID int64, id string,
 		return db.saveRefund(ctx, tx, r, now)
 	})
 	return out, err
+}
+
+// lockRefundPayout locks the merchant's refund and its payout, if any: the
+// payout's id and status, both "" for none.
+func (db *DB) lockRefundPayout(ctx context.Context, tx txq, merchantID int64, id string) (*kassa.Refund, string, outbox.PayoutStatus, error) {
+	r, err := db.refund(ctx, tx, merchantID, id, db.forUpdate())
+	if err != nil {
+		return nil, "", "", err
+	}
+	var payoutID, status string
+	err = tx.QueryRowContext(ctx, "SELECT id, status FROM payouts WHERE refund_id = $1"+db.forUpdate(), r.ID).Scan(&payoutID, &status)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, "", "", fmt.Errorf("store: refund payout: %w", err)
+	}
+	return r, payoutID, outbox.PayoutStatus(status), nil
 }
 
 // ClaimRefund locks refund id and asks decide, the refund service's rule (its

@@ -30,23 +30,18 @@ func (db *DB) PayRefundFromOwnWallet(ctx context.Context, merchantID int64, id s
 	decide func(r *kassa.Refund, payout outbox.PayoutStatus) error) (*kassa.Refund, error) {
 	var out *kassa.Refund
 	err := db.tx(ctx, func(tx txq) error {
-		r, err := db.refund(ctx, tx, merchantID, id, db.forUpdate())
+		r, payout, status, err := db.lockRefundPayout(ctx, tx, merchantID, id)
 		if err != nil {
 			return err
 		}
-		var payout, status string
-		err = tx.QueryRowContext(ctx, "SELECT id, status FROM payouts WHERE refund_id = $1"+db.forUpdate(), r.ID).Scan(&payout, &status)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("store: refund payout: %w", err)
-		}
-		if err := decide(r, outbox.PayoutStatus(status)); err != nil {
+		if err := decide(r, status); err != nil {
 			return err
 		}
 		out = r
 		if r.OwnWallet != nil {
 			return nil
 		}
-		if status == string(outbox.PayoutQueued) || status == string(outbox.PayoutFunding) {
+		if status == outbox.PayoutQueued || status == outbox.PayoutFunding {
 			if err := setPayout(ctx, tx, payout, "status = $1, reason = $2, updated_at = $3",
 				string(outbox.PayoutFailed), ownWalletPayout, micros(db.clock())); err != nil {
 				return err

@@ -6,12 +6,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -30,30 +28,26 @@ import (
 // short of the true one, and the commit itself comes after the stamp). The time
 // from just before the payment's POST is printed too. Everything is bounded by -d.
 func pagesLoad(args []string) error {
-	fs := flag.NewFlagSet("pages", flag.ExitOnError)
-	base := fs.String("url", "http://127.0.0.1:8080", "base URL of the server")
-	key := fs.String("key", "", "merchant API key (a devnet key)")
+	fs, sf := newStreamFlags("pages", 16, 10*time.Minute, 20*time.Second)
 	pages := fs.Int("pages", 10000, "invoices created, each with its payment page stream open")
 	rate := fs.Float64("rate", 100, "payments per second (each pays one invoice in full)")
 	pay := fs.Duration("pay", 30*time.Second, "how long to make payments (at most -pages payments)")
-	inflight := fs.Int("c", 16, "creates and payments in flight at most")
-	ramp := fs.Int("ramp", 200, "streams opened at once while ramping up")
-	dur := fs.Duration("d", 10*time.Minute, "stop after this long whatever happened")
-	settle := fs.Duration("settle", 20*time.Second, "after the last payment, wait at most this long for missing views")
 	fs.Parse(args)
-	if *key == "" || *pages < 1 || *rate <= 0 || *inflight < 1 || *ramp < 1 || *pay <= 0 {
-		return errors.New("pages: -key is required; -pages, -rate, -pay, -c and -ramp must be positive")
+	if *pages < 1 || *rate <= 0 || *pay <= 0 {
+		return errors.New("pages: -pages, -rate and -pay must be positive")
 	}
-	httpBase := strings.TrimRight(*base, "/")
-	ctx, cancel := context.WithTimeout(context.Background(), *dur)
+	ctx, cancel, err := sf.start()
+	if err != nil {
+		return err
+	}
 	defer cancel()
+	httpBase, key := sf.base, sf.key
 	epoch := time.Now()
 
 	// 1. The invoices, with their payment sessions.
-	api := &http.Client{Timeout: 30 * time.Second,
-		Transport: &http.Transport{MaxIdleConnsPerHost: *inflight, DisableCompression: true}}
+	api := apiClient(sf.inflight)
 	t := time.Now()
-	invs, failed := createPageInvoices(ctx, api, httpBase, *key, *pages, *inflight)
+	invs, failed := createPageInvoices(ctx, api, httpBase, key, *pages, sf.inflight)
 	fmt.Printf("pages: invoices created=%d failed=%d in %.1fs\n", len(invs), failed, time.Since(t).Seconds())
 	for reason, n := range createFailures(invs) {
 		fmt.Printf("pages: create failed x%d: %s\n", n, reason)
@@ -73,8 +67,8 @@ func pagesLoad(args []string) error {
 		views  atomic.Int64 // paid views received
 	)
 	t = time.Now()
-	for lo := 0; lo < len(invs) && ctx.Err() == nil; lo += *ramp {
-		hi := min(lo+*ramp, len(invs))
+	for lo := 0; lo < len(invs) && ctx.Err() == nil; lo += sf.ramp {
+		hi := min(lo+sf.ramp, len(invs))
 		var first sync.WaitGroup
 		for _, p := range invs[lo:hi] {
 			first.Add(1)
@@ -99,7 +93,7 @@ func pagesLoad(args []string) error {
 		}
 	}
 	t = time.Now()
-	payFailed := payInvoices(ctx, api, httpBase, *key, targets, *rate, *inflight, epoch)
+	payFailed := payInvoices(ctx, api, httpBase, key, targets, *rate, sf.inflight, epoch)
 	payTime := time.Since(t)
 	paid := len(targets) - sum(payFailed)
 	fmt.Printf("pages: payments made=%d failed=%d in %.1fs (%.1f/s)\n", paid, sum(payFailed), payTime.Seconds(),
@@ -108,16 +102,8 @@ func pagesLoad(args []string) error {
 		fmt.Printf("pages: payment failed x%d: %s\n", n, reason)
 	}
 
-	// 4. Wait for the views, bounded by -settle and by -d; no new view for 5 s
-	// while some are missing means they are lost.
-	settleEnd := time.Now().Add(*settle)
-	last, lastChange := views.Load(), time.Now()
-	for ctx.Err() == nil && time.Now().Before(settleEnd) && last < int64(paid) && time.Since(lastChange) < 5*time.Second {
-		time.Sleep(20 * time.Millisecond)
-		if v := views.Load(); v != last {
-			last, lastChange = v, time.Now()
-		}
-	}
+	// 4. Wait for the views, bounded by -settle and by -d.
+	awaitCount(ctx, &views, int64(paid), sf.settle, func() bool { return true })
 	stopReading()
 	wg.Wait()
 	return pagesReport(targets, paid, int(opened.Load()), epoch)
@@ -185,11 +171,7 @@ func countErr(m *sync.Map, reason string) {
 
 func createPageInvoice(ctx context.Context, client *http.Client, base, key string) *pageInvoice {
 	p := &pageInvoice{}
-	req, _ := http.NewRequestWithContext(ctx, "POST", base+"/api/v1/invoices", strings.NewReader(`{"amount_usd": 1}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("x-api-key", key)
-	req.Header.Set("Idempotency-Key", kassa.NewUUID())
-	b, err := do(client, req, http.StatusCreated)
+	b, err := do(client, createRequest(ctx, base, key, []byte(`{"amount_usd": 1}`)), http.StatusCreated)
 	if err == nil {
 		var v struct {
 			InvoiceID  string `json:"invoice_id"`
@@ -210,23 +192,6 @@ func createPageInvoice(ctx context.Context, client *http.Client, base, key strin
 		countErr(&lastCreateErrs, p.createErr)
 	}
 	return p
-}
-
-// do sends req and returns the body of an answer with status want.
-func do(client *http.Client, req *http.Request, want int) ([]byte, error) {
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != want {
-		return nil, fmt.Errorf("HTTP %d: %.100s", resp.StatusCode, b)
-	}
-	return b, nil
 }
 
 var (
@@ -314,38 +279,23 @@ func payInvoices(ctx context.Context, client *http.Client, base, key string, tar
 	var (
 		mu     sync.Mutex
 		failed = map[string]int{}
-		wg     sync.WaitGroup
-		sem    = make(chan struct{}, inflight)
 	)
-	start := time.Now()
-	for i, p := range targets {
-		next := start.Add(time.Duration(float64(i) / rate * float64(time.Second)))
-		select {
-		case <-ctx.Done():
-		case <-time.After(time.Until(next)):
+	paced(ctx, len(targets), rate, inflight, func(i int) {
+		p := targets[i]
+		req, _ := http.NewRequestWithContext(ctx, "POST", base+"/api/v1/devnet/invoices/"+p.id+"/payments", nil)
+		req.Header.Set("x-api-key", key)
+		t0 := time.Since(epoch)
+		_, err := do(client, req, http.StatusCreated)
+		t1 := time.Since(epoch)
+		if err != nil {
+			p.payErr = shortErr(err)
+			mu.Lock()
+			failed[p.payErr]++
+			mu.Unlock()
+			return
 		}
-		if ctx.Err() != nil {
-			break
-		}
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			req, _ := http.NewRequestWithContext(ctx, "POST", base+"/api/v1/devnet/invoices/"+p.id+"/payments", nil)
-			req.Header.Set("x-api-key", key)
-			t0 := time.Since(epoch)
-			_, err := do(client, req, http.StatusCreated)
-			t1 := time.Since(epoch)
-			if err != nil {
-				p.payErr = shortErr(err)
-				mu.Lock()
-				failed[p.payErr]++
-				mu.Unlock()
-				return
-			}
-			p.t0, p.t1 = t0, t1
-		})
-	}
-	wg.Wait()
+		p.t0, p.t1 = t0, t1
+	})
 	// Targets never sent (ctx ended) count as failed too.
 	for _, p := range targets {
 		if p.t1 == 0 && p.payErr == "" {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -25,27 +24,23 @@ import (
 // Everything is bounded by -d: connections, creates and the wait for the last
 // frames together never take longer.
 func wsLoad(args []string) error {
-	fs := flag.NewFlagSet("ws", flag.ExitOnError)
-	base := fs.String("url", "http://127.0.0.1:8080", "base URL of the server (http or ws)")
-	key := fs.String("key", "", "merchant API key")
+	fs, sf := newStreamFlags("ws", 2, 5*time.Minute, 30*time.Second)
 	clients := fs.Int("clients", 1000, "WebSocket connections to open")
 	events := fs.Int("events", 100, "invoices to create (each emits invoice.created)")
 	rate := fs.Float64("rate", 20, "invoice creates per second")
-	inflight := fs.Int("c", 2, "creates in flight at most")
-	ramp := fs.Int("ramp", 200, "connections dialled at once while ramping up")
-	dur := fs.Duration("d", 5*time.Minute, "stop after this long whatever happened")
-	settle := fs.Duration("settle", 30*time.Second, "after the last create, wait at most this long for missing frames")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of this tool, from the first create to the end, to this file")
 	fs.Parse(args)
-	if *key == "" || *clients < 1 || *events < 1 || *rate <= 0 || *inflight < 1 || *ramp < 1 {
-		return errors.New("ws: -key is required; -clients, -events, -rate, -c and -ramp must be positive")
+	if *clients < 1 || *events < 1 || *rate <= 0 {
+		return errors.New("ws: -clients, -events and -rate must be positive")
 	}
-	httpBase := strings.TrimRight(*base, "/")
+	ctx, cancel, err := sf.start()
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	httpBase, key := sf.base, sf.key
 	wsURL := strings.Replace(strings.Replace(httpBase, "https://", "wss://", 1), "http://", "ws://", 1) + "/ws/merchant/events"
 	httpBase = strings.Replace(strings.Replace(httpBase, "wss://", "https://", 1), "ws://", "http://", 1)
-
-	ctx, cancel := context.WithTimeout(context.Background(), *dur)
-	defer cancel()
 	readCtx, stopReading := context.WithCancel(ctx)
 	defer stopReading()
 
@@ -58,12 +53,12 @@ func wsLoad(args []string) error {
 		dialErrs = map[string]int{}
 	)
 	dialStart := time.Now()
-	for lo := 0; lo < *clients && ctx.Err() == nil; lo += *ramp {
-		hi := min(lo+*ramp, *clients)
+	for lo := 0; lo < *clients && ctx.Err() == nil; lo += sf.ramp {
+		hi := min(lo+sf.ramp, *clients)
 		errs := make([]error, hi-lo)
 		var dw sync.WaitGroup
 		for i := lo; i < hi; i++ {
-			dw.Go(func() { cs[i], errs[i-lo] = dialClient(ctx, wsURL, *key) })
+			dw.Go(func() { cs[i], errs[i-lo] = dialClient(ctx, wsURL, key) })
 		}
 		dw.Wait()
 		for i := lo; i < hi; i++ {
@@ -105,20 +100,11 @@ func wsLoad(args []string) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	cr := createInvoices(ctx, httpBase, *key, *events, *rate, *inflight, epoch)
+	cr := createInvoices(ctx, httpBase, key, *events, *rate, sf.inflight, epoch)
 	want := int64(connected) * int64(cr.ok())
 
 	// Wait for the frames, bounded by -settle after the last create and by -d.
-	// A run with no new frame for 5 s while some are missing has lost them.
-	settleEnd := time.Now().Add(*settle)
-	last, lastChange := frames.Load(), time.Now()
-	for ctx.Err() == nil && time.Now().Before(settleEnd) && last < want && openClients(cs) > 0 &&
-		time.Since(lastChange) < 5*time.Second {
-		time.Sleep(20 * time.Millisecond)
-		if n := frames.Load(); n != last {
-			last, lastChange = n, time.Now()
-		}
-	}
+	awaitCount(ctx, &frames, want, sf.settle, func() bool { return openClients(cs) > 0 })
 	stopReading()
 	for _, c := range cs {
 		if c != nil {

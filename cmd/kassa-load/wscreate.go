@@ -5,12 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"sync"
 	"time"
-
-	"github.com/kassapay/kassa"
 )
 
 // createResult is what the creates of a ws run did: each created invoice's t0
@@ -27,62 +24,33 @@ func (r *createResult) ok() int { return len(r.t0) }
 // createInvoices posts n invoices paced at rate per second, at most inflight at
 // once, and stops early when ctx ends.
 func createInvoices(ctx context.Context, base, key string, n int, rate float64, inflight int, epoch time.Time) *createResult {
-	client := &http.Client{Timeout: 30 * time.Second,
-		Transport: &http.Transport{MaxIdleConnsPerHost: inflight, DisableCompression: true}}
+	client := apiClient(inflight)
 	res := &createResult{t0: make(map[string]time.Duration, n), failed: map[string]int{}}
-	var (
-		mu  sync.Mutex
-		wg  sync.WaitGroup
-		sem = make(chan struct{}, inflight)
-	)
+	var mu sync.Mutex
 	body := []byte(`{"amount_usd": 1}`)
 	start := time.Now()
-	for i := 0; i < n; i++ {
-		next := start.Add(time.Duration(float64(i) / rate * float64(time.Second)))
-		select {
-		case <-ctx.Done():
-		case <-time.After(time.Until(next)):
+	paced(ctx, n, rate, inflight, func(int) {
+		req := createRequest(ctx, base, key, body)
+		t0 := time.Since(epoch)
+		id, err := postInvoice(client, req)
+		rt := time.Since(epoch) - t0
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			res.failed[shortErr(err)]++
+			return
 		}
-		if ctx.Err() != nil {
-			break
-		}
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			req, _ := http.NewRequestWithContext(ctx, "POST", base+"/api/v1/invoices", bytes.NewReader(body))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("x-api-key", key)
-			req.Header.Set("Idempotency-Key", kassa.NewUUID())
-			t0 := time.Since(epoch)
-			id, err := postInvoice(client, req)
-			rt := time.Since(epoch) - t0
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				res.failed[shortErr(err)]++
-				return
-			}
-			res.t0[id] = t0
-			res.post = append(res.post, rt)
-		})
-	}
-	wg.Wait()
+		res.t0[id] = t0
+		res.post = append(res.post, rt)
+	})
 	res.elapsed = time.Since(start)
 	return res
 }
 
 func postInvoice(client *http.Client, req *http.Request) (string, error) {
-	resp, err := client.Do(req)
+	b, err := do(client, req, http.StatusCreated)
 	if err != nil {
 		return "", err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return "", err
-	}
-	if resp.StatusCode != http.StatusCreated {
-		return "", fmt.Errorf("HTTP %d: %.100s", resp.StatusCode, b)
 	}
 	var v struct {
 		InvoiceID string `json:"invoice_id"`

@@ -69,6 +69,14 @@ func openDashboard(t *testing.T) *dashTab {
 	return d
 }
 
+// openSignedIn is openDashboard's tab, signed in through the form.
+func openSignedIn(t *testing.T) *dashTab {
+	t.Helper()
+	d := openDashboard(t)
+	d.signIn()
+	return d
+}
+
 // path is the address of a dashboard path on this kassa.
 func (d *dashTab) path(p string) string { return d.k.url + p }
 

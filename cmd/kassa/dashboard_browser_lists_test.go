@@ -75,8 +75,7 @@ func TestDashboardBrowserReportsCSV(t *testing.T) {
 // TestDashboardBrowserLivePayment: an invoice made in the form and paid with
 // kassa pay on the dev chain turns "Paid" on the open page, without a reload.
 func TestDashboardBrowserLivePayment(t *testing.T) {
-	d := openDashboard(t)
-	d.signIn()
+	d := openSignedIn(t)
 	payURL, id := d.createInvoice("2.50", "Paid live")
 	do(t, d.ctx, "mark the page", chromedp.Evaluate[chromedp.Void](`window.__noReload=1`))
 	kassaPay(t, d.k, payURL)

@@ -11,8 +11,7 @@ import (
 // (the page says so, with the stages on its timeline), and cancelling another
 // unpaid order through its form cancels it.
 func TestDashboardBrowserOrders(t *testing.T) {
-	d := openDashboard(t)
-	d.signIn()
+	d := openSignedIn(t)
 	d.open("/dashboard/orders", "19-orders-empty")
 	shipped := d.checkout("cus_browser")
 	unpaid := d.checkout("cus_browser_2")

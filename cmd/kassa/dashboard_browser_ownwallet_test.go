@@ -20,8 +20,7 @@ import (
 // go-ethereum by another dev account) makes the refund confirmed with it, the
 // invoice's amount_refunded set, and the page shows the transaction.
 func TestDashboardBrowserRefundOwnWallet(t *testing.T) {
-	d := openDashboard(t)
-	d.signIn()
+	d := openSignedIn(t)
 	k := d.k
 	payURL, id := pageInvoice(t, k, map[string]any{"amount_usd": 150000})
 	kassaPay(t, k, payURL)

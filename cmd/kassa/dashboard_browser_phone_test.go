@@ -36,8 +36,7 @@ const phoneProblemsJS = `(function(){
 func TestDashboardBrowserPhone(t *testing.T) {
 	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("ok")) }))
 	defer hook.Close()
-	d := openDashboard(t)
-	d.signIn()
+	d := openSignedIn(t)
 	d.open("/dashboard/developers/webhooks", "")
 	do(t, d.ctx, "add an endpoint", chromedp.SendKeys(css("#url"), hook.URL+"/kassa"),
 		chromedp.Click(css("main form[action='/dashboard/developers/webhooks'] button[type=submit]")))

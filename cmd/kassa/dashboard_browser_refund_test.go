@@ -17,8 +17,7 @@ import (
 // without a reload; its page shows the claim link and its QR code, and Cancel
 // asks first.
 func TestDashboardBrowserRefund(t *testing.T) {
-	d := openDashboard(t)
-	d.signIn()
+	d := openSignedIn(t)
 	_, id := d.createInvoice("10", "Red teapot")
 	key := map[string]string{"x-api-key": d.k.merchantKey}
 	pay := func(body map[string]any) {

@@ -12,8 +12,7 @@ import (
 // review and offers Accept and Dismiss; Dismiss asks first, then keeps it
 // without credit; a second one is accepted and counts toward the invoice.
 func TestDashboardBrowserSetAside(t *testing.T) {
-	d := openDashboard(t)
-	d.signIn()
+	d := openSignedIn(t)
 	_, id := d.createInvoice("10", "Green teapot")
 	key := map[string]string{"x-api-key": d.k.merchantKey}
 	pay := func(body map[string]any) {

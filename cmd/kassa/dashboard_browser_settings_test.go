@@ -10,8 +10,7 @@ import (
 // name (the API reads it back); the overview shows a paid invoice in its chart and
 // table after a payment on the dev chain.
 func TestDashboardBrowserSettingsAndOverview(t *testing.T) {
-	d := openDashboard(t)
-	d.signIn()
+	d := openSignedIn(t)
 	d.open("/dashboard/settings", "24-settings")
 	d.follow("rename the company", chromedp.SetValue(css("#company_name"), "Browser Test Shop"),
 		chromedp.Click(css(`main form[action="/dashboard/settings"] button[type=submit]`)))

@@ -39,8 +39,7 @@ func TestDashboardBrowserSignIn(t *testing.T) {
 // TestDashboardBrowserKeyboard: Enter on the focused skip link moves to the
 // content; Tab to each section's link and Enter opens it, without a mouse.
 func TestDashboardBrowserKeyboard(t *testing.T) {
-	d := openDashboard(t)
-	d.signIn()
+	d := openSignedIn(t)
 	// The CSP listener works: an image from another site is refused and reported.
 	do(t, d.ctx, "load a foreign image", chromedp.Evaluate[chromedp.Void](
 		`var i=document.createElement("img");i.src="https://example.invalid/x.png";document.body.appendChild(i)`))
@@ -76,8 +75,7 @@ func TestDashboardBrowserKeyboard(t *testing.T) {
 // TestDashboardBrowserNewInvoice: the "New invoice" form makes an invoice and
 // shows its payment link and QR code; its page later does not show the link.
 func TestDashboardBrowserNewInvoice(t *testing.T) {
-	d := openDashboard(t)
-	d.signIn()
+	d := openSignedIn(t)
 	d.open("/dashboard/invoices", "04-invoices")
 	do(t, d.ctx, "New invoice", chromedp.Click(css("main a[href='/dashboard/invoices/new']")), chromedp.WaitVisible(css("#amount_usd")))
 	d.check("05-invoice-new")
@@ -137,8 +135,7 @@ func (d *dashTab) waitFor(what, js string) {
 // TestDashboardBrowserAPIKey: a key made in the form is shown once and works;
 // revoked (after a confirmation) it no longer does.
 func TestDashboardBrowserAPIKey(t *testing.T) {
-	d := openDashboard(t)
-	d.signIn()
+	d := openSignedIn(t)
 	d.open("/dashboard/developers/api-keys", "08-api-keys")
 	do(t, d.ctx, "create a key", chromedp.SendKeys(css("#name"), "ci server"), chromedp.Click(css("main form[action='/dashboard/developers/api-keys'] button")),
 		chromedp.WaitVisible(css(".created input.copy")))

@@ -9,10 +9,12 @@ import (
 	"time"
 )
 
+// mib is a mebibyte, in the memory tests' figures.
+const mib = 1 << 20
+
 // TestMemoryLimit: the limit is the target while the live heap is small, and
 // rises with a large one so it never collects more often than GOGC 100.
 func TestMemoryLimit(t *testing.T) {
-	const mib = 1 << 20
 	for _, tt := range []struct {
 		name string
 		live uint64
@@ -35,7 +37,6 @@ func TestMemoryLimit(t *testing.T) {
 // the live heap from period to period, and puts back the limit it found when it
 // stops; an operator's GOMEMLIMIT leaves the limit alone.
 func TestHoldMemory(t *testing.T) {
-	const mib = 1 << 20
 	t.Setenv("GOMEMLIMIT", "")
 	before := debug.SetMemoryLimit(-1)
 	synctest.Test(t, func(t *testing.T) {

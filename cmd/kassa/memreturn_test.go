@@ -8,7 +8,6 @@ import (
 // TestShouldReturn: free heap goes back only when the server was quiet since
 // the last check and the free heap is large, in itself and beside the live one.
 func TestShouldReturn(t *testing.T) {
-	const mib = 1 << 20
 	for _, tt := range []struct {
 		name      string
 		allocated uint64 // between the checks
