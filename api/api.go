@@ -114,7 +114,7 @@ func New(cfg Config) http.Handler {
 	accounts := merchants.New(cfg.Merchants, signIn)            // and their one account rule
 	var webhooks kassa.WebhookService
 	if cfg.Webhooks != nil {
-		webhooks = &endpoints.Service{Store: cfg.Webhooks, Targets: cfg.WebhookTargets}
+		webhooks = endpoints.Over(cfg.Webhooks, cfg.WebhookTargets)
 	}
 	var refunds *refund.Service
 	if cfg.Refunds != nil {

@@ -48,9 +48,8 @@ type Service struct {
 	Targets delivery.Targets
 }
 
-// Over is the service over s, its endpoints at public addresses only (the zero
-// Targets).
-func Over(s Store) *Service { return &Service{Store: s} }
+// Over is the service over s, its endpoints' urls checked with t.
+func Over(s Store, t delivery.Targets) *Service { return &Service{Store: s, Targets: t} }
 
 var _ kassa.WebhookService = (*Service)(nil)
 

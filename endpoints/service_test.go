@@ -77,7 +77,7 @@ func TestCreateDecides(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &countedStore{held: tc.held}
-			_, err := endpoints.Over(s).CreateWebhookEndpoint(context.Background(), p,
+			_, err := endpoints.Over(s, delivery.Targets{}).CreateWebhookEndpoint(context.Background(), p,
 				kassa.WebhookEndpointInput{URL: ptr("https://example.com/hook"), EnabledEvents: []string{"*"}})
 			wantCode(t, err, tc.code)
 			if s.wrote != (tc.code == "") {
@@ -101,7 +101,7 @@ func TestResendDecides(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &countedStore{ep: kassa.WebhookEndpoint{ID: "we_1", Status: tc.status}}
-			_, err := endpoints.Over(s).ResendEvent(context.Background(), p, "evt", tc.endpoint)
+			_, err := endpoints.Over(s, delivery.Targets{}).ResendEvent(context.Background(), p, "evt", tc.endpoint)
 			wantCode(t, err, tc.code)
 			if s.wrote != (tc.code == "") {
 				t.Errorf("store queued the resend: %v, want %v", s.wrote, tc.code == "")
@@ -172,7 +172,7 @@ func TestCheckInput(t *testing.T) {
 		} {
 			t.Run(op.name+"/"+tc.name, func(t *testing.T) {
 				s := &countedStore{}
-				err := op.call(endpoints.Over(s), tc.in)
+				err := op.call(endpoints.Over(s, delivery.Targets{}), tc.in)
 				if op.want == (refusal{}) {
 					wantCode(t, err, "")
 					if got := fmt.Sprint(s.got.EnabledEvents); got != tc.wantEvents {
@@ -228,7 +228,7 @@ func TestPrivateTargets(t *testing.T) {
 		for _, u := range r.urls {
 			t.Run(fmt.Sprintf("allow=%v/%s/%s", r.allow, r.env, u), func(t *testing.T) {
 				s := &countedStore{}
-				svc := &endpoints.Service{Store: s, Targets: delivery.Targets{AllowPrivate: r.allow}}
+				svc := endpoints.Over(s, delivery.Targets{AllowPrivate: r.allow})
 				_, errCreate := svc.CreateWebhookEndpoint(context.Background(), p, kassa.WebhookEndpointInput{URL: &u, EnabledEvents: []string{"*"}})
 				_, errUpdate := svc.UpdateWebhookEndpoint(context.Background(), p, "we_1", kassa.WebhookEndpointInput{URL: &u})
 				for _, err := range []error{errCreate, errUpdate} {

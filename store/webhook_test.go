@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/delivery"
 	"github.com/kassapay/kassa/endpoints"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
@@ -17,7 +18,7 @@ import (
 // events.
 func (f *fixture) endpoint(t *testing.T, p kassa.Principal, name string, events ...string) *kassa.WebhookEndpoint {
 	t.Helper()
-	ep, err := endpoints.Over(f.db).CreateWebhookEndpoint(f.ctx, p, kassa.WebhookEndpointInput{
+	ep, err := endpoints.Over(f.db, delivery.Targets{}).CreateWebhookEndpoint(f.ctx, p, kassa.WebhookEndpointInput{
 		URL: ptr("https://example.com/" + name), Description: ptr(name), EnabledEvents: events})
 	must(t, err)
 	return ep
@@ -72,7 +73,7 @@ func TestWebhookEndpointCreate(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
 		f := newFixture(t, cfg)
 		p := principal(f.m)
-		ep, err := endpoints.Over(f.db).CreateWebhookEndpoint(f.ctx, p, kassa.WebhookEndpointInput{
+		ep, err := endpoints.Over(f.db, delivery.Targets{}).CreateWebhookEndpoint(f.ctx, p, kassa.WebhookEndpointInput{
 			URL: ptr("https://example.com/hook"), Description: ptr("Orders"),
 			EnabledEvents: []string{"invoice.*", "invoice.paid", "invoice.*"}})
 		must(t, err)
@@ -228,7 +229,7 @@ func TestWebhookEndpointUpdate(t *testing.T) {
 		for _, s := range steps {
 			t.Run(s.name, func(t *testing.T) {
 				f.clock.Advance(time.Second)
-				got, err := endpoints.Over(f.db).UpdateWebhookEndpoint(f.ctx, p, ep.ID, s.in)
+				got, err := endpoints.Over(f.db, delivery.Targets{}).UpdateWebhookEndpoint(f.ctx, p, ep.ID, s.in)
 				must(t, err)
 				now := f.clock.Now().Truncate(time.Microsecond)
 				if !s.check(got) || !got.UpdatedAt.Equal(now) || !got.CreatedAt.Equal(created) || got.Secret != ep.Secret {

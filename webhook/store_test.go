@@ -42,7 +42,7 @@ func TestDeliveryToLoopback(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := kassa.Principal{MerchantID: m.ID, Environment: kassa.Devnet, Scope: kassa.ScopeMerchant, KeyID: "k"}
-		ep, err := (&endpoints.Service{Store: db, Targets: allowPrivate}).CreateWebhookEndpoint(ctx, p, kassa.WebhookEndpointInput{URL: &srv.URL, EnabledEvents: []string{"invoice.created"}})
+		ep, err := endpoints.Over(db, allowPrivate).CreateWebhookEndpoint(ctx, p, kassa.WebhookEndpointInput{URL: &srv.URL, EnabledEvents: []string{"invoice.created"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -125,7 +125,7 @@ func TestMainnetDeliveryResolvingToLoopback(t *testing.T) {
 		endpointIDs := map[kassa.Environment]string{}
 		for _, env := range []kassa.Environment{kassa.Devnet, kassa.Mainnet} {
 			p := kassa.Principal{MerchantID: m.ID, Environment: env, Scope: kassa.ScopeMerchant, KeyID: "k"}
-			ep, err := (&endpoints.Service{Store: db, Targets: allowPrivate}).CreateWebhookEndpoint(ctx, p, kassa.WebhookEndpointInput{URL: &url, EnabledEvents: []string{"invoice.created"}})
+			ep, err := endpoints.Over(db, allowPrivate).CreateWebhookEndpoint(ctx, p, kassa.WebhookEndpointInput{URL: &url, EnabledEvents: []string{"invoice.created"}})
 			if err != nil {
 				t.Fatalf("%s endpoint at a name: %v", env, err)
 			}
