@@ -22,6 +22,7 @@ import (
 	"github.com/kassapay/kassa/api/paypage"
 	"github.com/kassapay/kassa/apikeys"
 	"github.com/kassapay/kassa/commerce"
+	"github.com/kassapay/kassa/delivery"
 	"github.com/kassapay/kassa/endpoints"
 	"github.com/kassapay/kassa/merchants"
 	"github.com/kassapay/kassa/payment"
@@ -67,6 +68,10 @@ type Config struct {
 	MetricsHandler  http.Handler   // serves GET /metrics; nil: no such route
 	MetricsNetworks httpx.Networks // who may read /metrics (by TCP peer); nil: loopback
 
+	// WebhookTargets is where webhook endpoint urls may point (serve
+	// --webhook-allow-private); the zero value allows public addresses only.
+	WebhookTargets delivery.Targets
+
 	WSPingInterval     time.Duration         // how often event streams ping; zero: 30 s
 	WSKeyCheckInterval time.Duration         // how often a key-backed stream rechecks its key; zero: 5 s
 	WSBeforeLiveWrite  func(r *http.Request) // tests only: runs before each live event a stream writes
@@ -109,7 +114,7 @@ func New(cfg Config) http.Handler {
 	accounts := merchants.New(cfg.Merchants, signIn)            // and their one account rule
 	var webhooks kassa.WebhookService
 	if cfg.Webhooks != nil {
-		webhooks = endpoints.Over(cfg.Webhooks)
+		webhooks = endpoints.Over(cfg.Webhooks, cfg.WebhookTargets)
 	}
 	var refunds *refund.Service
 	if cfg.Refunds != nil {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kassapay/kassa/api"
 	"github.com/kassapay/kassa/delivery"
 	"github.com/kassapay/kassa/store"
 	"github.com/kassapay/kassa/store/storetest"
@@ -103,8 +104,7 @@ func TestWebhookEndpointsPrivateTargets(t *testing.T) {
 			400, "invalid_request_error", "private_url_not_allowed", "url")
 	})
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
-		cfg.WebhookTargets = delivery.Targets{AllowPrivate: true}
-		e := newEnv(t, cfg)
+		e := newEnv(t, cfg, func(c *api.Config) { c.WebhookTargets = delivery.Targets{AllowPrivate: true} })
 		m := e.newMerchant(true)
 		mainnet := m.createKey(`{"name":"live","environment":"mainnet"}`)["api_key"].(string)
 		for _, u := range urls {

@@ -1,7 +1,7 @@
-// Package apikeys is the API keys service: it owns the rules of a new key (the
-// mainnet gate, how many active keys a scope may hold) over a store that only
-// persists, deciding on the merchant and the count the store read under its
-// lock.
+// Package apikeys is the API keys service: it owns the rules of a new key (its
+// input, the mainnet gate, how many active keys a scope may hold) over a store
+// that only persists, deciding on the merchant and the count the store read
+// under its lock.
 package apikeys
 
 import (
@@ -14,11 +14,12 @@ import (
 // Store keeps API keys. Its create takes the service's decision and runs it
 // inside its transaction.
 type Store interface {
-	// CreateAPIKey checks c, locks the merchant, counts its active keys of c's
-	// scope and asks decide with the merchant (its id and mainnet access) and the
-	// count; when decide returns nil it stores the key and returns it with its
-	// secret, in one transaction. decide's error is returned as it is, and
-	// nothing is written.
+	// CreateAPIKey locks the merchant, counts its active keys of c's scope and
+	// asks decide with the merchant (its id and mainnet access) and the count;
+	// when decide returns nil it stores the key and returns it with its secret,
+	// in one transaction. decide's error is returned as it is, and nothing is
+	// written. c has passed kassa.APIKeyCreate.Validate (the service checks it);
+	// the store refuses only a name its column cannot hold.
 	CreateAPIKey(ctx context.Context, merchantID int64, c kassa.APIKeyCreate,
 		decide func(m kassa.Merchant, active int) error) (*kassa.APIKey, string, error)
 	APIKeys(ctx context.Context, merchantID int64, scope kassa.Scope) ([]*kassa.APIKey, error)
@@ -26,6 +27,8 @@ type Store interface {
 	AuthenticateAPIKey(ctx context.Context, secret string) (*kassa.APIKey, error)
 	APIKey(ctx context.Context, merchantID int64, keyID string) (*kassa.APIKey, error)
 	TouchAPIKey(ctx context.Context, keyID string, t time.Time) error
+	// Now is the store's clock, the time a new key's expiry must be after.
+	Now() time.Time
 }
 
 // Service manages a merchant's API keys (kassa.APIKeyService): the reads,
@@ -39,9 +42,13 @@ func Over(s Store) *Service { return &Service{Store: s} }
 
 var _ kassa.APIKeyService = (*Service)(nil)
 
-// CreateAPIKey creates a key of c, deciding on the merchant and the count the
-// store read under its lock (DecideCreate).
+// CreateAPIKey checks c (kassa.APIKeyCreate.Validate at the store's clock) and
+// creates the key, deciding on the merchant and the count the store read under
+// its lock (DecideCreate); a refused c reaches no store.
 func (s *Service) CreateAPIKey(ctx context.Context, merchantID int64, c kassa.APIKeyCreate) (*kassa.APIKey, string, error) {
+	if err := c.Validate(s.Store.Now()); err != nil {
+		return nil, "", err
+	}
 	return s.Store.CreateAPIKey(ctx, merchantID, c, func(m kassa.Merchant, active int) error {
 		return DecideCreate(m, c, active)
 	})

@@ -1,22 +1,26 @@
 // Package endpoints is the webhook endpoints service: it owns the rules of a
-// merchant's endpoints (how many an environment may hold, that an event is
-// resent only to an enabled one) over a store that only persists, deciding on
-// the rows the store counted or locked in its transaction.
+// merchant's endpoints (their input and where their url may point, how many an
+// environment may hold, that an event is resent only to an enabled one) over a
+// store that only persists, deciding on the rows the store counted or locked in
+// its transaction.
 package endpoints
 
 import (
 	"context"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/delivery"
 )
 
 // Store keeps webhook endpoints and their delivery log. Its two writes with a
 // rule take the service's decision and run it inside their transaction.
 type Store interface {
-	// CreateWebhookEndpoint checks in, locks the merchant, counts its endpoints
-	// in p's environment and asks decide with the count; when decide returns nil
-	// it stores a new enabled endpoint with a fresh secret, in one transaction.
-	// decide's error is returned as it is, and nothing is written.
+	// CreateWebhookEndpoint locks the merchant, counts its endpoints in p's
+	// environment and asks decide with the count; when decide returns nil it
+	// stores a new enabled endpoint of in with a fresh secret, in one
+	// transaction. decide's error is returned as it is, and nothing is written.
+	// in has passed kassa.WebhookEndpointInput.Validate for a create (the
+	// service checks it): its url and enabled_events are set.
 	CreateWebhookEndpoint(ctx context.Context, p kassa.Principal, in kassa.WebhookEndpointInput,
 		decide func(endpoints int) error) (*kassa.WebhookEndpoint, error)
 	// ResendEvent queues the event again for endpointID, read in the transaction
@@ -26,6 +30,8 @@ type Store interface {
 		decide func(ep *kassa.WebhookEndpoint) error) ([]*kassa.WebhookDelivery, error)
 	WebhookEndpoints(ctx context.Context, p kassa.Principal) ([]*kassa.WebhookEndpoint, error)
 	WebhookEndpoint(ctx context.Context, p kassa.Principal, id string) (*kassa.WebhookEndpoint, error)
+	// UpdateWebhookEndpoint writes in's set fields on the endpoint; in has passed
+	// kassa.WebhookEndpointInput.Validate for an update (the service checks it).
 	UpdateWebhookEndpoint(ctx context.Context, p kassa.Principal, id string, in kassa.WebhookEndpointInput) (*kassa.WebhookEndpoint, error)
 	DeleteWebhookEndpoint(ctx context.Context, p kassa.Principal, id string) error
 	RotateWebhookSecret(ctx context.Context, p kassa.Principal, id string) (*kassa.WebhookEndpoint, error)
@@ -36,17 +42,41 @@ type Store interface {
 // reads and the other writes are the store's as they are.
 type Service struct {
 	Store
+	// Targets is the operator's rule on where an endpoint's url may point
+	// (serve --webhook-allow-private); the zero value allows public addresses
+	// only.
+	Targets delivery.Targets
 }
 
-// Over is the service over s.
-func Over(s Store) *Service { return &Service{Store: s} }
+// Over is the service over s, its endpoints' urls checked with t.
+func Over(s Store, t delivery.Targets) *Service { return &Service{Store: s, Targets: t} }
 
 var _ kassa.WebhookService = (*Service)(nil)
 
-// CreateWebhookEndpoint creates an endpoint in p's environment, deciding on the
-// count the store made under its lock (DecideCreate).
+// CreateWebhookEndpoint checks in for an endpoint in p's environment (Check)
+// and creates it, deciding on the count the store made under its lock
+// (DecideCreate); a refused in reaches no store.
 func (s *Service) CreateWebhookEndpoint(ctx context.Context, p kassa.Principal, in kassa.WebhookEndpointInput) (*kassa.WebhookEndpoint, error) {
+	if err := s.Check(p.Environment, &in, true); err != nil {
+		return nil, err
+	}
 	return s.Store.CreateWebhookEndpoint(ctx, p, in, DecideCreate)
+}
+
+// UpdateWebhookEndpoint checks in's set fields (Check) and writes them on the
+// endpoint id; a refused in reaches no store.
+func (s *Service) UpdateWebhookEndpoint(ctx context.Context, p kassa.Principal, id string, in kassa.WebhookEndpointInput) (*kassa.WebhookEndpoint, error) {
+	if err := s.Check(p.Environment, &in, false); err != nil {
+		return nil, err
+	}
+	return s.Store.UpdateWebhookEndpoint(ctx, p, id, in)
+}
+
+// Check is kassa.WebhookEndpointInput.Validate for an endpoint in env with the
+// url rule of s.Targets (delivery.Targets.ValidateURL): create says whether url
+// and enabled_events are required. It drops repeated enabled_events from in.
+func (s *Service) Check(env kassa.Environment, in *kassa.WebhookEndpointInput, create bool) error {
+	return in.Validate(env, create, s.Targets.ValidateURL)
 }
 
 // ResendEvent queues the event again for one endpoint, which must be enabled

@@ -39,17 +39,14 @@ func scanAPIKey(s scanner, extra ...any) (*kassa.APIKey, error) {
 	return &k, nil
 }
 
-// CreateAPIKey stores a new key and returns it with its secret, which is stored only
-// as a SHA-256 hash, when decide, the API keys service's rule, allows it on the
-// merchant (its mainnet access) and its count of active keys of the scope
-// (apikeys.Store). The count holds under concurrent creates: the merchant row is
+// CreateAPIKey stores a new key of c, checked by the API keys service, and
+// returns it with its secret, which is stored only as a SHA-256 hash, when
+// decide, the service's rule, allows it on the merchant (its mainnet access) and
+// its count of active keys of the scope (apikeys.Store). The count holds under concurrent creates: the merchant row is
 // locked on PostgreSQL and SQLite has a single writer.
 func (db *DB) CreateAPIKey(ctx context.Context, merchantID int64, c kassa.APIKeyCreate,
 	decide func(m kassa.Merchant, active int) error) (*kassa.APIKey, string, error) {
 	now := db.clock()
-	if err := c.Validate(now); err != nil {
-		return nil, "", err
-	}
 	if !storable(c.Name) {
 		return nil, "", kassa.Invalidf("name", "invalid_name", "name must be valid UTF-8 text.")
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/delivery"
 	"github.com/kassapay/kassa/endpoints"
 	"github.com/kassapay/kassa/invoicing"
 	"github.com/kassapay/kassa/store"
@@ -22,7 +23,7 @@ func TestCreateInvoiceDeliveries(t *testing.T) {
 		p := principal(f.m)
 		endpoint := func(events []string, disabled bool) *kassa.WebhookEndpoint {
 			t.Helper()
-			ep, err := endpoints.Over(f.db).CreateWebhookEndpoint(f.ctx, p, kassa.WebhookEndpointInput{
+			ep, err := endpoints.Over(f.db, delivery.Targets{}).CreateWebhookEndpoint(f.ctx, p, kassa.WebhookEndpointInput{
 				URL: ptr("https://example.com/" + strings.Join(events, "-")), EnabledEvents: events})
 			must(t, err)
 			if disabled {
@@ -40,7 +41,7 @@ func TestCreateInvoiceDeliveries(t *testing.T) {
 			endpoint([]string{"*"}, true):                                     false,
 		}
 		other := f.merchant(t, "other@example.com")
-		_, err := endpoints.Over(f.db).CreateWebhookEndpoint(f.ctx, principal(other), kassa.WebhookEndpointInput{
+		_, err := endpoints.Over(f.db, delivery.Targets{}).CreateWebhookEndpoint(f.ctx, principal(other), kassa.WebhookEndpointInput{
 			URL: ptr("https://example.com/other"), EnabledEvents: []string{"*"}})
 		must(t, err)
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/delivery"
 	"github.com/kassapay/kassa/endpoints"
 	"github.com/kassapay/kassa/invoicing"
 	"github.com/kassapay/kassa/store"
@@ -41,7 +42,7 @@ func TestEndpointChangesReachCreates(t *testing.T) {
 		}
 		create := func(events ...string) string {
 			t.Helper()
-			ep, err := endpoints.Over(f.db).CreateWebhookEndpoint(f.ctx, p, kassa.WebhookEndpointInput{
+			ep, err := endpoints.Over(f.db, delivery.Targets{}).CreateWebhookEndpoint(f.ctx, p, kassa.WebhookEndpointInput{
 				URL: ptr("https://example.com/hook"), EnabledEvents: events})
 			must(t, err)
 			all = append(all, ep.ID)

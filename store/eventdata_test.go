@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/delivery"
 	"github.com/kassapay/kassa/endpoints"
 	"github.com/kassapay/kassa/internal/deflate"
 	"github.com/kassapay/kassa/invoicing"
@@ -47,7 +48,7 @@ func TestEventDataDeflated(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
 		f := newFixture(t, cfg)
 		p := principal(f.m)
-		_, err := endpoints.Over(f.db).CreateWebhookEndpoint(f.ctx, p, kassa.WebhookEndpointInput{
+		_, err := endpoints.Over(f.db, delivery.Targets{}).CreateWebhookEndpoint(f.ctx, p, kassa.WebhookEndpointInput{
 			URL: ptr("https://example.com/hook"), EnabledEvents: []string{"*"}})
 		must(t, err)
 		// CreateInvoice deflates before its transaction, CancelInvoice inside it.

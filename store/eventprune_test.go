@@ -18,7 +18,7 @@ func TestPruneEvents(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
 		f := newFixture(t, cfg)
 		p := principal(f.m)
-		ep, err := endpoints.Over(f.db).CreateWebhookEndpoint(f.ctx, p, kassa.WebhookEndpointInput{
+		ep, err := endpoints.Over(f.db, delivery.Targets{}).CreateWebhookEndpoint(f.ctx, p, kassa.WebhookEndpointInput{
 			URL: ptr("https://example.com/hook"), EnabledEvents: []string{"*"}})
 		must(t, err)
 		old := f.invoice(t, f.m, 1000, nil)

@@ -110,7 +110,7 @@ func TestDeliveriesWake(t *testing.T) {
 			{"recorded attempt, a retry planned", nil,
 				func(t *testing.T) { f.finish(t, jobs[0], delivery.Result{StatusCode: 500}) }, false},
 			{"resend", nil, func(t *testing.T) {
-				_, err := endpoints.Over(f.db).ResendEvent(f.ctx, p, jobs[1].Delivery.EventID, jobs[1].Delivery.EndpointID)
+				_, err := endpoints.Over(f.db, delivery.Targets{}).ResendEvent(f.ctx, p, jobs[1].Delivery.EventID, jobs[1].Delivery.EndpointID)
 				must(t, err)
 			}, true},
 			{"cancel wanted (writeEvents)", func(t *testing.T) { f.endpoint(t, p, "canceled", "invoice.canceled") },

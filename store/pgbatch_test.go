@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/delivery"
 	"github.com/kassapay/kassa/endpoints"
 	"github.com/kassapay/kassa/invoicing"
 	"github.com/kassapay/kassa/store"
@@ -52,7 +53,7 @@ func TestPostgresCreateBatch(t *testing.T) {
 	cfg := storetest.PostgresConfig(t)
 	f := newFixture(t, cfg)
 	other := f.merchant(t, "other@example.com")
-	ep, err := endpoints.Over(f.db).CreateWebhookEndpoint(f.ctx, principal(f.m), kassa.WebhookEndpointInput{
+	ep, err := endpoints.Over(f.db, delivery.Targets{}).CreateWebhookEndpoint(f.ctx, principal(f.m), kassa.WebhookEndpointInput{
 		URL: ptr("https://example.com/hook"), EnabledEvents: []string{"invoice.created"}})
 	must(t, err)
 	create := func(m *kassa.Merchant, key string) func() (*kassa.Invoice, error) { return keyedCreate(f, m, key) }

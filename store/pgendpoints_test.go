@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/delivery"
 	"github.com/kassapay/kassa/endpoints"
 	"github.com/kassapay/kassa/invoicing"
 	"github.com/kassapay/kassa/store"
@@ -21,7 +22,7 @@ func TestPostgresCreateEndpointsChecked(t *testing.T) {
 	cfg := storetest.PostgresConfig(t)
 	f := newFixture(t, cfg)
 	p := principal(f.m)
-	a, err := endpoints.Over(f.db).CreateWebhookEndpoint(f.ctx, p, kassa.WebhookEndpointInput{
+	a, err := endpoints.Over(f.db, delivery.Targets{}).CreateWebhookEndpoint(f.ctx, p, kassa.WebhookEndpointInput{
 		URL: ptr("https://example.com/a"), EnabledEvents: []string{"invoice.created"}})
 	must(t, err)
 	var b *kassa.WebhookEndpoint
@@ -47,7 +48,7 @@ func TestPostgresCreateEndpointsChecked(t *testing.T) {
 		{"first batch reads the endpoints", func(*testing.T) {}, 2, 0, 0, 0},
 		{"next batch in one round trip", func(*testing.T) {}, 4, 0, 1, 0},
 		{"endpoint added", func(t *testing.T) {
-			b, err = endpoints.Over(f.db).CreateWebhookEndpoint(f.ctx, p, kassa.WebhookEndpointInput{
+			b, err = endpoints.Over(f.db, delivery.Targets{}).CreateWebhookEndpoint(f.ctx, p, kassa.WebhookEndpointInput{
 				URL: ptr("https://example.com/b"), EnabledEvents: []string{"invoice.*"}})
 			must(t, err)
 		}, 6, 2, 0, 1},
@@ -98,7 +99,7 @@ func TestPostgresCreateStaleEndpointsAndLiveKey(t *testing.T) {
 	f := newFixture(t, cfg)
 	other := f.merchant(t, "other@example.com")
 	p := principal(f.m)
-	a, err := endpoints.Over(f.db).CreateWebhookEndpoint(f.ctx, p, kassa.WebhookEndpointInput{
+	a, err := endpoints.Over(f.db, delivery.Targets{}).CreateWebhookEndpoint(f.ctx, p, kassa.WebhookEndpointInput{
 		URL: ptr("https://example.com/a"), EnabledEvents: []string{"invoice.created"}})
 	must(t, err)
 	create := func(m *kassa.Merchant, key string) func() (*kassa.Invoice, error) { return keyedCreate(f, m, key) }
@@ -107,7 +108,7 @@ func TestPostgresCreateStaleEndpointsAndLiveKey(t *testing.T) {
 	for _, err := range errs {
 		must(t, err)
 	}
-	b, err := endpoints.Over(f.db).CreateWebhookEndpoint(f.ctx, p, kassa.WebhookEndpointInput{
+	b, err := endpoints.Over(f.db, delivery.Targets{}).CreateWebhookEndpoint(f.ctx, p, kassa.WebhookEndpointInput{
 		URL: ptr("https://example.com/b"), EnabledEvents: []string{"invoice.*"}})
 	must(t, err)
 	claim(t, f, scope(f, "held"), "fp-other")

@@ -34,7 +34,6 @@ import (
 
 	"github.com/kassapay/kassa"
 	"github.com/kassapay/kassa/apikeys"
-	"github.com/kassapay/kassa/delivery"
 	"github.com/kassapay/kassa/sealed"
 )
 
@@ -69,9 +68,6 @@ type Config struct {
 	Log *slog.Logger
 	// Observer is told what committed transactions changed (metrics); nil: nobody.
 	Observer Observer
-	// WebhookTargets is the operator's rule on where webhook endpoints may point
-	// (serve --webhook-allow-private); the zero value allows public addresses only.
-	WebhookTargets delivery.Targets
 }
 
 // DB is the store: persistence only, the rules are the services' (see the package
@@ -91,8 +87,6 @@ type DB struct {
 	log *slog.Logger
 	// observer is told what committed transactions changed (observe.go); nil: nobody.
 	observer Observer
-	// targets checks webhook endpoint URLs (Config.WebhookTargets).
-	targets delivery.Targets
 
 	// keys caches authenticated API key rows for a short time.
 	keys *keyCache
@@ -135,7 +129,7 @@ var (
 // store ready to use.
 func Open(ctx context.Context, cfg Config) (*DB, error) {
 	db := &DB{now: cfg.Now, cost: cfg.PasswordCost, keys: newKeyCache(), merchants: newMerchantCache(), secrets: cfg.Secrets, log: cfg.Log,
-		observer: cfg.Observer, targets: cfg.WebhookTargets}
+		observer: cfg.Observer}
 	if db.log == nil {
 		db.log = slog.New(slog.DiscardHandler)
 	}

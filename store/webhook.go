@@ -88,15 +88,12 @@ func enabledEndpoints(ctx context.Context, q queryer, merchantID int64, env kass
 	return out, nil
 }
 
-// CreateWebhookEndpoint stores a new enabled endpoint in the principal's
-// environment with a fresh signing secret when decide, the endpoints service's
-// rule, allows the count of the merchant's endpoints in that environment, made
-// with the merchant locked (endpoints.Store).
+// CreateWebhookEndpoint stores a new enabled endpoint of in, checked by the
+// endpoints service, in the principal's environment with a fresh signing secret
+// when decide, the service's rule, allows the count of the merchant's endpoints
+// in that environment, made with the merchant locked (endpoints.Store).
 func (db *DB) CreateWebhookEndpoint(ctx context.Context, p kassa.Principal, in kassa.WebhookEndpointInput,
 	decide func(endpoints int) error) (*kassa.WebhookEndpoint, error) {
-	if err := in.Validate(p.Environment, true, db.targets.ValidateURL); err != nil {
-		return nil, err
-	}
 	now := db.clock()
 	e := &kassa.WebhookEndpoint{
 		ID: "we_" + strings.ReplaceAll(kassa.NewTimeUUID(now), "-", ""), MerchantID: p.MerchantID,
@@ -193,12 +190,10 @@ func (db *DB) WebhookEndpoint(ctx context.Context, p kassa.Principal, id string)
 	return db.endpoint(ctx, db.r, p, id, false)
 }
 
-// UpdateWebhookEndpoint changes the given fields. Disabling stops its pending
-// deliveries (failed); enabling clears the failure record.
+// UpdateWebhookEndpoint changes the given fields, checked by the endpoints
+// service. Disabling stops its pending deliveries (failed); enabling clears the
+// failure record.
 func (db *DB) UpdateWebhookEndpoint(ctx context.Context, p kassa.Principal, id string, in kassa.WebhookEndpointInput) (*kassa.WebhookEndpoint, error) {
-	if err := in.Validate(p.Environment, false, db.targets.ValidateURL); err != nil {
-		return nil, err
-	}
 	var out *kassa.WebhookEndpoint
 	err := db.tx(ctx, func(tx txq) error {
 		e, err := db.endpoint(ctx, tx, p, id, true)

@@ -78,7 +78,7 @@ func TestWebhookGoneDisablesEndpoint(t *testing.T) {
 		if n := len(f.deliveries(t, p, gone.ID)); n != 2 {
 			t.Fatalf("%d deliveries of the gone endpoint, want 2", n)
 		}
-		_, err = endpoints.Over(f.db).ResendEvent(f.ctx, p, f.merchantEvents(t, f.m)[0].ID, gone.ID)
+		_, err = endpoints.Over(f.db, delivery.Targets{}).ResendEvent(f.ctx, p, f.merchantEvents(t, f.m)[0].ID, gone.ID)
 		wantErr(t, err, kassa.KindConflict, "endpoint_disabled")
 	})
 }

@@ -34,7 +34,7 @@ func TestResendEvent(t *testing.T) {
 		}
 		f.clock.Advance(time.Second)
 
-		ds, err := endpoints.Over(f.db).ResendEvent(f.ctx, p, e.ID, "")
+		ds, err := endpoints.Over(f.db, delivery.Targets{}).ResendEvent(f.ctx, p, e.ID, "")
 		must(t, err)
 		var to []string
 		for _, d := range ds {
@@ -63,7 +63,7 @@ func TestResendEvent(t *testing.T) {
 		}
 
 		// To one endpoint, whatever it subscribes to.
-		ds, err = endpoints.Over(f.db).ResendEvent(f.ctx, p, e.ID, payments.ID)
+		ds, err = endpoints.Over(f.db, delivery.Targets{}).ResendEvent(f.ctx, p, e.ID, payments.ID)
 		must(t, err)
 		if len(ds) != 1 || ds[0].EndpointID != payments.ID || len(f.deliveries(t, p, payments.ID)) != 1 {
 			t.Fatalf("resent to payments: %s", jsonOf(t, ds))
@@ -89,7 +89,7 @@ func TestResendEvent(t *testing.T) {
 		before := rawCount(t, cfg, "SELECT COUNT(*) FROM webhook_deliveries")
 		for _, tt := range refused {
 			t.Run(tt.name, func(t *testing.T) {
-				ds, err := endpoints.Over(f.db).ResendEvent(f.ctx, tt.p, tt.event, tt.endpoint)
+				ds, err := endpoints.Over(f.db, delivery.Targets{}).ResendEvent(f.ctx, tt.p, tt.event, tt.endpoint)
 				wantErr(t, err, tt.kind, tt.code)
 				if len(ds) != 0 {
 					t.Fatalf("refused resend returned %d deliveries", len(ds))
@@ -104,7 +104,7 @@ func TestResendEvent(t *testing.T) {
 		must(t, err)
 		_, err = f.db.UpdateWebhookEndpoint(f.ctx, p, invoices.ID, kassa.WebhookEndpointInput{EnabledEvents: []string{"invoice.paid"}})
 		must(t, err)
-		ds, err = endpoints.Over(f.db).ResendEvent(f.ctx, p, e.ID, "")
+		ds, err = endpoints.Over(f.db, delivery.Targets{}).ResendEvent(f.ctx, p, e.ID, "")
 		must(t, err)
 		if len(ds) != 0 {
 			t.Fatalf("resent to %d endpoints, want none", len(ds))

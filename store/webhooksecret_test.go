@@ -78,12 +78,12 @@ func TestWebhookEndpointLimit(t *testing.T) {
 			made = append(made, f.endpoint(t, p, fmt.Sprint(i), "*"))
 		}
 		in := kassa.WebhookEndpointInput{URL: ptr("https://example.com/one-too-many"), EnabledEvents: []string{"*"}}
-		_, err := endpoints.Over(f.db).CreateWebhookEndpoint(f.ctx, p, in)
+		_, err := endpoints.Over(f.db, delivery.Targets{}).CreateWebhookEndpoint(f.ctx, p, in)
 		wantErr(t, err, kassa.KindPermission, "endpoint_limit_reached")
 		// Disabled endpoints count too.
 		_, err = f.db.UpdateWebhookEndpoint(f.ctx, p, made[0].ID, kassa.WebhookEndpointInput{Disabled: ptr(true)})
 		must(t, err)
-		_, err = endpoints.Over(f.db).CreateWebhookEndpoint(f.ctx, p, in)
+		_, err = endpoints.Over(f.db, delivery.Targets{}).CreateWebhookEndpoint(f.ctx, p, in)
 		wantErr(t, err, kassa.KindPermission, "endpoint_limit_reached")
 		// The limit is per merchant and environment.
 		f.endpoint(t, kassa.Principal{MerchantID: f.m.ID, Environment: kassa.Mainnet}, "mainnet", "*")
@@ -91,7 +91,7 @@ func TestWebhookEndpointLimit(t *testing.T) {
 		// Deleting one makes room.
 		must(t, f.db.DeleteWebhookEndpoint(f.ctx, p, made[3].ID))
 		f.endpoint(t, p, "replacement", "*")
-		_, err = endpoints.Over(f.db).CreateWebhookEndpoint(f.ctx, p, in)
+		_, err = endpoints.Over(f.db, delivery.Targets{}).CreateWebhookEndpoint(f.ctx, p, in)
 		wantErr(t, err, kassa.KindPermission, "endpoint_limit_reached")
 		list, err := f.db.WebhookEndpoints(f.ctx, p)
 		must(t, err)
@@ -110,7 +110,7 @@ func TestWebhookEndpointLimit(t *testing.T) {
 		)
 		for i := range tries {
 			wg.Go(func() {
-				_, err := endpoints.Over(f.db).CreateWebhookEndpoint(f.ctx, racer, kassa.WebhookEndpointInput{
+				_, err := endpoints.Over(f.db, delivery.Targets{}).CreateWebhookEndpoint(f.ctx, racer, kassa.WebhookEndpointInput{
 					URL: ptr(fmt.Sprint("https://example.com/", i)), EnabledEvents: []string{"*"}})
 				mu.Lock()
 				defer mu.Unlock()

@@ -35,14 +35,14 @@ func TestDeliveryToLoopback(t *testing.T) {
 		hits.Store(0)
 		ctx := context.Background()
 		clock := storetest.NewClock(time.Now().UTC().Truncate(time.Second))
-		cfg.Now, cfg.WebhookTargets = clock.Now, allowPrivate
+		cfg.Now = clock.Now
 		db := storetest.Open(t, cfg)
 		m, err := db.CreateMerchant(ctx, kassa.MerchantCreate{Name: "Loop", Email: "loop@example.com", Password: "correct horse"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		p := kassa.Principal{MerchantID: m.ID, Environment: kassa.Devnet, Scope: kassa.ScopeMerchant, KeyID: "k"}
-		ep, err := endpoints.Over(db).CreateWebhookEndpoint(ctx, p, kassa.WebhookEndpointInput{URL: &srv.URL, EnabledEvents: []string{"invoice.created"}})
+		ep, err := endpoints.Over(db, allowPrivate).CreateWebhookEndpoint(ctx, p, kassa.WebhookEndpointInput{URL: &srv.URL, EnabledEvents: []string{"invoice.created"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -116,7 +116,7 @@ func TestMainnetDeliveryResolvingToLoopback(t *testing.T) {
 		hits.Store(0)
 		ctx := context.Background()
 		clock := storetest.NewClock(time.Now().UTC().Truncate(time.Second))
-		cfg.Now, cfg.WebhookTargets = clock.Now, allowPrivate
+		cfg.Now = clock.Now
 		db := storetest.Open(t, cfg)
 		m, err := db.CreateMerchant(ctx, kassa.MerchantCreate{Name: "Two", Email: "two@example.com", Password: "correct horse", MainnetEnabled: true})
 		if err != nil {
@@ -125,7 +125,7 @@ func TestMainnetDeliveryResolvingToLoopback(t *testing.T) {
 		endpointIDs := map[kassa.Environment]string{}
 		for _, env := range []kassa.Environment{kassa.Devnet, kassa.Mainnet} {
 			p := kassa.Principal{MerchantID: m.ID, Environment: env, Scope: kassa.ScopeMerchant, KeyID: "k"}
-			ep, err := endpoints.Over(db).CreateWebhookEndpoint(ctx, p, kassa.WebhookEndpointInput{URL: &url, EnabledEvents: []string{"invoice.created"}})
+			ep, err := endpoints.Over(db, allowPrivate).CreateWebhookEndpoint(ctx, p, kassa.WebhookEndpointInput{URL: &url, EnabledEvents: []string{"invoice.created"}})
 			if err != nil {
 				t.Fatalf("%s endpoint at a name: %v", env, err)
 			}

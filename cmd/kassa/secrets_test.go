@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/kassapay/kassa"
+	"github.com/kassapay/kassa/delivery"
 	"github.com/kassapay/kassa/endpoints"
 	"github.com/kassapay/kassa/hdwallet"
 	"github.com/kassapay/kassa/sealed"
@@ -113,7 +114,7 @@ func TestSecretsAtRest(t *testing.T) {
 	}
 	m, err := db.CreateMerchant(context.Background(), kassa.MerchantCreate{Name: "M", Email: "m@example.com", Password: "correct horse", MainnetEnabled: true})
 	if err == nil {
-		_, err = endpoints.Over(db).CreateWebhookEndpoint(context.Background(), kassa.Principal{MerchantID: m.ID, Environment: kassa.Mainnet},
+		_, err = endpoints.Over(db, delivery.Targets{}).CreateWebhookEndpoint(context.Background(), kassa.Principal{MerchantID: m.ID, Environment: kassa.Mainnet},
 			kassa.WebhookEndpointInput{URL: ptrTo("https://example.com/hook"), EnabledEvents: []string{"*"}})
 	}
 	db.Close()

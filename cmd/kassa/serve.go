@@ -88,7 +88,6 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := f.config()
 	cfg.Secrets = keys
 	cfg.Log = log
-	cfg.WebhookTargets = f.webhookTargets()
 	meters := f.metrics.newMetrics(reg)
 	observe(&cfg, meters)
 	db, err := openStore(ctx, cfg)
@@ -170,7 +169,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		PublicURL: publicURL, Secret: secret, Logger: log, AccessLog: f.access, Limits: f.limits,
 		RateStore: sharedRates(f.rateStore, db), Proxies: f.trustedProxies,
 		Merchants: db, Keys: db, Invoices: invoices, Payments: db, Payor: db, Idempotency: db, Health: db.Ping, Draining: drain.draining,
-		Warnings: warnings, Events: db, Webhooks: db, Stream: hub,
+		Warnings: warnings, Events: db, Webhooks: db, WebhookTargets: f.webhookTargets(), Stream: hub,
 		Registry: reg, Rates: rates, Pay: pay,
 		Commerce: shop, Catalog: catalog, Sessions: db, Overview: db, Refunds: db,
 	}

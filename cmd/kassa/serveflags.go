@@ -128,8 +128,8 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveFlags, error) {
 // webhookAllowPrivateEnv is --webhook-allow-private's environment twin.
 const webhookAllowPrivateEnv = "KASSA_WEBHOOK_ALLOW_PRIVATE"
 
-// webhookTargets is where this instance's webhooks may go, for the store's
-// endpoint checks and the delivery worker.
+// webhookTargets is where this instance's webhooks may go, for the endpoints
+// service's url checks and the delivery worker.
 func (f *serveFlags) webhookTargets() delivery.Targets {
 	return delivery.Targets{AllowPrivate: f.webhookAllowPrivate}
 }
