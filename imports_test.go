@@ -3,7 +3,9 @@ package kassa
 import (
 	"go/parser"
 	"go/token"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -41,5 +43,39 @@ func TestDomainImportsStandardLibraryOnly(t *testing.T) {
 				t.Errorf("%s imports %s: the domain imports no package of this module", name, path)
 			}
 		}
+	}
+}
+
+// TestUnsafeOnlyInFastPaths: a package that imports "unsafe" is a fast path, so it
+// lives under internal/ with its own doc comment, benchmark and test against the
+// plain way (docs/performance.md, "Fast paths").
+func TestUnsafeOnlyInFastPaths(t *testing.T) {
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != "." && (name == "testdata" || name == "node_modules" || strings.HasPrefix(name, ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || strings.HasPrefix(path, "internal/") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, imp := range f.Imports {
+			if imp.Path.Value == `"unsafe"` {
+				t.Errorf("%s imports unsafe outside internal/", path)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

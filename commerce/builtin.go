@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/kassapay/kassa"
 )
@@ -15,16 +16,39 @@ const CatalogSize = 3000
 // Builtin is a devnet retailer whose catalog is generated in memory, the same on
 // every run and machine. It never ships anything: placing an order returns a
 // devnet order id, and shipments come from the simulate endpoint.
+//
+// The catalog is generated on first use, not at start: with its search index it
+// holds about 3.7 MiB of live heap, which a server whose merchants never use
+// the devnet shop would otherwise carry, and which the garbage collector would
+// mark at every cycle (docs/performance.md, "Memory after a create load").
 type Builtin struct {
-	name     string
+	name    string
+	once    sync.Once
+	catalog *builtinCatalog
+}
+
+// builtinCatalog is a generated catalog and its indexes.
+type builtinCatalog struct {
 	products []Product
 	byID     map[string]int
 	index    *searchIndex
 }
 
-// NewBuiltin returns the built-in catalog of a retailer in Retailers.
+// NewBuiltin returns the built-in catalog of a retailer in Retailers; its
+// products are generated on first use.
 func NewBuiltin(name string) *Builtin {
-	b := &Builtin{name: name, byID: map[string]int{}}
+	return &Builtin{name: name}
+}
+
+// load returns the catalog, generating it the first time.
+func (b *Builtin) load() *builtinCatalog {
+	b.once.Do(func() { b.catalog = generateCatalog(b.name) })
+	return b.catalog
+}
+
+// generateCatalog makes the catalog of the retailer name.
+func generateCatalog(name string) *builtinCatalog {
+	b := &builtinCatalog{byID: map[string]int{}}
 	seed := uint64(1)
 	for _, c := range name {
 		seed = seed*131 + uint64(c)
@@ -46,29 +70,31 @@ func NewBuiltin(name string) *Builtin {
 func (b *Builtin) Name() string { return b.name }
 
 // Products returns the whole catalog (for tests and tools; do not modify).
-func (b *Builtin) Products() []Product { return b.products }
+func (b *Builtin) Products() []Product { return b.load().products }
 
 // Search returns one page of matches, best first.
 func (b *Builtin) Search(_ context.Context, q SearchQuery) (*SearchPage, error) {
-	return b.index.search(q), nil
+	return b.load().index.search(q), nil
 }
 
 // Product returns one product.
 func (b *Builtin) Product(_ context.Context, id string) (*Product, error) {
-	i, ok := b.byID[id]
+	c := b.load()
+	i, ok := c.byID[id]
 	if !ok {
 		return nil, &kassa.Error{Kind: kassa.KindNotFound, Code: "product_not_found", Message: "No such product."}
 	}
-	p := b.products[i]
+	p := c.products[i]
 	return &p, nil
 }
 
 // PriceCheck returns the current price of each known id.
 func (b *Builtin) PriceCheck(_ context.Context, ids []string) (map[string]kassa.Millis, error) {
+	c := b.load()
 	out := make(map[string]kassa.Millis, len(ids))
 	for _, id := range ids {
-		if i, ok := b.byID[id]; ok {
-			out[id] = b.products[i].Price
+		if i, ok := c.byID[id]; ok {
+			out[id] = c.products[i].Price
 		}
 	}
 	return out, nil

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kassapay/kassa/internal/sqlitemt"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -71,18 +72,15 @@ const sqliteCheckpoint = "_pragma=wal_autocheckpoint(16000)"
 func sqliteMmap(size int64) string { return fmt.Sprintf("_pragma=mmap_size(%d)", max(size, 0)) }
 
 // openSQLiteDB returns a pool of connections of modernc's SQLite driver, as
-// shipped (serialized mode), to dsn.
-func openSQLiteDB(dsn string) *sql.DB {
-	db, err := sql.Open("sqlite", dsn)
-	if err != nil {
-		panic(err) // only for a driver name not registered, and the import registers it
-	}
-	return db
-}
+// shipped (serialized mode), to dsn: for the checkpointer, which reads no
+// columns to speak of, and tests.
+func openSQLiteDB(dsn string) *sql.DB { return sqlitemt.Open(dsn, false) }
 
 // openSQLite opens the SQLite database kassa.db in dir: the writer's connection and
-// its group commit, the checkpointer, and the pool of read-only connections.
-func (db *DB) openSQLite(ctx context.Context, dir string, mmapSize int64) error {
+// its group commit, the checkpointer, and the pool of read-only connections. The
+// writer's and the readers' connections run without a connection mutex when
+// multi is set (internal/sqlitemt).
+func (db *DB) openSQLite(ctx context.Context, dir string, mmapSize int64, multi bool) error {
 	db.engine = EngineSQLite
 	if dir == "" {
 		return errors.New("store: DataDir is required for SQLite")
@@ -95,7 +93,7 @@ func (db *DB) openSQLite(ctx context.Context, dir string, mmapSize int64) error 
 	if err := privateFiles(dir, path); err != nil {
 		return err
 	}
-	w := openSQLiteDB(path + "?" + sqlitePragmas + "&" + sqliteMmap(mmapSize) + "&_txlock=immediate")
+	w := sqlitemt.Open(path+"?"+sqlitePragmas+"&"+sqliteMmap(mmapSize)+"&_txlock=immediate", multi)
 	db.w = newPool(w, true)
 	db.w.endpoints = &endpointCache{}
 	w.SetMaxOpenConns(1)
@@ -113,7 +111,7 @@ func (db *DB) openSQLite(ctx context.Context, dir string, mmapSize int64) error 
 	if db.ckpt, err = startCheckpointer(path, checkpointEvery, db.group.groups.Load, db.log); err != nil {
 		return err
 	}
-	r := openSQLiteDB(path + "?_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)&_pragma=query_only(1)&" + sqliteMmap(mmapSize))
+	r := sqlitemt.Open(path+"?_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)&_pragma=query_only(1)&"+sqliteMmap(mmapSize), multi)
 	db.r = newPool(r, true)
 	n := max(4, runtime.GOMAXPROCS(0))
 	r.SetMaxOpenConns(n)

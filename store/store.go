@@ -52,6 +52,10 @@ type Config struct {
 	// into memory (PRAGMA mmap_size); 0 maps nothing and reads with pread. Mapped
 	// pages count in the process's resident memory (serve --sqlite-mmap-mib).
 	SQLiteMmapSize int64
+	// SQLiteSerialized opens SQLite connections in SQLite's serialized mode, as
+	// modernc's driver ships them, instead of multi-thread mode without a
+	// connection mutex (internal/sqlitemt; serve --sqlite-serialized).
+	SQLiteSerialized bool
 	// DatabaseURL "postgres://..." or "postgresql://..." selects PostgreSQL; ""
 	// selects SQLite.
 	DatabaseURL string
@@ -142,7 +146,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 	var err error
 	switch {
 	case cfg.DatabaseURL == "":
-		err = db.openSQLite(ctx, cfg.DataDir, cfg.SQLiteMmapSize)
+		err = db.openSQLite(ctx, cfg.DataDir, cfg.SQLiteMmapSize, !cfg.SQLiteSerialized)
 	case strings.HasPrefix(cfg.DatabaseURL, "postgres://"), strings.HasPrefix(cfg.DatabaseURL, "postgresql://"):
 		err = db.openPostgres(ctx, cfg.DatabaseURL)
 	default:

@@ -20,16 +20,19 @@ type storeFlags struct {
 	dataDir     string
 	databaseURL string
 	mmapMiB     int
+	serialized  bool
 }
 
 func (s *storeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.dataDir, "data-dir", envOr("KASSA_DATA_DIR", "./data"), "directory for the embedded SQLite file and the generated secret (env KASSA_DATA_DIR)")
 	fs.StringVar(&s.databaseURL, "database-url", envOr("KASSA_DATABASE_URL", ""), "postgres:// URL to use PostgreSQL instead of SQLite (env KASSA_DATABASE_URL)")
 	fs.IntVar(&s.mmapMiB, "sqlite-mmap-mib", envInt("KASSA_SQLITE_MMAP_MIB", 0), "MiB of the SQLite file each connection maps into memory; mapped pages count in the process's resident memory, 0 reads through the kernel's page cache instead (env KASSA_SQLITE_MMAP_MIB)")
+	fs.BoolVar(&s.serialized, "sqlite-serialized", envBool("KASSA_SQLITE_SERIALIZED"), "open SQLite connections in serialized mode, as the driver ships them, instead of without a connection mutex: slower reads, for a driver version whose connections the store cannot reach (env KASSA_SQLITE_SERIALIZED)")
 }
 
 func (s *storeFlags) config() store.Config {
-	return store.Config{DataDir: s.dataDir, DatabaseURL: s.databaseURL, SQLiteMmapSize: int64(max(s.mmapMiB, 0)) << 20}
+	return store.Config{DataDir: s.dataDir, DatabaseURL: s.databaseURL, SQLiteMmapSize: int64(max(s.mmapMiB, 0)) << 20,
+		SQLiteSerialized: s.serialized}
 }
 
 // newFlagSet returns a flag set that reports errors to stderr without exiting.
