@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"time"
 
 	"github.com/kassapay/kassa"
@@ -12,10 +13,12 @@ import (
 )
 
 // addressSet is one step's view of what to look for: the watched deposit addresses
-// by lower-case address, and the network's tokens by contract.
+// by their 20 bytes, and the network's tokens by contract.
 type addressSet struct {
-	byAddress map[string]watch.Address
-	list      []string // lower-case, for log filters
+	byAddress map[addrKey]watched
+	bigRates  map[addrKey]*big.Rat // rates too large for a watched entry; nil while none is
+	ids       invoiceIDs
+	list      []string // lower-case, for log filters; empty beyond MaxRecipients addresses
 	tokens    map[string]kassa.Token
 	contracts []string
 	nativeTok *kassa.Token
@@ -23,8 +26,8 @@ type addressSet struct {
 	own       map[string]bool // Kassa's own senders (the gas wallet): their top-ups are no payments
 }
 
-func newAddressSet(watched []watch.Address, tokens []kassa.Token, own []string) *addressSet {
-	s := &addressSet{byAddress: make(map[string]watch.Address, len(watched)), tokens: map[string]kassa.Token{},
+func newAddressSet(addrs []watch.Address, tokens []kassa.Token, own []string) *addressSet {
+	s := &addressSet{byAddress: make(map[addrKey]watched, len(addrs)), tokens: map[string]kassa.Token{},
 		own: map[string]bool{}}
 	for _, a := range own {
 		s.own[lower(a)] = true
@@ -38,23 +41,39 @@ func newAddressSet(watched []watch.Address, tokens []kassa.Token, own []string) 
 		s.tokens[lower(t.Address)] = t
 		s.contracts = append(s.contracts, lower(t.Address))
 	}
-	for _, a := range watched {
-		key := lower(a.Address)
-		if _, dup := s.byAddress[key]; !dup {
-			s.list = append(s.list, key)
+	for _, a := range addrs {
+		key, ok := parseAddr(a.Address)
+		if !ok {
+			continue
 		}
-		s.byAddress[key] = a
+		s.byAddress[key] = s.entry(key, s.ids.key(a.InvoiceID), a)
 		if s.nativeTok != nil && a.TokenID == s.nativeTok.ID {
 			s.native = true
 		}
 	}
+	if len(s.byAddress) <= MaxRecipients {
+		for key := range s.byAddress {
+			s.list = append(s.list, addrString(key))
+		}
+		slices.Sort(s.list)
+	}
 	return s
+}
+
+// watching returns the entry of address to, if it is watched.
+func (s *addressSet) watching(to string) (addrKey, watched, bool) {
+	key, ok := parseAddr(to)
+	if !ok {
+		return key, watched{}, false
+	}
+	e, ok := s.byAddress[key]
+	return key, e, ok
 }
 
 // nativePayment reports whether tx pays a watched address in the native coin: a
 // value sent to it by anyone but Kassa itself (a gas top-up is no payment).
 func (s *addressSet) nativePayment(tx *Tx) bool {
-	_, ok := s.byAddress[lower(tx.To)]
+	_, _, ok := s.watching(tx.To)
 	return ok && tx.Value != nil && tx.Value.Sign() > 0 && !s.own[lower(tx.From)]
 }
 
@@ -63,7 +82,7 @@ func (s *addressSet) nativePayment(tx *Tx) bool {
 // (a node answers logs of orphaned blocks too), and native transfers in the
 // blocks' bodies when they were read.
 func (w *Watcher) transfers(ctx context.Context, n Node, set *addressSet, blocks []Block) ([]kassa.Transfer, error) {
-	if len(set.list) == 0 {
+	if len(set.byAddress) == 0 {
 		return nil, nil
 	}
 	from, to := blocks[0].Number, blocks[len(blocks)-1].Number
@@ -72,7 +91,7 @@ func (w *Watcher) transfers(ctx context.Context, n Node, set *addressSet, blocks
 		// Beyond MaxRecipients addresses, one query for every Transfer of the
 		// tokens, matched here, costs fewer calls than many recipient chunks.
 		recipients := set.list
-		if len(recipients) > MaxRecipients {
+		if len(set.byAddress) > MaxRecipients {
 			recipients = nil
 		}
 		q := LogQuery{From: from, To: to, Tokens: set.contracts, Recipients: recipients}
@@ -88,7 +107,7 @@ func (w *Watcher) transfers(ctx context.Context, n Node, set *addressSet, blocks
 				return nil, errViewChanged
 			}
 			t.Block = blocks[t.Block.Number-from].BlockRef // with its time, which a log lacks
-			if _, ok := set.byAddress[lower(t.To)]; ok {
+			if _, _, ok := set.watching(t.To); ok {
 				out = append(out, t)
 			}
 		}
@@ -125,10 +144,11 @@ func (w *Watcher) ingest(ctx context.Context, set *addressSet, t kassa.Transfer,
 // input turns a transfer into the ingestion path's input: the invoice of its
 // recipient, the token, the USD value (value), and the confirmations at head.
 func (w *Watcher) input(ctx context.Context, set *addressSet, t kassa.Transfer, head uint64) (kassa.PaymentInput, bool, error) {
-	addr, ok := set.byAddress[lower(t.To)]
+	key, e, ok := set.watching(t.To)
 	if !ok || t.Amount == nil || t.Amount.Sign() <= 0 {
 		return kassa.PaymentInput{}, false, nil
 	}
+	addr := set.address(key, e)
 	var tok kassa.Token
 	if t.TokenAddress == "" {
 		if set.nativeTok == nil {

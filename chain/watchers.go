@@ -174,7 +174,7 @@ func txTransfers(network string, set *addressSet, tx *Tx, block kassa.BlockRef) 
 		if _, ok := set.tokens[lower(t.TokenAddress)]; !ok {
 			continue
 		}
-		if _, ok := set.byAddress[lower(t.To)]; ok {
+		if _, _, ok := set.watching(t.To); ok {
 			t.Network, t.Block = network, block
 			out = append(out, t)
 		}
