@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
-	"sync"
 	"testing"
 
+	"golang.org/x/sync/errgroup"
 	"modernc.org/libc"
 )
 
@@ -98,32 +98,26 @@ func concurrentRun(t *testing.T, multi bool) []string {
 	}
 	r := Open(path+"?_pragma=busy_timeout(5000)&_pragma=query_only(1)", multi)
 	defer r.Close()
-	var wg sync.WaitGroup
-	errs := make(chan error, 16)
-	for g := range 8 {
-		wg.Add(2)
-		go func() {
-			defer wg.Done()
+	var g errgroup.Group
+	for k := range 8 {
+		g.Go(func() error {
 			for i := range 50 {
-				if _, err := w.ExecContext(ctx, "INSERT INTO t (id, v, n) VALUES (?, ?, ?)", g*1000+i, fmt.Sprint("row ", g, i), i); err != nil {
-					errs <- err
-					return
+				if _, err := w.ExecContext(ctx, "INSERT INTO t (id, v, n) VALUES (?, ?, ?)", k*1000+i, fmt.Sprint("row ", k, i), i); err != nil {
+					return err
 				}
 			}
-		}()
-		go func() {
-			defer wg.Done()
+			return nil
+		})
+		g.Go(func() error {
 			for range 50 {
 				if _, err := readAll(ctx, r); err != nil {
-					errs <- err
-					return
+					return err
 				}
 			}
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+	if err := g.Wait(); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := readAll(ctx, r)
