@@ -119,6 +119,14 @@ func (db *DB) openSQLite(ctx context.Context, dir string, mmapSize int64, multi 
 	if err := r.PingContext(ctx); err != nil {
 		return fmt.Errorf("store: open sqlite readers: %w", err)
 	}
+	// The mode asked for is the mode the connections run in, or the store does
+	// not open: a driver that ignored the hook would leave every read paying
+	// for the mutex unnoticed.
+	for name, p := range map[string]*sql.DB{"writer": w, "reader": r} {
+		if serialized, err := sqlitemt.Serialized(ctx, p); err != nil || serialized == multi {
+			return fmt.Errorf("store: sqlite %s connection in serialized mode %v, want %v (%v)", name, serialized, !multi, err)
+		}
+	}
 	return nil
 }
 

@@ -131,7 +131,8 @@ func checkHandle(tls *libc.TLS, db uintptr, dsn string) error {
 func ptr(a uintptr) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&a)) }
 
 // Serialized reports whether a connection of pool has a connection mutex
-// (serialized mode), for tests of what Open gave.
+// (serialized mode): the store checks at open that it got the mode it asked
+// for, and tests check Open.
 func Serialized(ctx context.Context, pool *sql.DB) (bool, error) {
 	conn, err := pool.Conn(ctx)
 	if err != nil {
