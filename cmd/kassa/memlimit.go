@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"runtime/debug"
+	"runtime/metrics"
 	"time"
 )
 
@@ -15,8 +16,9 @@ import (
 // (runtime/debug.SetMemoryLimit) makes the runtime collect sooner only when Go's
 // memory nears memoryTarget, so a small live heap keeps most of GOGC 200's gain.
 // A fixed limit would make a large live heap (10,000 WebSocket subscribers hold
-// over 100 MiB) collect over and over, so the limit rises with the live heap and
-// never asks for more collections than Go's default (GOGC 100) would.
+// over 100 MiB of heap and stacks) collect over and over, so the limit rises with
+// the live heap and stacks and never asks for more collections than Go's default
+// (GOGC 100) would.
 const (
 	// memoryTarget is the Go memory (heap, stacks, the runtime's own) serve keeps
 	// under while its live heap is small: with the binary's pages (about 39 MiB
@@ -30,17 +32,27 @@ const (
 	limitEvery = time.Second
 )
 
-// memoryLimit is the soft memory limit for a live heap of live bytes:
-// memoryTarget, or twice the live heap and the runtime's overhead once that is
-// more (where GOGC 100 would collect anyway).
+// memoryLimit is the soft memory limit for live bytes of live heap and
+// goroutine stacks: memoryTarget, or twice those and the runtime's overhead
+// once that is more (where GOGC 100, whose goal counts the stacks too, would
+// collect anyway).
 func memoryLimit(live uint64) int64 {
 	return max(memoryTarget, 2*int64(live)+runtimeOverhead)
 }
 
-// liveHeap is the live heap at the last collection.
-func liveHeap() uint64 { return readHeap().live }
+// liveMemory is the live heap at the last collection and the goroutines'
+// stacks: memory the soft limit counts and Go's own goal grows with. A limit
+// made of the heap alone sat under what 10,000 payment pages' goroutines hold
+// in stacks, and the collector ran without pause: three quarters of the
+// server's CPU, 16.7 ms a payment instead of 3-4 (docs/performance.md, "Payment
+// pages at 10,000").
+func liveMemory() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/heap/stacks:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64() + s[1].Value.Uint64()
+}
 
-// holdMemory sets the soft memory limit to memoryLimit of the live heap (live)
+// holdMemory sets the soft memory limit to memoryLimit of the live memory (live)
 // every period until ctx ends, then puts back the limit it found. An operator's
 // GOMEMLIMIT wins: then it does nothing.
 func holdMemory(ctx context.Context, every time.Duration, live func() uint64) {

@@ -185,7 +185,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var wg sync.WaitGroup
 	wg.Go(func() { hub.Run(streams) })
 	wg.Go(func() { returnMemory(workers, memoryCheckEvery, log) })
-	wg.Go(func() { holdMemory(workers, limitEvery, liveHeap) })
+	wg.Go(func() { holdMemory(workers, limitEvery, liveMemory) })
 	if refreshRates != nil {
 		wg.Go(func() { refreshRates(workers) })
 	}
