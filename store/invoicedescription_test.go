@@ -32,8 +32,11 @@ var descriptionQueries = []string{
 
 // TestDescriptionSearchMatchesScan: a search for a piece of the description finds
 // exactly the invoices the scan finds (descriptionLike over every row, no index),
-// in the same order and count, on both engines (PostgreSQL through its trigram
-// index where the planner takes it), also after descriptions change.
+// in the same order and count, on both engines: on PostgreSQL through its trigram
+// index where the planner takes it; on SQLite before its index has any invoice,
+// half way, caught up, with too many candidates (the scan), with too long an
+// unindexed tail (the scan); and after descriptions change, an indexed invoice
+// is removed and its rowid reused.
 func TestDescriptionSearchMatchesScan(t *testing.T) {
 	storetest.EachEngine(t, func(t *testing.T, cfg store.Config) {
 		f := newFixture(t, cfg)
@@ -46,8 +49,30 @@ func TestDescriptionSearchMatchesScan(t *testing.T) {
 		}
 		f.invoice(t, f.m, 1_000, nil) // no description
 		check := func(t *testing.T) { t.Helper(); checkSearchMatchesScan(t, f.db, f.m.ID) }
-		t.Run("created", check)
+		t.Run("not indexed", check)
+		t.Run("half indexed", func(t *testing.T) {
+			_, err := f.db.IndexDescriptions(f.ctx, len(descriptionCorpus))
+			must(t, err)
+			check(t)
+		})
+		t.Run("indexed", func(t *testing.T) {
+			indexAll(t, f.db)
+			check(t)
+			must(t, store.CheckDescriptionIndex(f.db))
+		})
+		t.Run("too many candidates", func(t *testing.T) {
+			store.SetDescriptionLimits(t, 1, 100_000)
+			check(t)
+		})
+		t.Run("tail too long", func(t *testing.T) {
+			for _, d := range descriptionCorpus[:5] {
+				f.invoice(t, f.m, 1_000, func(c *kassa.InvoiceCreate) { c.Description = &d })
+			}
+			store.SetDescriptionLimits(t, 2000, 1)
+			check(t)
+		})
 		t.Run("changed", func(t *testing.T) {
+			indexAll(t, f.db)
 			store.ExecForTest(t, f.db, "UPDATE invoices SET description = $1 WHERE id = $2", "a zebra crossing", mine[0].ID)
 			store.ExecForTest(t, f.db, "UPDATE invoices SET description = NULL WHERE id = $1", mine[1].ID)
 			store.ExecForTest(t, f.db, "UPDATE invoices SET description = $1 WHERE description IS NULL AND merchant_id = $2", "was none", f.m.ID)
@@ -57,8 +82,34 @@ func TestDescriptionSearchMatchesScan(t *testing.T) {
 				t.Errorf("q zebra found %d invoices, want the changed one", len(got))
 			}
 			check(t)
+			must(t, store.CheckDescriptionIndex(f.db))
+		})
+		t.Run("rowid reused", func(t *testing.T) {
+			last := f.invoice(t, f.m, 1_000, func(c *kassa.InvoiceCreate) { c.Description = ptr("the last one") })
+			indexAll(t, f.db)
+			store.ExecForTest(t, f.db, "DELETE FROM invoices WHERE id = $1", last.ID)
+			reused := f.invoice(t, f.m, 1_000, func(c *kassa.InvoiceCreate) { c.Description = ptr("a reused rowid") })
+			got, _, err := f.db.Invoices(f.ctx, kassa.InvoiceFilter{MerchantID: f.m.ID, Query: "reused", Limit: 10})
+			must(t, err)
+			if len(got) != 1 || got[0].ID != reused.ID {
+				t.Errorf("q reused found %d invoices, want the new one", len(got))
+			}
+			check(t)
+			must(t, store.CheckDescriptionIndex(f.db))
 		})
 	})
+}
+
+// indexAll runs IndexDescriptions until it has caught up.
+func indexAll(t *testing.T, db *store.DB) {
+	t.Helper()
+	for {
+		n, err := db.IndexDescriptions(t.Context(), 7)
+		must(t, err)
+		if n < 7 {
+			return
+		}
+	}
 }
 
 // checkSearchMatchesScan checks that the merchant's search for each of

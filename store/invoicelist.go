@@ -21,6 +21,17 @@ const (
 type where struct {
 	conds []string
 	args  []any
+	// notIndexed: the conditions name every row by rowid (searchByRowid), which
+	// SQLite is to look up rather than walk an index of invoices.
+	notIndexed bool
+}
+
+// from is the FROM clause of a query of invoices under w.
+func (w *where) from() string {
+	if w.notIndexed {
+		return " FROM invoices NOT INDEXED"
+	}
+	return " FROM invoices"
 }
 
 // arg adds a parameter and returns its placeholder.
@@ -52,12 +63,13 @@ func (w *where) in(expr string, vs []string) {
 // search adds the dashboard's search: an invoice id, customer id, deposit
 // address or transaction hash exactly (addresses in either case), or a piece of
 // the description. The invoices of the deposit address or transaction hash are
-// looked up first (indexed). On PostgreSQL a piece of the description is found
-// through a trigram index (descriptionLike); on SQLite the scan of the merchant's
-// invoices compares only columns of the index invoices_merchant_env_search and
-// never reads a row that does not match (docs/performance.md, "Dashboard" and
-// "The store at size").
-func (db *DB) search(ctx context.Context, w *where, q string) error {
+// looked up first (indexed). A piece of the description is found through a
+// trigram index: PostgreSQL's (descriptionLike), SQLite's FTS5 table
+// (descriptionCandidates, searchByRowid). Where SQLite's index cannot say, the
+// scan of the merchant's invoices compares only columns of the index
+// invoices_merchant_env_search and never reads a row that does not match
+// (docs/performance.md, "Dashboard" and "The store at size").
+func (db *DB) search(ctx context.Context, w *where, merchantID int64, q string) error {
 	q = strings.TrimSpace(q)
 	address := q
 	if kassa.CheckEVMAddress("q", q) == nil {
@@ -80,8 +92,17 @@ func (db *DB) search(ctx context.Context, w *where, q string) error {
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("store: search invoices: %w", err)
 	}
+	lq := strings.ToLower(q)
+	rowids, through, ok, err := db.descriptionCandidates(ctx, lq)
+	if err != nil {
+		return err
+	}
+	if ok {
+		db.searchByRowid(w, merchantID, q, lq, ids, rowids, through)
+		return nil
+	}
 	exact := w.arg(q)
-	cond := "(id = " + exact + " OR customer_id = " + exact + " OR " + db.descriptionLike(w, strings.ToLower(q))
+	cond := "(id = " + exact + " OR customer_id = " + exact + " OR " + db.descriptionLike(w, lq)
 	for _, id := range ids { // the merchant_id condition keeps other merchants' invoices out
 		cond += " OR id = " + w.arg(id)
 	}
@@ -197,7 +218,7 @@ func (db *DB) invoiceWhere(ctx context.Context, f kassa.InvoiceFilter, now time.
 			" OR id IN (SELECT invoice_id FROM receipts WHERE status = "+w.arg(string(kassa.PaymentManualRetry))+"))")
 	}
 	if f.Query != "" {
-		if err := db.search(ctx, w, f.Query); err != nil {
+		if err := db.search(ctx, w, f.MerchantID, f.Query); err != nil {
 			return nil, err
 		}
 	}
@@ -206,7 +227,7 @@ func (db *DB) invoiceWhere(ctx context.Context, f kassa.InvoiceFilter, now time.
 
 // CountInvoices counts the invoices matching f (its cursor and limit aside).
 // With NeedsAttention only the few invoices that can match are read
-// (attentionFrom).
+// (invoicesFrom).
 func (db *DB) CountInvoices(ctx context.Context, f kassa.InvoiceFilter) (int64, error) {
 	if err := checkFilterText(f.CustomerID, f.Types, f.Statuses); err != nil {
 		return 0, err
@@ -216,16 +237,23 @@ func (db *DB) CountInvoices(ctx context.Context, f kassa.InvoiceFilter) (int64, 
 	if err != nil {
 		return 0, err
 	}
-	from := " FROM invoices"
-	if f.NeedsAttention {
-		from = db.attentionFrom(w, f.MerchantID, now)
-		w.conds = append(w.conds, "id = attention_id")
-	}
 	var n int64
-	if err := db.r.QueryRowContext(ctx, "SELECT COUNT(*)"+from+w.String(), w.args...).Scan(&n); err != nil {
+	if err := db.r.QueryRowContext(ctx, "SELECT COUNT(*)"+db.invoicesFrom(w, f, now)+w.String(), w.args...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("store: count invoices: %w", err)
 	}
 	return n, nil
+}
+
+// invoicesFrom is the FROM of a list or count of the invoices matching f under
+// w at now: with NeedsAttention only the few invoices that can match are read
+// (attentionFrom, whose join condition it adds to w).
+func (db *DB) invoicesFrom(w *where, f kassa.InvoiceFilter, now time.Time) string {
+	if !f.NeedsAttention {
+		return w.from()
+	}
+	from := db.attentionFrom(w, f.MerchantID, now)
+	w.conds = append(w.conds, "id = attention_id")
+	return from
 }
 
 // attentionFrom is the FROM of a count of invoices needing attention at now:

@@ -61,7 +61,7 @@ func (db *DB) invoicePageQuery(ctx context.Context, f kassa.InvoiceFilter, now t
 			w.add("(created_at, id) < (%s, %s)", created, cursor)
 		}
 	}
-	q := "SELECT " + invoiceColumns + " FROM invoices" + w.String() + order + " LIMIT " + strconv.Itoa(limit+1)
+	q := "SELECT " + invoiceColumns + db.invoicesFrom(w, f, now) + w.String() + order + " LIMIT " + strconv.Itoa(limit+1)
 	return invoicePage{query: q, args: w.args, limit: limit, backward: backward}, nil
 }
 

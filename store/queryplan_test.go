@@ -120,6 +120,29 @@ func TestInvoicePageQueryPlan(t *testing.T) {
 			checkPlan(t, queryPlan(t, db, pg.query, pg.args...), tt.want)
 		})
 	}
+	t.Run("needs attention", func(t *testing.T) { // the few ids of the two small indexes, not a walk of the merchant's
+		pg, err := db.invoicePageQuery(ctx, kassa.InvoiceFilter{MerchantID: m.ID, Environment: &env, NeedsAttention: true}, db.clock())
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan := queryPlan(t, db, pg.query, pg.args...)
+		checkPlan(t, strings.ReplaceAll(plan, "SCAN attention\n", ""), "SEARCH invoices USING COVERING INDEX invoices_underpaid (merchant_id=?)",
+			"SCAN receipts USING INDEX receipts_set_aside", "SEARCH invoices USING INDEX sqlite_autoindex_invoices_1 (id=?)")
+		if strings.Contains(plan, "SCAN invoices") {
+			t.Errorf("plan scans invoices:\n%s", plan)
+		}
+	})
+	t.Run("search", func(t *testing.T) { // candidates by rowid and the unindexed tail by rowid range
+		pg, err := db.invoicePageQuery(ctx, kassa.InvoiceFilter{MerchantID: m.ID, Query: "blue mug"}, db.clock())
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan := queryPlan(t, db, pg.query, pg.args...)
+		checkPlan(t, plan, "SEARCH invoices USING INTEGER PRIMARY KEY (rowid>?)")
+		if strings.Contains(plan, "SCAN invoices") {
+			t.Errorf("plan scans invoices:\n%s", plan)
+		}
+	})
 }
 
 // TestInvoiceTotalsQueryPlan checks on SQLite that InvoiceTotals reads invoices

@@ -1,7 +1,7 @@
 // Package worker runs Kassa's background work. Loop is the one schedule every
 // periodic worker follows (settlement, order placement, webhook delivery, the
-// chain watchers and senders, the event stream's feed reads); Expiry and Prune are the sweeps that belong to no
-// other package. It imports only the standard library and the domain.
+// chain watchers and senders, the event stream's feed reads); Expiry, Prune and
+// DescriptionIndex are the sweeps that belong to no other package. It imports only the standard library and the domain.
 package worker
 
 import (

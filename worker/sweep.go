@@ -101,3 +101,35 @@ func pruneOnce(ctx context.Context, store Pruner, now time.Time, checkoutRetenti
 	}
 	return errors.Join(errs...)
 }
+
+// DescriptionIndexInterval is how often DescriptionIndex looks for invoices its
+// index does not hold yet.
+const DescriptionIndexInterval = time.Second
+
+// descriptionBatch is how many invoices one round indexes at most: about 13 µs
+// each (docs/performance.md, "The store at size"), so a round holds SQLite's
+// writer for a few milliseconds.
+const descriptionBatch = 500
+
+// DescriptionIndexer indexes invoices' descriptions for search (store.DB does).
+type DescriptionIndexer interface {
+	// IndexDescriptions indexes at most limit invoices not indexed yet and
+	// returns how many it passed.
+	IndexDescriptions(ctx context.Context, limit int) (int, error)
+}
+
+// DescriptionIndex fills SQLite's description index off the create path until
+// ctx ends: at once, then every DescriptionIndexInterval, in batches taken one
+// after another while they come back full. A search scans what it has not reached
+// yet, so the answers do not wait for it.
+func DescriptionIndex(ctx context.Context, idx DescriptionIndexer, log *slog.Logger) {
+	Loop{Name: "description index", Interval: DescriptionIndexInterval, Log: log}.Run(ctx, descriptionRound(idx))
+}
+
+// descriptionRound indexes one batch; there is more when the batch was full.
+func descriptionRound(idx DescriptionIndexer) Round {
+	return func(ctx context.Context) (bool, error) {
+		n, err := idx.IndexDescriptions(ctx, descriptionBatch)
+		return n >= descriptionBatch, err
+	}
+}

@@ -48,6 +48,42 @@ func TestExpiryRound(t *testing.T) {
 	}
 }
 
+// fakeIndexer answers IndexDescriptions with n and err, noting the limit asked for.
+type fakeIndexer struct {
+	n     int
+	err   error
+	limit int
+}
+
+func (f *fakeIndexer) IndexDescriptions(_ context.Context, limit int) (int, error) {
+	f.limit = limit
+	return f.n, f.err
+}
+
+func TestDescriptionRound(t *testing.T) {
+	down := errors.New("database is down")
+	tests := []struct {
+		name     string
+		n        int
+		err      error
+		wantMore bool
+	}{
+		{"caught up", 0, nil, false},
+		{"part of a batch", descriptionBatch - 1, nil, false},
+		{"a full batch: more may wait", descriptionBatch, nil, true},
+		{"failed", 0, down, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &fakeIndexer{n: tt.n, err: tt.err}
+			more, err := descriptionRound(f)(t.Context())
+			if more != tt.wantMore || !errors.Is(err, tt.err) || f.limit != descriptionBatch {
+				t.Fatalf("round = %v, %v (limit %d); want %v, %v (limit %d)", more, err, f.limit, tt.wantMore, tt.err, descriptionBatch)
+			}
+		})
+	}
+}
+
 // fakePruner deletes counts[what] rows, or fails with fail[what], and notes the
 // cut-offs it was given.
 type fakePruner struct {

@@ -76,3 +76,26 @@ func open(ctx context.Context, cfg store.Config) (*store.DB, error) {
 	fmt.Printf("opened the store (migrations included) in %s\n", time.Since(start).Round(time.Millisecond))
 	return db, nil
 }
+
+// catchUp runs SQLite's description index (as serve's worker does) until it holds
+// every invoice, and says how long that took.
+func catchUp(ctx context.Context, db *store.DB) error {
+	start := time.Now()
+	passed := 0
+	for {
+		n, err := db.IndexDescriptions(ctx, 5_000)
+		if err != nil {
+			return err
+		}
+		passed += n
+		if n < 5_000 {
+			break
+		}
+	}
+	if passed > 0 {
+		took := time.Since(start)
+		fmt.Printf("indexed the descriptions of %d invoices in %s (%.1f µs each)\n", passed, took.Round(time.Millisecond),
+			float64(took.Microseconds())/float64(passed))
+	}
+	return nil
+}

@@ -29,6 +29,9 @@ func measure(ctx context.Context, cfg store.Config, rounds int, only string) err
 	if rounds <= 0 {
 		return diskPerInvoice(ctx, cfg)
 	}
+	if err := catchUp(ctx, db); err != nil {
+		return err
+	}
 	m, err := db.MerchantByEmail(ctx, seedEmail(1))
 	if err != nil {
 		return err
@@ -62,6 +65,7 @@ func measure(ctx context.Context, cfg store.Config, rounds int, only string) err
 		{"status=paid, a 12th of the span", list(with(func(f *kassa.InvoiceFilter) {
 			f.Statuses, f.CreatedGTE, f.CreatedLTE = []kassa.InvoiceStatus{kassa.StatusPaid}, &from, &to
 		}))},
+		{"needs attention, first page", list(with(func(f *kassa.InvoiceFilter) { f.NeedsAttention = true }))},
 		{"q=" + rareWord + " (1 invoice in a million)", list(with(func(f *kassa.InvoiceFilter) { f.Query = rareWord }))},
 		{"q=order 123460: (1 invoice)", list(with(func(f *kassa.InvoiceFilter) { f.Query = "order 123460:" }))},
 		{"q=teapot (about 1 in 23)", list(with(func(f *kassa.InvoiceFilter) { f.Query = "teapot" }))},

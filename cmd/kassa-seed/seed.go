@@ -13,6 +13,7 @@ import (
 	"github.com/kassapay/kassa"
 	"github.com/kassapay/kassa/invoicing"
 	"github.com/kassapay/kassa/store"
+	"github.com/kassapay/kassa/worker"
 )
 
 // The seeded year: invoice i of n is created at seedStart + i*(seedYear/n).
@@ -76,6 +77,11 @@ func seed(ctx context.Context, cfg store.Config, n, merchants, workers int) erro
 		}
 		ps[k] = kassa.Principal{MerchantID: m.ID, Environment: kassa.Devnet, Scope: kassa.ScopeMerchant}
 	}
+	// As serve does: SQLite's description index is filled beside the creates.
+	indexing, stopIndexing := context.WithCancel(ctx)
+	defer stopIndexing()
+	indexed := make(chan struct{})
+	go func() { defer close(indexed); worker.DescriptionIndex(indexing, db, nil) }()
 	began := time.Now()
 	var (
 		next     atomic.Int64
@@ -109,8 +115,10 @@ func seed(ctx context.Context, cfg store.Config, n, merchants, workers int) erro
 		return firstErr
 	}
 	took := time.Since(began)
+	stopIndexing()
+	<-indexed
 	fmt.Printf("seeded %d invoices of %d merchants in %s (%.0f a second)\n", n, merchants, took.Round(time.Second), float64(n)/took.Seconds())
-	return nil
+	return catchUp(ctx, db)
 }
 
 // seedOne creates invoice i, and pays, part-pays or cancels it by its number.

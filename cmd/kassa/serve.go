@@ -198,6 +198,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	wg.Go(func() {
 		worker.Expiry(workers, db, &worker.Lease{Leaser: db, Name: worker.ExpiryLease, Holder: holder, TTL: 30 * time.Second}, log)
 	})
+	if db.Engine() == store.EngineSQLite { // PostgreSQL's trigram index is kept with each write
+		wg.Go(func() { worker.DescriptionIndex(workers, db, log) })
+	}
 	wg.Go(func() { chains.watchers.Run(workers, log) })
 	chains.run(workers, &wg)
 	settler := &settlement.Worker{Store: db, Registry: reg, Log: log,
