@@ -251,3 +251,11 @@ func CheckDescriptionIndex(db *DB) error {
 		"INSERT INTO invoice_descriptions (invoice_descriptions, rank) VALUES ('integrity-check', 1)")
 	return err
 }
+
+// ResetDescriptionIndex empties SQLite's description index, as before its first
+// round.
+func ResetDescriptionIndex(t testing.TB, db *DB) {
+	t.Helper()
+	ExecForTest(t, db, "INSERT INTO invoice_descriptions (invoice_descriptions) VALUES ('delete-all')")
+	ExecForTest(t, db, "UPDATE invoice_descriptions_indexed SET through = 0")
+}

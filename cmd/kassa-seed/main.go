@@ -35,6 +35,7 @@ func main() {
 	dbURL := fs.String("db", "", "PostgreSQL URL (empty: SQLite in -data-dir)")
 	dataDir := fs.String("data-dir", "", "SQLite data directory")
 	n := fs.Int("n", 1_000_000, "seed: invoices to create")
+	from := fs.Int("from", 0, "seed: continue a seed that stopped at this invoice (its merchants exist)")
 	merchants := fs.Int("merchants", 5, "seed: merchants (the first holds 70 % of the invoices)")
 	workers := fs.Int("workers", 32, "seed: concurrent creates")
 	rounds := fs.Int("rounds", 100, "measure: timed rounds per query (after 5 untimed)")
@@ -46,7 +47,7 @@ func main() {
 	var err error
 	switch os.Args[1] {
 	case "seed":
-		err = seed(ctx, cfg, *n, *merchants, *workers)
+		err = seed(ctx, cfg, *n, *from, *merchants, *workers)
 	case "measure":
 		err = measure(ctx, cfg, *rounds, *only)
 	case "csv":

@@ -58,11 +58,14 @@ func description(i int) string {
 // seed creates the merchants and n invoices over the past year, through the store.
 // Every 100th invoice is paid when it is created, every 1,000th (offset 50) is
 // underpaid, every 200th (offset 7) canceled; 30 % have one of 50,000 customers.
-func seed(ctx context.Context, cfg store.Config, n, merchants, workers int) error {
+// With from above 0 it continues a seed that stopped there: the merchants exist,
+// and invoices from..n-1 are created.
+func seed(ctx context.Context, cfg store.Config, n, from, merchants, workers int) error {
 	end := time.Now().Add(-time.Hour)
 	start := end.Add(-seedYear)
 	step := seedYear / time.Duration(n)
 	var created atomic.Int64
+	created.Store(int64(from))
 	cfg.Now = func() time.Time { return start.Add(time.Duration(created.Load()) * step) }
 	db, err := open(ctx, cfg)
 	if err != nil {
@@ -71,7 +74,10 @@ func seed(ctx context.Context, cfg store.Config, n, merchants, workers int) erro
 	defer db.Close()
 	ps := make([]kassa.Principal, merchants)
 	for k := range ps {
-		m, err := db.CreateMerchant(ctx, kassa.MerchantCreate{Name: fmt.Sprintf("Seed %d", k+1), Email: seedEmail(k + 1), Password: "seed-password-1"})
+		m, err := db.MerchantByEmail(ctx, seedEmail(k+1))
+		if from == 0 {
+			m, err = db.CreateMerchant(ctx, kassa.MerchantCreate{Name: fmt.Sprintf("Seed %d", k+1), Email: seedEmail(k + 1), Password: "seed-password-1"})
+		}
 		if err != nil {
 			return fmt.Errorf("merchant %d: %w", k+1, err)
 		}
@@ -90,6 +96,7 @@ func seed(ctx context.Context, cfg store.Config, n, merchants, workers int) erro
 		firstErr error
 	)
 	fail := func(err error) { errOnce.Do(func() { firstErr = err }) }
+	next.Store(int64(from))
 	for range workers {
 		wg.Add(1)
 		go func() {
@@ -105,7 +112,7 @@ func seed(ctx context.Context, cfg store.Config, n, merchants, workers int) erro
 					return
 				}
 				if i%100_000 == 0 && i > 0 {
-					fmt.Printf("  %d invoices, %.0f a second\n", i, float64(i)/time.Since(began).Seconds())
+					fmt.Printf("  %d invoices, %.0f a second\n", i, float64(i-from)/time.Since(began).Seconds())
 				}
 			}
 		}()
@@ -117,7 +124,7 @@ func seed(ctx context.Context, cfg store.Config, n, merchants, workers int) erro
 	took := time.Since(began)
 	stopIndexing()
 	<-indexed
-	fmt.Printf("seeded %d invoices of %d merchants in %s (%.0f a second)\n", n, merchants, took.Round(time.Second), float64(n)/took.Seconds())
+	fmt.Printf("seeded %d invoices of %d merchants in %s (%.0f a second)\n", n-from, merchants, took.Round(time.Second), float64(n-from)/took.Seconds())
 	return catchUp(ctx, db)
 }
 
