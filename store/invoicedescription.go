@@ -49,7 +49,7 @@ var (
 // with more than maxUnindexedTail invoices not yet indexed.
 func (db *DB) descriptionCandidates(ctx context.Context, lq string) (rowids []string, through int64, ok bool, err error) {
 	match, ok := trigramMatch(lq)
-	if db.engine != EngineSQLite || !ok || !storable(lq) {
+	if db.engine != EngineSQLite || !ok {
 		return nil, 0, false, nil
 	}
 	through, last, err := indexedThrough(ctx, db.r)
@@ -78,18 +78,25 @@ func (db *DB) descriptionCandidates(ctx context.Context, lq string) (rowids []st
 	return rowids, through, len(rowids) <= maxDescriptionCandidates, nil
 }
 
+// maxTrigrams caps the trigrams a look-up asks for: each reads its list of
+// invoices, and a few spread over the text already narrow the candidates that
+// the LIKE checks.
+const maxTrigrams = 16
+
 // trigramMatch is the FTS5 query for the invoices whose description may hold q:
-// each distinct run of three characters of q, quoted, joined by AND (the index
-// keeps no positions to ask for a phrase). ok is false for text shorter than
-// three characters.
+// distinct runs of three characters of q (all of them, or maxTrigrams spread
+// over a longer text), quoted, joined by AND (the index keeps no positions to ask
+// for a phrase). ok is false for text shorter than three characters.
 func trigramMatch(q string) (match string, ok bool) {
 	rs := []rune(q)
 	if len(rs) < 3 {
 		return "", false
 	}
-	seen := make(map[string]bool, len(rs))
+	n := len(rs) - 2 // trigrams
+	seen := make(map[string]bool, min(n, maxTrigrams))
 	var b strings.Builder
-	for i := 0; i+3 <= len(rs); i++ {
+	for k := range min(n, maxTrigrams) {
+		i := k * n / min(n, maxTrigrams) // every one, or maxTrigrams spread from the first
 		t := string(rs[i : i+3])
 		if seen[t] {
 			continue

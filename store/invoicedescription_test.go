@@ -19,6 +19,7 @@ var descriptionCorpus = []string{
 	"Übergröße Straße", "ÜBERGRÖSSE STRASSE", "İstanbul trip", "istanbul trip",
 	"ΣΊΣΥΦΟΣ", "σίσυφος", "ǅemal", "日本語のテキスト", "🍵 tea set", `quote "double" it`,
 	"tab\there", "new\nline", "   spaced   out   ", "", "x",
+	"a long description that goes on and on about a teapot and its lid",
 }
 
 // descriptionQueries are searched for in descriptionCorpus.
@@ -27,7 +28,7 @@ var descriptionQueries = []string{
 	"ab", "AB", "a", "b", "caf", "café", "CAFÉ", "Café Cr", "crème", "ÈME", "cafe", "übergröße", "grö", "GRÖ",
 	"ss", "straße", "STRASSE", "İstanbul", "istanbul", "i̇st", "σίσυφος", "ΣΊΣ", "ίσυ", "日本", "日本語", "本語の",
 	"🍵 t", "🍵", `"double"`, `"`, `" it`, "tab\th", "\n", "   ", "d   o", "ǅem", "ǆem", "x y z", "zzz",
-	"ue mu", "e, 1",
+	"ue mu", "e, 1", "description that goes on and on about a tea", "description that goes on and on about a cup",
 }
 
 // TestDescriptionSearchMatchesScan: a search for a piece of the description finds
@@ -83,6 +84,18 @@ func TestDescriptionSearchMatchesScan(t *testing.T) {
 			}
 			check(t)
 			must(t, store.CheckDescriptionIndex(f.db))
+		})
+		t.Run("not text", func(t *testing.T) { // matches nothing stored, on both engines
+			for _, q := range []string{"a\x00bc", "ab\xffcd", "\xfe"} {
+				filter := kassa.InvoiceFilter{MerchantID: f.m.ID, Query: q, Limit: 10}
+				got, _, err := f.db.Invoices(f.ctx, filter)
+				must(t, err)
+				n, err := f.db.CountInvoices(f.ctx, filter)
+				must(t, err)
+				if len(got) != 0 || n != 0 {
+					t.Errorf("q %q found %d invoices, counted %d", q, len(got), n)
+				}
+			}
 		})
 		t.Run("rowid reused", func(t *testing.T) {
 			last := f.invoice(t, f.m, 1_000, func(c *kassa.InvoiceCreate) { c.Description = ptr("the last one") })

@@ -106,7 +106,7 @@ func pruneOnce(ctx context.Context, store Pruner, now time.Time, checkoutRetenti
 // index does not hold yet.
 const DescriptionIndexInterval = time.Second
 
-// descriptionBatch is how many invoices one round indexes at most: about 13 µs
+// descriptionBatch is how many invoices one round indexes at most: about 11 µs
 // each (docs/performance.md, "The store at size"), so a round holds SQLite's
 // writer for a few milliseconds.
 const descriptionBatch = 500

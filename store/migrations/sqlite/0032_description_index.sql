@@ -1,5 +1,5 @@
 -- Issue 40: a search for a piece of the description reads an FTS5 trigram index
--- (docs/performance.md, "The store at size"; decisions.md, "Description search").
+-- (docs/performance.md, "The store at size"; decisions.md, "The store at size").
 -- The index is filled off the create path: a background round
 -- (store.DB.IndexDescriptions) indexes the invoices past
 -- invoice_descriptions_indexed.through in batches and moves it on, in one
