@@ -176,7 +176,19 @@ func TestWriterDoesNotBlock(t *testing.T) {
 	if err != nil || n <= 0 || n >= len(big) {
 		t.Fatalf("wrote %d of %d bytes (%v), want part of them at once", n, len(big), err)
 	}
-	if n, err := w.Write(big); err != nil || n != 0 {
-		t.Errorf("a full socket took %d bytes (%v), want 0", n, err)
+	// The kernel may grow its buffers while the peer does not read (receive
+	// autotuning), so a later write can still take some bytes; it never takes
+	// them all, never waits, and the socket fills.
+	for i := 0; ; i++ {
+		n, err := w.Write(big)
+		if err != nil || n >= len(big) {
+			t.Fatalf("write %d took %d of %d bytes (%v), want part of them or none", i, n, len(big), err)
+		}
+		if n == 0 {
+			return
+		}
+		if i == 1000 {
+			t.Fatal("the socket never filled")
+		}
 	}
 }
