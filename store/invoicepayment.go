@@ -91,14 +91,26 @@ func (db *DB) InvoiceWithPayments(ctx context.Context, merchantID int64, invoice
 	if !kassa.ValidUUID(invoiceID) {
 		return nil, nil, kassa.NotFound("invoice")
 	}
-	rs, err := receipts(ctx, db.r, invoiceID, limit)
+	// One snapshot for both reads: a payment committed between them would show
+	// a paid invoice without its payment (seen on a loaded machine).
+	opts := &sql.TxOptions{ReadOnly: true}
+	if db.engine == EnginePostgres {
+		opts.Isolation = sql.LevelRepeatableRead
+	}
+	tx, err := db.r.BeginTx(ctx, opts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("store: begin read: %w", err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	rs, err := receipts(ctx, tx, invoiceID, limit)
 	if err != nil {
 		return nil, nil, err
 	}
-	inv, err := db.Invoice(ctx, merchantID, invoiceID)
+	inv, err := db.invoice(ctx, tx, merchantID, invoiceID, "")
 	if err != nil {
 		return nil, nil, err
 	}
+	inv.Status = inv.EffectiveStatus(db.clock())
 	return inv, rs, nil
 }
 
