@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/kassapay/kassa"
 )
 
@@ -24,6 +26,22 @@ type where struct {
 	// notIndexed: the conditions name every row by rowid (searchByRowid), which
 	// SQLite is to look up rather than walk an index of invoices.
 	notIndexed bool
+	// customPlan: PostgreSQL is to plan the query with its parameters' values
+	// (queryArgs), as a search's LIKE needs.
+	customPlan bool
+}
+
+// queryArgs is w's arguments for database/sql. With customPlan they go to pgx
+// ahead of QueryExecModeDescribeExec: the unnamed statement, planned with the
+// values each time. A statement pgx caches gets PostgreSQL's generic plan after
+// five runs, which cannot know that LIKE '%zanzibar%' is rare and walks the
+// merchant's invoices newest first instead of reading the trigram index
+// (16-92 s instead of milliseconds at 10,000,000 invoices).
+func (w *where) queryArgs() []any {
+	if !w.customPlan {
+		return w.args
+	}
+	return append([]any{pgx.QueryExecModeDescribeExec}, w.args...)
 }
 
 // from is the FROM clause of a query of invoices under w.
@@ -97,6 +115,7 @@ func (db *DB) search(ctx context.Context, w *where, merchantID int64, q string) 
 		return fmt.Errorf("store: search invoices: %w", err)
 	}
 	lq := strings.ToLower(q)
+	w.customPlan = db.engine == EnginePostgres
 	rowids, through, ok, err := db.descriptionCandidates(ctx, lq)
 	if err != nil {
 		return err
@@ -242,7 +261,7 @@ func (db *DB) CountInvoices(ctx context.Context, f kassa.InvoiceFilter) (int64, 
 		return 0, err
 	}
 	var n int64
-	if err := db.r.QueryRowContext(ctx, "SELECT COUNT(*)"+db.invoicesFrom(w, f, now)+w.String(), w.args...).Scan(&n); err != nil {
+	if err := db.r.QueryRowContext(ctx, "SELECT COUNT(*)"+db.invoicesFrom(w, f, now)+w.String(), w.queryArgs()...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("store: count invoices: %w", err)
 	}
 	return n, nil

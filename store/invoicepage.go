@@ -62,7 +62,7 @@ func (db *DB) invoicePageQuery(ctx context.Context, f kassa.InvoiceFilter, now t
 		}
 	}
 	q := "SELECT " + invoiceColumns + db.invoicesFrom(w, f, now) + w.String() + order + " LIMIT " + strconv.Itoa(limit+1)
-	return invoicePage{query: q, args: w.args, limit: limit, backward: backward}, nil
+	return invoicePage{query: q, args: w.queryArgs(), limit: limit, backward: backward}, nil
 }
 
 // trimPage cuts a page read with one row of look-ahead down to limit rows, reports
