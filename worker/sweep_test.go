@@ -12,75 +12,57 @@ import (
 	"github.com/kassapay/kassa"
 )
 
-// fakeExpirer answers ExpireInvoices with n and err, noting the limit asked for.
-type fakeExpirer struct {
+// fakeBatch answers ExpireInvoices and IndexDescriptions with n and err, noting
+// the limit asked for.
+type fakeBatch struct {
 	n     int
 	err   error
 	limit int
 }
 
-func (f *fakeExpirer) ExpireInvoices(_ context.Context, limit int) (int, error) {
+func (f *fakeBatch) ExpireInvoices(_ context.Context, limit int) (int, error) {
 	f.limit = limit
 	return f.n, f.err
 }
 
-func TestExpiryRound(t *testing.T) {
-	down := errors.New("database is down")
-	tests := []struct {
-		name     string
-		n        int
-		err      error
-		wantMore bool
-	}{
-		{"nothing due", 0, nil, false},
-		{"part of a batch", expiryBatch - 1, nil, false},
-		{"a full batch: more may be due", expiryBatch, nil, true},
-		{"failed", 3, down, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			f := &fakeExpirer{n: tt.n, err: tt.err}
-			more, err := expiryRound(f)(t.Context())
-			if more != tt.wantMore || !errors.Is(err, tt.err) || f.limit != expiryBatch {
-				t.Fatalf("round = %v, %v (limit %d); want %v, %v (limit %d)", more, err, f.limit, tt.wantMore, tt.err, expiryBatch)
-			}
-		})
-	}
-}
-
-// fakeIndexer answers IndexDescriptions with n and err, noting the limit asked for.
-type fakeIndexer struct {
-	n     int
-	err   error
-	limit int
-}
-
-func (f *fakeIndexer) IndexDescriptions(_ context.Context, limit int) (int, error) {
+func (f *fakeBatch) IndexDescriptions(_ context.Context, limit int) (int, error) {
 	f.limit = limit
 	return f.n, f.err
 }
 
-func TestDescriptionRound(t *testing.T) {
-	down := errors.New("database is down")
-	tests := []struct {
-		name     string
-		n        int
-		err      error
-		wantMore bool
+// TestBatchRounds: the expiry and description index rounds ask for a batch and
+// report more work only when it came back full.
+func TestBatchRounds(t *testing.T) {
+	rounds := []struct {
+		name  string
+		round func(*fakeBatch) Round
+		batch int
 	}{
-		{"caught up", 0, nil, false},
-		{"part of a batch", descriptionBatch - 1, nil, false},
-		{"a full batch: more may wait", descriptionBatch, nil, true},
-		{"failed", 0, down, false},
+		{"expiry", func(f *fakeBatch) Round { return expiryRound(f) }, expiryBatch},
+		{"description index", func(f *fakeBatch) Round { return descriptionRound(f) }, descriptionBatch},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			f := &fakeIndexer{n: tt.n, err: tt.err}
-			more, err := descriptionRound(f)(t.Context())
-			if more != tt.wantMore || !errors.Is(err, tt.err) || f.limit != descriptionBatch {
-				t.Fatalf("round = %v, %v (limit %d); want %v, %v (limit %d)", more, err, f.limit, tt.wantMore, tt.err, descriptionBatch)
-			}
-		})
+	down := errors.New("database is down")
+	for _, r := range rounds {
+		tests := []struct {
+			name     string
+			n        int
+			err      error
+			wantMore bool
+		}{
+			{"nothing to do", 0, nil, false},
+			{"part of a batch", r.batch - 1, nil, false},
+			{"a full batch: more may wait", r.batch, nil, true},
+			{"failed", 3, down, false},
+		}
+		for _, tt := range tests {
+			t.Run(r.name+"/"+tt.name, func(t *testing.T) {
+				f := &fakeBatch{n: tt.n, err: tt.err}
+				more, err := r.round(f)(t.Context())
+				if more != tt.wantMore || !errors.Is(err, tt.err) || f.limit != r.batch {
+					t.Fatalf("round = %v, %v (limit %d); want %v, %v (limit %d)", more, err, f.limit, tt.wantMore, tt.err, r.batch)
+				}
+			})
+		}
 	}
 }
 
