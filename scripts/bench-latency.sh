@@ -12,7 +12,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-40}
-out=$(KASSA_BENCH_PAYMENTS=$n go test ./chain -run '^$' -bench '^BenchmarkDetectionLatency$' -benchtime 1x -count 1 -v -timeout 30m)
+# A failed run prints what go test said (set -e would end the script silently).
+out=$(KASSA_BENCH_PAYMENTS=$n go test ./chain -run '^$' -bench '^BenchmarkDetectionLatency$' -benchtime 1x -count 1 -v -timeout 30m) || { echo "$out"; exit 1; }
 echo "$out" | grep -E 'payments: min|calls a block by method'
 # The last line: p50 and p99 in ms of each mode, and the watcher's JSON-RPC calls over
 # HTTP per block.
