@@ -22,20 +22,19 @@ func TestWSFanOutSharesFrames(t *testing.T) {
 		e := newStreamEnv(t, cfg, 0)
 		m := e.newMerchant(false)
 		const clients = 300 // enough for the hub to share the push out between goroutines
-		conns := make([]*wsConn, clients)
-		for i := range conns {
-			conns[i] = e.dial("/ws/merchant/events", withKey(m.key))
-		}
-		a, b := m.newInvoice(), m.newInvoice()
-		expectStatus(t, e.do(request{method: "POST", path: "/api/v1/invoices/" + b + "/cancel", headers: withKey(m.key)}), 200)
-
-		// Each client reads up to the cancel's invoice.updated, the last event.
+		// Each client reads up to the cancel's invoice.updated, the last event,
+		// from the moment it is connected: a client that is not reading answers no
+		// ping, and the server ends a stream whose pong is 10 s late (dialing 300
+		// clients took longer than that on a loaded machine).
 		got := make([][][]byte, clients)
 		errs := make([]error, clients)
 		var wg sync.WaitGroup
-		for i, c := range conns {
+		for i := range clients {
+			c := e.dial("/ws/merchant/events", withKey(m.key))
 			wg.Go(func() { got[i], errs[i] = readUntilUpdated(c.c) })
 		}
+		a, b := m.newInvoice(), m.newInvoice()
+		expectStatus(t, e.do(request{method: "POST", path: "/api/v1/invoices/" + b + "/cancel", headers: withKey(m.key)}), 200)
 		wg.Wait()
 		for i, err := range errs {
 			if err != nil {
@@ -71,8 +70,10 @@ func TestWSFanOutSharesFrames(t *testing.T) {
 }
 
 // readUntilUpdated reads frames until an invoice.updated one and returns them all.
+// It is given twice a read's deadline: it reads from its client's dial on, through
+// the other clients' dials.
 func readUntilUpdated(c *websocket.Conn) ([][]byte, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), wsDeadline)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*wsDeadline)
 	defer cancel()
 	var out [][]byte
 	for {
