@@ -7,7 +7,8 @@
 # figures (runtime.MemStats from /debug/pprof/heap?debug=1 on --pprof-addr), right
 # after the load and again after IDLE seconds without requests.
 # Usage: scripts/bench-memory.sh [seconds] [connections] [idle seconds] [rounds]
-# Prints each snapshot, then the median of each figure over the rounds (MiB).
+# Prints each snapshot, then the median of each figure over the rounds (MiB), and on
+# its last line the resident and high-water memory after the load of each engine.
 # KASSA_MEM_BIN=path runs that kassa binary instead of one built from the tree (a
 # variant built to attribute memory); KASSA_MEM_ENGINES="sqlite" runs one engine.
 # Figures go to docs/performance.md, "Storage and memory (issue 17)".
@@ -122,3 +123,7 @@ for key in sqlite-started sqlite-loaded sqlite-idle postgres-started postgres-lo
   for c in "${cols[@]}"; do printf ' %s |' "$(median "$key" "$c")"; done
   echo
 done
+# The last line: the goal's figures, resident and high-water after the load (MiB).
+line="after ${secs} s of creates (medians of $rounds):"
+for e in $engines; do line="$line $e VmRSS $(median "$e-loaded" VmRSS) VmHWM $(median "$e-loaded" VmHWM) MiB;"; done
+echo "${line%;}"
