@@ -199,7 +199,12 @@ func (db *DB) CheckStorable(c kassa.InvoiceCreate) error {
 
 // Invoice returns one of the merchant's invoices with its status as of now.
 func (db *DB) Invoice(ctx context.Context, merchantID int64, id string) (*kassa.Invoice, error) {
-	inv, err := db.invoice(bounded(ctx), db.r, merchantID, id, "") // one row by its key
+	return db.effectiveInvoice(bounded(ctx), db.r, merchantID, id) // one row by its key
+}
+
+// effectiveInvoice loads an invoice through q with its effective status.
+func (db *DB) effectiveInvoice(ctx context.Context, q queryer, merchantID int64, id string) (*kassa.Invoice, error) {
+	inv, err := db.invoice(ctx, q, merchantID, id, "")
 	if err != nil {
 		return nil, err
 	}

@@ -106,11 +106,10 @@ func (db *DB) InvoiceWithPayments(ctx context.Context, merchantID int64, invoice
 	if err != nil {
 		return nil, nil, err
 	}
-	inv, err := db.invoice(ctx, tx, merchantID, invoiceID, "")
+	inv, err := db.effectiveInvoice(ctx, tx, merchantID, invoiceID)
 	if err != nil {
 		return nil, nil, err
 	}
-	inv.Status = inv.EffectiveStatus(db.clock())
 	return inv, rs, nil
 }
 
